@@ -1,0 +1,30 @@
+"""Pure rules engines: no discord, no asyncio, no I/O, no global random.
+
+Every game module has the same shape, so storage, the service and the UI treat the games alike:
+
+- ``KIND``: the game's name (``"skyjo"``, ``"skipbo"``);
+- ``Options``: a frozen dataclass of table settings, with ``to_dict()`` / ``Options.from_dict()``;
+- ``Game.new(players, seed, options)``: a new game with the first round dealt;
+- ``game.legal_actions(seat)``, ``game.apply(seat, action) -> list[Event]`` (an illegal action raises a
+  :class:`~bot.engine.errors.GameError` and leaves the state untouched), ``game.seats_to_act()``;
+- ``game.view(seat | None)``: a JSON-safe dict with nothing hidden from that viewer;
+- ``game.is_over``, ``game.results()``;
+- ``game.to_dict()`` / ``Game.from_dict()``, and ``replay(players, seed, options, actions)``;
+- ``action_from_dict(d)`` / ``action.to_dict()``; ``event.to_dict()``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from bot.engine.errors import UnknownGameKind
+
+KINDS: tuple[str, ...] = ("skyjo", "skipbo")
+
+
+def get_engine(kind: str) -> ModuleType:
+    """The engine module of a game kind; raises UnknownGameKind for anything else."""
+    if kind not in KINDS:
+        raise UnknownGameKind(kind=str(kind)[:40])
+    return importlib.import_module(f"bot.engine.{kind}")

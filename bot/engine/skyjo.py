@@ -1,0 +1,845 @@
+"""The Skyjo rules engine (RULES.md, rules ``SKY-*``): pure, seeded, serialisable and replayable.
+
+Grid positions are numbered column by column: ``pos = column * rows + row``, so with the default
+4 x 3 grid positions 0, 1, 2 are the first column (top to bottom) and 9, 10, 11 the last.
+
+Decisions where RULES.md is silent, taken here:
+
+- A *line* (a column, or a row when row clearing is on) is cleared when every card still in it is
+  face up with the same value and at least ``min(3, full line length)`` cards remain. So with the
+  default grid a column needs its three cards; with row clearing a row of four needs four equal
+  cards, or three once a column has gone.
+- Line clearing applies after initial reveals too (it only matters for grids of two rows).
+- The drawn card is public: every seat sees what the player holds before placing or discarding it.
+- The discard pile is public (every card was put there face up); its order since the last reshuffle
+  is in the view. The draw pile is only a size.
+- The draw pile is rebuilt (SKY-DRAW-1) as soon as it is empty, so Draw is always possible.
+- Between rounds the game waits in the ``round_over`` phase for a :class:`NextRound` action from
+  any seat (the table decides when to deal; the action goes into the log like any other).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Final, TypeAlias
+
+from bot.engine.errors import (
+    GameOver,
+    IllegalMove,
+    InvalidOptions,
+    MalformedAction,
+    NotAPlayer,
+    NotYourTurn,
+    WrongPhase,
+)
+
+KIND: Final = "skyjo"
+
+# SKY-DECK-1: five -2, ten -1, fifteen 0, ten of each value 1..12.
+DECK: Final[tuple[int, ...]] = tuple(
+    [-2] * 5 + [-1] * 10 + [0] * 15 + [v for v in range(1, 13) for _ in range(10)]
+)
+DECK_SIZE: Final = len(DECK)
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 8
+MAX_COLUMNS: Final = 5
+MAX_ROWS: Final = 4
+
+# Phases.
+REVEAL: Final = "reveal"
+PLAY: Final = "play"
+ROUND_OVER: Final = "round_over"
+GAME_OVER: Final = "game_over"
+
+# Cells of a grid in a view.
+HIDDEN: Final = "down"
+GONE: Final = "gone"
+Cell: TypeAlias = int | str
+JSON: TypeAlias = dict[str, Any]
+
+
+# --------------------------------------------------------------------------------------------------
+# Options
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Table settings; the defaults are the official rules."""
+
+    score_limit: int = 100  # SKY-GAME-1
+    finisher_multiplier: int = 2  # SKY-END-3
+    initial_reveals: int = 2  # SKY-SETUP-3
+    columns: int = 4  # SKY-SETUP-1
+    rows: int = 3
+    row_clearing: bool = False  # SKY-ROW-1
+    previous_finisher_starts: bool = False  # SKY-START-1 variant
+
+    def validate(self, players: int) -> None:
+        """Raise InvalidOptions if these settings cannot make a game for that many players."""
+
+        def bad(name: str) -> InvalidOptions:
+            return InvalidOptions("error.invalid_option", option=name)
+
+        for name in ("score_limit", "finisher_multiplier", "initial_reveals", "columns", "rows"):
+            if type(getattr(self, name)) is not int:
+                raise bad(name)
+        for name in ("row_clearing", "previous_finisher_starts"):
+            if type(getattr(self, name)) is not bool:
+                raise bad(name)
+        if not 2 <= self.columns <= MAX_COLUMNS:
+            raise bad("columns")
+        if not 2 <= self.rows <= MAX_ROWS:
+            raise bad("rows")
+        if not 1 <= self.score_limit <= 10_000:
+            raise bad("score_limit")
+        if not 1 <= self.finisher_multiplier <= 10:
+            raise bad("finisher_multiplier")
+        if not 0 <= self.initial_reveals < self.columns * self.rows:
+            raise bad("initial_reveals")
+        # Every grid dealt, one discard and at least one card to draw.
+        if players * self.columns * self.rows + 2 > DECK_SIZE:
+            raise bad("grid_too_large")
+
+    def to_dict(self) -> JSON:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: JSON) -> Options:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise InvalidOptions("error.invalid_option", option=sorted(unknown)[0])
+        return cls(**data)
+
+
+# --------------------------------------------------------------------------------------------------
+# Actions
+
+
+class Action:
+    """A move by one seat. Subclasses are frozen dataclasses with a stable ``type`` name."""
+
+    __slots__ = ()
+    type: ClassVar[str]
+
+    def to_dict(self) -> JSON:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(Action):
+    """SKY-SETUP-3: turn one of the player's face-down cards during the initial reveals."""
+
+    pos: int
+    type: ClassVar[str] = "reveal"
+
+    def to_dict(self) -> JSON:
+        return {"type": self.type, "pos": self.pos}
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Action):
+    """SKY-TURN-2: draw the top card of the draw pile and look at it."""
+
+    type: ClassVar[str] = "draw"
+
+    def to_dict(self) -> JSON:
+        return {"type": self.type}
+
+
+@dataclass(frozen=True, slots=True)
+class TakeDiscard(Action):
+    """SKY-TURN-1: take the discard top and exchange it with the card at ``pos``."""
+
+    pos: int
+    type: ClassVar[str] = "take"
+
+    def to_dict(self) -> JSON:
+        return {"type": self.type, "pos": self.pos}
+
+
+@dataclass(frozen=True, slots=True)
+class Replace(Action):
+    """SKY-TURN-2 (a): exchange the drawn card with the card at ``pos``."""
+
+    pos: int
+    type: ClassVar[str] = "replace"
+
+    def to_dict(self) -> JSON:
+        return {"type": self.type, "pos": self.pos}
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardAndReveal(Action):
+    """SKY-TURN-2 (b): discard the drawn card and turn the face-down card at ``pos``."""
+
+    pos: int
+    type: ClassVar[str] = "discard"
+
+    def to_dict(self) -> JSON:
+        return {"type": self.type, "pos": self.pos}
+
+
+@dataclass(frozen=True, slots=True)
+class NextRound(Action):
+    """Deal the next round once a round has been scored (any seat may ask)."""
+
+    type: ClassVar[str] = "next_round"
+
+    def to_dict(self) -> JSON:
+        return {"type": self.type}
+
+
+_POS_ACTIONS: Final[dict[str, type[Reveal] | type[TakeDiscard] | type[Replace] | type[DiscardAndReveal]]] = {
+    "reveal": Reveal,
+    "take": TakeDiscard,
+    "replace": Replace,
+    "discard": DiscardAndReveal,
+}
+_DRAW: Final = Draw()
+_NEXT_ROUND: Final = NextRound()
+
+
+def action_from_dict(data: Any) -> Action:
+    """Parse a serialised action; anything malformed raises MalformedAction."""
+    if not isinstance(data, dict):
+        raise MalformedAction()
+    kind = data.get("type")
+    if kind == "draw" and len(data) == 1:
+        return _DRAW
+    if kind == "next_round" and len(data) == 1:
+        return _NEXT_ROUND
+    cls = _POS_ACTIONS.get(kind) if isinstance(kind, str) else None
+    pos = data.get("pos")
+    if cls is None or type(pos) is not int or len(data) != 2:
+        raise MalformedAction()
+    return cls(pos)
+
+
+# --------------------------------------------------------------------------------------------------
+# Events
+
+
+class Event:
+    """Something that happened, for the log and the renderer. All events are public."""
+
+    __slots__ = ()
+    kind: ClassVar[str]
+
+    def to_dict(self) -> JSON:
+        out: JSON = {"kind": self.kind}
+        for f in fields(self):  # type: ignore[arg-type]
+            out[f.name] = getattr(self, f.name)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted(Event):
+    round: int
+    discard_top: int
+    kind: ClassVar[str] = "round_started"
+
+
+@dataclass(frozen=True, slots=True)
+class CardRevealed(Event):
+    """A face-down card turned face up; ``how`` is ``initial``, ``turn`` or ``final``."""
+
+    seat: int
+    pos: int
+    value: int
+    how: str
+    kind: ClassVar[str] = "card_revealed"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted(Event):
+    seat: int
+    kind: ClassVar[str] = "turn_started"
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn(Event):
+    seat: int
+    value: int
+    kind: ClassVar[str] = "card_drawn"
+
+
+@dataclass(frozen=True, slots=True)
+class CardExchanged(Event):
+    """``value`` went into ``pos``; ``replaced`` (face up or not before) went onto the discard pile."""
+
+    seat: int
+    pos: int
+    value: int
+    replaced: int
+    replaced_was_face_up: bool
+    source: str  # "discard" or "draw"
+    kind: ClassVar[str] = "card_exchanged"
+
+
+@dataclass(frozen=True, slots=True)
+class CardDiscarded(Event):
+    seat: int
+    value: int
+    kind: ClassVar[str] = "card_discarded"
+
+
+@dataclass(frozen=True, slots=True)
+class LineCleared(Event):
+    """SKY-COL-1 / SKY-ROW-1: ``line`` is ``column`` or ``row``; ``index`` is its number from 0."""
+
+    seat: int
+    line: str
+    index: int
+    value: int
+    count: int
+    kind: ClassVar[str] = "line_cleared"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawPileRebuilt(Event):
+    size: int
+    kind: ClassVar[str] = "draw_pile_rebuilt"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundFinishing(Event):
+    """SKY-END-1: ``seat`` has no face-down card left; everyone else plays one last turn."""
+
+    seat: int
+    kind: ClassVar[str] = "round_finishing"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded(Event):
+    round: int
+    raw_scores: list[int]
+    scores: list[int]
+    finisher: int | None
+    doubled: bool
+    totals: list[int]
+    kind: ClassVar[str] = "round_ended"
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded(Event):
+    totals: list[int]
+    winners: list[int]
+    kind: ClassVar[str] = "game_ended"
+
+
+# --------------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """One scored round: ``raw_scores`` are the grid sums, ``scores`` after the finisher's penalty."""
+
+    raw_scores: tuple[int, ...]
+    scores: tuple[int, ...]
+    finisher: int | None
+    doubled: bool
+    columns_cleared: tuple[int, ...]
+
+    def to_dict(self) -> JSON:
+        return {
+            "raw_scores": list(self.raw_scores),
+            "scores": list(self.scores),
+            "finisher": self.finisher,
+            "doubled": self.doubled,
+            "columns_cleared": list(self.columns_cleared),
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSON) -> RoundResult:
+        return cls(
+            tuple(data["raw_scores"]),
+            tuple(data["scores"]),
+            data["finisher"],
+            data["doubled"],
+            tuple(data["columns_cleared"]),
+        )
+
+
+def score_round(raw_scores: Sequence[int], finisher: int | None, multiplier: int) -> tuple[list[int], bool]:
+    """SKY-END-3: the finisher's score is multiplied unless strictly lowest, or zero or negative."""
+    scores = list(raw_scores)
+    if finisher is None:
+        return scores, False
+    mine = scores[finisher]
+    strictly_lowest = all(mine < s for i, s in enumerate(scores) if i != finisher)
+    if mine > 0 and not strictly_lowest:
+        scores[finisher] = mine * multiplier
+        return scores, multiplier != 1
+    return scores, False
+
+
+def ranks_of(totals: Sequence[int]) -> list[int]:
+    """Competition ranks, lowest total first (SKY-GAME-2: equal totals share a rank)."""
+    return [1 + sum(1 for other in totals if other < t) for t in totals]
+
+
+# --------------------------------------------------------------------------------------------------
+# The game state
+
+
+@dataclass(eq=True, slots=True)
+class Game:
+    """The whole state of a Skyjo game, hidden cards included. Only ``view`` may leave the engine."""
+
+    players: list[str]
+    seed: int
+    options: Options
+    round: int = 0
+    phase: str = REVEAL
+    # Per seat, per position: the card value, or None where a line was cleared (SKY-COL-3).
+    grids: list[list[int | None]] = field(default_factory=list)
+    face_up: list[list[bool]] = field(default_factory=list)
+    draw_pile: list[int] = field(default_factory=list)  # top is the last item
+    discard_pile: list[int] = field(default_factory=list)  # top is the last item
+    drawn: int | None = None
+    turn: int | None = None
+    finisher: int | None = None
+    reveals_left: list[int] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+    rounds: list[RoundResult] = field(default_factory=list)
+    cleared: list[int] = field(default_factory=list)  # columns cleared per seat this round
+    rebuilds: int = 0  # draw pile rebuilds so far this round, to seed each shuffle
+
+    # ---------------------------------------------------------------- creation
+
+    @classmethod
+    def new(cls, players: Sequence[str], seed: int, options: Options | None = None) -> Game:
+        """A new game with the first round dealt (SKY-SETUP-1..3)."""
+        options = options or Options()
+        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+            raise InvalidOptions("error.player_count", min=MIN_PLAYERS, max=MAX_PLAYERS)
+        if len(set(players)) != len(players):
+            raise InvalidOptions("error.duplicate_player")
+        if type(seed) is not int:
+            raise InvalidOptions("error.invalid_option", option="seed")
+        options.validate(len(players))
+        game = cls(players=list(players), seed=seed, options=options, totals=[0] * len(players))
+        game._deal()
+        return game
+
+    def _rng(self, purpose: str, n: int = 0) -> random.Random:
+        # GAME-RNG-1: every shuffle has its own generator derived from the game's seed, so the state
+        # never has to carry a generator and replay is exact.
+        return random.Random(f"{KIND}:{self.seed}:{self.round}:{purpose}:{n}")
+
+    def _deal(self) -> list[Event]:
+        self.round += 1
+        deck = list(DECK)
+        self._rng("deal").shuffle(deck)
+        cells = self.options.columns * self.options.rows
+        n = len(self.players)
+        self.grids = [deck[i * cells : (i + 1) * cells] for i in range(n)]  # type: ignore[misc]
+        self.face_up = [[False] * cells for _ in range(n)]
+        rest = deck[n * cells :]
+        self.discard_pile = [rest.pop()]  # SKY-SETUP-2
+        self.draw_pile = rest
+        self.drawn = None
+        self.turn = None
+        self.finisher = None
+        self.cleared = [0] * n
+        self.rebuilds = 0
+        self.reveals_left = [self.options.initial_reveals] * n
+        self.phase = REVEAL
+        events: list[Event] = [RoundStarted(self.round, self.discard_pile[-1])]
+        if self.options.initial_reveals == 0:
+            self._start_play(events)
+        return events
+
+    # ---------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == GAME_OVER
+
+    @property
+    def cells(self) -> int:
+        return self.options.columns * self.options.rows
+
+    def face_down_positions(self, seat: int) -> list[int]:
+        grid, up = self.grids[seat], self.face_up[seat]
+        return [p for p in range(len(grid)) if grid[p] is not None and not up[p]]
+
+    def occupied_positions(self, seat: int) -> list[int]:
+        grid = self.grids[seat]
+        return [p for p in range(len(grid)) if grid[p] is not None]
+
+    def seats_to_act(self) -> list[int]:
+        """The seats that may act now: several during the initial reveals, one during play."""
+        if self.phase == REVEAL:
+            return [s for s, left in enumerate(self.reveals_left) if left > 0]
+        if self.phase == PLAY:
+            assert self.turn is not None
+            return [self.turn]
+        if self.phase == ROUND_OVER:
+            return list(range(len(self.players)))
+        return []
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now (empty when it is not theirs to act)."""
+        if type(seat) is not int or not 0 <= seat < len(self.players):
+            return []
+        if self.phase == REVEAL:
+            if self.reveals_left[seat] <= 0:
+                return []
+            return [Reveal(p) for p in self.face_down_positions(seat)]
+        if self.phase == PLAY:
+            if seat != self.turn:
+                return []
+            if self.drawn is None:
+                out: list[Action] = [_DRAW] if self.draw_pile else []
+                if self.discard_pile:
+                    out.extend(TakeDiscard(p) for p in self.occupied_positions(seat))
+                return out
+            out = [Replace(p) for p in self.occupied_positions(seat)]
+            out.extend(DiscardAndReveal(p) for p in self.face_down_positions(seat))
+            return out
+        if self.phase == ROUND_OVER:
+            return [_NEXT_ROUND]
+        return []
+
+    # ---------------------------------------------------------------- applying
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Apply one action of ``seat``; an illegal one raises GameError and changes nothing."""
+        if type(seat) is not int or not 0 <= seat < len(self.players):
+            raise NotAPlayer()
+        phase = self.phase
+        if phase == GAME_OVER:
+            raise GameOver()
+        events: list[Event] = []
+        kind = type(action)
+        if kind is Reveal:
+            self._check_reveal(seat, action)  # type: ignore[arg-type]
+            self._initial_reveal(seat, action.pos, events)  # type: ignore[attr-defined]
+        elif kind is NextRound:
+            if phase != ROUND_OVER:
+                raise WrongPhase("error.round_not_over")
+            events.extend(self._deal())
+        else:
+            if phase != PLAY:
+                raise WrongPhase("error.not_playing_phase")
+            if seat != self.turn:
+                raise NotYourTurn()
+            if kind is Draw:
+                self._draw(seat, events)
+            elif kind is TakeDiscard:
+                self._take_discard(seat, action.pos, events)  # type: ignore[attr-defined]
+            elif kind is Replace:
+                self._replace(seat, action.pos, events)  # type: ignore[attr-defined]
+            elif kind is DiscardAndReveal:
+                self._discard_and_reveal(seat, action.pos, events)  # type: ignore[attr-defined]
+            else:
+                raise MalformedAction()
+        if not self.draw_pile and self.phase == PLAY:
+            self._rebuild_draw_pile(events)
+        return events
+
+    def _check_pos(self, seat: int, pos: object) -> int:
+        if type(pos) is not int or not 0 <= pos < len(self.grids[seat]):
+            raise IllegalMove("error.bad_position")
+        if self.grids[seat][pos] is None:
+            raise IllegalMove("error.position_cleared")
+        return pos
+
+    def _check_face_down(self, seat: int, pos: object) -> int:
+        p = self._check_pos(seat, pos)
+        if self.face_up[seat][p]:
+            raise IllegalMove("error.card_already_face_up")
+        return p
+
+    def _check_reveal(self, seat: int, action: Reveal) -> None:
+        if self.phase != REVEAL:
+            raise WrongPhase("error.not_reveal_phase")
+        if self.reveals_left[seat] <= 0:
+            raise IllegalMove("error.no_reveals_left")
+        self._check_face_down(seat, action.pos)
+
+    def _initial_reveal(self, seat: int, pos: int, events: list[Event]) -> None:
+        self.face_up[seat][pos] = True
+        value = self.grids[seat][pos]
+        assert value is not None
+        events.append(CardRevealed(seat, pos, value, "initial"))
+        self._clear_lines(seat, pos, events)
+        self.reveals_left[seat] -= 1
+        if not any(self.reveals_left):
+            self._start_play(events)
+
+    def _start_play(self, events: list[Event]) -> None:
+        """SKY-START-1: highest face-up sum, then highest single card, then earliest seat."""
+        self.phase = PLAY
+        previous = self.rounds[-1].finisher if self.rounds else None
+        if self.options.previous_finisher_starts and previous is not None:
+            first = previous
+        else:
+            best: tuple[int, int, int] | None = None
+            first = 0
+            for seat, (grid, up) in enumerate(zip(self.grids, self.face_up, strict=True)):
+                shown = [v for v, u in zip(grid, up, strict=True) if u and v is not None]
+                key = (sum(shown), max(shown, default=-99), -seat)
+                if best is None or key > best:
+                    best, first = key, seat
+        self.turn = first
+        events.append(TurnStarted(first))
+
+    def _draw(self, seat: int, events: list[Event]) -> None:
+        if self.drawn is not None:
+            raise IllegalMove("error.already_drawn")
+        if not self.draw_pile:
+            raise IllegalMove("error.draw_pile_empty")
+        self.drawn = self.draw_pile.pop()
+        events.append(CardDrawn(seat, self.drawn))
+
+    def _take_discard(self, seat: int, pos: int, events: list[Event]) -> None:
+        if self.drawn is not None:
+            raise IllegalMove("error.must_place_drawn_card")
+        if not self.discard_pile:
+            raise IllegalMove("error.discard_pile_empty")
+        self._check_pos(seat, pos)
+        self._exchange(seat, pos, self.discard_pile.pop(), "discard", events)
+        self._end_turn(seat, events)
+
+    def _replace(self, seat: int, pos: int, events: list[Event]) -> None:
+        if self.drawn is None:
+            raise IllegalMove("error.nothing_drawn")
+        self._check_pos(seat, pos)
+        card, self.drawn = self.drawn, None
+        self._exchange(seat, pos, card, "draw", events)
+        self._end_turn(seat, events)
+
+    def _discard_and_reveal(self, seat: int, pos: int, events: list[Event]) -> None:
+        if self.drawn is None:
+            raise IllegalMove("error.nothing_drawn")
+        self._check_face_down(seat, pos)
+        card, self.drawn = self.drawn, None
+        self.discard_pile.append(card)
+        events.append(CardDiscarded(seat, card))
+        self.face_up[seat][pos] = True
+        value = self.grids[seat][pos]
+        assert value is not None
+        events.append(CardRevealed(seat, pos, value, "turn"))
+        self._clear_lines(seat, pos, events)
+        self._end_turn(seat, events)
+
+    def _exchange(self, seat: int, pos: int, card: int, source: str, events: list[Event]) -> None:
+        # SKY-TURN-1 / SKY-COL-2: the replaced card goes onto the discard pile before any cleared line.
+        grid, up = self.grids[seat], self.face_up[seat]
+        replaced = grid[pos]
+        assert replaced is not None
+        was_up = up[pos]
+        grid[pos] = card
+        up[pos] = True
+        self.discard_pile.append(replaced)
+        events.append(CardExchanged(seat, pos, card, replaced, was_up, source))
+        self._clear_lines(seat, pos, events)
+
+    def _clear_lines(self, seat: int, pos: int, events: list[Event]) -> None:
+        """SKY-COL-1 (and SKY-ROW-1 when on): clear the lines through ``pos`` that qualify."""
+        rows = self.options.rows
+        col, row = divmod(pos, rows)
+        lines = [("column", col, list(range(col * rows, col * rows + rows)))]
+        if self.options.row_clearing:
+            lines.append(("row", row, list(range(row, self.cells, rows))))
+        self._clear(seat, lines, events)
+
+    def _clear(self, seat: int, lines: list[tuple[str, int, list[int]]], events: list[Event]) -> None:
+        grid, up = self.grids[seat], self.face_up[seat]
+        # Decide every qualifying line first, so a card shared by a column and a row counts for both.
+        doomed: list[tuple[str, int, list[int], int]] = []
+        for name, index, positions in lines:
+            present = [p for p in positions if grid[p] is not None]
+            if len(present) < min(3, len(positions)):
+                continue
+            first = grid[present[0]]
+            if all(up[p] and grid[p] == first for p in present):
+                assert first is not None
+                doomed.append((name, index, present, first))
+        for name, index, present, value in doomed:
+            count = 0
+            for p in present:
+                v = grid[p]
+                if v is not None:
+                    self.discard_pile.append(v)
+                    grid[p] = None
+                    up[p] = False
+                    count += 1
+            if name == "column":
+                self.cleared[seat] += 1
+            events.append(LineCleared(seat, name, index, value, count))
+
+    def _end_turn(self, seat: int, events: list[Event]) -> None:
+        """SKY-END-1 / SKY-TURN-4: note the finisher, pass the turn or end the round."""
+        if self.finisher is None and not any(
+            v is not None and not u for v, u in zip(self.grids[seat], self.face_up[seat], strict=True)
+        ):
+            self.finisher = seat
+            events.append(RoundFinishing(seat))
+        nxt = (seat + 1) % len(self.players)
+        if nxt == self.finisher:
+            self._end_round(events)
+        else:
+            self.turn = nxt
+            events.append(TurnStarted(nxt))
+
+    def _rebuild_draw_pile(self, events: list[Event]) -> None:
+        """SKY-DRAW-1: every discard but the top one, shuffled, becomes the draw pile."""
+        if len(self.discard_pile) < 2:
+            return
+        top = self.discard_pile.pop()
+        pile, self.discard_pile = self.discard_pile, [top]
+        self.rebuilds += 1
+        self._rng("rebuild", self.rebuilds).shuffle(pile)
+        self.draw_pile = pile
+        events.append(DrawPileRebuilt(len(pile)))
+
+    def _end_round(self, events: list[Event]) -> None:
+        """SKY-END-2..4 and SKY-GAME-1..2."""
+        self.turn = None
+        rows, columns = self.options.rows, self.options.columns
+        for seat, (grid, up) in enumerate(zip(self.grids, self.face_up, strict=True)):
+            for p, v in enumerate(grid):
+                if v is not None and not up[p]:
+                    up[p] = True
+                    events.append(CardRevealed(seat, p, v, "final"))
+            # SKY-COL-4: columns (and rows) completed by the final reveal are cleared too.
+            lines = [("column", c, list(range(c * rows, c * rows + rows))) for c in range(columns)]
+            if self.options.row_clearing:
+                lines += [("row", r, list(range(r, self.cells, rows))) for r in range(rows)]
+            self._clear(seat, lines, events)
+        raw = [sum(v for v in grid if v is not None) for grid in self.grids]
+        scores, doubled = score_round(raw, self.finisher, self.options.finisher_multiplier)
+        self.totals = [t + s for t, s in zip(self.totals, scores, strict=True)]
+        self.rounds.append(RoundResult(tuple(raw), tuple(scores), self.finisher, doubled, tuple(self.cleared)))
+        events.append(RoundEnded(self.round, raw, scores, self.finisher, doubled, list(self.totals)))
+        if max(self.totals) >= self.options.score_limit:
+            self.phase = GAME_OVER
+            events.append(GameEnded(list(self.totals), self.winners()))
+        else:
+            self.phase = ROUND_OVER
+
+    # ---------------------------------------------------------------- results
+
+    def winners(self) -> list[int]:
+        """SKY-GAME-2: the seats with the lowest total (empty until the game is over)."""
+        if self.phase != GAME_OVER:
+            return []
+        low = min(self.totals)
+        return [s for s, t in enumerate(self.totals) if t == low]
+
+    def results(self) -> JSON:
+        """Round scores, totals, ranks and winners (ranks and winners only once the game is over)."""
+        over = self.phase == GAME_OVER
+        return {
+            "kind": KIND,
+            "over": over,
+            "players": list(self.players),
+            "totals": list(self.totals),
+            "rounds": [r.to_dict() for r in self.rounds],
+            "ranks": ranks_of(self.totals) if over else [],
+            "winners": self.winners(),
+        }
+
+    # ---------------------------------------------------------------- views
+
+    def view(self, viewer: int | None = None) -> JSON:
+        """What ``viewer`` (a seat, or None for a spectator) may see, JSON-safe (GAME-INFO-1).
+
+        Face-down values are hidden from everyone, their owner included, and the draw pile is only a
+        size, so in Skyjo every seat sees the same table.
+        """
+        grids: list[list[Cell]] = []
+        for grid, up in zip(self.grids, self.face_up, strict=True):
+            grids.append([GONE if v is None else (v if u else HIDDEN) for v, u in zip(grid, up, strict=True)])
+        return {
+            "kind": KIND,
+            "viewer": viewer,
+            "players": list(self.players),
+            "options": self.options.to_dict(),
+            "round": self.round,
+            "phase": self.phase,
+            "turn": self.turn,
+            "finisher": self.finisher,
+            "columns": self.options.columns,
+            "rows": self.options.rows,
+            "grids": grids,
+            "discard_pile": list(self.discard_pile),
+            "draw_pile_size": len(self.draw_pile),
+            "drawn": self.drawn,
+            "reveals_left": list(self.reveals_left),
+            "to_act": self.seats_to_act(),
+            "totals": list(self.totals),
+            "rounds": [r.to_dict() for r in self.rounds],
+            "winners": self.winners(),
+        }
+
+    # ---------------------------------------------------------------- serialisation
+
+    def to_dict(self) -> JSON:
+        """The whole state, hidden cards included: for storage only, never for a viewer."""
+        return {
+            "kind": KIND,
+            "players": list(self.players),
+            "seed": self.seed,
+            "options": self.options.to_dict(),
+            "round": self.round,
+            "phase": self.phase,
+            "grids": [list(g) for g in self.grids],
+            "face_up": [list(u) for u in self.face_up],
+            "draw_pile": list(self.draw_pile),
+            "discard_pile": list(self.discard_pile),
+            "drawn": self.drawn,
+            "turn": self.turn,
+            "finisher": self.finisher,
+            "reveals_left": list(self.reveals_left),
+            "totals": list(self.totals),
+            "rounds": [r.to_dict() for r in self.rounds],
+            "cleared": list(self.cleared),
+            "rebuilds": self.rebuilds,
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSON) -> Game:
+        if data.get("kind") != KIND:
+            raise MalformedAction("error.wrong_game_kind")
+        return cls(
+            players=list(data["players"]),
+            seed=data["seed"],
+            options=Options.from_dict(data["options"]),
+            round=data["round"],
+            phase=data["phase"],
+            grids=[list(g) for g in data["grids"]],
+            face_up=[list(u) for u in data["face_up"]],
+            draw_pile=list(data["draw_pile"]),
+            discard_pile=list(data["discard_pile"]),
+            drawn=data["drawn"],
+            turn=data["turn"],
+            finisher=data["finisher"],
+            reveals_left=list(data["reveals_left"]),
+            totals=list(data["totals"]),
+            rounds=[RoundResult.from_dict(r) for r in data["rounds"]],
+            cleared=list(data["cleared"]),
+            rebuilds=data["rebuilds"],
+        )
+
+
+def replay(
+    players: Sequence[str], seed: int, options: Options | None, actions: Iterable[tuple[int, Action]]
+) -> Game:
+    """Rebuild a game from its seed, options, players and action log (GAME-RNG-1)."""
+    game = Game.new(players, seed, options)
+    for seat, action in actions:
+        game.apply(seat, action)
+    return game
+
+
+def new_game(players: Sequence[str], seed: int, options: Options | None = None) -> Game:
+    """Shorthand for :meth:`Game.new`."""
+    return Game.new(players, seed, options)

@@ -1,0 +1,1 @@
+"""Terminal games: `python -m bot play GAME` against computer players."""

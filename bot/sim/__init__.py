@@ -1,0 +1,1 @@
+"""Simulators: computer players against each other (`python -m bot simulate GAME ...`)."""
