@@ -16,7 +16,9 @@ def main(args: list[str]) -> int:
     names = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
     unknown = wanted - set(names)
     if unknown:
-        print(f"unknown benchmark(s): {', '.join(sorted(unknown))}; known: {', '.join(names)}", file=sys.stderr)
+        print(
+            f"unknown benchmark(s): {', '.join(sorted(unknown))}; known: {', '.join(names)}", file=sys.stderr
+        )
         return 2
     for name in names:
         if wanted and name not in wanted:

@@ -385,6 +385,21 @@ def ranks_of(totals: Sequence[int]) -> list[int]:
 # --------------------------------------------------------------------------------------------------
 # The game state
 
+_Line: TypeAlias = tuple[str, int, tuple[int, ...]]
+_LINES: dict[tuple[int, int], tuple[tuple[_Line, ...], tuple[_Line, ...]]] = {}
+
+
+def _lines(columns: int, rows: int) -> tuple[tuple[_Line, ...], tuple[_Line, ...]]:
+    """The positions of every column and every row of a grid (cached: grids come in few sizes)."""
+    key = (columns, rows)
+    if key not in _LINES:
+        cells = columns * rows
+        _LINES[key] = (
+            tuple(("column", c, tuple(range(c * rows, c * rows + rows))) for c in range(columns)),
+            tuple(("row", r, tuple(range(r, cells, rows))) for r in range(rows)),
+        )
+    return _LINES[key]
+
 
 @dataclass(eq=True, slots=True)
 class Game:
@@ -465,12 +480,11 @@ class Game:
         return self.options.columns * self.options.rows
 
     def face_down_positions(self, seat: int) -> list[int]:
-        grid, up = self.grids[seat], self.face_up[seat]
-        return [p for p in range(len(grid)) if grid[p] is not None and not up[p]]
+        grid = self.grids[seat]
+        return [p for p, u in enumerate(self.face_up[seat]) if not u and grid[p] is not None]
 
     def occupied_positions(self, seat: int) -> list[int]:
-        grid = self.grids[seat]
-        return [p for p in range(len(grid)) if grid[p] is not None]
+        return [p for p, v in enumerate(self.grids[seat]) if v is not None]
 
     def seats_to_act(self) -> list[int]:
         """The seats that may act now: several during the initial reveals, one during play."""
@@ -645,16 +659,19 @@ class Game:
         """SKY-COL-1 (and SKY-ROW-1 when on): clear the lines through ``pos`` that qualify."""
         rows = self.options.rows
         col, row = divmod(pos, rows)
-        lines = [("column", col, list(range(col * rows, col * rows + rows)))]
+        columns, row_lines = _lines(self.options.columns, rows)
+        lines = [columns[col]]
         if self.options.row_clearing:
-            lines.append(("row", row, list(range(row, self.cells, rows))))
+            lines.append(row_lines[row])
         self._clear(seat, lines, events)
 
-    def _clear(self, seat: int, lines: list[tuple[str, int, list[int]]], events: list[Event]) -> None:
+    def _clear(self, seat: int, lines: list[_Line], events: list[Event]) -> None:
         grid, up = self.grids[seat], self.face_up[seat]
         # Decide every qualifying line first, so a card shared by a column and a row counts for both.
         doomed: list[tuple[str, int, list[int], int]] = []
         for name, index, positions in lines:
+            if not up[positions[0]] and grid[positions[0]] is not None:
+                continue  # fast path: a face-down card blocks the line
             present = [p for p in positions if grid[p] is not None]
             if len(present) < min(3, len(positions)):
                 continue
@@ -677,9 +694,8 @@ class Game:
 
     def _end_turn(self, seat: int, events: list[Event]) -> None:
         """SKY-END-1 / SKY-TURN-4: note the finisher, pass the turn or end the round."""
-        if self.finisher is None and not any(
-            v is not None and not u for v, u in zip(self.grids[seat], self.face_up[seat], strict=True)
-        ):
+        # Cleared cells are the only other face-"down" ones, so equal counts mean no face-down card.
+        if self.finisher is None and self.face_up[seat].count(False) == self.grids[seat].count(None):
             self.finisher = seat
             events.append(RoundFinishing(seat))
         nxt = (seat + 1) % len(self.players)
@@ -710,14 +726,16 @@ class Game:
                     up[p] = True
                     events.append(CardRevealed(seat, p, v, "final"))
             # SKY-COL-4: columns (and rows) completed by the final reveal are cleared too.
-            lines = [("column", c, list(range(c * rows, c * rows + rows))) for c in range(columns)]
-            if self.options.row_clearing:
-                lines += [("row", r, list(range(r, self.cells, rows))) for r in range(rows)]
-            self._clear(seat, lines, events)
+            column_lines, row_lines = _lines(columns, rows)
+            self._clear(
+                seat, list(column_lines) + (list(row_lines) if self.options.row_clearing else []), events
+            )
         raw = [sum(v for v in grid if v is not None) for grid in self.grids]
         scores, doubled = score_round(raw, self.finisher, self.options.finisher_multiplier)
         self.totals = [t + s for t, s in zip(self.totals, scores, strict=True)]
-        self.rounds.append(RoundResult(tuple(raw), tuple(scores), self.finisher, doubled, tuple(self.cleared)))
+        self.rounds.append(
+            RoundResult(tuple(raw), tuple(scores), self.finisher, doubled, tuple(self.cleared))
+        )
         events.append(RoundEnded(self.round, raw, scores, self.finisher, doubled, list(self.totals)))
         if max(self.totals) >= self.options.score_limit:
             self.phase = GAME_OVER
