@@ -1,0 +1,62 @@
+"""Message catalogues (English and French) and the lookup every user-facing string goes through.
+
+Catalogues are flat JSON files, ``en.json`` and ``fr.json``, one key per message, with ``{name}``
+placeholders filled by :func:`translate`. A Discord locale such as ``fr`` or ``en-GB`` picks the
+catalogue by its language; any other language gets English. A key missing from French falls back to
+English; a key missing everywhere returns the key itself, so a bug shows up as a visible key and never
+as a crash in front of a player.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import string
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+LANGUAGES: tuple[str, ...] = ("en", "fr")
+DEFAULT_LANGUAGE = "en"
+_HERE = Path(__file__).resolve().parent
+
+
+@cache
+def catalogue(language: str) -> dict[str, str]:
+    """The messages of one language, loaded once."""
+    with (_HERE / f"{language}.json").open(encoding="utf-8") as handle:
+        data: dict[str, str] = json.load(handle)
+    return data
+
+
+def language_of(locale: object) -> str:
+    """``"fr"``, ``"fr-FR"`` or a discord.Locale whose value starts with fr -> ``"fr"``; else English."""
+    text = str(getattr(locale, "value", locale) or "").lower()
+    language = text.split("-", 1)[0].split("_", 1)[0]
+    return language if language in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def placeholders(template: str) -> set[str]:
+    """The ``{name}`` fields of a message."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def translate(key: str, locale: object = None, /, **params: Any) -> str:
+    """The message ``key`` in the language of ``locale``, with its placeholders filled."""
+    language = language_of(locale)
+    template = catalogue(language).get(key)
+    if template is None:
+        template = catalogue(DEFAULT_LANGUAGE).get(key)
+    if template is None:
+        log.warning("missing message key", extra={"key": key, "language": language})
+        return key
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError):
+        log.warning("message placeholders do not match", extra={"key": key, "language": language})
+        return template
+
+
+t = translate

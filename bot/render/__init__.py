@@ -1,0 +1,1 @@
+"""Turning game state into text, embeds and images: the only place that does."""
