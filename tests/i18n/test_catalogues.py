@@ -11,7 +11,8 @@ from bot.i18n import LANGUAGES, catalogue, language_of, placeholders, translate
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_PREFIXES = ("error", "skyjo", "skipbo", "ui", "lobby", "table", "panel", "cmd", "rules", "lb", "stats")
-LITERAL = re.compile(r"""["']((?:%s)\.[a-z0-9_]+(?:\.[a-z0-9_]+)*)["']""" % "|".join(KEY_PREFIXES))
+_PREFIX = "|".join(KEY_PREFIXES)
+LITERAL = re.compile(rf"""["']((?:{_PREFIX})\.[a-z0-9_]+(?:\.[a-z0-9_]+)*)["']""")
 # Keys built at run time from parts; each family is listed here in full.
 DYNAMIC_KEYS = {
     f"skyjo.event.exchanged.{source}.{side}" for source in ("discard", "draw") for side in ("up", "down")
