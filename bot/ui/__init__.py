@@ -1,0 +1,1 @@
+"""Discord components: DynamicItem buttons, view builders, custom_id templates."""

@@ -1,0 +1,175 @@
+"""The private Skyjo panel as button specifications: the player's grid and the moves legal now.
+
+The layout is pure data (no discord import) so it can be checked against Discord's limits in tests;
+the Discord layer turns each :class:`ButtonSpec` into a button. The grid is shown as it lies on the
+table: one button row per grid row, one button per column (at most 4 x 5), and one last row of
+actions, so every grid size fits Discord's 5 rows of 5.
+
+A move that needs a place (take the discard, or discard the drawn card and turn a card) is two
+clicks: the first switches the panel's *mode*, the second picks the place. Only the second click
+changes the game; the mode lives in the buttons' custom_ids, not in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.i18n import translate as t
+from bot.ui.ids import encode
+
+PREFIX = "sk"
+MODE_MAIN, MODE_TAKE, MODE_DISCARD = 0, 1, 2
+
+# Acts carried by custom_ids.
+REVEAL, DRAW, TAKE, REPLACE, DISCARD_REVEAL = "rv", "dr", "tk", "rp", "dv"
+MODE, REFRESH, NEXT_ROUND = "md", "rf", "nx"
+OPEN_PANEL, RULES, LEAVE = "op", "ru", "lv"
+GAME_ACTS = {REVEAL, DRAW, TAKE, REPLACE, DISCARD_REVEAL, NEXT_ROUND}
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonSpec:
+    custom_id: str
+    label: str
+    style: str = "secondary"  # primary, secondary, success, danger
+    disabled: bool = False
+    emoji: str | None = None
+
+
+def band(value: int) -> tuple[str, str]:
+    """(button style, emoji) of a card value's colour band: blue, green, yellow, red."""
+    if value <= 0:
+        return "primary", "🟦"
+    if value <= 4:
+        return "success", "🟩"
+    if value <= 8:
+        return "secondary", "🟨"
+    return "danger", "🟥"
+
+
+def _cell_button(cell: int | str, custom_id: str, enabled: bool) -> ButtonSpec:
+    if cell == "gone":
+        return ButtonSpec(custom_id, "·", "secondary", True)
+    if cell == "down":
+        return ButtonSpec(custom_id, "?", "secondary", not enabled)
+    assert isinstance(cell, int)
+    style, emoji = band(cell)
+    return ButtonSpec(custom_id, str(cell), style, not enabled, emoji)
+
+
+def panel_rows(
+    view: dict[str, Any], seat: int, game_id: int, version: int, mode: int = MODE_MAIN, locale: object = None
+) -> list[list[ButtonSpec]]:
+    """The panel's buttons for ``seat``: grid rows, then one row of actions."""
+    rows, columns = view["rows"], view["columns"]
+    grid = view["grids"][seat]
+    phase = view["phase"]
+    my_turn = phase == "play" and view["turn"] == seat
+    drawn = view["drawn"] if my_turn else None
+
+    def cid(act: str, arg: int = 0) -> str:
+        return encode(PREFIX, game_id, version, act, arg)
+
+    # Which act a grid click means now, and which cells accept it.
+    act: str | None = None
+    accepts: set[str] = set()
+    if phase == "reveal" and view["reveals_left"][seat] > 0:
+        act, accepts = REVEAL, {"down"}
+    elif my_turn and drawn is None and mode == MODE_TAKE:
+        act, accepts = TAKE, {"down", "value"}
+    elif my_turn and drawn is not None and mode == MODE_DISCARD:
+        act, accepts = DISCARD_REVEAL, {"down"}
+    elif my_turn and drawn is not None:
+        act, accepts = REPLACE, {"down", "value"}
+
+    out: list[list[ButtonSpec]] = []
+    for r in range(rows):
+        line = []
+        for c in range(columns):
+            pos = c * rows + r
+            cell = grid[pos]
+            kind = "value" if isinstance(cell, int) else cell
+            # Disabled buttons still need distinct ids: they carry the place as a refresh.
+            custom_id = cid(act, pos) if act and kind in accepts else cid(REFRESH, pos)
+            line.append(_cell_button(cell, custom_id, bool(act) and kind in accepts))
+        out.append(line)
+
+    actions: list[ButtonSpec] = []
+    if my_turn and drawn is None:
+        top = view["discard_pile"][-1] if view["discard_pile"] else None
+        if mode == MODE_TAKE:
+            actions.append(ButtonSpec(cid(MODE, MODE_MAIN), t("ui.panel.cancel", locale)))
+        else:
+            actions.append(
+                ButtonSpec(cid(DRAW), t("ui.panel.draw", locale), "primary", view["draw_pile_size"] == 0)
+            )
+            if top is not None:
+                style, emoji = band(top)
+                actions.append(
+                    ButtonSpec(
+                        cid(MODE, MODE_TAKE), t("ui.panel.take", locale, value=top), style, False, emoji
+                    )
+                )
+    elif my_turn and drawn is not None:
+        if mode == MODE_DISCARD:
+            actions.append(ButtonSpec(cid(MODE, MODE_MAIN), t("ui.panel.cancel", locale)))
+        else:
+            style, emoji = band(drawn)
+            actions.append(
+                ButtonSpec(
+                    cid(MODE, MODE_DISCARD), t("ui.panel.discard", locale, value=drawn), style, False, emoji
+                )
+            )
+    elif phase == "round_over":
+        actions.append(ButtonSpec(cid(NEXT_ROUND), t("ui.panel.next_round", locale), "success"))
+    actions.append(ButtonSpec(cid(REFRESH, -1), t("ui.panel.refresh", locale)))
+    out.append(actions)
+    return out
+
+
+def panel_hint(
+    view: dict[str, Any], seat: int, names: Sequence[str], mode: int = MODE_MAIN, locale: object = None
+) -> str:
+    """One line telling the player what to do now (or whom they are waiting for)."""
+    phase = view["phase"]
+    if phase == "reveal":
+        left = view["reveals_left"][seat]
+        if left > 0:
+            return t("ui.panel.hint.reveal", locale, count=left)
+        waiting = ", ".join(names[s] for s in view["to_act"])
+        return t("ui.panel.hint.waiting_reveals", locale, players=waiting)
+    if phase == "play":
+        if view["turn"] != seat:
+            return t("ui.panel.hint.waiting", locale, player=names[view["turn"]])
+        drawn = view["drawn"]
+        top = view["discard_pile"][-1] if view["discard_pile"] else None
+        if drawn is None:
+            if mode == MODE_TAKE:
+                return t("ui.panel.hint.take", locale, value=top)
+            return t("ui.panel.hint.turn", locale, value=top)
+        if mode == MODE_DISCARD:
+            return t("ui.panel.hint.discard", locale, value=drawn)
+        return t("ui.panel.hint.drawn", locale, value=drawn)
+    if phase == "round_over":
+        return t("ui.panel.hint.round_over", locale, round=view["round"])
+    return t("ui.panel.hint.game_over", locale)
+
+
+def action_for(act: str, arg: int) -> Any:
+    """The engine action a game-changing click stands for, or None for a panel-only click."""
+    from bot.engine import skyjo
+
+    if act == DRAW:
+        return skyjo.Draw()
+    if act == NEXT_ROUND:
+        return skyjo.NextRound()
+    by_place = {
+        REVEAL: skyjo.Reveal,
+        TAKE: skyjo.TakeDiscard,
+        REPLACE: skyjo.Replace,
+        DISCARD_REVEAL: skyjo.DiscardAndReveal,
+    }
+    cls = by_place.get(act)
+    return cls(arg) if cls is not None else None
