@@ -235,14 +235,14 @@ class Event:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RoundStarted(Event):
     round: int
     discard_top: int
     kind: ClassVar[str] = "round_started"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardRevealed(Event):
     """A face-down card turned face up; ``how`` is ``initial``, ``turn`` or ``final``."""
 
@@ -253,20 +253,20 @@ class CardRevealed(Event):
     kind: ClassVar[str] = "card_revealed"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnStarted(Event):
     seat: int
     kind: ClassVar[str] = "turn_started"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardDrawn(Event):
     seat: int
     value: int
     kind: ClassVar[str] = "card_drawn"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardExchanged(Event):
     """``value`` went into ``pos``; ``replaced`` (face up or not before) went onto the discard pile."""
 
@@ -279,14 +279,14 @@ class CardExchanged(Event):
     kind: ClassVar[str] = "card_exchanged"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardDiscarded(Event):
     seat: int
     value: int
     kind: ClassVar[str] = "card_discarded"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LineCleared(Event):
     """SKY-COL-1 / SKY-ROW-1: ``line`` is ``column`` or ``row``; ``index`` is its number from 0."""
 
@@ -298,13 +298,13 @@ class LineCleared(Event):
     kind: ClassVar[str] = "line_cleared"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DrawPileRebuilt(Event):
     size: int
     kind: ClassVar[str] = "draw_pile_rebuilt"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RoundFinishing(Event):
     """SKY-END-1: ``seat`` has no face-down card left; everyone else plays one last turn."""
 
@@ -312,7 +312,7 @@ class RoundFinishing(Event):
     kind: ClassVar[str] = "round_finishing"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RoundEnded(Event):
     round: int
     raw_scores: list[int]
@@ -323,7 +323,7 @@ class RoundEnded(Event):
     kind: ClassVar[str] = "round_ended"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameEnded(Event):
     totals: list[int]
     winners: list[int]
