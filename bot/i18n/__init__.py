@@ -1,7 +1,8 @@
 """Message catalogues (English and French) and the lookup every user-facing string goes through.
 
-Catalogues are flat JSON files, ``en.json`` and ``fr.json``, one key per message, with ``{name}``
-placeholders filled by :func:`translate`. A Discord locale such as ``fr`` or ``en-GB`` picks the
+Catalogues are flat JSON files, one folder per language (``en/``, ``fr/``) and one file per area of
+the bot (``core.json``, ``skyjo.json``...), merged at load; a key defined twice is an error. One key per
+message, with ``{name}`` placeholders filled by :func:`translate`. A Discord locale such as ``fr`` or ``en-GB`` picks the
 catalogue by its language; any other language gets English. A key missing from French falls back to
 English; a key missing everywhere returns the key itself, so a bug shows up as a visible key and never
 as a crash in front of a player.
@@ -25,9 +26,15 @@ _HERE = Path(__file__).resolve().parent
 
 @cache
 def catalogue(language: str) -> dict[str, str]:
-    """The messages of one language, loaded once."""
-    with (_HERE / f"{language}.json").open(encoding="utf-8") as handle:
-        data: dict[str, str] = json.load(handle)
+    """The messages of one language (every file of its folder), loaded once."""
+    data: dict[str, str] = {}
+    for path in sorted((_HERE / language).glob("*.json")):
+        with path.open(encoding="utf-8") as handle:
+            part: dict[str, str] = json.load(handle)
+        twice = set(part) & set(data)
+        if twice:
+            raise ValueError(f"{path.name} defines keys already defined: {sorted(twice)[:5]}")
+        data.update(part)
     return data
 
 
