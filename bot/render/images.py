@@ -1,0 +1,226 @@
+"""Shared Pillow helpers: the bundled font, cached text and tiles, composition and PNG encoding.
+
+Everything that is drawn the same way again and again (a card face, a name, a number) is drawn once
+and kept in an LRU cache; an image is then mostly a sequence of plain pastes of opaque RGB tiles,
+which is what keeps a whole table under a few milliseconds before encoding.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Final, TypeAlias
+
+from PIL import Image, ImageDraw, ImageFont
+
+RGB: TypeAlias = tuple[int, int, int]
+Font: TypeAlias = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+# data/ lives at the top of the repository (the project is installed editable), next to bot/.
+REPO_ROOT: Final = Path(__file__).resolve().parents[2]
+FONT_PATH: Final = REPO_ROOT / "data" / "fonts" / "DejaVuSans-Bold.ttf"
+
+# Zlib level 1: the images are flat colours, so a higher level buys a few kB for several times the time.
+PNG_COMPRESS_LEVEL: Final = 1
+ELLIPSIS: Final = "…"
+
+
+@lru_cache(maxsize=64)
+def font(size: int) -> Font:
+    """The bundled bold font at ``size`` pixels; Pillow's default font if the file is missing."""
+    try:
+        # BASIC layout: the same glyph positions with or without libraqm, so images are reproducible.
+        return ImageFont.truetype(str(FONT_PATH), size, layout_engine=ImageFont.Layout.BASIC)
+    except OSError:
+        return ImageFont.load_default(size)
+
+
+def hex_rgb(value: str) -> RGB:
+    """``"#rrggbb"`` as an (r, g, b) tuple."""
+    value = value.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
+
+
+def mix(a: RGB, b: RGB, t: float) -> RGB:
+    """The colour ``t`` of the way from ``a`` to ``b``."""
+    return (
+        round(a[0] + (b[0] - a[0]) * t),
+        round(a[1] + (b[1] - a[1]) * t),
+        round(a[2] + (b[2] - a[2]) * t),
+    )
+
+
+def text_width(text: str, size: int) -> int:
+    """The advance width of ``text`` in the bundled font at ``size``."""
+    return round(font(size).getlength(text))
+
+
+@lru_cache(maxsize=1024)
+def fit_text(text: str, size: int, max_width: int) -> str:
+    """``text``, cut with an ellipsis if needed so that it is at most ``max_width`` pixels wide."""
+    if text_width(text, size) <= max_width:
+        return text
+    low, high = 0, len(text)
+    while low < high:  # the longest prefix that fits with the ellipsis
+        mid = (low + high + 1) // 2
+        if text_width(text[:mid].rstrip() + ELLIPSIS, size) <= max_width:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low].rstrip() + ELLIPSIS
+
+
+def wrap_text(text: str, size: int, max_width: int, max_lines: int = 2) -> list[str]:
+    """``text`` broken at spaces into at most ``max_lines`` lines that fit, the last one cut if need be."""
+    lines: list[str] = []
+    words = text.split()
+    while words and len(lines) < max_lines - 1:
+        line = words.pop(0)
+        while words and text_width(f"{line} {words[0]}", size) <= max_width:
+            line += " " + words.pop(0)
+        lines.append(fit_text(line, size, max_width))
+    if words:
+        lines.append(fit_text(" ".join(words), size, max_width))
+    return lines or [""]
+
+
+class Palette:
+    """A fixed palette of 256 colours in which whole images are composed, one byte a pixel.
+
+    Tiles are converted to it once, when they are cached; a canvas in the same palette then takes
+    them with plain byte copies, and PNG encodes an 8-bit palette image several times faster than
+    RGB (no per-row filter search and a third of the bytes). The palette is built from a swatch
+    holding one of every tile a renderer draws, so antialiased edges keep their intermediate shades;
+    ``exact`` colours (flat fills) are kept exactly.
+    """
+
+    def __init__(self, swatch: Image.Image, exact: Iterable[RGB]) -> None:
+        fixed = list(dict.fromkeys(exact))
+        quantized = swatch.convert("RGB").quantize(
+            256 - len(fixed), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
+        raw = quantized.getpalette() or []
+        shades = [(raw[i], raw[i + 1], raw[i + 2]) for i in range(0, len(raw) - 2, 3)]
+        # Drop shades a hair away from an exact colour: Pillow's nearest-colour lookup is coarse and
+        # could pick them instead, turning a flat fill one step off.
+        shades = [
+            c for c in shades if all(max(abs(a - b) for a, b in zip(c, f, strict=True)) > 4 for f in fixed)
+        ]
+        self.colours: list[RGB] = list(dict.fromkeys(fixed + shades))[:256]
+        self.image = Image.new("P", (1, 1))
+        self.image.putpalette([v for c in self.colours for v in c])
+
+    def convert(self, image: Image.Image) -> Image.Image:
+        """``image`` mapped to the nearest colours of this palette (no dithering: flat areas stay flat)."""
+        return image.convert("RGB").quantize(palette=self.image, dither=Image.Dither.NONE)
+
+    def index(self, colour: RGB) -> int:
+        """The palette index nearest to ``colour``."""
+        pixel = self.convert(Image.new("RGB", (1, 1), colour)).getpixel((0, 0))
+        assert isinstance(pixel, int)
+        return pixel
+
+    def canvas(self, size: tuple[int, int], colour: RGB) -> Image.Image:
+        """A new palette image of ``size`` filled with ``colour``."""
+        image = Image.new("P", size, self.index(colour))
+        image.putpalette(self.image.getpalette() or [])
+        return image
+
+
+@lru_cache(maxsize=1)
+def _missing_glyph() -> tuple[tuple[int, int], bytes]:
+    mask = font(32).getmask("\U0010ffff")  # a noncharacter: no font has a glyph for it
+    return mask.size, bytes(mask)
+
+
+@lru_cache(maxsize=4096)
+def has_glyph(char: str) -> bool:
+    """Whether the bundled font draws ``char`` (rather than its empty box for a missing glyph)."""
+    if not char.isprintable():
+        return False
+    if not isinstance(font(32), ImageFont.FreeTypeFont):
+        return char.isascii()
+    mask = font(32).getmask(char)
+    return (mask.size, bytes(mask)) != _missing_glyph()
+
+
+def drawable(text: str) -> str:
+    """``text`` without the characters the font cannot draw (emoji in a display name, say), so
+    they do not come out as boxes; runs of spaces left behind are closed up."""
+    return " ".join("".join(c for c in text if has_glyph(c)).split())
+
+
+def text_tile(text: str, size: int, colour: RGB, background: RGB) -> Image.Image:
+    """``text`` drawn once on an opaque RGB ``background`` tile, as tall as the font's line box.
+
+    The tile's height depends only on the size, so tiles of one size line up on a common baseline.
+    """
+    f = font(size)
+    ascent, descent = f.getmetrics() if isinstance(f, ImageFont.FreeTypeFont) else (size, 0)
+    width = max(1, text_width(text, size))
+    tile = Image.new("RGB", (width, ascent + descent), background)
+    ImageDraw.Draw(tile).text((0, 0), text, font=f, fill=colour)
+    return tile
+
+
+@lru_cache(maxsize=2048)
+def _text_in(palette: Palette, text: str, size: int, colour: RGB, background: RGB) -> Image.Image:
+    return palette.convert(text_tile(text, size, colour, background))
+
+
+def paste_text(
+    canvas: Image.Image,
+    palette: Palette,
+    xy: tuple[int, int],
+    text: str,
+    size: int,
+    colour: RGB,
+    background: RGB,
+    anchor: str = "lt",
+) -> tuple[int, int]:
+    """Paste cached text; ``anchor`` is ``l``/``m``/``r`` then ``t``/``m``/``b`` of the line box.
+
+    Returns the pasted tile's (width, height).
+    """
+    tile = _text_in(palette, text, size, colour, background)
+    x, y = xy
+    w, h = tile.size
+    if anchor[0] == "m":
+        x -= w // 2
+    elif anchor[0] == "r":
+        x -= w
+    if anchor[1] == "m":
+        y -= h // 2
+    elif anchor[1] == "b":
+        y -= h
+    canvas.paste(tile, (x, y))
+    return w, h
+
+
+def rounded_box(
+    size: tuple[int, int],
+    radius: int,
+    fill: RGB,
+    background: RGB,
+    outline: RGB | None = None,
+    width: int = 0,
+) -> Image.Image:
+    """An opaque RGB tile: a rounded rectangle on ``background``, its corners antialiased.
+
+    Drawn at twice the size and reduced, since Pillow's rounded rectangles have hard edges.
+    """
+    w, h = size
+    big = Image.new("RGB", (w * 2, h * 2), background)
+    ImageDraw.Draw(big).rounded_rectangle(
+        (0, 0, w * 2 - 1, h * 2 - 1), radius * 2, fill=fill, outline=outline, width=width * 2
+    )
+    return big.reduce(2)
+
+
+def encode_png(image: Image.Image) -> bytes:
+    """``image`` as PNG bytes, tuned for speed over size."""
+    out = io.BytesIO()
+    image.save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
+    return out.getvalue()
