@@ -1,0 +1,230 @@
+"""Storage benchmark: durable commits per second (aiosqlite vs the raw sqlite3 ceiling), loading 10,000
+active games at start, and the leaderboard over 100,000 rated players. Temp files in /tmp.
+
+Run: ``python -m bot bench storage``. Prints figures with their targets; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bot.engine import skyjo
+from bot.storage import Seat, Storage
+from bot.storage.database import apply_migrations, configure, in_transaction, load_migrations
+from bot.storage.games import _appender, canonical_json, now_ms, snapshot_hash
+from bot.storage.ratings import conservative
+
+COMMITS = 1500  # per round, per path
+ROUNDS = 2
+LOAD_GAMES = 10_000
+LOAD_ACTIONS = 30  # each loaded game is 30 actions into play
+BOARD_PLAYERS = 100_000
+
+
+def _stream(games: int, length: int, seed: int) -> list[list[tuple[int, dict[str, Any], dict[str, Any]]]]:
+    """Per game, ``length`` real (seat, action, snapshot after it): engine time stays out of the timing."""
+    rng = random.Random(seed)
+    out = []
+    for g in range(games):
+        game = skyjo.Game.new(["u1", "ai1:hard", "u3"], 1000 + g, skyjo.Options())
+        steps: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
+        while len(steps) < length:
+            if game.is_over:
+                game = skyjo.Game.new(["u1", "ai1:hard", "u3"], rng.randrange(10**6), skyjo.Options())
+            seat = rng.choice(game.seats_to_act())
+            action = rng.choice(game.legal_actions(seat))
+            game.apply(seat, action)
+            steps.append((seat, action.to_dict(), game.to_dict()))
+        out.append(steps)
+    return out
+
+
+SEATS = [Seat(0, "Ann", user_id=1), Seat(1, "Computer", ai_level="hard"), Seat(2, "Cid", user_id=3)]
+
+
+async def _async_commits(path: Path, stream: list[list[tuple[int, dict[str, Any], dict[str, Any]]]]) -> float:
+    async with await Storage.open(path, synchronous="FULL") as storage:
+        ids = [
+            (
+                await storage.games.create_game(
+                    guild_id=1, channel_id=c, kind="skyjo", seats=SEATS, seed=1000 + c
+                )
+            ).id
+            for c in range(len(stream))
+        ]
+        versions = dict.fromkeys(ids, 0)
+        order = [(i, step) for step in range(len(stream[0])) for i in range(len(stream))]
+        started = time.perf_counter()
+        for i, step in order:
+            seat, action, snapshot = stream[i][step]
+            game_id = ids[i]
+            versions[game_id] = await storage.games.append_action(
+                game_id, versions[game_id], seat, action, snapshot
+            )
+        return len(order) / (time.perf_counter() - started)
+
+
+def _raw_commits(path: Path, stream: list[list[tuple[int, dict[str, Any], dict[str, Any]]]]) -> float:
+    """The ceiling: the same schema, pragmas, statements and transaction, plain sqlite3, no event loop."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    configure(conn, "FULL", 5000, readonly=False)
+    apply_migrations(conn, load_migrations())
+    ids = []
+    for c in range(len(stream)):
+        game = skyjo.Game.new([s.engine_name for s in SEATS], 1000 + c, skyjo.Options())
+        text = canonical_json(game.to_dict())
+        cursor = conn.execute(
+            "INSERT INTO games (guild_id, channel_id, kind, options, seed, snapshot, snapshot_hash,"
+            " created_at, updated_at) VALUES (1, ?, 'skyjo', '{}', ?, ?, ?, 0, 0)",
+            (c, 1000 + c, text, snapshot_hash(text)),
+        )
+        ids.append(int(cursor.lastrowid or 0))
+    versions = dict.fromkeys(ids, 0)
+    order = [(i, step) for step in range(len(stream[0])) for i in range(len(stream))]
+    started = time.perf_counter()
+    for i, step in order:
+        seat, action, snapshot = stream[i][step]
+        game_id = ids[i]
+        work = _appender(game_id, versions[game_id], seat, action, snapshot)
+        versions[game_id] = in_transaction(conn, work)
+    rate = len(order) / (time.perf_counter() - started)
+    conn.close()
+    return rate
+
+
+def _build_active_games(path: Path) -> None:
+    """10,000 active games, each 30 actions into play, written straight with sqlite3 (setup, untimed)."""
+    templates = []
+    for t in range(250):
+        (steps,) = _stream(1, LOAD_ACTIONS, seed=t)
+        seed = 1000  # _stream's first game seed for index 0
+        templates.append((seed, steps))
+    conn = sqlite3.connect(path, isolation_level=None)
+    configure(conn, "OFF", 5000, readonly=False)
+    apply_migrations(conn, load_migrations())
+    options = canonical_json(skyjo.Options().to_dict())
+    now = now_ms()
+    conn.execute("BEGIN")
+    for g in range(LOAD_GAMES):
+        seed, steps = templates[g % len(templates)]
+        snapshot = canonical_json(steps[-1][2])
+        cursor = conn.execute(
+            "INSERT INTO games (guild_id, channel_id, kind, options, seed, version, snapshot, snapshot_hash,"
+            " created_at, updated_at) VALUES (1, ?, 'skyjo', ?, ?, ?, ?, ?, ?, ?)",
+            (10_000 + g, options, seed, len(steps), snapshot, snapshot_hash(snapshot), now, now),
+        )
+        game_id = cursor.lastrowid
+        conn.executemany(
+            "INSERT INTO game_seats (game_id, seat, user_id, ai_level, display_name) VALUES (?, ?, ?, ?, ?)",
+            [(game_id, s.seat, s.user_id, s.ai_level, s.display_name) for s in SEATS],
+        )
+        conn.executemany(
+            "INSERT INTO game_actions (game_id, seq, seat, action, created_at) VALUES (?, ?, ?, ?, ?)",
+            [(game_id, n, seat, canonical_json(a), now) for n, (seat, a, _) in enumerate(steps, start=1)],
+        )
+    conn.execute("COMMIT")
+    conn.close()
+
+
+async def _load(path: Path, verify: str) -> tuple[float, int, int]:
+    started = time.perf_counter()
+    async with await Storage.open(path, synchronous="FULL") as storage:
+        loaded = await storage.games.load_active(verify="full" if verify == "full" else "auto")
+        elapsed = time.perf_counter() - started
+    return elapsed, len(loaded.games), len(loaded.rebuilt) + len(loaded.quarantined)
+
+
+def _build_board(path: Path) -> None:
+    rng = random.Random(5)
+    conn = sqlite3.connect(path, isolation_level=None)
+    configure(conn, "OFF", 5000, readonly=False)
+    apply_migrations(conn, load_migrations())
+    conn.execute("BEGIN")
+    for scope in (0, 1):
+        conn.executemany(
+            "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games, wins,"
+            " round_count, round_sum, stats, updated_at)"
+            " VALUES ('skyjo', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            (
+                (
+                    scope,
+                    f"user:{i}",
+                    f"player {i}",
+                    mu := rng.gauss(25, 5),
+                    sigma := rng.uniform(0.8, 8.3),
+                    conservative(mu, sigma),
+                    g := rng.randint(1, 200),
+                    rng.randint(0, g),
+                    g * 6,
+                    g * 6 * 20,
+                    json.dumps({"columns_cleared": g}),
+                )
+                for i in range(BOARD_PLAYERS)
+            ),
+        )
+    conn.execute("COMMIT")
+    conn.execute("ANALYZE")
+    conn.close()
+
+
+async def _board(path: Path) -> dict[str, float]:
+    async def median_ms(call: Callable[[], Any], runs: int = 20) -> float:
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            await call()
+            times.append((time.perf_counter() - started) * 1000)
+        return statistics.median(times)
+
+    async with await Storage.open(path, synchronous="FULL") as storage:
+        ratings = storage.ratings
+        page = await ratings.leaderboard("skyjo")
+        assert page.total == BOARD_PLAYERS and len(page.rows) == 10
+        return {
+            "first page": await median_ms(lambda: ratings.leaderboard("skyjo", page=0)),
+            "page 100": await median_ms(lambda: ratings.leaderboard("skyjo", page=100)),
+            "last page": await median_ms(lambda: ratings.leaderboard("skyjo", page=BOARD_PLAYERS // 10 - 1)),
+            "guild board, 25/page": await median_ms(lambda: ratings.leaderboard("skyjo", 1, per_page=25)),
+            "one player's stats + rank": await median_ms(lambda: ratings.player_stats("user:4242")),
+        }
+
+
+def run() -> None:
+    with tempfile.TemporaryDirectory(prefix="skybo-bench-", dir="/tmp") as tmp:
+        folder = Path(tmp)
+        stream = _stream(10, COMMITS // 10, seed=1)
+        raw_rates, async_rates = [], []
+        for r in range(ROUNDS):
+            raw_rates.append(_raw_commits(folder / f"raw{r}.sqlite3", stream))
+            async_rates.append(asyncio.run(_async_commits(folder / f"async{r}.sqlite3", stream)))
+        raw, aio = statistics.mean(raw_rates), statistics.mean(async_rates)
+        print(f"durable commits/s, raw sqlite3 ceiling (synchronous=FULL): {raw:,.0f}")
+        print(f"durable commits/s, aiosqlite append_action (synchronous=FULL): {aio:,.0f}")
+        print(f"aiosqlite / ceiling: {aio / raw:.0%} (target >= 50%)")
+
+        games_path = folder / "games.sqlite3"
+        _build_active_games(games_path)
+        seconds, count, repaired = asyncio.run(_load(games_path, "auto"))
+        print(
+            f"load {count:,} active games at start (cheap checks, open included; {repaired} repaired):"
+            f" {seconds:.2f} s (target < 2 s)"
+        )
+        seconds, count, repaired = asyncio.run(_load(games_path, "full"))
+        print(
+            f"load {count:,} active games verifying every snapshot by full replay ({repaired} repaired):"
+            f" {seconds:.2f} s (no target: on demand, or once after an engine change)"
+        )
+
+        board_path = folder / "board.sqlite3"
+        _build_board(board_path)
+        for name, ms in asyncio.run(_board(board_path)).items():
+            print(f"leaderboard over {BOARD_PLAYERS:,} rated players, {name}: {ms:.2f} ms (target < 20 ms)")

@@ -1,0 +1,418 @@
+"""Per game kind ratings (openskill Plackett-Luce), per server and global, with stats and history.
+
+Scope ``0`` is the global board; any other scope is a Discord guild id. A player key is
+``user:<discord id>`` or ``ai:<level>``: every computer player of one level shares a row, so the
+strength of each level shows on the board.
+
+The board is ordered by the *conservative* rating ``mu - 3 * sigma`` (openskill's ``ordinal``): the
+skill we are ~99.7 % sure the player has at least. A newcomer with one lucky win has a large sigma and
+stays below a player who has proven the same mu over many games; a new row starts at 0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from bot.storage.database import Database
+
+GLOBAL_SCOPE = 0
+MODEL = PlackettLuce()
+DEFAULT_MU: float = MODEL.mu
+DEFAULT_SIGMA: float = MODEL.sigma
+MAX_PAGE_SIZE = 100
+# Kinds where a lower round score is better (the "best round" of a player is then the minimum).
+LOWER_SCORE_IS_BETTER: Mapping[str, bool] = {"skyjo": True}
+
+
+def conservative(mu: float, sigma: float) -> float:
+    """The board's order: mu - 3 sigma (openskill's ordinal)."""
+    return mu - 3.0 * sigma
+
+
+def user_key(user_id: int) -> str:
+    return f"user:{int(user_id)}"
+
+
+def ai_key(level: str) -> str:
+    return f"ai:{level}"
+
+
+@dataclass(frozen=True)
+class Participant:
+    """One seat of a finished game, as the rating update sees it."""
+
+    seat: int
+    player: str
+    display_name: str
+    rank: int
+    round_scores: Sequence[int] = ()
+    stats: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    scope: int
+    player: str
+    display_name: str
+    rank: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+
+    @property
+    def conservative_before(self) -> float:
+        return self.mu_before - 3 * self.sigma_before
+
+    @property
+    def conservative_after(self) -> float:
+        return self.mu_after - 3 * self.sigma_after
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """One row of the board (``rank`` is the competition rank by conservative rating in its scope)."""
+
+    kind: str
+    scope: int
+    rank: int
+    player: str
+    display_name: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    wins: int
+    round_count: int
+    round_sum: int
+    round_min: int | None
+    round_max: int | None
+    stats: Mapping[str, int]
+
+    @property
+    def user_id(self) -> int | None:
+        return int(self.player[5:]) if self.player.startswith("user:") else None
+
+    @property
+    def ai_level(self) -> str | None:
+        return self.player[3:] if self.player.startswith("ai:") else None
+
+    @property
+    def mean_round(self) -> float | None:
+        return self.round_sum / self.round_count if self.round_count else None
+
+    @property
+    def best_round(self) -> int | None:
+        return self.round_min if LOWER_SCORE_IS_BETTER.get(self.kind, False) else self.round_max
+
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    kind: str
+    scope: int
+    page: int
+    per_page: int
+    total: int  # rated players in this scope
+    rows: list[PlayerStats]
+
+    @property
+    def pages(self) -> int:
+        return max(1, math.ceil(self.total / self.per_page))
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    game_id: int
+    rank: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    created_at: int
+
+
+_ROW_COLUMNS = (
+    "mu, sigma, games, wins, round_count, round_sum, round_min, round_max, stats"  # order used below
+)
+
+
+def rate_game(
+    conn: sqlite3.Connection,
+    *,
+    game_id: int,
+    kind: str,
+    guild_id: int | None,
+    participants: Sequence[Participant],
+    now: int,
+) -> list[RatingChange]:
+    """Update ratings, stats and history for one finished game, in the caller's transaction.
+
+    Every seat is its own team for Plackett-Luce. Seats sharing a player key (two computer players of
+    the same level) are rated as separate teams and their key's row moves by the mean of their
+    updates; the row counts the game once.
+    """
+    if len(participants) < 2:
+        return []
+    scopes = [GLOBAL_SCOPE] if not guild_id else [GLOBAL_SCOPE, int(guild_id)]
+    by_key: dict[str, list[Participant]] = defaultdict(list)
+    for p in participants:
+        by_key[p.player].append(p)
+    keys = sorted(by_key)
+    marks = ",".join("?" * len(keys))
+    changes: list[RatingChange] = []
+    for scope in scopes:
+        existing: dict[str, tuple[Any, ...]] = {
+            row[0]: row[1:]
+            for row in conn.execute(
+                f"SELECT player, {_ROW_COLUMNS} FROM ratings"
+                f" WHERE kind = ? AND scope = ? AND player IN ({marks})",
+                (kind, scope, *keys),
+            )
+        }
+        before = {
+            k: (existing[k][0], existing[k][1]) if k in existing else (DEFAULT_MU, DEFAULT_SIGMA)
+            for k in keys
+        }
+        teams = [[MODEL.rating(mu=before[p.player][0], sigma=before[p.player][1])] for p in participants]
+        rated = MODEL.rate(teams, ranks=[float(p.rank) for p in participants])
+        after_mu: dict[str, list[float]] = defaultdict(list)
+        after_sigma: dict[str, list[float]] = defaultdict(list)
+        for p, team in zip(participants, rated, strict=True):
+            after_mu[p.player].append(float(team[0].mu))
+            after_sigma[p.player].append(float(team[0].sigma))
+        upserts: list[tuple[Any, ...]] = []
+        history: list[tuple[Any, ...]] = []
+        for key in keys:
+            seats = by_key[key]
+            mu0, sigma0 = before[key]
+            mu1 = mu0 + sum(m - mu0 for m in after_mu[key]) / len(seats)
+            sigma1 = sum(after_sigma[key]) / len(seats)
+            old = existing.get(key)
+            games, wins, r_count, r_sum, r_min, r_max, stats_text = (
+                old[2:] if old else (0, 0, 0, 0, None, None, "{}")
+            )
+            rounds = [s for p in seats for s in p.round_scores]
+            if rounds:
+                r_min = min(rounds) if r_min is None else min(r_min, *rounds)
+                r_max = max(rounds) if r_max is None else max(r_max, *rounds)
+            stats: dict[str, int] = json.loads(stats_text) if stats_text else {}
+            for p in seats:
+                for name, count in p.stats.items():
+                    stats[name] = stats.get(name, 0) + int(count)
+            best = min(p.rank for p in seats)
+            name = seats[0].display_name
+            upserts.append(
+                (
+                    kind,
+                    scope,
+                    key,
+                    name,
+                    mu1,
+                    sigma1,
+                    conservative(mu1, sigma1),
+                    games + 1,
+                    wins + (1 if best == 1 else 0),
+                    r_count + len(rounds),
+                    r_sum + sum(rounds),
+                    r_min,
+                    r_max,
+                    json.dumps(stats, sort_keys=True),
+                    now,
+                )
+            )
+            history.append((game_id, kind, scope, key, best, mu0, sigma0, mu1, sigma1, now))
+            changes.append(RatingChange(scope, key, name, best, mu0, sigma0, mu1, sigma1))
+        conn.executemany(
+            "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games, wins,"
+            " round_count, round_sum, round_min, round_max, stats, updated_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT (kind, scope, player) DO UPDATE SET display_name = excluded.display_name,"
+            " mu = excluded.mu, sigma = excluded.sigma, conservative = excluded.conservative,"
+            " games = excluded.games, wins = excluded.wins,"
+            " round_count = excluded.round_count, round_sum = excluded.round_sum,"
+            " round_min = excluded.round_min, round_max = excluded.round_max, stats = excluded.stats,"
+            " updated_at = excluded.updated_at",
+            upserts,
+        )
+        conn.executemany(
+            "INSERT INTO rating_history (game_id, kind, scope, player, rank, mu_before, sigma_before,"
+            " mu_after, sigma_after, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            history,
+        )
+    return changes
+
+
+_SELECT_STATS = (
+    "player, display_name, mu, sigma, conservative, games, wins, round_count, round_sum, round_min,"
+    " round_max, stats"
+)
+
+
+_SELECT_STATS_R = ", ".join(f"r.{c.strip()}" for c in _SELECT_STATS.split(","))
+
+
+def _stats(kind: str, scope: int, rank: int, row: Sequence[Any]) -> PlayerStats:
+    player, name, mu, sigma, conservative, games, wins, r_count, r_sum, r_min, r_max, stats = row
+    return PlayerStats(
+        kind,
+        scope,
+        rank,
+        player,
+        name,
+        mu,
+        sigma,
+        conservative,
+        games,
+        wins,
+        r_count,
+        r_sum,
+        r_min,
+        r_max,
+        json.loads(stats),
+    )
+
+
+_PAGE_SQL = (
+    "WITH page AS MATERIALIZED (SELECT player, conservative FROM ratings WHERE kind = ?1 AND scope = ?2"
+    " ORDER BY {order} LIMIT {limit} OFFSET {offset}),"
+    " ranked AS (SELECT player, conservative, rank() OVER (ORDER BY conservative DESC) AS local FROM page)"
+    " SELECT CASE WHEN ranked.local = 1 THEN 1 + {higher} ELSE ?4 + ranked.local END, {columns}"
+    " FROM ranked JOIN ratings AS r ON r.kind = ?1 AND r.scope = ?2 AND r.player = ranked.player"
+    " ORDER BY r.conservative DESC, r.games DESC, r.player"
+)
+_COUNT = (
+    "(SELECT count(*) FROM ratings AS c"
+    " WHERE c.kind = ?1 AND c.scope = ?2 AND c.conservative {op} ranked.conservative)"
+)
+_PAGE = _PAGE_SQL.format(
+    order="conservative DESC, games DESC, player",
+    limit="?3",
+    offset="?4",
+    higher=_COUNT.format(op=">"),
+    columns=_SELECT_STATS_R,
+)
+_DEEP_PAGE = _PAGE_SQL.format(
+    order="conservative, games, player DESC",
+    limit="min(?3, ?5 - ?4)",
+    offset="max(0, ?5 - ?4 - ?3)",
+    higher="?5 - " + _COUNT.format(op="<="),
+    columns=_SELECT_STATS_R,
+)
+
+
+def leaderboard_page(
+    conn: sqlite3.Connection, kind: str, scope: int, page: int, per_page: int
+) -> LeaderboardPage:
+    """One page of a board, ranked in SQL (competition ranking: equal conservative ratings share a rank).
+
+    A window over the whole scope costs ~1.6 us a row in SQLite (160 ms for 100,000 players), so the
+    window runs over the page only: the page is read along the covering ``ratings_board`` index, and
+    ``rank() OVER`` the page plus the offset gives each row's rank; rows tied with the page's first
+    rating may have ties on the previous page, so theirs is ``1 + count(rated strictly higher)``
+    (a range count on the same index). In the deeper half of the board the index is walked from the
+    bottom and "strictly higher" is the total minus "at most as high", so no walk exceeds half the
+    board. The total comes from ``rating_boards``, kept by triggers.
+    """
+    offset = page * per_page
+    count = conn.execute(
+        "SELECT players FROM rating_boards WHERE kind = ? AND scope = ?", (kind, scope)
+    ).fetchone()
+    total = int(count[0]) if count else 0
+    if offset >= total:
+        return LeaderboardPage(kind, scope, page, per_page, total, [])
+    deep = 2 * offset >= total
+    params = (kind, scope, per_page, offset, total) if deep else (kind, scope, per_page, offset)
+    rows = conn.execute(_DEEP_PAGE if deep else _PAGE, params).fetchall()
+    return LeaderboardPage(
+        kind, scope, page, per_page, total, [_stats(kind, scope, r[0], r[1:]) for r in rows]
+    )
+
+
+def player_rows(
+    conn: sqlite3.Connection, player: str, kind: str | None, scope: int | None
+) -> list[PlayerStats]:
+    sql = (
+        "SELECT kind, scope, (SELECT count(*) FROM ratings AS better WHERE better.kind = r.kind"
+        " AND better.scope = r.scope AND better.conservative > r.conservative) + 1,"
+        f" {_SELECT_STATS} FROM ratings AS r WHERE player = ?"
+    )
+    params: list[Any] = [player]
+    if kind is not None:
+        sql += " AND kind = ?"
+        params.append(kind)
+    if scope is not None:
+        sql += " AND scope = ?"
+        params.append(scope)
+    sql += " ORDER BY kind, scope"
+    return [_stats(r[0], r[1], r[2], r[3:]) for r in conn.execute(sql, params).fetchall()]
+
+
+class RatingRepository:
+    """Board and player queries. Updates happen in ``GameRepository.finish_game``'s transaction."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def leaderboard(
+        self, kind: str, guild_id: int | None = None, *, page: int = 0, per_page: int = 10
+    ) -> LeaderboardPage:
+        """One page (from 0) of the board of ``kind`` in a guild, or the global board (``guild_id=None``)."""
+        page = max(0, int(page))
+        per_page = min(MAX_PAGE_SIZE, max(1, int(per_page)))
+        scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
+        return await self.db.run(lambda c: leaderboard_page(c, kind, scope, page, per_page))
+
+    async def player_stats(
+        self,
+        player: str,
+        *,
+        kind: str | None = None,
+        guild_id: int | None = None,
+        global_: bool | None = None,
+    ) -> list[PlayerStats]:
+        """A player's rows (``user_key(id)`` or ``ai_key(level)``), per kind and scope, with their rank.
+
+        Filter by ``kind``; by scope with ``guild_id`` (that guild) or ``global_=True`` (the global board).
+        """
+        scope = GLOBAL_SCOPE if global_ else (int(guild_id) if guild_id is not None else None)
+        return await self.db.run(lambda c: player_rows(c, player, kind, scope))
+
+    async def history(
+        self, player: str, kind: str, guild_id: int | None = None, *, limit: int = 20
+    ) -> list[HistoryEntry]:
+        """The player's latest rating changes in that scope, newest first (for the trend)."""
+        scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
+
+        def work(conn: sqlite3.Connection) -> list[HistoryEntry]:
+            rows = conn.execute(
+                "SELECT game_id, rank, mu_before, sigma_before, mu_after, sigma_after, created_at"
+                " FROM rating_history WHERE kind = ? AND scope = ? AND player = ?"
+                " ORDER BY created_at DESC, game_id DESC LIMIT ?",
+                (kind, scope, player, max(1, int(limit))),
+            ).fetchall()
+            return [HistoryEntry(*r) for r in rows]
+
+        return await self.db.run(work)
+
+    async def changes_for_game(self, game_id: int) -> list[RatingChange]:
+        """The rating changes a finished game caused, for the end-of-game message."""
+
+        def work(conn: sqlite3.Connection) -> list[RatingChange]:
+            rows = conn.execute(
+                "SELECT h.scope, h.player, coalesce(r.display_name, h.player), h.rank, h.mu_before,"
+                " h.sigma_before, h.mu_after, h.sigma_after FROM rating_history AS h"
+                " LEFT JOIN ratings AS r ON r.kind = h.kind AND r.scope = h.scope AND r.player = h.player"
+                " WHERE h.game_id = ? ORDER BY h.scope, h.rank, h.player",
+                (game_id,),
+            ).fetchall()
+            return [RatingChange(*r) for r in rows]
+
+        return await self.db.run(work)

@@ -1,0 +1,196 @@
+"""Ratings (openskill Plackett-Luce) per guild and global, stats, history, and the ranked board."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
+from bot.storage.ratings import DEFAULT_MU, DEFAULT_SIGMA, conservative
+from bot.storage.results import seat_results_from_engine
+from tests.storage.conftest import new_game, play_to_end
+
+
+async def _finished(
+    storage: Storage, seats: list[Seat], *, guild: int | None = 1, channel: int = 100, **kw: object
+):
+    stored = await new_game(
+        storage, channel=channel, guild=guild, seats=seats, options={"score_limit": 40}, **kw
+    )
+    await play_to_end(storage, stored, seed=channel)  # the last action finishes the game
+    assert stored.finished is not None and stored.status == "finished"
+    return stored, stored.finished
+
+
+async def test_winner_goes_up_per_guild_and_global_with_ai_rows(storage: Storage) -> None:
+    seats = [Seat(0, "Alice", user_id=11), Seat(1, "Bob", user_id=22), Seat(2, "Computer", ai_level="hard")]
+    stored, finished = await _finished(storage, seats)
+    ranks = {s.player_key: r.rank for s, r in zip(seats, finished.results, strict=True)}
+    winner = min(ranks, key=lambda k: ranks[k])
+    loser = max(ranks, key=lambda k: ranks[k])
+    assert ranks[winner] == 1 and ranks[loser] > 1
+    for scope in (GLOBAL_SCOPE, 1):
+        page = await storage.ratings.leaderboard("skyjo", None if scope == GLOBAL_SCOPE else 1)
+        rows = {r.player: r for r in page.rows}
+        assert set(rows) == {user_key(11), user_key(22), ai_key("hard")}
+        assert rows[winner].mu > DEFAULT_MU > rows[loser].mu
+        assert all(r.sigma < DEFAULT_SIGMA for r in rows.values())
+        assert rows[winner].rank == 1 and rows[winner].wins == 1 and rows[loser].wins == 0
+        assert all(r.games == 1 for r in rows.values())
+    changes = {(c.scope, c.player): c for c in finished.rating_changes}
+    assert len(changes) == 6
+    assert changes[(1, winner)].mu_after > changes[(1, winner)].mu_before
+    assert (
+        changes[(GLOBAL_SCOPE, winner)].conservative_after
+        > changes[(GLOBAL_SCOPE, winner)].conservative_before
+    )
+    assert await storage.ratings.changes_for_game(stored.id) == sorted(
+        finished.rating_changes, key=lambda c: (c.scope, c.rank, c.player)
+    )
+
+
+async def test_stats_accumulate_over_games(storage: Storage) -> None:
+    seats = [Seat(0, "Alice", user_id=11), Seat(1, "Computer", ai_level="easy")]
+    all_rounds: list[int] = []
+    cleared = 0
+    wins = 0
+    for channel in (100, 101, 102):
+        _, finished = await _finished(storage, seats, channel=channel)
+        alice = finished.results[0]
+        all_rounds.extend(alice.round_scores)
+        cleared += alice.stats["columns_cleared"]
+        wins += alice.rank == 1
+    (mine,) = await storage.ratings.player_stats(user_key(11), kind="skyjo", guild_id=1)
+    assert mine.games == 3 and mine.wins == wins
+    assert mine.round_count == len(all_rounds) and mine.round_sum == sum(all_rounds)
+    assert mine.round_min == min(all_rounds) and mine.best_round == min(
+        all_rounds
+    )  # lower is better in Skyjo
+    assert mine.mean_round == pytest.approx(sum(all_rounds) / len(all_rounds))
+    assert mine.stats == {"columns_cleared": cleared}
+    assert mine.user_id == 11 and mine.ai_level is None
+    both = await storage.ratings.player_stats(user_key(11))
+    assert {(s.kind, s.scope) for s in both} == {("skyjo", 0), ("skyjo", 1)}
+    history = await storage.ratings.history(user_key(11), "skyjo", 1)
+    assert len(history) == 3
+    assert history[0].mu_after == pytest.approx(mine.mu)  # newest first
+    assert history[1].mu_after == pytest.approx(history[0].mu_before)  # a chain: the trend
+
+
+async def test_unrated_and_guildless_games(storage: Storage, db_path) -> None:
+    seats = [Seat(0, "Alice", user_id=11), Seat(1, "Computer", ai_level="easy")]
+    _, finished = await _finished(storage, seats, channel=100, rated=False)
+    assert finished.rating_changes == []
+    assert (await storage.ratings.leaderboard("skyjo")).total == 0
+    _, finished = await _finished(storage, seats, channel=101, guild=None)
+    assert {c.scope for c in finished.rating_changes} == {GLOBAL_SCOPE}
+    assert (await storage.ratings.leaderboard("skyjo")).total == 2
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("SELECT count(*) FROM ratings WHERE scope != 0").fetchone()[0] == 0
+
+
+async def test_two_computers_of_one_level_share_a_row(storage: Storage) -> None:
+    seats = [Seat(0, "Alice", user_id=11), Seat(1, "C1", ai_level="hard"), Seat(2, "C2", ai_level="hard")]
+    await _finished(storage, seats)
+    page = await storage.ratings.leaderboard("skyjo")
+    assert sorted(r.player for r in page.rows) == [ai_key("hard"), user_key(11)]
+    ai = next(r for r in page.rows if r.player == ai_key("hard"))
+    assert ai.games == 1 and ai.ai_level == "hard"
+
+
+def _seed_board(conn: sqlite3.Connection) -> None:
+    rows = []
+    for i in range(1, 26):  # user i: mu 20 + i, sigma 2 -> conservative 14 + i
+        rows.append(("skyjo", 0, user_key(i), f"p{i}", 20.0 + i, 2.0, i))
+    rows.append(("skyjo", 0, user_key(100), "tie", 20.0 + 10, 2.0, 50))  # ties with user 10
+    rows.append(("skyjo", 0, user_key(200), "lucky", 50.0, 12.0, 1))  # high mu, very unsure: 14
+    rows.append(("skyjo", 5, user_key(300), "elsewhere", 90.0, 1.0, 3))  # another guild
+    rows.append(("skipbo", 0, user_key(400), "other game", 90.0, 1.0, 3))
+    conn.executemany(
+        "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games,"
+        " updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+        [(*r[:6], conservative(r[4], r[5]), r[6]) for r in rows],
+    )
+
+
+async def test_leaderboard_is_ranked_and_paginated(storage: Storage) -> None:
+    await storage.db.write(_seed_board)
+    first = await storage.ratings.leaderboard("skyjo", page=0, per_page=10)
+    assert first.total == 27 and first.pages == 3
+    assert [r.player for r in first.rows[:3]] == [user_key(25), user_key(24), user_key(23)]
+    assert [r.rank for r in first.rows] == list(range(1, 11))
+    conservative = [r.conservative for r in first.rows]
+    assert conservative == sorted(conservative, reverse=True)
+    second = await storage.ratings.leaderboard("skyjo", page=1, per_page=10)
+    assert {r.player for r in first.rows}.isdisjoint({r.player for r in second.rows})
+    # user 10 and "tie" share a conservative rating, hence a rank; more games first
+    tied = [r for r in second.rows if r.conservative == pytest.approx(24.0)]
+    assert [r.player for r in tied] == [user_key(100), user_key(10)]
+    assert tied[0].rank == tied[1].rank == 16
+    after = second.rows[second.rows.index(tied[1]) + 1]
+    assert after.rank == 18 and after.player == user_key(9)  # competition ranking skips after a tie
+    last = await storage.ratings.leaderboard("skyjo", page=2, per_page=10)
+    assert len(last.rows) == 7 and [r.player for r in last.rows[-2:]] == [user_key(1), user_key(200)]
+    # a high but unsure mu ranks by its conservative value (50 - 36 = 14), below steady players
+    lucky = next(r for r in last.rows if r.player == user_key(200))
+    assert lucky.conservative == pytest.approx(14.0) and lucky.rank == 27
+    assert (await storage.ratings.leaderboard("skyjo", page=9)).rows == []
+    assert len((await storage.ratings.leaderboard("skyjo", per_page=10_000)).rows) == 27  # clamped to 100
+    guild = await storage.ratings.leaderboard("skyjo", 5)
+    assert [r.player for r in guild.rows] == [user_key(300)] and guild.rows[0].rank == 1
+    assert [r.player for r in (await storage.ratings.leaderboard("skipbo")).rows] == [user_key(400)]
+    (mine,) = await storage.ratings.player_stats(user_key(10), kind="skyjo", global_=True)
+    assert mine.rank == 16
+
+
+def test_generic_results_extraction() -> None:
+    results = {
+        "ranks": [2, 1, 2],
+        "totals": [10, 5, 10],
+        "rounds": [
+            {"scores": [4, 2, 4], "raw_scores": [2, 2, 4], "columns_cleared": [1, 0, 0], "finisher": 1},
+            {"scores": [6, 3, 6], "raw_scores": [6, 3, 6], "columns_cleared": [0, 2, 0], "finisher": 0},
+        ],
+        "stats": [{"skipbo_cards": 3}, {}, {"skipbo_cards": 1, "bad": "x"}],
+    }
+    seats = seat_results_from_engine(results, 3)
+    assert [s.rank for s in seats] == [2, 1, 2] and seats[1].won
+    assert seats[0].round_scores == (4, 6)
+    assert seats[0].stats == {"columns_cleared": 1, "skipbo_cards": 3}
+    assert seats[1].stats == {"columns_cleared": 2}
+    assert seats[2].stats == {"columns_cleared": 0, "skipbo_cards": 1}
+    no_rounds = seat_results_from_engine({"ranks": [1, 2]}, 2)
+    assert no_rounds[0].total is None and no_rounds[0].round_scores == ()
+
+
+async def test_every_page_size_gives_the_same_competition_ranking(storage: Storage) -> None:
+    # Ties that straddle page boundaries, in both halves of the board (the deep half walks backwards).
+    def seed(conn: sqlite3.Connection) -> None:
+        values = [30.0, 30.0, 30.0, 28.0, 27.5, 27.5, 20.0, 15.0, 15.0, 15.0, 15.0, 9.0, 3.0, 3.0, -1.0]
+        conn.executemany(
+            "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games,"
+            " updated_at)"
+            " VALUES ('skyjo', 0, ?, ?, ?, 0.0, ?, ?, 0)",
+            [(user_key(i), f"p{i}", v, v, i % 3) for i, v in enumerate(values)],
+        )
+
+    await storage.db.write(seed)
+    expected = await storage.db.run(
+        lambda c: c.execute(
+            "SELECT player, rank() OVER (ORDER BY conservative DESC) FROM ratings"
+            " WHERE kind = 'skyjo' AND scope = 0 ORDER BY conservative DESC, games DESC, player"
+        ).fetchall()
+    )
+    assert len(expected) == 15
+    for per_page in range(1, 17):
+        seen = []
+        page = 0
+        while True:
+            rows = (await storage.ratings.leaderboard("skyjo", page=page, per_page=per_page)).rows
+            if not rows:
+                break
+            seen.extend((r.player, r.rank) for r in rows)
+            page += 1
+        assert seen == expected, per_page
