@@ -1,11 +1,11 @@
 """Message catalogues (English and French) and the lookup every user-facing string goes through.
 
 Catalogues are flat JSON files, one folder per language (``en/``, ``fr/``) and one file per area of
-the bot (``core.json``, ``skyjo.json``...), merged at load; a key defined twice is an error. One key per
-message, with ``{name}`` placeholders filled by :func:`translate`. A Discord locale such as ``fr`` or ``en-GB`` picks the
-catalogue by its language; any other language gets English. A key missing from French falls back to
-English; a key missing everywhere returns the key itself, so a bug shows up as a visible key and never
-as a crash in front of a player.
+the bot (``core.json``, ``skyjo.json``...), merged at load; a key defined twice is an error. One key
+per message, with ``{name}`` placeholders filled by :func:`translate`. A Discord locale such as
+``fr`` or ``en-GB`` picks the catalogue by its language; any other language gets English. A key
+missing from French falls back to English; a key missing everywhere returns the key itself, so a bug
+shows up as a visible key and never as a crash in front of a player.
 """
 
 from __future__ import annotations
