@@ -1,0 +1,467 @@
+"""Skip-Bo computer players (``easy``, ``normal``, ``hard``): pure functions of one seat's view.
+
+A policy sees exactly what :meth:`bot.engine.skipbo.Game.view` gives its seat: its own hand, every
+stock size and top, every discard pile, the building piles. It never sees another hand or the draw
+pile, so two games that differ only there get the same decision.
+
+- ``easy`` plays its stock card when it fits, otherwise usually (``EASY_PLAYS``) a random playable
+  number card, and discards a random card on a random pile.
+- ``normal`` plays its stock card (or its partner's) when it fits, or the one card (a number, else a
+  Skip-Bo card) that makes it fit; otherwise it plays every number card it can from its discard
+  piles and hand, keeping Skip-Bo cards for the stock; it discards its highest number card onto a
+  pile with the same or the nearest higher top.
+- ``hard`` searches every sequence of plays of the turn (hand, discard tops and the cards under them,
+  Skip-Bo cards, the partner's cards in a team game) and scores where each sequence ends: the stock
+  card played by the shortest way first of all; then few Skip-Bo cards spent (they are kept for the
+  stock), discard piles unclogged, the hand emptied, and no building pile left at or just below an
+  opponent's stock card (the next player's above all). Short of cards to draw it builds and
+  completes piles instead of blocking, since a stalled game has no winner. It discards so as to
+  keep its discard piles descending and its Skip-Bo cards and the cards leading to its stock in hand.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+from bot.engine.skipbo import (
+    DISCARD,
+    DISCARD_PILES,
+    HAND,
+    PARTNER_DISCARD,
+    PARTNER_STOCK,
+    PLAY,
+    ROUND_OVER,
+    STOCK,
+    TOP_VALUE,
+    WILD,
+    Action,
+    Discard,
+    EndTurn,
+    NextRound,
+    Play,
+)
+
+View: TypeAlias = dict[str, Any]
+Policy: TypeAlias = Callable[[View, random.Random], Action]
+
+EASY_PLAYS: Final = 0.8  # how often ``easy`` plays a number card it could play
+
+# A card that can be played now: (source, index, card).
+Card: TypeAlias = tuple[str, int, int]
+
+
+# --------------------------------------------------------------------------------------------------
+# What every level reads from the view
+
+
+@dataclass(slots=True)
+class Table:
+    """The parts of a view a policy works with, for the seat ``me``."""
+
+    me: int
+    players: int
+    hand: list[int]
+    piles: list[int]  # value reached per building slot, 0 = free
+    stock: int | None  # own stock top
+    discards: list[list[int]]  # own discard piles, top last
+    partner: int | None
+    partner_stock: int | None
+    partner_discards: list[list[int]]
+    stock_tops: list[int | None]
+    teams: list[int] | None
+    drawable: int  # cards in the draw pile and set aside: what is left to draw before a stall
+
+    @classmethod
+    def of(cls, view: View) -> Table:
+        me = int(view["viewer"])
+        partner = view.get("partner")
+        tops: list[int | None] = list(view["stock_tops"])
+        return cls(
+            me=me,
+            players=len(view["players"]),
+            hand=list(view["hand"] or []),
+            piles=list(view["building_piles"]),
+            stock=tops[me],
+            discards=[list(p) for p in view["discard_piles"][me]],
+            partner=partner,
+            partner_stock=None if partner is None else tops[partner],
+            partner_discards=[] if partner is None else [list(p) for p in view["discard_piles"][partner]],
+            stock_tops=tops,
+            teams=view.get("teams"),
+            drawable=int(view["draw_pile_size"]) + int(view["set_aside_size"]),
+        )
+
+    def playable_cards(self) -> list[Card]:
+        """Every card that could be played now, hand cards once per value."""
+        out: list[Card] = [(HAND, 0, c) for c in sorted(set(self.hand))]
+        if self.stock is not None:
+            out.append((STOCK, 0, self.stock))
+        out.extend((DISCARD, i, p[-1]) for i, p in enumerate(self.discards) if p)
+        if self.partner_stock is not None:
+            out.append((PARTNER_STOCK, 0, self.partner_stock))
+        out.extend((PARTNER_DISCARD, i, p[-1]) for i, p in enumerate(self.partner_discards) if p)
+        return out
+
+    def plays_of(self, source: str, index: int, card: int) -> list[Play]:
+        """Every legal play of that card (a Skip-Bo card onto any pile, as the value it needs)."""
+        return [
+            Play(source, index, card, slot, v + 1)
+            for slot, v in enumerate(self.piles)
+            if card == WILD or card == v + 1
+        ]
+
+    def all_plays(self) -> list[Play]:
+        return [p for src, i, c in self.playable_cards() for p in self.plays_of(src, i, c)]
+
+    def opponents_in_order(self) -> list[int]:
+        """The opponents' seats in the order they play after ``me`` (partners excluded)."""
+        seats = [(self.me + d) % self.players for d in range(1, self.players)]
+        return [s for s in seats if s != self.partner]
+
+    def end_turn(self, discard: tuple[int, int] | None) -> Action:
+        if discard is None:
+            return EndTurn()
+        return Discard(discard[0], discard[1])
+
+
+def _between_turns(view: View) -> Action | None:
+    """The action when there is no choice to make (between rounds), else None."""
+    if view["phase"] == ROUND_OVER:
+        return NextRound()
+    if view["phase"] != PLAY or view["viewer"] is None:
+        raise ValueError("no decision to take in this view")
+    return None
+
+
+def _stock_play(table: Table) -> Play | None:
+    """The stock card onto the fullest pile it fits (a Skip-Bo stock card nearest completion)."""
+    if table.stock is None:
+        return None
+    plays = table.plays_of(STOCK, 0, table.stock)
+    if not plays:
+        return None
+    return max(plays, key=lambda p: (p.value, -p.pile))
+
+
+# --------------------------------------------------------------------------------------------------
+# easy
+
+
+def decide_easy(view: View, rng: random.Random) -> Action:
+    """Stock card if it fits; else usually a random playable number card; else a random discard."""
+    fixed = _between_turns(view)
+    if fixed is not None:
+        return fixed
+    table = Table.of(view)
+    stock = _stock_play(table)
+    if stock is not None:
+        return stock
+    numbers = [p for p in table.all_plays() if p.card != WILD]
+    if numbers and rng.random() < EASY_PLAYS:
+        return rng.choice(numbers)
+    if not table.hand:
+        return EndTurn()
+    return Discard(rng.choice(sorted(table.hand)), rng.randrange(DISCARD_PILES))
+
+
+# --------------------------------------------------------------------------------------------------
+# normal
+
+
+def _step_to_stock(table: Table) -> Play | None:
+    """One card (a number from the hand or a discard top, else a Skip-Bo card from the hand) that
+    makes the stock card fit: the only plan ``normal`` makes."""
+    s = table.stock
+    if s is None or s == WILD:
+        return None
+    for slot, v in enumerate(table.piles):
+        if v != s - 2:
+            continue
+        for src, i, card in table.playable_cards():
+            if src in (HAND, DISCARD) and card == s - 1:
+                return Play(src, i, card, slot, card)
+        if WILD in table.hand:
+            return Play(HAND, 0, WILD, slot, s - 1)
+    return None
+
+
+def _normal_discard(table: Table) -> tuple[int, int] | None:
+    if not table.hand:
+        return None
+    numbers = [c for c in table.hand if c != WILD]
+    card = max(numbers) if numbers else WILD
+    tops = [p[-1] if p else None for p in table.discards]
+    for i, top in enumerate(tops):
+        if top == card:
+            return card, i
+    higher = [(top, i) for i, top in enumerate(tops) if top is not None and top != WILD and top > card]
+    if higher:
+        return card, min(higher)[1]
+    for i, top in enumerate(tops):
+        if top is None:
+            return card, i
+    return card, min((top if top is not None else 0, i) for i, top in enumerate(tops))[1]
+
+
+def decide_normal(view: View, rng: random.Random) -> Action:
+    """Stock card, a chain to the stock card, number cards from discards and hand, then discard."""
+    fixed = _between_turns(view)
+    if fixed is not None:
+        return fixed
+    table = Table.of(view)
+    play = _stock_play(table)
+    if play is None and table.partner_stock is not None:
+        plays = table.plays_of(PARTNER_STOCK, 0, table.partner_stock)
+        play = plays[0] if plays else None
+    if play is None:
+        play = _step_to_stock(table)
+    if play is None:
+        for src, i, c in table.playable_cards():
+            if c != WILD and src in (DISCARD, HAND, PARTNER_DISCARD):
+                plays = table.plays_of(src, i, c)
+                if plays:
+                    play = plays[0]
+                    break
+    if play is not None:
+        return play
+    return table.end_turn(_normal_discard(table))
+
+
+# --------------------------------------------------------------------------------------------------
+# hard
+
+
+WILD_COST: Final = 30.0  # a Skip-Bo card spent without freeing the stock card
+DISCARD_PLAYED: Final = 4.0  # a card played off a discard pile (unclogging it)
+HAND_PLAYED: Final = 1.0
+HAND_EMPTIED: Final = 10.0  # five fresh cards
+STOCK_PLAYED: Final = 1000.0
+PARTNER_STOCK_PLAYED: Final = 400.0
+THREAT_WEIGHTS: Final = (10.0, 4.0, 2.0, 1.0, 1.0)  # by how soon the opponent plays after us
+GAP_WEIGHTS: Final = (1.0, 0.5, 0.25)  # the pile is 0, 1 or 2 cards below the opponent's need
+OWN_STOCK_NEAR: Final = 3.0
+EXTRA_PLAY: Final = 0.5  # a play before the stock card that it did not need
+STARVED: Final = 15  # fewer cards than this left to draw (draw pile and set aside): build, don't block
+STARVED_COMPLETION: Final = 20.0  # a pile completed then (it refills the draw pile)
+MAX_NODES: Final = 4000
+
+# A search state: pile values per slot, sorted hand, cards taken from each stack, stock flags, and
+# whether the hand was emptied by a play (then five unknown cards come: the search stops there).
+State: TypeAlias = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], bool, bool, bool]
+
+
+class _Planner:
+    """Depth-first search over the plays of one turn, memoised on the state reached."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        # Stacks: own discard piles, then the partner's; a stack is played from its end.
+        self.stacks: list[list[int]] = table.discards + table.partner_discards
+        self.root_hand = len(table.hand)
+        self.root_wilds = table.hand.count(WILD)
+        self.threats: list[tuple[int, float]] = []
+        # Short of cards to draw, building (and completing piles to refill the draw pile) matters
+        # more than holding the opponents back: a stalled game is won by nobody (SB-STALL-1).
+        self.starved = table.drawable < STARVED
+        for rank, seat in enumerate([] if self.starved else table.opponents_in_order()):
+            top = table.stock_tops[seat]
+            if top is not None and top != WILD:
+                self.threats.append((top, THREAT_WEIGHTS[min(rank, len(THREAT_WEIGHTS) - 1)]))
+        self.memo: dict[tuple[Any, ...], float] = {}
+        self.root_piles = tuple(table.piles)
+
+    def completions(self, piles: tuple[int, ...]) -> int:
+        """How many piles went past 12 since the root (a pile's value only drops by completing)."""
+        return sum(1 for a, b in zip(self.root_piles, piles, strict=True) if b < a)
+
+    def evaluate(self, state: State) -> float:
+        piles, hand, taken, stock_done, partner_done, emptied = state
+        score = 0.0
+        wilds_used = self.root_wilds - hand.count(WILD)
+        from_hand = self.root_hand - len(hand)
+        from_stacks = sum(taken)
+        for k, n in enumerate(taken):
+            if n:
+                stack = self.stacks[k]
+                wilds_used += sum(1 for c in stack[len(stack) - n :] if c == WILD)
+        score -= wilds_used * WILD_COST
+        if stock_done or partner_done:
+            # Reach a stock card by the shortest way: every other play can wait until the next
+            # stock card is known.
+            score += STOCK_PLAYED if stock_done else PARTNER_STOCK_PLAYED
+            score -= EXTRA_PLAY * (from_hand + from_stacks)
+        else:
+            score += from_hand * HAND_PLAYED + from_stacks * DISCARD_PLAYED
+            if emptied:
+                score += HAND_EMPTIED
+            if self.starved:
+                score += STARVED_COMPLETION * self.completions(piles)
+        for target, weight in self.threats:
+            worst = 0.0
+            for v in piles:
+                gap = target - 1 - v
+                if 0 <= gap < len(GAP_WEIGHTS) and GAP_WEIGHTS[gap] > worst:
+                    worst = GAP_WEIGHTS[gap]
+            score -= weight * worst
+        s = self.table.stock
+        if not stock_done and s is not None and s != WILD:
+            near = max(
+                (GAP_WEIGHTS[g] for v in piles if 0 <= (g := s - 1 - v) < len(GAP_WEIGHTS)), default=0.0
+            )
+            score += OWN_STOCK_NEAR * near
+        return score
+
+    def moves(self, state: State) -> list[tuple[Play, State]]:
+        piles, hand, taken, stock_done, partner_done, _ = state
+        cards: list[tuple[str, int, int]] = []
+        table = self.table
+        if not stock_done and table.stock is not None:
+            cards.append((STOCK, 0, table.stock))
+        if not partner_done and table.partner_stock is not None:
+            cards.append((PARTNER_STOCK, 0, table.partner_stock))
+        for k, stack in enumerate(self.stacks):
+            n = taken[k]
+            if n < len(stack):
+                src, i = (DISCARD, k) if k < DISCARD_PILES else (PARTNER_DISCARD, k - DISCARD_PILES)
+                cards.append((src, i, stack[-1 - n]))
+        previous = None
+        for c in hand:
+            if c != previous:
+                cards.append((HAND, 0, c))
+            previous = c
+        out: list[tuple[Play, State]] = []
+        for src, i, card in cards:
+            seen: set[int] = set()
+            for slot, v in enumerate(piles):
+                value = v + 1
+                if value in seen or (card != WILD and card != value):
+                    continue
+                seen.add(value)
+                new_piles = list(piles)
+                new_piles[slot] = 0 if value == TOP_VALUE else value
+                new_hand = hand
+                new_taken = taken
+                stock = stock_done
+                partner = partner_done
+                emptied = state[5]
+                if src == HAND:
+                    h = list(hand)
+                    h.remove(card)
+                    new_hand = tuple(h)
+                    emptied = not h
+                elif src == STOCK:
+                    stock = True
+                elif src == PARTNER_STOCK:
+                    partner = True
+                else:
+                    k = i if src == DISCARD else i + DISCARD_PILES
+                    t = list(taken)
+                    t[k] += 1
+                    new_taken = tuple(t)
+                child: State = (tuple(new_piles), new_hand, new_taken, stock, partner, emptied)
+                out.append((Play(src, i, card, slot, value), child))
+        return out
+
+    def best(self, state: State) -> float:
+        key = (tuple(sorted(state[0])), *state[1:])
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        value = self.evaluate(state)
+        # A played stock card brings an unknown card: plan again after that. An emptied hand brings
+        # five unknown ones, but the stock and discard piles may still be played meanwhile.
+        if not (state[3] or state[4]) and len(self.memo) < MAX_NODES:
+            for _, child in self.moves(state):
+                v = self.best(child)
+                if v > value:
+                    value = v
+        self.memo[key] = value
+        return value
+
+    def first_move(self) -> Play | None:
+        """The first play of the best sequence, or None when stopping now is best."""
+        t = self.table
+        root: State = (
+            tuple(t.piles),
+            tuple(sorted(t.hand)),
+            (0,) * len(self.stacks),
+            False,
+            False,
+            False,
+        )
+        best_value = self.evaluate(root) + 1e-9
+        best_move: Play | None = None
+        for move, child in self.moves(root):
+            v = self.best(child)
+            if v > best_value:
+                best_value, best_move = v, move
+        return best_move
+
+
+def _hard_discard(table: Table) -> tuple[int, int] | None:
+    """The hand card and discard pile that cost least: keep Skip-Bo cards and the cards that lead to
+    the stock card, keep every discard pile descending, stack equal cards, high cards on free piles."""
+    if not table.hand:
+        return None
+    s = table.stock
+    useful: set[int] = set()
+    if s is not None and s != WILD:
+        for v in table.piles:
+            useful.update(range(v + 1, s))
+    counts = {c: table.hand.count(c) for c in set(table.hand)}
+    best: tuple[float, int, int] | None = None
+    for card in sorted(counts):
+        keep = 0.0
+        if card == WILD:
+            keep = 60.0
+        elif card in useful:
+            keep = 5.0
+        if counts[card] > 1:
+            keep -= 1.5
+        for i, pile in enumerate(table.discards):
+            if not pile:
+                cost = 3.0 - 2.0 * card / TOP_VALUE
+            else:
+                top = pile[-1]
+                if top == WILD:
+                    cost = 20.0
+                elif top == card:
+                    cost = 0.0
+                elif top == card + 1:
+                    cost = 0.5
+                elif top > card:
+                    cost = 1.0 + 0.4 * (top - card - 1)
+                else:
+                    cost = 8.0 + (card - top)
+            total = keep + cost
+            if best is None or total < best[0]:
+                best = (total, card, i)
+    assert best is not None
+    return best[1], best[2]
+
+
+def decide_hard(view: View, rng: random.Random) -> Action:
+    """Search the turn's plays (see the module docstring), then discard with care."""
+    fixed = _between_turns(view)
+    if fixed is not None:
+        return fixed
+    table = Table.of(view)
+    play = _Planner(table).first_move()
+    if play is not None:
+        return play
+    return table.end_turn(_hard_discard(table))
+
+
+LEVELS: Final[dict[str, Policy]] = {
+    "easy": decide_easy,
+    "normal": decide_normal,
+    "hard": decide_hard,
+}
+
+
+def decide(level: str, view: View, rng: random.Random) -> Action:
+    """The action of the ``level`` policy for the seat of ``view``."""
+    return LEVELS[level](view, rng)

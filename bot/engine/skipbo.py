@@ -1,0 +1,941 @@
+"""The Skip-Bo rules engine (RULES.md, rules ``SB-*``): pure, seeded, serialisable and replayable.
+
+Cards are integers: 1..12 are number cards and ``WILD`` (0) is a Skip-Bo card.
+
+Decisions where RULES.md is silent, taken here:
+
+- **Action encoding.** :class:`Play` names its ``source`` (``hand``, ``stock``, ``discard``,
+  ``partner_stock``, ``partner_discard``), the discard pile ``index`` for the discard sources (0
+  otherwise), the ``card`` played (a hand card is named by its value, so a button stays meaningful
+  whatever the order of the hand; for the other sources it must be the visible top card), the
+  building pile slot ``pile`` (0..3) and the ``value`` the card takes there. The engine checks that
+  ``value`` is exactly what the pile needs next and, for a number card, that it is the card itself:
+  a Skip-Bo card played "as" a wrong value, or a stale click on a pile that has moved on, is refused.
+- **Building piles are four fixed slots.** An empty slot is a free space: playing a 1 (or a Skip-Bo
+  card as 1) there starts a new pile (SB-BUILD-1), so at most four piles ever exist (SB-BUILD-2);
+  slot 4 does not exist. A completed pile leaves its slot empty.
+- **Hands start empty**; every player draws up to 5 at the start of their own turn (SB-TURN-1).
+- **Empty hand.** Whenever the hand becomes empty after a play, 5 cards are drawn at once (SB-TURN-3).
+  If nothing can be drawn the player may still play from the stock and discard piles, then ends the
+  turn with :class:`EndTurn`, legal only with an empty hand (SB-TURN-4).
+- **Refilling** (SB-DRAW-1) happens when a card must be drawn and the draw pile is empty.
+- **Stall** (SB-STALL-1): at the end of each turn with no card played onto a building pile while the
+  draw pile is empty and cannot be refilled, a counter goes up (any other turn resets it); when it
+  reaches the number of players the game ends as a draw, with several rounds too (the whole match
+  ends, whatever the totals: otherwise a table that keeps stalling would never finish).
+- **Teams** (SB-VAR-TEAM-1): with ``n`` players (4 or 6) the team of a seat is ``seat % (n // 2)`` and
+  the partner is ``(seat + n // 2) % n``, so seats alternate between teams and partners sit apart
+  (4 players: 0+2 against 1+3; 6 players: three teams 0+3, 1+4, 2+5).
+- **Scores** (SB-VAR-SCORE-1): in a team game both partners are credited with their team's score, so
+  partners always have equal totals. The match ends after the round where a total reaches the limit;
+  the highest total wins (equal totals share the win).
+- **Results of a single round**: the winner (or winning team) ranks first, the others by the number
+  of cards left in their (team's) stock. With several rounds the ranks follow the totals. A stalled
+  game is a draw: no winner, everybody first.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Final, TypeAlias
+
+from bot.engine.errors import (
+    GameOver,
+    IllegalMove,
+    InvalidOptions,
+    MalformedAction,
+    NotAPlayer,
+    NotYourTurn,
+    WrongPhase,
+)
+
+KIND: Final = "skipbo"
+
+WILD: Final = 0
+TOP_VALUE: Final = 12
+# SB-DECK-1: twelve of each value 1..12 and 18 Skip-Bo cards.
+DECK: Final[tuple[int, ...]] = tuple([v for v in range(1, 13) for _ in range(12)] + [WILD] * 18)
+DECK_SIZE: Final = len(DECK)
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 6
+HAND_SIZE: Final = 5
+BUILDING_PILES: Final = 4
+DISCARD_PILES: Final = 4
+MIN_STOCK: Final = 5
+MAX_STOCK: Final = 30
+
+# Phases.
+PLAY: Final = "play"
+ROUND_OVER: Final = "round_over"
+GAME_OVER: Final = "game_over"
+
+# Sources of a played card.
+HAND: Final = "hand"
+STOCK: Final = "stock"
+DISCARD: Final = "discard"
+PARTNER_STOCK: Final = "partner_stock"
+PARTNER_DISCARD: Final = "partner_discard"
+SOURCES: Final = (HAND, STOCK, DISCARD, PARTNER_STOCK, PARTNER_DISCARD)
+
+JSON: TypeAlias = dict[str, Any]
+
+
+def default_stock_size(players: int) -> int:
+    """SB-SETUP-1: 30 cards with 2 to 4 players, 20 with 5 or 6."""
+    return 30 if players <= 4 else 20
+
+
+# --------------------------------------------------------------------------------------------------
+# Options
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Table settings; the defaults are the official rules."""
+
+    stock_size: int = 0  # 0: the official size (SB-SETUP-1); else 5..30 (SB-VAR-FAST-1)
+    teams: bool = False  # SB-VAR-TEAM-1
+    several_rounds: bool = False  # SB-VAR-SCORE-1
+    score_limit: int = 500  # SB-VAR-SCORE-1
+
+    def validate(self, players: int) -> None:
+        """Raise InvalidOptions if these settings cannot make a game for that many players."""
+
+        def bad(name: str) -> InvalidOptions:
+            return InvalidOptions("error.invalid_option", option=name)
+
+        for name in ("stock_size", "score_limit"):
+            if type(getattr(self, name)) is not int:
+                raise bad(name)
+        for name in ("teams", "several_rounds"):
+            if type(getattr(self, name)) is not bool:
+                raise bad(name)
+        if self.stock_size != 0 and not MIN_STOCK <= self.stock_size <= MAX_STOCK:
+            raise bad("stock_size")
+        if not 1 <= self.score_limit <= 10_000:
+            raise bad("score_limit")
+        if self.teams and players not in (4, 6):
+            raise bad("teams")
+        # Every stock dealt and at least a first hand for everyone.
+        if players * (self.stock_for(players) + HAND_SIZE) > DECK_SIZE:
+            raise bad("stock_too_large")
+
+    def stock_for(self, players: int) -> int:
+        return self.stock_size or default_stock_size(players)
+
+    def to_dict(self) -> JSON:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: JSON) -> Options:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise InvalidOptions("error.invalid_option", option=sorted(unknown)[0])
+        return cls(**data)
+
+
+# --------------------------------------------------------------------------------------------------
+# Actions
+
+
+class Action:
+    """A move by one seat. Subclasses are frozen dataclasses with a stable ``type`` name."""
+
+    __slots__ = ()
+    type: ClassVar[str]
+
+    def to_dict(self) -> JSON:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Play(Action):
+    """SB-TURN-2 / SB-BUILD-1: play ``card`` from ``source`` onto building pile ``pile`` as ``value``.
+
+    ``index`` is the discard pile (0..3) for the discard sources and 0 otherwise. ``value`` is the
+    value the card takes on the pile: the card itself for a number card, the value a Skip-Bo card
+    stands for otherwise; it must be the pile's next value.
+    """
+
+    source: str
+    index: int
+    card: int
+    pile: int
+    value: int
+    type: ClassVar[str] = "play"
+
+    def to_dict(self) -> JSON:
+        return {
+            "type": self.type,
+            "source": self.source,
+            "index": self.index,
+            "card": self.card,
+            "pile": self.pile,
+            "value": self.value,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Discard(Action):
+    """SB-TURN-4: end the turn by putting hand card ``card`` onto the player's discard pile ``pile``.
+
+    ``source`` is always ``hand``; it is named so that an attempt to discard from elsewhere (a stock
+    card, SB-TURN-4) gets its own clear refusal.
+    """
+
+    card: int
+    pile: int
+    source: str = HAND
+    type: ClassVar[str] = "discard"
+
+    def to_dict(self) -> JSON:
+        return {"type": self.type, "card": self.card, "pile": self.pile, "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn(Action):
+    """SB-TURN-4: end the turn without a discard, only with an empty hand and nothing to draw."""
+
+    type: ClassVar[str] = "end_turn"
+
+    def to_dict(self) -> JSON:
+        return {"type": self.type}
+
+
+@dataclass(frozen=True, slots=True)
+class NextRound(Action):
+    """Deal the next round once a round has been scored (any seat may ask)."""
+
+    type: ClassVar[str] = "next_round"
+
+    def to_dict(self) -> JSON:
+        return {"type": self.type}
+
+
+_END_TURN: Final = EndTurn()
+_NEXT_ROUND: Final = NextRound()
+# Actions are immutable, so legal_actions hands out shared instances instead of building new ones:
+# _NUMBER_PLAYS[source][index][card][pile] and _WILD_PLAYS[source][index][pile][value].
+_DISCARDS: Final[tuple[tuple[Discard, ...], ...]] = tuple(
+    tuple(Discard(card, pile) for pile in range(DISCARD_PILES)) for card in range(TOP_VALUE + 1)
+)
+_NUMBER_PLAYS: Final[dict[str, list[list[list[Play]]]]] = {
+    src: [
+        [[Play(src, i, card, pile, card) for pile in range(BUILDING_PILES)] for card in range(TOP_VALUE + 1)]
+        for i in range(DISCARD_PILES)
+    ]
+    for src in SOURCES
+}
+_WILD_PLAYS: Final[dict[str, list[list[list[Play]]]]] = {
+    src: [
+        [[Play(src, i, WILD, pile, v) for v in range(TOP_VALUE + 1)] for pile in range(BUILDING_PILES)]
+        for i in range(DISCARD_PILES)
+    ]
+    for src in SOURCES
+}
+
+
+def _int_fields(data: JSON, names: Sequence[str]) -> list[int]:
+    out: list[int] = []
+    for name in names:
+        v = data.get(name)
+        if type(v) is not int:
+            raise MalformedAction()
+        out.append(v)
+    return out
+
+
+def action_from_dict(data: Any) -> Action:
+    """Parse a serialised action; anything malformed raises MalformedAction."""
+    if not isinstance(data, dict):
+        raise MalformedAction()
+    kind = data.get("type")
+    if kind == "end_turn" and len(data) == 1:
+        return _END_TURN
+    if kind == "next_round" and len(data) == 1:
+        return _NEXT_ROUND
+    if kind == "play" and len(data) == 6:
+        source = data.get("source")
+        if not isinstance(source, str):
+            raise MalformedAction()
+        index, card, pile, value = _int_fields(data, ("index", "card", "pile", "value"))
+        return Play(source, index, card, pile, value)
+    if kind == "discard" and len(data) in (3, 4):
+        source = data.get("source", HAND)
+        if not isinstance(source, str) or (len(data) == 4 and "source" not in data):
+            raise MalformedAction()
+        card, pile = _int_fields(data, ("card", "pile"))
+        return Discard(card, pile, source)
+    raise MalformedAction()
+
+
+# --------------------------------------------------------------------------------------------------
+# Events
+
+
+class Event:
+    """Something that happened, for the log and the renderer. Every event is public: none names a
+    card drawn into a hand (GAME-INFO-1)."""
+
+    __slots__ = ()
+    kind: ClassVar[str]
+
+    def to_dict(self) -> JSON:
+        out: JSON = {"kind": self.kind}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted(Event):
+    """SB-SETUP-1 / SB-START-1: stocks dealt, their top cards face up, ``first`` plays first."""
+
+    round: int
+    first: int
+    stock_tops: tuple[int, ...]
+    draw_pile_size: int
+    kind: ClassVar[str] = "round_started"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted(Event):
+    seat: int
+    kind: ClassVar[str] = "turn_started"
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDrawn(Event):
+    """SB-TURN-1 / SB-TURN-3: ``count`` cards drawn (their values are private); ``why`` is ``turn``
+    or ``empty_hand``."""
+
+    seat: int
+    count: int
+    why: str
+    kind: ClassVar[str] = "cards_drawn"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawPileRefilled(Event):
+    """SB-DRAW-1: ``source`` is ``set_aside`` (completed piles) or ``building`` (under the tops)."""
+
+    size: int
+    source: str
+    kind: ClassVar[str] = "draw_pile_refilled"
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed(Event):
+    """A card went onto a building pile. ``owner`` is the seat whose stock or discard pile it came
+    from (the partner's in a team game), the player themself otherwise."""
+
+    seat: int
+    source: str
+    owner: int
+    index: int
+    card: int
+    pile: int
+    value: int
+    kind: ClassVar[str] = "card_played"
+
+
+@dataclass(frozen=True, slots=True)
+class StockRevealed(Event):
+    """SB-SETUP-1: the next stock card of ``seat`` is turned face up; ``left`` cards remain."""
+
+    seat: int
+    card: int
+    left: int
+    kind: ClassVar[str] = "stock_revealed"
+
+
+@dataclass(frozen=True, slots=True)
+class PileCompleted(Event):
+    """SB-BUILD-2: building pile ``pile`` reached 12 and was set aside."""
+
+    pile: int
+    kind: ClassVar[str] = "pile_completed"
+
+
+@dataclass(frozen=True, slots=True)
+class CardDiscarded(Event):
+    seat: int
+    card: int
+    pile: int
+    kind: ClassVar[str] = "card_discarded"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded(Event):
+    """SB-TURN-4: a turn ended without a discard (empty hand, nothing to draw)."""
+
+    seat: int
+    kind: ClassVar[str] = "turn_ended"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded(Event):
+    """SB-WIN-1 / SB-STALL-1: ``winners`` (a seat, or both partners) or a stalled round."""
+
+    round: int
+    winners: tuple[int, ...]
+    stalled: bool
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    kind: ClassVar[str] = "round_ended"
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded(Event):
+    winners: tuple[int, ...]
+    draw: bool
+    totals: tuple[int, ...]
+    kind: ClassVar[str] = "game_ended"
+
+
+# --------------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """One finished round: its winners (none when stalled), scores and the stocks left per seat."""
+
+    winners: tuple[int, ...]
+    stalled: bool
+    scores: tuple[int, ...]
+    stock_left: tuple[int, ...]
+
+    def to_dict(self) -> JSON:
+        return {
+            "winners": list(self.winners),
+            "stalled": self.stalled,
+            "scores": list(self.scores),
+            "stock_left": list(self.stock_left),
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSON) -> RoundResult:
+        return cls(
+            tuple(data["winners"]), bool(data["stalled"]), tuple(data["scores"]), tuple(data["stock_left"])
+        )
+
+
+def competition_ranks(keys: Sequence[int]) -> list[int]:
+    """Competition ranks, lowest key first (equal keys share a rank)."""
+    return [1 + sum(1 for other in keys if other < k) for k in keys]
+
+
+def round_score(stock_left: Sequence[int], winners: Sequence[int]) -> int:
+    """SB-VAR-SCORE-1: 25 plus 5 for each card left in the opponents' stock piles."""
+    return 25 + 5 * sum(n for seat, n in enumerate(stock_left) if seat not in winners)
+
+
+# --------------------------------------------------------------------------------------------------
+# The game state
+
+
+@dataclass(eq=True, slots=True)
+class Game:
+    """The whole state of a Skip-Bo game, hidden cards included. Only ``view`` may leave the engine.
+
+    Every pile is a list whose top is the last item.
+    """
+
+    players: list[str]
+    seed: int
+    options: Options
+    round: int = 0
+    phase: str = PLAY
+    turn: int | None = None
+    first: int = 0
+    hands: list[list[int]] = field(default_factory=list)
+    stocks: list[list[int]] = field(default_factory=list)
+    discard_piles: list[list[list[int]]] = field(default_factory=list)  # per seat, 4 piles
+    building_piles: list[list[int]] = field(default_factory=list)  # 4 slots: the cards in each
+    building_values: list[int] = field(default_factory=list)  # value reached per slot, 0 = free
+    set_aside: list[int] = field(default_factory=list)  # completed piles (SB-BUILD-2)
+    draw_pile: list[int] = field(default_factory=list)
+    played_this_turn: bool = False
+    stall_turns: int = 0
+    turns: int = 0  # turns started since the game began (all rounds)
+    refills: int = 0  # draw pile refills this round, to seed each shuffle
+    totals: list[int] = field(default_factory=list)
+    rounds: list[RoundResult] = field(default_factory=list)
+
+    # ---------------------------------------------------------------- creation
+
+    @classmethod
+    def new(cls, players: Sequence[str], seed: int, options: Options | None = None) -> Game:
+        """A new game with the first round dealt (SB-SETUP-1..2, SB-START-1) and the first turn begun."""
+        options = options or Options()
+        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+            raise InvalidOptions("error.player_count", min=MIN_PLAYERS, max=MAX_PLAYERS)
+        if len(set(players)) != len(players):
+            raise InvalidOptions("error.duplicate_player")
+        if type(seed) is not int:
+            raise InvalidOptions("error.invalid_option", option="seed")
+        options.validate(len(players))
+        game = cls(players=list(players), seed=seed, options=options, totals=[0] * len(players))
+        game._deal()
+        return game
+
+    def _rng(self, purpose: str, n: int = 0) -> random.Random:
+        # GAME-RNG-1: every shuffle has its own generator derived from the game's seed, so the state
+        # never has to carry a generator and replay is exact.
+        return random.Random(f"{KIND}:{self.seed}:{self.round}:{purpose}:{n}")
+
+    def _deal(self) -> list[Event]:
+        self.round += 1
+        n = len(self.players)
+        deck = list(DECK)
+        self._rng("deal").shuffle(deck)
+        size = self.options.stock_for(n)
+        self.stocks = [deck[i * size : (i + 1) * size] for i in range(n)]
+        self.draw_pile = deck[n * size :]
+        self.hands = [[] for _ in range(n)]
+        self.discard_piles = [[[] for _ in range(DISCARD_PILES)] for _ in range(n)]
+        self.building_piles = [[] for _ in range(BUILDING_PILES)]
+        self.building_values = [0] * BUILDING_PILES
+        self.set_aside = []
+        self.refills = 0
+        self.stall_turns = 0
+        self.phase = PLAY
+        self.first = self._rng("first").randrange(n)  # SB-START-1
+        events: list[Event] = [
+            RoundStarted(self.round, self.first, tuple(s[-1] for s in self.stocks), len(self.draw_pile))
+        ]
+        self._start_turn(self.first, events)
+        return events
+
+    # ---------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == GAME_OVER
+
+    @property
+    def card_count(self) -> int:
+        """Every card of the game wherever it is (162 at all times, SB-DECK-1)."""
+        return (
+            sum(len(h) for h in self.hands)
+            + sum(len(s) for s in self.stocks)
+            + sum(len(p) for piles in self.discard_piles for p in piles)
+            + sum(len(p) for p in self.building_piles)
+            + len(self.set_aside)
+            + len(self.draw_pile)
+        )
+
+    def partner(self, seat: int) -> int | None:
+        """SB-VAR-TEAM-1: the partner seated half a table away, or None without teams."""
+        if not self.options.teams:
+            return None
+        n = len(self.players)
+        return (seat + n // 2) % n
+
+    def team_of(self, seat: int) -> tuple[int, ...]:
+        """The seats that win together with ``seat``: the seat alone, or both partners."""
+        mate = self.partner(seat)
+        return (seat,) if mate is None else tuple(sorted((seat, mate)))
+
+    def teams(self) -> list[int] | None:
+        """The team number of each seat, or None without teams."""
+        if not self.options.teams:
+            return None
+        half = len(self.players) // 2
+        return [s % half for s in range(len(self.players))]
+
+    def seats_to_act(self) -> list[int]:
+        """The seat whose turn it is; every seat between rounds (any may deal); none once over."""
+        if self.phase == PLAY:
+            assert self.turn is not None
+            return [self.turn]
+        if self.phase == ROUND_OVER:
+            return list(range(len(self.players)))
+        return []
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now (empty when it is not theirs to act)."""
+        if type(seat) is not int or not 0 <= seat < len(self.players):
+            return []
+        if self.phase == ROUND_OVER:
+            return [_NEXT_ROUND]
+        if self.phase != PLAY or seat != self.turn:
+            return []
+        nexts = [v + 1 for v in self.building_values]
+        out: list[Action] = []
+        hand_cards = sorted(set(self.hands[seat]))
+        cards: list[tuple[str, int, int]] = [(HAND, 0, c) for c in hand_cards]
+        stock = self.stocks[seat]
+        if stock:
+            cards.append((STOCK, 0, stock[-1]))
+        for i, pile in enumerate(self.discard_piles[seat]):
+            if pile:
+                cards.append((DISCARD, i, pile[-1]))
+        mate = self.partner(seat)
+        if mate is not None:
+            stock = self.stocks[mate]
+            if stock:
+                cards.append((PARTNER_STOCK, 0, stock[-1]))
+            for i, pile in enumerate(self.discard_piles[mate]):
+                if pile:
+                    cards.append((PARTNER_DISCARD, i, pile[-1]))
+        for src, i, card in cards:
+            if card == WILD:
+                wild = _WILD_PLAYS[src][i]
+                out.extend(wild[slot][nxt] for slot, nxt in enumerate(nexts))
+            elif card in nexts:
+                number = _NUMBER_PLAYS[src][i][card]
+                for slot in range(BUILDING_PILES):
+                    if nexts[slot] == card:
+                        out.append(number[slot])
+        if hand_cards:
+            for c in hand_cards:
+                out.extend(_DISCARDS[c])
+        else:
+            out.append(_END_TURN)
+        return out
+
+    # ---------------------------------------------------------------- applying
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Apply one action of ``seat``; an illegal one raises GameError and changes nothing."""
+        if type(seat) is not int or not 0 <= seat < len(self.players):
+            raise NotAPlayer()
+        phase = self.phase
+        if phase == GAME_OVER:
+            raise GameOver()
+        events: list[Event] = []
+        kind = type(action)
+        if kind is NextRound:
+            if phase != ROUND_OVER:
+                raise WrongPhase("error.round_not_over")
+            events.extend(self._deal())
+            return events
+        if kind not in (Play, Discard, EndTurn):
+            raise MalformedAction()
+        if phase != PLAY:
+            raise WrongPhase("error.not_playing_phase")
+        if seat != self.turn:
+            raise NotYourTurn()
+        if isinstance(action, Play):
+            self._play(seat, action, events)
+        elif isinstance(action, Discard):
+            self._discard(seat, action, events)
+        else:
+            if self.hands[seat]:
+                raise IllegalMove("error.skipbo.must_discard")
+            events.append(TurnEnded(seat))
+            self._end_turn(seat, events)
+        return events
+
+    def _play(self, seat: int, action: Play, events: list[Event]) -> None:
+        # Validate everything first: nothing changes until the move is known to be legal.
+        source, index, card, slot, value = action.source, action.index, action.card, action.pile, action.value
+        if source not in SOURCES:
+            raise IllegalMove("error.skipbo.bad_source")
+        if type(slot) is not int or not 0 <= slot < BUILDING_PILES:
+            raise IllegalMove("error.skipbo.bad_pile")
+        if type(card) is not int or not WILD <= card <= TOP_VALUE:
+            raise IllegalMove("error.skipbo.bad_card")
+        if type(value) is not int or value != self.building_values[slot] + 1:
+            raise IllegalMove("error.skipbo.wrong_value", needed=self.building_values[slot] + 1)
+        if card != WILD and card != value:
+            raise IllegalMove("error.skipbo.wrong_value", needed=value)
+        owner = seat
+        pile: list[int]
+        if source == HAND:
+            if index != 0:
+                raise IllegalMove("error.skipbo.bad_source")
+            pile = self.hands[seat]
+            if card not in pile:
+                raise IllegalMove("error.skipbo.card_not_in_hand")
+        else:
+            if source in (PARTNER_STOCK, PARTNER_DISCARD):
+                mate = self.partner(seat)
+                if mate is None:
+                    raise IllegalMove("error.skipbo.no_partner")
+                owner = mate
+            if source in (STOCK, PARTNER_STOCK):
+                if index != 0:
+                    raise IllegalMove("error.skipbo.bad_source")
+                pile = self.stocks[owner]
+            else:
+                if type(index) is not int or not 0 <= index < DISCARD_PILES:
+                    raise IllegalMove("error.skipbo.bad_discard_pile")
+                pile = self.discard_piles[owner][index]
+            if not pile:
+                raise IllegalMove("error.skipbo.empty_source")
+            if pile[-1] != card:
+                raise IllegalMove("error.skipbo.wrong_card")
+        # Apply.
+        if source == HAND:
+            pile.remove(card)
+        else:
+            pile.pop()
+        self.building_piles[slot].append(card)
+        self.building_values[slot] = value
+        self.played_this_turn = True
+        events.append(CardPlayed(seat, source, owner, index, card, slot, value))
+        if value == TOP_VALUE:  # SB-BUILD-2
+            self.set_aside.extend(self.building_piles[slot])
+            self.building_piles[slot] = []
+            self.building_values[slot] = 0
+            events.append(PileCompleted(slot))
+        if source in (STOCK, PARTNER_STOCK):
+            if pile:
+                events.append(StockRevealed(owner, pile[-1], len(pile)))
+            team = self.team_of(owner)
+            if all(not self.stocks[s] for s in team):  # SB-WIN-1, SB-VAR-TEAM-1
+                self._end_round(team, events)
+                return
+        if not self.hands[seat]:  # SB-TURN-3 (also retried after a completion made drawing possible)
+            self._draw(seat, HAND_SIZE, "empty_hand", events)
+
+    def _discard(self, seat: int, action: Discard, events: list[Event]) -> None:
+        if action.source != HAND:
+            raise IllegalMove("error.skipbo.discard_from_hand_only")
+        pile, card = action.pile, action.card
+        if type(pile) is not int or not 0 <= pile < DISCARD_PILES:
+            raise IllegalMove("error.skipbo.bad_discard_pile")
+        hand = self.hands[seat]
+        if type(card) is not int or card not in hand:
+            raise IllegalMove("error.skipbo.card_not_in_hand")
+        hand.remove(card)
+        self.discard_piles[seat][pile].append(card)
+        events.append(CardDiscarded(seat, card, pile))
+        self._end_turn(seat, events)
+
+    def _refillable(self) -> bool:
+        return bool(self.set_aside) or any(len(p) > 1 for p in self.building_piles)
+
+    def _refill(self, events: list[Event]) -> bool:
+        """SB-DRAW-1: the set-aside piles, else the cards under each building pile's top, shuffled."""
+        if self.set_aside:
+            cards, self.set_aside, source = self.set_aside, [], "set_aside"
+        else:
+            cards = []
+            for pile in self.building_piles:
+                if len(pile) > 1:
+                    cards.extend(pile[:-1])
+                    del pile[:-1]
+            source = "building"
+        if not cards:
+            return False
+        self.refills += 1
+        self._rng("refill", self.refills).shuffle(cards)
+        self.draw_pile = cards
+        events.append(DrawPileRefilled(len(cards), source))
+        return True
+
+    def _draw(self, seat: int, count: int, why: str, events: list[Event]) -> None:
+        hand, drawn = self.hands[seat], 0
+        while drawn < count:
+            if not self.draw_pile and not self._refill(events):
+                break
+            take = min(count - drawn, len(self.draw_pile))
+            hand.extend(self.draw_pile[-take:])
+            del self.draw_pile[-take:]
+            drawn += take
+        if drawn:
+            events.append(CardsDrawn(seat, drawn, why))
+
+    def _start_turn(self, seat: int, events: list[Event]) -> None:
+        self.turn = seat
+        self.turns += 1
+        self.played_this_turn = False
+        events.append(TurnStarted(seat))
+        missing = HAND_SIZE - len(self.hands[seat])
+        if missing > 0:  # SB-TURN-1
+            self._draw(seat, missing, "turn", events)
+
+    def _end_turn(self, seat: int, events: list[Event]) -> None:
+        # SB-STALL-1: count the turns in a row with no building play and nothing left to draw.
+        if self.played_this_turn or self.draw_pile or self._refillable():
+            self.stall_turns = 0
+        else:
+            self.stall_turns += 1
+            if self.stall_turns >= len(self.players):
+                self._end_round((), events)
+                return
+        self._start_turn((seat + 1) % len(self.players), events)
+
+    def _end_round(self, winners: tuple[int, ...], events: list[Event]) -> None:
+        """SB-WIN-1 / SB-STALL-1, and SB-VAR-SCORE-1 with several rounds."""
+        n = len(self.players)
+        self.turn = None
+        stalled = not winners
+        stock_left = tuple(len(s) for s in self.stocks)
+        scores = [0] * n
+        if self.options.several_rounds and not stalled:
+            score = round_score(stock_left, winners)
+            for s in winners:
+                scores[s] = score
+        self.totals = [t + s for t, s in zip(self.totals, scores, strict=True)]
+        self.rounds.append(RoundResult(winners, stalled, tuple(scores), stock_left))
+        events.append(RoundEnded(self.round, winners, stalled, tuple(scores), tuple(self.totals)))
+        if stalled or not self.options.several_rounds or max(self.totals) >= self.options.score_limit:
+            self.phase = GAME_OVER
+            events.append(GameEnded(tuple(self.winners()), self.is_draw, tuple(self.totals)))
+        else:
+            self.phase = ROUND_OVER
+
+    # ---------------------------------------------------------------- results
+
+    @property
+    def is_draw(self) -> bool:
+        """A game over with no winner (a stalled single round, SB-STALL-1)."""
+        return self.phase == GAME_OVER and not self.winners()
+
+    def winners(self) -> list[int]:
+        """The winning seats (both partners in a team game); empty until the game is over, and
+        after a stall (a draw)."""
+        if self.phase != GAME_OVER or self.rounds[-1].stalled:
+            return []
+        if self.options.several_rounds:
+            best = max(self.totals)
+            return [s for s, t in enumerate(self.totals) if t == best]
+        return list(self.rounds[-1].winners)
+
+    def ranks(self) -> list[int]:
+        """Ranks once the game is over (empty before): see the module docstring."""
+        if self.phase != GAME_OVER:
+            return []
+        n = len(self.players)
+        last = self.rounds[-1]
+        if last.stalled:
+            return [1] * n
+        if self.options.several_rounds:
+            return competition_ranks([-t for t in self.totals])
+        left = [sum(last.stock_left[s] for s in self.team_of(seat)) for seat in range(n)]
+        keys = [-1 if seat in last.winners else left[seat] for seat in range(n)]
+        return competition_ranks(keys)
+
+    def results(self) -> JSON:
+        """Winners, ranks, totals, and every round's scores (with several rounds)."""
+        return {
+            "kind": KIND,
+            "over": self.phase == GAME_OVER,
+            "players": list(self.players),
+            "teams": self.teams(),
+            "totals": list(self.totals),
+            "rounds": [r.to_dict() for r in self.rounds],
+            "ranks": self.ranks(),
+            "winners": self.winners(),
+            "draw": self.is_draw,
+            "turns": self.turns,
+        }
+
+    # ---------------------------------------------------------------- views
+
+    def view(self, viewer: int | None = None) -> JSON:
+        """What ``viewer`` (a seat, or None for a spectator) may see, JSON-safe (SB-INFO-1, GAME-INFO-1).
+
+        Only the viewer's own hand is shown (sorted, so not even the order of the draws shows); other
+        hands are sizes, the draw pile and the set-aside piles are sizes. Stock sizes and tops, every
+        discard pile and the building piles are public.
+        """
+        seat = viewer if type(viewer) is int and 0 <= viewer < len(self.players) else None
+        return {
+            "kind": KIND,
+            "viewer": seat,
+            "players": list(self.players),
+            "options": self.options.to_dict(),
+            "round": self.round,
+            "phase": self.phase,
+            "turn": self.turn,
+            "first": self.first,
+            "teams": self.teams(),
+            "partner": None if seat is None else self.partner(seat),
+            "hand": None if seat is None else sorted(self.hands[seat]),
+            "hand_sizes": [len(h) for h in self.hands],
+            "stock_sizes": [len(s) for s in self.stocks],
+            "stock_tops": [s[-1] if s else None for s in self.stocks],
+            "discard_piles": [[list(p) for p in piles] for piles in self.discard_piles],
+            "building_piles": list(self.building_values),
+            "building_tops": [p[-1] if p else None for p in self.building_piles],
+            "draw_pile_size": len(self.draw_pile),
+            "set_aside_size": len(self.set_aside),
+            "played_this_turn": self.played_this_turn,
+            "stall_turns": self.stall_turns,
+            "turns": self.turns,
+            "to_act": self.seats_to_act(),
+            "totals": list(self.totals),
+            "rounds": [r.to_dict() for r in self.rounds],
+            "winners": self.winners(),
+            "draw": self.is_draw,
+        }
+
+    # ---------------------------------------------------------------- serialisation
+
+    def to_dict(self) -> JSON:
+        """The whole state, hidden cards included: for storage only, never for a viewer."""
+        return {
+            "kind": KIND,
+            "players": list(self.players),
+            "seed": self.seed,
+            "options": self.options.to_dict(),
+            "round": self.round,
+            "phase": self.phase,
+            "turn": self.turn,
+            "first": self.first,
+            "hands": [list(h) for h in self.hands],
+            "stocks": [list(s) for s in self.stocks],
+            "discard_piles": [[list(p) for p in piles] for piles in self.discard_piles],
+            "building_piles": [list(p) for p in self.building_piles],
+            "building_values": list(self.building_values),
+            "set_aside": list(self.set_aside),
+            "draw_pile": list(self.draw_pile),
+            "played_this_turn": self.played_this_turn,
+            "stall_turns": self.stall_turns,
+            "turns": self.turns,
+            "refills": self.refills,
+            "totals": list(self.totals),
+            "rounds": [r.to_dict() for r in self.rounds],
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSON) -> Game:
+        if data.get("kind") != KIND:
+            raise MalformedAction("error.wrong_game_kind")
+        return cls(
+            players=list(data["players"]),
+            seed=data["seed"],
+            options=Options.from_dict(data["options"]),
+            round=data["round"],
+            phase=data["phase"],
+            turn=data["turn"],
+            first=data["first"],
+            hands=[list(h) for h in data["hands"]],
+            stocks=[list(s) for s in data["stocks"]],
+            discard_piles=[[list(p) for p in piles] for piles in data["discard_piles"]],
+            building_piles=[list(p) for p in data["building_piles"]],
+            building_values=list(data["building_values"]),
+            set_aside=list(data["set_aside"]),
+            draw_pile=list(data["draw_pile"]),
+            played_this_turn=data["played_this_turn"],
+            stall_turns=data["stall_turns"],
+            turns=data["turns"],
+            refills=data["refills"],
+            totals=list(data["totals"]),
+            rounds=[RoundResult.from_dict(r) for r in data["rounds"]],
+        )
+
+
+def replay(
+    players: Sequence[str], seed: int, options: Options | None, actions: Iterable[tuple[int, Action]]
+) -> Game:
+    """Rebuild a game from its seed, options, players and action log (GAME-RNG-1)."""
+    game = Game.new(players, seed, options)
+    for seat, action in actions:
+        game.apply(seat, action)
+    return game
+
+
+def new_game(players: Sequence[str], seed: int, options: Options | None = None) -> Game:
+    """Shorthand for :meth:`Game.new`."""
+    return Game.new(players, seed, options)

@@ -1,0 +1,189 @@
+"""Skip-Bo computer players: legal, blind to hidden cards, deterministic, and hard plays with a plan."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.ai import skipbo as ai
+from bot.engine import skipbo as engine
+from bot.engine.skipbo import WILD, Discard, Game, NextRound, Options, Play
+from bot.sim.common import play_game
+
+from ..engine.test_skipbo_helpers import names, new, rig
+
+LEVELS = sorted(ai.LEVELS)
+
+
+def positions(seed: int, players: int, options: Options, every: int = 3) -> list[Game]:
+    """Copies of the positions met in a game of mixed levels (one every ``every`` actions)."""
+    game = Game.new(names(players), seed, options)
+    policies = [ai.LEVELS[LEVELS[(seed + s) % 3]] for s in range(players)]
+    rng = random.Random(seed)
+    out: list[Game] = []
+    for step in range(5000):
+        if game.is_over:
+            break
+        seat = game.seats_to_act()[0]
+        if step % every == 0:
+            out.append(Game.from_dict(game.to_dict()))
+        game.apply(seat, policies[seat](game.view(seat), rng))
+    return out
+
+
+TABLES = [
+    (2, Options(stock_size=10)),
+    (3, Options(stock_size=8, several_rounds=True, score_limit=100)),
+    (4, Options(stock_size=10)),
+    (4, Options(stock_size=8, teams=True)),
+    (6, Options(stock_size=6, teams=True)),
+]
+
+
+@pytest.mark.parametrize(("players", "options"), TABLES)
+def test_every_decision_is_legal(players: int, options: Options) -> None:
+    """On many seeded positions every level picks one of the legal actions."""
+    checked = 0
+    for seed in range(3):
+        for game in positions(seed, players, options):
+            seat = game.seats_to_act()[0]
+            legal = game.legal_actions(seat)
+            for level in LEVELS:
+                action = ai.LEVELS[level](game.view(seat), random.Random(seed))
+                assert action in legal, (level, action)
+                checked += 1
+    assert checked > 100
+
+
+def _shuffle_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
+    other = Game.from_dict(game.to_dict())
+    seats = [s for s in range(len(game.players)) if s != viewer]
+    pool = list(other.draw_pile)
+    for s in seats:
+        pool.extend(other.hands[s])
+    rng.shuffle(pool)
+    for s in seats:
+        size = len(other.hands[s])
+        other.hands[s], pool = pool[:size], pool[size:]
+    other.draw_pile = pool
+    return other
+
+
+def test_decisions_ignore_hidden_cards() -> None:
+    """GAME-INFO-1: two states differing only in other hands and the draw order get the same move."""
+    differing = 0
+    for seed in range(3):
+        for game in positions(seed, 4, Options(stock_size=10), every=4):
+            seat = game.seats_to_act()[0]
+            other = _shuffle_hidden(game, seat, random.Random(seed))
+            differing += other.hands != game.hands or other.draw_pile != game.draw_pile
+            for level in LEVELS:
+                a = ai.LEVELS[level](game.view(seat), random.Random(7))
+                b = ai.LEVELS[level](other.view(seat), random.Random(7))
+                assert a == b, level
+    assert differing > 10
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_deterministic_for_a_seed(level: str) -> None:
+    """The same seed gives the same whole game, decision by decision."""
+    policies = [ai.LEVELS[level], ai.LEVELS["normal"], ai.LEVELS["easy"]]
+    options = Options(stock_size=8)
+    first = play_game(engine, policies, 41, options)
+    second = play_game(engine, policies, 41, options)
+    assert first == second
+    assert first.is_over
+
+
+def test_between_rounds_every_level_deals() -> None:
+    game = new(2, seed=3, several_rounds=True)
+    game.phase = "round_over"
+    for level in LEVELS:
+        assert ai.LEVELS[level](game.view(1), random.Random(0)) == NextRound()
+
+
+# ------------------------------------------------------------------------------------ hard
+
+
+def hard(game: Game, seat: int = 0) -> engine.Action:
+    return ai.decide_hard(game.view(seat), random.Random(0))
+
+
+def test_hard_plays_the_stock_card_first() -> None:
+    game = rig(new(2, seed=50), 0, hand=[3, 4, 9, 10, 11], stock_top=[6], piles=[5, 2, 0, 0])
+    assert hard(game) == Play("stock", 0, 6, 0, 6)
+
+
+def test_hard_chains_through_hand_discards_and_wilds_to_free_the_stock() -> None:
+    """hard finds hand 5 -> discard 6 -> (7 under the 6 is not needed) -> Skip-Bo as 7 -> stock 8."""
+    game = rig(
+        new(2, seed=51),
+        0,
+        hand=[5, WILD, 11, 11, 12],
+        stock_top=[8],
+        discards={0: [7, 6], 1: [2]},
+        piles=[4, 0, 0, 0],
+    )
+    plan = []
+    for _ in range(5):
+        action = hard(game)
+        plan.append(action)
+        game.apply(0, action)
+        if isinstance(action, Play) and action.source == "stock":
+            break
+    assert plan[-1] == Play("stock", 0, 8, 0, 8)
+    # It reached the stock with no Skip-Bo card: 5 (hand), 6 and 7 (discard pile 1).
+    assert all(isinstance(p, Play) and p.card != WILD for p in plan)
+    assert game.hands[0].count(WILD) == 1
+
+
+def test_hard_uses_a_wild_for_the_stock_only() -> None:
+    """hard keeps its Skip-Bo card when it cannot free the stock card with it."""
+    game = rig(new(2, seed=52), 0, hand=[WILD, 9, 9, 10, 10], stock_top=[12], piles=[3, 0, 0, 0])
+    game.stocks[1][-1], game.draw_pile[0] = 1, game.stocks[1][-1]
+    action = hard(game)
+    assert not (isinstance(action, Play) and action.card == WILD)
+    # With the stock card one away, the Skip-Bo card is played for it.
+    game = rig(new(2, seed=52), 0, hand=[WILD, 9, 9, 10, 10], stock_top=[5], piles=[3, 0, 0, 0])
+    assert hard(game) == Play("hand", 0, WILD, 0, 4)
+
+
+def test_hard_does_not_feed_the_next_players_stock() -> None:
+    """hard avoids leaving a building pile just below the next player's stock card."""
+    game = rig(new(3, seed=53), 0, hand=[7, 9, 9, 11, 11], stock_top=[2], piles=[6, 10, 10, 10])
+    # The next player needs an 8: playing the 7 would hand them the pile.
+    game.stocks[1].append(game.draw_pile.pop(game.draw_pile.index(8)))
+    game.stocks[2].append(game.draw_pile.pop(game.draw_pile.index(12)))
+    action = hard(game)
+    assert action != Play("hand", 0, 7, 0, 7)
+    assert isinstance(action, Discard) or (isinstance(action, Play) and action.card != 7)
+    # The normal player does play it.
+    assert ai.decide_normal(game.view(0), random.Random(0)) == Play("hand", 0, 7, 0, 7)
+
+
+def test_hard_keeps_discard_piles_descending() -> None:
+    """hard discards onto an equal or a higher top rather than burying a lower card."""
+    game = rig(
+        new(2, seed=54),
+        0,
+        hand=[6, WILD, 12, 12, 12],
+        stock_top=[1],
+        discards={0: [3], 1: [9], 2: [12, 11], 3: [2]},
+        piles=[4, 4, 4, 4],
+    )
+    game.stocks[0][-1] = 1  # not playable: every pile needs a 5
+    action = hard(game)
+    assert isinstance(action, Discard)
+    assert action.card != WILD
+    top = game.discard_piles[0][action.pile][-1]
+    assert top >= action.card
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_levels_finish_a_team_game(level: str) -> None:
+    """Every level copes with the team sources (partner's stock and discard piles)."""
+    policies = [ai.LEVELS[level]] * 4
+    game = play_game(engine, policies, 5, Options(stock_size=6, teams=True))
+    assert game.is_over
+    assert game.results()["draw"] or len(game.winners()) == 2
