@@ -3,11 +3,41 @@
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 Policy = Callable[[dict[str, Any], random.Random], Any]
+
+
+class Views(Protocol):
+    """Hands out ``game.view(seat)`` for a running game; a game's simulator may cache between actions."""
+
+    def next_seat(self) -> int | None:
+        """The first seat to act now, or None once the game is over."""
+        ...
+
+    def view(self, seat: int) -> dict[str, Any]: ...
+
+    def applied(self, seat: int, events: list[Any]) -> None: ...
+
+
+class PlainViews:
+    """The reference: every view straight from the engine."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+        self.view = game.view
+
+    def next_seat(self) -> int | None:
+        return None if self.game.is_over else int(self.game.seats_to_act()[0])
+
+    def applied(self, seat: int, events: list[Any]) -> None:
+        pass
+
+
+ViewsFactory = Callable[[Any], Views]
 
 
 def parse_lineup(text: str, players: int, levels: Sequence[str]) -> list[str]:
@@ -23,6 +53,11 @@ def parse_lineup(text: str, players: int, levels: Sequence[str]) -> list[str]:
     return names + [names[-1]] * (players - len(names))
 
 
+def seat_rng(seed: int, seat: int) -> random.Random:
+    """The generator of one seat in the game with ``seed`` (its choices never shift another seat's)."""
+    return random.Random(f"sim:{seed}:{seat}")
+
+
 def play_game(
     engine: ModuleType,
     policies: Sequence[Policy],
@@ -30,22 +65,30 @@ def play_game(
     options: Any = None,
     *,
     max_actions: int = 100_000,
+    views: ViewsFactory = PlainViews,
 ) -> Any:
     """Play one whole game between ``policies`` (one per seat); return the finished game state.
 
     Every seat gets its own generator derived from the game seed, so a game is deterministic and
-    one seat's choices never shift another's random draws.
+    one seat's choices never shift another's random draws. ``views`` builds the views the policies
+    see; it must give exactly what ``game.view(seat)`` would (a cache is only a speed-up).
     """
     players = [f"seat{i + 1}" for i in range(len(policies))]
     game = engine.Game.new(players, seed, options)
-    rngs = [random.Random(f"sim:{seed}:{i}") for i in range(len(policies))]
+    rngs = [seat_rng(seed, i) for i in range(len(policies))]
+    table = views(game)
+    view, applied, apply, next_seat = table.view, table.applied, game.apply, table.next_seat
     for _ in range(max_actions):
-        if game.is_over:
+        seat = next_seat()
+        if seat is None:
             return game
-        seat = game.seats_to_act()[0]
-        action = policies[seat](game.view(seat), rngs[seat])
-        game.apply(seat, action)
+        applied(seat, apply(seat, policies[seat](view(seat), rngs[seat])))
     raise RuntimeError(f"game with seed {seed} did not end within {max_actions} actions")
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game number ``index`` of a run started with ``seed``."""
+    return seed * 1_000_003 + index
 
 
 def play_games(
@@ -54,7 +97,36 @@ def play_games(
     games: int,
     seed: int,
     options: Any = None,
+    *,
+    views: ViewsFactory = PlainViews,
 ) -> Iterator[Any]:
     """Yield ``games`` finished games, seeds derived from ``seed`` so a run is reproducible."""
     for index in range(games):
-        yield play_game(engine, policies, seed * 1_000_003 + index, options)
+        yield play_game(engine, policies, game_seed(seed, index), options, views=views)
+
+
+class TimedPolicy:
+    """Wraps a policy to measure its decisions (for ``--profile``): wall time and CPU time, since a
+    shared machine inflates the first."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.calls = 0
+        self.seconds = 0.0
+        self.cpu_seconds = 0.0
+
+    def __call__(self, view: dict[str, Any], rng: random.Random) -> Any:
+        started, cpu_started = time.perf_counter(), time.process_time()
+        action = self.policy(view, rng)
+        self.cpu_seconds += time.process_time() - cpu_started
+        self.seconds += time.perf_counter() - started
+        self.calls += 1
+        return action
+
+    @property
+    def mean_ms(self) -> float:
+        return 1000 * self.seconds / self.calls if self.calls else 0.0
+
+    @property
+    def mean_cpu_ms(self) -> float:
+        return 1000 * self.cpu_seconds / self.calls if self.calls else 0.0
