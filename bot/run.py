@@ -1,10 +1,15 @@
-"""Start the Discord bot, or say clearly how to configure it."""
+"""Start the Discord bot (``python -m bot``), or register its slash commands (``python -m bot sync``)."""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import logging
 import sys
 
-from bot.config import ConfigError, load_settings
+from bot.config import ConfigError, Settings, load_settings
+
+log = logging.getLogger(__name__)
 
 HOW_TO_CONFIGURE = """Skybo needs a Discord bot token to connect to Discord.
 
@@ -17,7 +22,7 @@ Meanwhile you can play in this terminal: python -m bot play skyjo
 """
 
 
-def main(args: list[str]) -> int:
+def _settings() -> Settings | int:
     try:
         settings = load_settings()
     except ConfigError as exc:
@@ -26,13 +31,77 @@ def main(args: list[str]) -> int:
     if not settings.token:
         print("DISCORD_TOKEN is not set.\n\n" + HOW_TO_CONFIGURE, file=sys.stderr)
         return 2
-    print(
-        "The Discord client is not built yet (see the open issue 'Skyjo at a Discord table'). "
-        "Meanwhile: python -m bot play skyjo",
-        file=sys.stderr,
-    )
-    return 3
+    return settings
+
+
+async def _run(settings: Settings) -> int:
+    import discord
+
+    from bot.client import create_bot
+    from bot.storage import StorageError
+
+    assert settings.token is not None
+    bot = create_bot(database_path=settings.database_path, synchronous=settings.synchronous)
+    try:
+        async with bot:
+            await bot.start(settings.token)
+    except discord.LoginFailure:
+        print("Discord refused the token (DISCORD_TOKEN): check it in the developer portal.", file=sys.stderr)
+        return 2
+    except discord.PrivilegedIntentsRequired:
+        print("Discord refused the intents the bot asked for.", file=sys.stderr)
+        return 2
+    except StorageError as exc:
+        print(f"storage error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(args: list[str]) -> int:
+    settings = _settings()
+    if isinstance(settings, int):
+        return settings
+    from bot.logs import setup_logging
+
+    setup_logging(settings.log_level, secrets=[settings.token or ""])
+    try:
+        return asyncio.run(_run(settings))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _sync(settings: Settings, guild_id: int | None) -> int:
+    import discord
+
+    from bot.client import create_bot
+
+    assert settings.token is not None
+    bot = create_bot(commands_only=True)
+    try:
+        async with bot:
+            await bot.login(settings.token)
+            if guild_id is not None:
+                guild = discord.Object(id=guild_id)
+                bot.tree.copy_global_to(guild=guild)
+                synced = await bot.tree.sync(guild=guild)
+            else:
+                synced = await bot.tree.sync()
+    except discord.LoginFailure:
+        print("Discord refused the token (DISCORD_TOKEN).", file=sys.stderr)
+        return 2
+    where = f"guild {guild_id}" if guild_id is not None else "every server (global; may take up to an hour)"
+    print(f"synced {len(synced)} command(s) to {where}: {', '.join('/' + c.name for c in synced)}")
+    return 0
 
 
 def main_sync(args: list[str]) -> int:
-    return main(args)
+    parser = argparse.ArgumentParser(prog="python -m bot sync", description="Register the slash commands.")
+    parser.add_argument("--guild", type=int, default=None, help="sync to this server only (instant)")
+    options = parser.parse_args(args)
+    settings = _settings()
+    if isinstance(settings, int):
+        return settings
+    from bot.logs import setup_logging
+
+    setup_logging(settings.log_level, secrets=[settings.token or ""])
+    return asyncio.run(_sync(settings, options.guild))

@@ -1,0 +1,1 @@
+"""Thin discord.py extensions: parse the command, call the service, render, respond."""

@@ -88,3 +88,152 @@ async def connect_bot(
             return await stack.enter_async_context(fake_discord.running(client, **kwargs))
 
         yield connect
+
+
+# --------------------------------------------------------------------------- the real bot (Skybo)
+# Fixtures and helpers for tests/e2e/test_skyjo_*.py: the project's bot on a temporary database.
+
+import random  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from bot.client import BotTuning, SkyboBot, create_bot  # noqa: E402
+from bot.ui import ids  # noqa: E402
+
+from .fake_discord import FakeMessage, FakeUser  # noqa: E402
+
+FAST = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0)
+GAME_ACTS = {"rv", "dr", "tk", "rp", "dv", "nx"}
+
+
+@pytest.fixture
+def db_file(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "skybo.sqlite3"
+
+
+@pytest.fixture
+async def skybo(
+    connect_bot: Callable[..., Awaitable[Any]], db_file: Path
+) -> Callable[..., Awaitable[SkyboBot]]:
+    """``await skybo(**tuning)``: the real bot on the test's database, connected, commands synced."""
+
+    async def start(**tuning: Any) -> SkyboBot:
+        settings = BotTuning(**{**FAST.__dict__, **tuning})
+        bot = create_bot(database_path=db_file, tuning=settings)
+        started: SkyboBot = await connect_bot(bot, sync_commands=True)
+        return started
+
+    return start
+
+
+def act_of(custom_id: str) -> str | None:
+    parsed = ids.decode(custom_id)
+    return parsed.act if parsed else None
+
+
+def button(message: FakeMessage, act: str, arg: int | None = None) -> str:
+    """The custom_id of the (first) button of ``message`` doing ``act`` (with ``arg``)."""
+    for custom_id in message.custom_ids:
+        parsed = ids.decode(custom_id)
+        if parsed and parsed.act == act and (arg is None or parsed.arg == arg):
+            return custom_id
+    raise AssertionError(f"no {act!r} button on the message: {message.custom_ids}")
+
+
+def enabled_buttons(message: FakeMessage) -> list[dict[str, Any]]:
+    return [c for c in message.all_components() if c.get("type") == 2 and not c.get("disabled")]
+
+
+async def open_lobby(fake: Any, host: FakeUser, channel: Any = None, **options: Any) -> FakeMessage:
+    inter = await fake.run_command(host, "skyjo", "new", options=options, channel=channel)
+    message: FakeMessage = await inter.original()
+    return message
+
+
+async def start_table(
+    fake: Any, bot: SkyboBot, host: FakeUser, guests: list[FakeUser], channel: Any = None, **options: Any
+) -> tuple[FakeMessage, int]:
+    """Open a lobby, seat ``guests``, start; returns the table message and the game id."""
+    lobby = await open_lobby(fake, host, channel, **options)
+    for guest in guests:
+        await (await fake.click(guest, lobby, lobby.custom_ids[0])).response()
+        await fake.wait_until(lambda g=guest: g.global_name in lobby.text, what="the guest in the lobby")
+    start = next(c for c in lobby.custom_ids if c.endswith(":st"))
+    await (await fake.click(host, lobby, start)).response()
+    game_id = await fake.wait_until(
+        lambda: next((t.id for t in bot.service.tables.values() if t.stored.message_id == lobby.id), None),
+        what="the game",
+    )
+    await fake.wait_until(lambda: any(act_of(c) == "op" for c in lobby.custom_ids), what="the table buttons")
+    return lobby, game_id
+
+
+async def open_panel(fake: Any, user: FakeUser, table_message: FakeMessage) -> FakeMessage:
+    inter = await fake.click(user, table_message, button(table_message, "op"))
+    panel: FakeMessage = await inter.original()
+    assert panel.ephemeral and panel.visible_to == user.id
+    return panel
+
+
+def choose(panel: FakeMessage, rng: random.Random) -> str | None:
+    """An enabled, game-changing (or mode) button of a panel, picked like a casual player would."""
+    choices: dict[str, list[dict[str, Any]]] = {}
+    for comp in enabled_buttons(panel):
+        parsed = ids.decode(comp["custom_id"])
+        if parsed is None:
+            continue
+        key = parsed.act if parsed.act != "md" else f"md{parsed.arg}"
+        choices.setdefault(key, []).append(comp)
+    for act in ("nx", "rv", "dv", "tk"):
+        if act in choices:
+            return str(rng.choice(choices[act])["custom_id"])
+    if "rp" in choices:
+        hidden = [c for c in choices["rp"] if c.get("label") == "?"]
+        pool = hidden if hidden and rng.random() < 0.7 else choices["rp"]
+        if "md2" in choices and rng.random() < 0.3:
+            return str(choices["md2"][0]["custom_id"])
+        return str(rng.choice(pool)["custom_id"])
+    if "dr" in choices:
+        if "md1" in choices and rng.random() < 0.3:
+            return str(choices["md1"][0]["custom_id"])
+        return str(choices["dr"][0]["custom_id"])
+    return None
+
+
+async def play_turns(
+    fake: Any, bot: SkyboBot, game_id: int, table_message: FakeMessage, humans: list[FakeUser],
+    rng: random.Random, *, until: Callable[[], bool] | None = None, max_clicks: int = 3000,
+) -> int:  # fmt: skip
+    """Humans play by clicking their panels until the game ends (or ``until()``); returns the clicks."""
+    clicks = 0
+    while clicks < max_clicks:
+        table = bot.service.tables.get(game_id)
+        if table is None or (until is not None and until()):
+            return clicks
+        to_act = [
+            u
+            for u in humans
+            if (seat := table.seat_of(u.id)) is not None
+            and seat in table.game.seats_to_act()
+            and seat not in table.replaced()
+            and not (table.game.phase == "round_over" and seat in table.votes)
+        ]
+        if not to_act:
+            version = table.version
+            await fake.wait_until(
+                lambda tb=table, v=version: bot.service.tables.get(game_id) is not tb or tb.version != v,
+                what="a computer move",
+            )
+            continue
+        user = to_act[0]
+        panel = await open_panel(fake, user, table_message)
+        for _ in range(4):  # a turn is at most a few clicks on the same panel
+            custom_id = choose(panel, rng)
+            if custom_id is None:
+                break
+            inter = await fake.click(user, panel, custom_id)
+            record = await inter.response()
+            assert record.type == 7, "a panel click updates the panel in place"
+            clicks += 1
+            if act_of(custom_id) in GAME_ACTS and act_of(custom_id) != "rv":
+                break
+    raise AssertionError("the game did not end")

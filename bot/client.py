@@ -1,0 +1,196 @@
+"""The Bot subclass: opens storage, builds the table service, dispatches button clicks, loads the cogs,
+resumes every active game, and funnels every command error into one localized private answer.
+
+Commands are synced only on request (``python -m bot sync``), never at start.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.i18n import language_of
+from bot.i18n import translate as t
+from bot.service import ChannelTaken, Refused, TableService
+from bot.storage import Storage
+from bot.ui import skyjo_views
+
+log = logging.getLogger(__name__)
+
+EXTENSIONS = ("cogs.skyjo",)
+
+
+@dataclass(frozen=True)
+class BotTuning:
+    """Timings of the table (seconds); tests make them tiny."""
+
+    ai_delay: float = 1.2  # a computer player's "thinking" pause before each move
+    round_delay: float = 30.0  # the pause between rounds when not every human clicked Next round
+    edit_interval: float = 1.0  # at least this long between two edits of one public message
+
+
+class CatalogueTranslator(app_commands.Translator):
+    """Command names and descriptions from the catalogues (``cmd.*`` keys), for French clients."""
+
+    async def translate(
+        self,
+        string: app_commands.locale_str,
+        locale: discord.Locale,
+        context: app_commands.TranslationContextTypes,
+    ) -> str | None:
+        key = string.extras.get("key")
+        if not key or language_of(locale) == "en":
+            return None
+        text = t(key, locale)
+        return None if text == key else text
+
+
+class SkyboTree(app_commands.CommandTree[Any]):
+    """The one error funnel: a refusal becomes its localized reason, anything else an apology."""
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        original = getattr(error, "original", error)
+        locale = interaction.locale
+        if isinstance(original, Refused):
+            text = t(original.key, locale, **original.params)
+            if isinstance(original, ChannelTaken):
+                link = skyjo_views.message_link(original.guild_id, original.channel_id, original.message_id)
+                text = f"{text}\n{link}"
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            text = t("table.error.guild_only", locale)
+        elif isinstance(error, app_commands.CheckFailure):
+            text = t("table.error.not_allowed", locale)
+        else:
+            command = interaction.command.qualified_name if interaction.command else "?"
+            log.error("command failed", extra={"command": command}, exc_info=original)
+            text = t("table.error.internal", locale)
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not answer an error", extra={"user_id": interaction.user.id})
+
+
+def intents() -> discord.Intents:
+    """Only the guilds intent: slash commands and buttons need no message content or members."""
+    wanted = discord.Intents.none()
+    wanted.guilds = True
+    return wanted
+
+
+class SkyboBot(commands.Bot):
+    """Skybo. Pass ``storage`` (tests) or a ``database_path`` to open at start."""
+
+    service: TableService
+    presenter: skyjo_views.Presenter
+    skyjo_ui: skyjo_views.SkyjoUI
+
+    def __init__(
+        self,
+        *,
+        storage: Storage | None = None,
+        database_path: str | os.PathLike[str] | None = None,
+        synchronous: str = "FULL",
+        tuning: BotTuning | None = None,
+        commands_only: bool = False,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents(),
+            tree_cls=SkyboTree,
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions.none(),
+            # No message cache: the bot edits its messages by id (partial messages) and reads none.
+            max_messages=None,
+        )
+        self.storage: Storage | None = storage
+        self._owns_storage = storage is None
+        self.database_path = database_path
+        self.synchronous = synchronous
+        self.tuning = tuning or BotTuning()
+        self.commands_only = commands_only  # `python -m bot sync`: commands, no storage, no games
+
+    async def setup_hook(self) -> None:
+        if self.commands_only:
+            await self.tree.set_translator(CatalogueTranslator())
+            for extension in EXTENSIONS:
+                await self.load_extension(extension)
+            return
+        if self.storage is None:
+            self.storage = await Storage.open(self.database_path, synchronous=self.synchronous)
+        self.presenter = skyjo_views.Presenter(self, interval=self.tuning.edit_interval)
+        self.service = TableService(
+            self.storage,
+            ai_delay=self.tuning.ai_delay,
+            round_delay=self.tuning.round_delay,
+            listener=self.presenter,
+        )
+        self.skyjo_ui = skyjo_views.SkyjoUI(self)
+        await self.tree.set_translator(CatalogueTranslator())
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        for table in await self.service.resume():
+            self.presenter.table_changed(table)  # "live again" on every table message
+        # What exists now (modules, classes, functions, the resumed games) lives as long as the
+        # process: keep it out of the cyclic garbage collector's full collections, which would rescan
+        # it every time (tens of milliseconds with a large heap, a pause for every click in flight).
+        gc.collect()
+        gc.freeze()
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Dispatch clicks on our buttons (see ``bot.ui.skyjo_views``); refuse forged or malformed ones."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: Any = interaction.data or {}
+        custom_id = str(data.get("custom_id", ""))
+        if not skyjo_views.is_ours(custom_id):
+            return
+        if skyjo_views.dispatchable(interaction):
+            await self.skyjo_ui.click(interaction, custom_id)
+            return
+        log.info("forged click refused", extra={"user_id": interaction.user.id, "custom_id": custom_id[:100]})
+        await self.skyjo_ui.tell(interaction, t("table.error.forged", interaction.locale))
+
+    async def close(self) -> None:
+        service = getattr(self, "service", None)
+        if service is not None:
+            await service.close()
+        presenter = getattr(self, "presenter", None)
+        if presenter is not None:
+            await presenter.close()
+        await super().close()
+        if self._owns_storage and self.storage is not None:
+            await self.storage.close()
+            self.storage = None
+
+
+def create_bot(
+    *,
+    storage: Storage | None = None,
+    database_path: str | os.PathLike[str] | None = None,
+    synchronous: str = "FULL",
+    tuning: BotTuning | None = None,
+    commands_only: bool = False,
+) -> SkyboBot:
+    """The bot, ready for ``start(token)``; storage opens in ``setup_hook`` unless given.
+
+    ``commands_only`` builds a bot that only knows its commands (for syncing them).
+    """
+    return SkyboBot(
+        storage=storage,
+        database_path=database_path,
+        synchronous=synchronous,
+        tuning=tuning,
+        commands_only=commands_only,
+    )

@@ -1,0 +1,216 @@
+"""Lobbies: the tables being formed (seats, options, host) before a game is dealt, in SQLite.
+
+A lobby is a small row: its seats are one JSON list. Every write checks the lobby's ``version`` (and
+that it is still open), so two clicks racing on the same lobby cannot both win.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.storage.database import Database
+from bot.storage.errors import ChannelBusy, ConcurrencyError, StorageError
+
+OPEN = "open"
+STARTED = "started"
+CANCELLED = "cancelled"
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class LobbyNotFound(StorageError):
+    """No lobby has that id."""
+
+    def __init__(self, lobby_id: int) -> None:
+        self.lobby_id = lobby_id
+        super().__init__(f"lobby {lobby_id} does not exist")
+
+
+class LobbyChanged(ConcurrencyError):
+    """The lobby moved on (another write, or it was started or cancelled) since it was read."""
+
+    def __init__(self, lobby_id: int) -> None:
+        self.lobby_id = lobby_id
+        super().__init__(f"lobby {lobby_id} changed since it was read")
+
+
+@dataclass(frozen=True)
+class LobbySeat:
+    """A seat in a lobby: a Discord user, or a computer player of some level."""
+
+    name: str
+    user_id: int | None = None
+    ai_level: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "user_id": self.user_id, "ai_level": self.ai_level}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LobbySeat:
+        return cls(str(data["name"]), data.get("user_id"), data.get("ai_level"))
+
+
+@dataclass
+class Lobby:
+    id: int
+    guild_id: int | None
+    channel_id: int
+    kind: str
+    host_id: int
+    message_id: int | None
+    options: dict[str, Any]
+    seats: list[LobbySeat]
+    status: str
+    game_id: int | None
+    version: int
+    created_at: int = 0
+    updated_at: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def seat_of(self, user_id: int) -> int | None:
+        return next((i for i, s in enumerate(self.seats) if s.user_id == user_id), None)
+
+
+_COLUMNS = (
+    "id, guild_id, channel_id, kind, host_id, message_id, options, seats, status, game_id, version,"
+    " created_at, updated_at"
+)
+
+
+def _row_to_lobby(row: Sequence[Any]) -> Lobby:
+    return Lobby(
+        id=row[0],
+        guild_id=row[1],
+        channel_id=row[2],
+        kind=row[3],
+        host_id=row[4],
+        message_id=row[5],
+        options=json.loads(row[6]),
+        seats=[LobbySeat.from_dict(s) for s in json.loads(row[7])],
+        status=row[8],
+        game_id=row[9],
+        version=row[10],
+        created_at=row[11],
+        updated_at=row[12],
+    )
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+class LobbyRepository:
+    """Every lobby read and write; each method is one hop onto the database thread."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def create(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        kind: str,
+        host_id: int,
+        options: Mapping[str, Any],
+        seats: Sequence[LobbySeat],
+    ) -> Lobby:
+        """Open a lobby; :class:`ChannelBusy` if the channel has an open lobby or an active game."""
+        now = _now_ms()
+        options_json = _dump(dict(options))
+        seats_json = _dump([s.to_dict() for s in seats])
+
+        def work(conn: sqlite3.Connection) -> int:
+            game = conn.execute(
+                "SELECT id FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,)
+            ).fetchone()
+            if game is not None:
+                raise ChannelBusy(channel_id, game[0])
+            try:
+                cursor = conn.execute(
+                    "INSERT INTO lobbies (guild_id, channel_id, kind, host_id, options, seats, status,"
+                    " version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+                    (guild_id, channel_id, kind, host_id, options_json, seats_json, OPEN, now, now),
+                )
+            except sqlite3.IntegrityError as error:
+                raise ChannelBusy(channel_id) from error
+            return int(cursor.lastrowid or 0)
+
+        lobby_id = await self.db.write(work)
+        return Lobby(
+            lobby_id, guild_id, channel_id, kind, host_id, None, dict(options), list(seats), OPEN, None, 0,
+            now, now,
+        )  # fmt: skip
+
+    async def get(self, lobby_id: int) -> Lobby:
+        row = await self.db.run(
+            lambda c: c.execute(f"SELECT {_COLUMNS} FROM lobbies WHERE id = ?", (lobby_id,)).fetchone()
+        )
+        if row is None:
+            raise LobbyNotFound(lobby_id)
+        return _row_to_lobby(row)
+
+    async def open_in_channel(self, channel_id: int) -> Lobby | None:
+        row = await self.db.run(
+            lambda c: c.execute(
+                f"SELECT {_COLUMNS} FROM lobbies WHERE channel_id = ? AND status = ?", (channel_id, OPEN)
+            ).fetchone()
+        )
+        return None if row is None else _row_to_lobby(row)
+
+    async def list_open(self) -> list[Lobby]:
+        rows = await self.db.run(
+            lambda c: c.execute(
+                f"SELECT {_COLUMNS} FROM lobbies WHERE status = ? ORDER BY id", (OPEN,)
+            ).fetchall()
+        )
+        return [_row_to_lobby(r) for r in rows]
+
+    async def set_seats(self, lobby: Lobby, seats: Sequence[LobbySeat]) -> Lobby:
+        """Replace the seats of an open lobby read at ``lobby.version``; returns the updated lobby."""
+        seats_json = _dump([s.to_dict() for s in seats])
+        await self._update(lobby, "seats = ?", (seats_json,))
+        lobby.seats = list(seats)
+        return lobby
+
+    async def set_message_id(self, lobby_id: int, message_id: int) -> None:
+        """Remember the lobby's public message (whatever its status: a click may have started it)."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "UPDATE lobbies SET message_id = ?, updated_at = ? WHERE id = ?",
+                (message_id, _now_ms(), lobby_id),
+            )
+
+        await self.db.write(work)
+
+    async def close(self, lobby: Lobby, status: str, game_id: int | None = None) -> Lobby:
+        """Mark an open lobby ``started`` (with the game it became) or ``cancelled``."""
+        if status not in (STARTED, CANCELLED):
+            raise ValueError(status)
+        await self._update(lobby, "status = ?, game_id = ?", (status, game_id))
+        lobby.status, lobby.game_id = status, game_id
+        return lobby
+
+    async def _update(self, lobby: Lobby, assignment: str, params: tuple[Any, ...]) -> None:
+        now = _now_ms()
+
+        def work(conn: sqlite3.Connection) -> None:
+            cursor = conn.execute(
+                f"UPDATE lobbies SET {assignment}, version = version + 1, updated_at = ?"
+                " WHERE id = ? AND version = ? AND status = ?",
+                (*params, now, lobby.id, lobby.version, OPEN),
+            )
+            if cursor.rowcount != 1:
+                raise LobbyChanged(lobby.id)
+
+        await self.db.write(work)
+        lobby.version += 1
+        lobby.updated_at = now

@@ -1,0 +1,516 @@
+"""Discord adapters of the Skyjo table: stateless buttons, views built from ButtonSpecs, click handlers,
+and the presenter that keeps each public message up to date (coalesced edits, turn mentions).
+
+Every in-game button's custom_id is ``sk:<game>:<version>:<act>:<arg>`` and every lobby button's
+``sl:<lobby>:<act>``: the id carries everything a click needs, so nothing is kept per message and
+buttons on messages posted before a restart keep working. Clicks are dispatched by
+``SkyboBot.on_interaction`` (:meth:`SkyjoUI.click`), which discord.py calls for every interaction:
+discord.py's DynamicItems would do the same, but they rebuild a View of the whole clicked message (a
+Button object per component) for every click, a cost that counts when hundreds of games are played at
+once. A click is taken only if its id is well-formed and on the clicked message (:func:`dispatchable`),
+like a DynamicItem; any other click on one of our ids is answered as forged.
+
+The public lobby and table messages have ONE writer, :class:`Presenter`: a click on them is
+acknowledged without an edit (or answered privately) and the presenter edits the message with the
+latest state. Two racing clicks therefore never leave an older state on screen, and a burst of
+computer moves becomes one edit (at most one edit in flight per message, the next one rendering
+whatever is newest). A 429 is retried by discord.py; a failed edit is retried with a backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.i18n import translate as t
+from bot.render import skyjo_table
+from bot.render.skyjo_rules import rules_text
+from bot.service import ChannelTaken, PanelState, Refused, Stale, Table
+from bot.storage.lobbies import Lobby
+from bot.ui import ids
+from bot.ui import skyjo_panel as panel
+
+if TYPE_CHECKING:
+    from bot.client import SkyboBot
+
+log = logging.getLogger(__name__)
+
+GAME_TEMPLATE = r"sk:(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})"
+LOBBY_TEMPLATE = r"sl:(?P<lobby>\d{1,18}):(?P<act>[a-z]{2})"
+JOIN, LEAVE_LOBBY, ADD_COMPUTER, START, CANCEL = "jn", "lv", "ai", "st", "cx"
+LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, START, CANCEL}
+REMATCH = "rm"
+STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+}
+
+
+def message_link(guild_id: int | None, channel_id: int, message_id: int | None) -> str:
+    where = guild_id if guild_id else "@me"
+    if message_id is None:
+        return f"https://discord.com/channels/{where}/{channel_id}"
+    return f"https://discord.com/channels/{where}/{channel_id}/{message_id}"
+
+
+# ---------------------------------------------------------------------------------- dispatch
+
+GAME_PATTERN = re.compile(GAME_TEMPLATE)
+LOBBY_PATTERN = re.compile(LOBBY_TEMPLATE)
+
+
+def is_ours(custom_id: str) -> bool:
+    return custom_id.startswith(("sk:", "sl:"))
+
+
+def dispatchable(interaction: discord.Interaction[Any]) -> bool:
+    """True when this click is ours to take: a well-formed id, on a component of the clicked message."""
+    data: Any = interaction.data or {}
+    custom_id = str(data.get("custom_id", ""))
+    pattern = LOBBY_PATTERN if custom_id.startswith("sl:") else GAME_PATTERN
+    if pattern.fullmatch(custom_id) is None or interaction.message is None:
+        return False
+    for row in interaction.message.components:
+        for child in getattr(row, "children", ()):
+            if getattr(child, "custom_id", None) == custom_id:
+                return True
+    return False
+
+
+# ---------------------------------------------------------------------------------- views
+
+
+class ButtonsView(discord.ui.View):
+    """Rows of buttons given as Discord's component payload, built straight from our button specs.
+
+    A click on any of our buttons is dispatched from its custom_id alone (:meth:`SkyjoUI.click`),
+    never by the view it was sent with, so discord.py need keep nothing of it. It would: a view sent
+    with a message is stored in its ViewStore, and one sent ephemerally (every private panel) gets a
+    15-minute timeout task holding it alive. This view is therefore born stopped (``is_finished()``),
+    which discord.py takes as "do not store", and says it is not dispatchable. Building it costs a
+    few dicts instead of a Button object per button; the payload is key for key the one
+    ``discord.ui.Button`` produces.
+    """
+
+    def __init__(self, rows: list[list[dict[str, Any]]]) -> None:
+        super().__init__(timeout=None)
+        self._rows = [row for row in rows if row]
+        self.stop()
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return [{"type": 1, "components": row} for row in self._rows]
+
+    def is_dispatchable(self) -> bool:
+        return False
+
+    def custom_ids(self) -> list[str]:
+        return [str(b["custom_id"]) for row in self._rows for b in row]
+
+
+@functools.cache
+def _emoji(emoji: str) -> dict[str, Any]:
+    return dict(discord.PartialEmoji.from_str(emoji).to_dict())
+
+
+def _button(custom_id: str, label: str, style: str = "secondary", *, disabled: bool = False,
+            emoji: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """A button's payload, key for key what ``discord.ui.Button(...).to_component_dict()`` gives."""
+    payload: dict[str, Any] = {
+        "type": 2,
+        "style": STYLES.get(style, discord.ButtonStyle.secondary).value,
+        "disabled": disabled,
+    }
+    label = label[: ids.MAX_LABEL]
+    if label:
+        payload["label"] = label
+    payload["custom_id"] = custom_id
+    if emoji:
+        payload["emoji"] = _emoji(emoji)
+    return payload
+
+
+def panel_view(state: PanelState, locale: object) -> ButtonsView:
+    rows = panel.panel_rows(state.view, state.seat, state.game_id, state.version, state.mode, locale)
+    return ButtonsView(
+        [
+            [_button(s.custom_id, s.label, s.style, disabled=s.disabled, emoji=s.emoji) for s in line]
+            for line in rows
+        ]
+    )
+
+
+def panel_content(state: PanelState, locale: object) -> str:
+    lines = [t("table.panel.title", locale, round=state.view["round"])]
+    if state.notice is not None:
+        key, params = state.notice
+        lines.append(t(key, locale, **params))
+    lines.append(panel.panel_hint(state.view, state.seat, state.names, state.mode, locale))
+    return "\n".join(lines)
+
+
+def table_view(table: Table, locale: object) -> ButtonsView | None:
+    gid, version = table.id, table.version
+
+    def cid(act: str) -> str:
+        return ids.encode(panel.PREFIX, gid, version, act, 0)
+
+    if table.ended_by is not None:
+        return None
+    if table.finished:
+        return ButtonsView([[_button(cid(REMATCH), t("table.button.rematch", locale), "success")]])
+    buttons = []
+    if table.game.phase == "round_over":
+        buttons.append(_button(cid(panel.NEXT_ROUND), t("ui.panel.next_round", locale), "success"))
+    buttons.append(_button(cid(panel.OPEN_PANEL), t("table.button.my_grid", locale), "primary"))
+    buttons.append(_button(cid(panel.RULES), t("table.button.rules", locale)))
+    buttons.append(_button(cid(panel.LEAVE), t("table.button.leave", locale), "danger"))
+    return ButtonsView([buttons])
+
+
+def table_message(table: Table, locale: object, image_url: str | None = None) -> skyjo_table.MessageBody:
+    waiting = table.round_waiting() if table.game.phase == "round_over" else []
+    return skyjo_table.table_body(
+        table.game.view(None),
+        table.names(),
+        locale=locale,
+        recent=table.recent,
+        replaced=table.replaced(),
+        waiting_round=waiting,
+        resumed=table.resumed,
+        ended_by=table.ended_by,
+        image_url=image_url,
+    )
+
+
+def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
+    buttons = [
+        (JOIN, "table.button.join", "success"),
+        (LEAVE_LOBBY, "table.button.leave_lobby", "secondary"),
+        (ADD_COMPUTER, "table.button.add_computer", "secondary"),
+        (START, "table.button.start", "primary"),
+        (CANCEL, "table.button.cancel", "danger"),
+    ]
+    return ButtonsView(
+        [[_button(f"sl:{lobby.id}:{act}", t(key, locale), style) for act, key, style in buttons]]
+    )
+
+
+def lobby_message(lobby: Lobby, locale: object) -> skyjo_table.MessageBody:
+    seats = [(s.name, s.user_id, s.ai_level) for s in lobby.seats]
+    return skyjo_table.lobby_body(host_id=lobby.host_id, seats=seats, options=lobby.options, locale=locale)
+
+
+def embed_of(body: skyjo_table.MessageBody) -> discord.Embed:
+    return discord.Embed.from_dict(body.embed or {})
+
+
+# ---------------------------------------------------------------------------------- the presenter
+
+
+@dataclass
+class _Slot:
+    """One public message the presenter keeps up to date."""
+
+    render: Callable[[], Awaitable[None]]
+    dirty: bool = True
+    task: asyncio.Task[None] | None = None
+
+
+class Presenter:
+    """The single writer of public lobby and table messages; also posts and deletes turn mentions."""
+
+    def __init__(self, bot: SkyboBot, *, interval: float = 1.0, retries: int = 3) -> None:
+        self.bot = bot
+        self.interval = interval
+        self.retries = retries
+        self._slots: dict[tuple[str, int], _Slot] = {}
+        self._mentions: dict[int, tuple[tuple[int, int], int | None]] = {}  # game -> (key, message id)
+        self._closed = False
+
+    # the service calls this (TableListener)
+    def table_changed(self, table: Table) -> None:
+        self._schedule(("game", table.id), lambda: self._render_table(table))
+
+    def lobby_changed(self, lobby_id: int) -> None:
+        self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
+
+    def _schedule(self, key: tuple[str, int], render: Callable[[], Awaitable[None]]) -> None:
+        if self._closed:
+            return
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._slots[key] = _Slot(render)
+        slot.render, slot.dirty = render, True
+        if slot.task is None or slot.task.done():
+            slot.task = asyncio.create_task(self._run(key, slot), name=f"presenter-{key[0]}-{key[1]}")
+
+    async def _run(self, key: tuple[str, int], slot: _Slot) -> None:
+        failures = 0
+        while slot.dirty and not self._closed:
+            slot.dirty = False
+            started = time.monotonic()
+            try:
+                await slot.render()
+                failures = 0
+            except discord.HTTPException as error:
+                failures += 1
+                log.warning(
+                    "message edit failed",
+                    extra={"what": key[0], "id": key[1], "status": error.status, "attempt": failures},
+                )
+                if failures <= self.retries:
+                    slot.dirty = True
+                    await asyncio.sleep(0.5 * failures)
+            except Exception:
+                log.exception("message render failed", extra={"what": key[0], "id": key[1]})
+            wait = self.interval - (time.monotonic() - started)
+            if slot.dirty and wait > 0:
+                await asyncio.sleep(wait)  # coalesce: whatever changed meanwhile becomes one edit
+        if self._slots.get(key) is slot and not slot.dirty:
+            del self._slots[key]
+
+    async def flush(self) -> None:
+        """Wait until every pending edit is done (tests and shutdown)."""
+        while True:
+            tasks = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def close(self) -> None:
+        self._closed = True
+        tasks = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def _locale(self, guild_id: int | None) -> object:
+        guild = self.bot.get_guild(guild_id) if guild_id else None
+        return guild.preferred_locale if guild is not None else None
+
+    async def _render_table(self, table: Table) -> None:
+        stored = table.stored
+        locale = self._locale(stored.guild_id)
+        body = table_message(table, locale)
+        view = table_view(table, locale)
+        channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
+        if stored.message_id is not None:
+            try:
+                await channel.get_partial_message(stored.message_id).edit(
+                    content=body.content or None, embed=embed_of(body), view=view
+                )
+            except discord.NotFound:
+                stored.message_id = None
+        if stored.message_id is None:  # the table message was deleted: post a new one
+            message = await channel.send(content=body.content or None, embed=embed_of(body), view=view)  # type: ignore[arg-type]
+            stored.message_id = message.id
+            await self.bot.service.storage.games.set_message_id(stored.id, message.id)
+        await self._mention(table, channel, locale)
+
+    async def _mention(self, table: Table, channel: discord.PartialMessageable, locale: object) -> None:
+        user = table.turn_user()
+        key = (user, table.turns) if user is not None else None
+        old = self._mentions.get(table.id)
+        if old is not None and old[0] == key:
+            return
+        if old is not None and old[1] is not None:
+            with contextlib.suppress(discord.NotFound):
+                await channel.get_partial_message(old[1]).delete()
+        if key is None or user is None:
+            self._mentions.pop(table.id, None)
+            return
+        message = await channel.send(
+            skyjo_table.turn_mention(user, locale),
+            allowed_mentions=discord.AllowedMentions(
+                users=[discord.Object(user)], everyone=False, roles=False
+            ),
+        )
+        self._mentions[table.id] = (key, message.id)
+
+    async def _render_lobby(self, lobby_id: int) -> None:
+        lobby = await self.bot.service.lobbies.get(lobby_id)
+        if lobby.message_id is None or lobby.status == "started":
+            return
+        locale = self._locale(lobby.guild_id)
+        channel = self.bot.get_partial_messageable(lobby.channel_id, guild_id=lobby.guild_id)
+        message = channel.get_partial_message(lobby.message_id)
+        if lobby.status == "cancelled":
+            await message.edit(embed=embed_of(skyjo_table.lobby_closed_body(locale)), view=None)
+            return
+        body = lobby_message(lobby, locale)
+        await message.edit(embed=embed_of(body), view=lobby_view(lobby, locale))
+
+
+# ---------------------------------------------------------------------------------- click handlers
+
+
+class SkyjoUI:
+    """What each click does: ask the service, then answer (only after the service committed)."""
+
+    def __init__(self, bot: SkyboBot) -> None:
+        self.bot = bot
+
+    @property
+    def service(self) -> Any:
+        return self.bot.service
+
+    @property
+    def presenter(self) -> Presenter:
+        return self.bot.presenter
+
+    async def click(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
+        """A click on one of our buttons (already checked by :func:`dispatchable`)."""
+        if custom_id.startswith("sl:"):
+            _, lobby, act = custom_id.split(":")
+            await self.guard(interaction, self.lobby_click(interaction, int(lobby), act))
+        else:
+            await self.guard(interaction, self.game_click(interaction, ids.decode(custom_id)))
+
+    async def guard(self, interaction: discord.Interaction[Any], work: Awaitable[None]) -> None:
+        """Run a click's work; any refusal or failure becomes a private answer to the clicker."""
+        try:
+            await work
+        except Refused as refused:
+            await self.refuse(interaction, refused)
+        except Exception:
+            data: Any = interaction.data or {}
+            log.exception("click failed", extra={"custom_id": data.get("custom_id")})
+            await self.tell(interaction, t("table.error.internal", interaction.locale))
+
+    async def tell(self, interaction: discord.Interaction[Any], text: str) -> None:
+        """A private message to the clicker (first answer or follow-up)."""
+        with contextlib.suppress(discord.HTTPException):
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+
+    async def refuse(self, interaction: discord.Interaction[Any], refused: Refused) -> None:
+        locale = interaction.locale
+        reason = t(refused.key, locale, **refused.params)
+        if isinstance(refused, ChannelTaken):
+            reason += "\n" + message_link(refused.guild_id, refused.channel_id, refused.message_id)
+        log.info(
+            "click refused",
+            extra={
+                "user_id": interaction.user.id,
+                "reason": refused.key,
+                "channel_id": interaction.channel_id,
+            },
+        )
+        if isinstance(refused, Stale):
+            state = refused.panel
+            state.notice = (refused.key, {})
+            if self._on_panel(interaction) and not interaction.response.is_done():
+                await interaction.response.edit_message(
+                    content=panel_content(state, locale), view=panel_view(state, locale)
+                )
+            else:
+                await self._send_panel(interaction, state)
+            return
+        await self.tell(interaction, reason)
+
+    @staticmethod
+    def _on_panel(interaction: discord.Interaction[Any]) -> bool:
+        message = interaction.message
+        return message is not None and message.flags.ephemeral
+
+    async def _send_panel(self, interaction: discord.Interaction[Any], state: PanelState) -> None:
+        locale = interaction.locale
+        content, view = panel_content(state, locale), panel_view(state, locale)
+        if interaction.response.is_done():
+            await interaction.followup.send(content, view=view, ephemeral=True)
+        else:
+            await interaction.response.send_message(content, view=view, ephemeral=True)
+
+    # ------------------------------------------------------------------ game buttons
+
+    async def game_click(self, interaction: discord.Interaction[Any], bid: ids.ButtonId | None) -> None:
+        if bid is None or bid.prefix != panel.PREFIX:
+            raise Refused("table.error.forged")
+        user = interaction.user
+        if bid.act == panel.OPEN_PANEL:
+            state = await self.service.open_panel(bid.game, user.id)
+            await self._send_panel(interaction, state)
+        elif bid.act == panel.RULES:
+            options = await self.service.options_for(bid.game)
+            await self.tell(interaction, rules_text(options, interaction.locale))
+        elif bid.act == panel.LEAVE:
+            await self.service.leave(bid.game, user.id)
+            await self.tell(interaction, t("table.left", interaction.locale))
+        elif bid.act == REMATCH:
+            await self._rematch(interaction, bid.game)
+        elif bid.act in panel.GAME_ACTS or bid.act in (panel.MODE, panel.REFRESH):
+            state = await self.service.click(bid.game, bid.version, user.id, bid.act, bid.arg)
+            if self._on_panel(interaction):
+                await interaction.response.edit_message(
+                    content=panel_content(state, interaction.locale),
+                    view=panel_view(state, interaction.locale),
+                )
+            elif state.notice is not None:  # Next round on the table message
+                key, params = state.notice
+                await self.tell(interaction, t(key, interaction.locale, **params))
+            else:
+                await interaction.response.defer()
+        else:
+            raise Refused("table.error.forged")
+
+    async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+        lobby = await self.service.rematch(game_id, interaction.user.id)
+        await self.post_lobby(interaction, lobby)
+
+    async def post_lobby(self, interaction: discord.Interaction[Any], lobby: Lobby) -> None:
+        """Answer with the public lobby message (the lobby is committed already)."""
+        locale = interaction.guild_locale
+        body = lobby_message(lobby, locale)
+        try:
+            callback = await interaction.response.send_message(
+                embed=embed_of(body), view=lobby_view(lobby, locale)
+            )
+        except discord.HTTPException:
+            with contextlib.suppress(Refused):
+                await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)
+            raise
+        message_id = callback.message_id
+        if message_id is None:
+            message_id = (await interaction.original_response()).id
+        await self.service.set_lobby_message(lobby, message_id)
+
+    # ------------------------------------------------------------------ lobby buttons
+
+    async def lobby_click(self, interaction: discord.Interaction[Any], lobby_id: int, act: str) -> None:
+        if act not in LOBBY_ACTS:
+            raise Refused("table.error.forged")
+        user = interaction.user
+        channel_id = interaction.channel_id or 0
+        name = getattr(user, "display_name", None) or user.name
+        if act == JOIN:
+            await self.service.lobby_join(lobby_id, channel_id, user.id, name)
+        elif act == LEAVE_LOBBY:
+            await self.service.lobby_leave(lobby_id, channel_id, user.id)
+        elif act == ADD_COMPUTER:
+            await self.service.lobby_add_computer(lobby_id, channel_id, user.id, interaction.guild_locale)
+        elif act == CANCEL:
+            perms = interaction.permissions
+            await self.service.lobby_cancel(lobby_id, channel_id, user.id, can_manage=perms.manage_channels)
+        elif act == START:
+            message_id = interaction.message.id if interaction.message else None
+            table = await self.service.lobby_start(lobby_id, channel_id, user.id, message_id)
+            await interaction.response.defer()
+            self.presenter.table_changed(table)
+            return
+        await interaction.response.defer()
+        self.presenter.lobby_changed(lobby_id)

@@ -1,0 +1,62 @@
+"""The bot process stops in the middle of a game and a new one starts on the same database."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from bot.client import create_bot
+
+from .conftest import FAST, act_of, button, open_panel, play_turns, start_table
+
+
+async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
+    fake_discord: Any, skybo: Any, db_file: Path
+) -> None:
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    rng = random.Random(3)
+
+    first = create_bot(database_path=db_file, tuning=FAST)
+    async with fake.running(first, sync_commands=True):
+        table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=10, computers=1)
+        table = first.service.tables[game_id]
+        seat = table.seat_of(alice.id)
+
+        def alice_to_draw() -> bool:
+            game = table.game
+            return game.phase == "play" and game.turn == seat and game.drawn is None
+
+        await play_turns(fake, first, game_id, table_message, [alice, bob], rng, until=alice_to_draw)
+        old_panel = await open_panel(fake, alice, table_message)
+        state_before = table.game.to_dict()
+        version_before = table.version
+        assert version_before > 4
+    assert first.is_closed()
+
+    # A new process on the same database: the same game, in the same state.
+    second = await skybo()
+    table = second.service.tables[game_id]
+    assert table.version == version_before
+    assert table.game.to_dict() == state_before
+    await fake.wait_until(lambda: "live again" in table_message.text, what="the table live again")
+
+    # A panel drawn by the previous process still works: Draw on it applies in place.
+    inter = await fake.click(alice, old_panel, button(old_panel, "dr"))
+    assert (await inter.response()).type == 7
+    assert table.version == version_before + 1 and table.game.drawn is not None
+    assert any(act_of(c) == "rp" for c in old_panel.custom_ids)
+    inter = await fake.click(alice, old_panel, button(old_panel, "rp"))
+    assert (await inter.response()).type == 7
+    # The computer player (next after Alice, or later) plays on without anyone clicking for it.
+    ai_seat = next(s.seat for s in table.stored.seats if s.ai_level is not None)
+    assert not table.recent or all(seat != ai_seat for seat, _ in list(table.recent)[:2])
+    await fake.wait_until(
+        lambda: any(seat == ai_seat for seat, _ in table.recent), what="a computer move after the restart"
+    )
+    # The table message's buttons (posted before the restart) work, and the game goes on to its end.
+    await play_turns(fake, second, game_id, table_message, [alice, bob], rng)
+    stored = await second.service.storage.games.get_game(game_id, verify=True)
+    assert stored.status == "finished" and stored.verified
+    assert len(await second.service.storage.games.actions(game_id)) == stored.version
