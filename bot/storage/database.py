@@ -1,21 +1,37 @@
-"""The one aiosqlite connection of the process: pragmas, numbered migrations, one-hop transactions.
+"""The one aiosqlite connection of the process: pragmas, numbered migrations, group-committed writes.
 
 Every unit of work is a plain function of a ``sqlite3.Connection`` that runs on aiosqlite's own thread
 in a single hop (:meth:`Database.run`), so "apply an action and commit" costs one queue round trip,
-not one per statement. Writes go through :meth:`Database.write`, which wraps the function in
-``BEGIN IMMEDIATE`` ... ``COMMIT``: the write lock is taken up front, so a second writer waits on
-``busy_timeout`` instead of failing half-way, and a timeout becomes :class:`DatabaseBusy`.
+not one per statement.
+
+Writes go through :meth:`Database.write`, which commits them in groups. A durable commit costs an
+fsync (milliseconds with ``synchronous=FULL``), so committing writes one by one caps the process at a
+few hundred writes per second. Instead, the writes that arrive while a transaction is being committed
+wait in a queue, and the next hop runs all of them in ONE transaction (:func:`run_batch`):
+``BEGIN IMMEDIATE``, then each write inside its own ``SAVEPOINT`` (a write that raises is rolled back
+alone and its caller gets its exception; the others go on), then one ``COMMIT``: one fsync for the
+whole group. Only after that COMMIT returned is any caller resumed, so an acknowledged write is a
+durable one, as before. Writes run in the order they were queued, so each caller's writes keep their
+order. The write lock is taken up front (``BEGIN IMMEDIATE``), so a second writer process waits on
+``busy_timeout`` instead of failing half-way, and a timeout becomes :class:`DatabaseBusy` for every
+write of the group.
+
+A write function must act only through the connection it is given: if SQLite aborts the whole
+transaction under a write (disk full, I/O error), that write fails and the writes before it in the
+group, rolled back with it, are run again in the next transaction.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import logging
 import os
 import re
 import sqlite3
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -31,6 +47,7 @@ T = TypeVar("T")
 
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 DEFAULT_BUSY_TIMEOUT_MS = 5000
+MAX_BATCH = 256  # writes per group transaction: bounds one hop of the connection thread
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
@@ -126,6 +143,65 @@ def in_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], 
     return result
 
 
+# What became of one write of a group (run_batch).
+COMMITTED, FAILED, RETRY = 0, 1, 2
+_SAVEPOINT = "skybo_write"
+
+
+def run_batch(
+    conn: sqlite3.Connection, fns: Sequence[Callable[[sqlite3.Connection], Any]]
+) -> list[tuple[int, Any]]:
+    """Run ``fns`` in ONE write transaction, each in its own savepoint; one ``(outcome, value)`` each.
+
+    ``(COMMITTED, result)``: the write is committed (the transaction's COMMIT returned).
+    ``(FAILED, exception)``: the write raised; only its own changes were rolled back.
+    ``(RETRY, None)``: SQLite aborted the whole transaction under another write of the group (disk
+    full, I/O error...), so this write was rolled back too and must be run again.
+    An error of BEGIN or COMMIT themselves (busy, I/O) is raised: nothing of the group is written.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    outcomes: list[tuple[int, Any]] = []
+    try:
+        for index, fn in enumerate(fns):
+            conn.execute(f"SAVEPOINT {_SAVEPOINT}")
+            try:
+                value = fn(conn)
+            except Exception as error:
+                if not conn.in_transaction:  # SQLite rolled the whole transaction back
+                    rest = len(fns) - index - 1
+                    return [(RETRY, None)] * index + [(FAILED, error)] + [(RETRY, None)] * rest
+                conn.execute(f"ROLLBACK TO {_SAVEPOINT}")
+                conn.execute(f"RELEASE {_SAVEPOINT}")
+                outcomes.append((FAILED, error))
+            else:
+                conn.execute(f"RELEASE {_SAVEPOINT}")
+                outcomes.append((COMMITTED, value))
+        if any(outcome == COMMITTED for outcome, _ in outcomes):
+            conn.execute("COMMIT")
+        else:
+            conn.execute("ROLLBACK")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return outcomes
+
+
+@dataclass
+class WriteStats:
+    """What :meth:`Database.write` did since the database was opened."""
+
+    writes: int = 0  # write functions run to an outcome (committed or failed)
+    transactions: int = 0  # group transactions (hops of the connection thread)
+    largest: int = 0  # the most writes one transaction carried
+
+
+@dataclass
+class _Write:
+    fn: Callable[[sqlite3.Connection], Any]
+    future: asyncio.Future[Any]
+
+
 def is_busy(error: BaseException) -> bool:
     """SQLITE_BUSY / SQLITE_LOCKED ("database is locked"), which the busy timeout did not resolve."""
     if not isinstance(error, sqlite3.OperationalError):
@@ -184,6 +260,9 @@ class Database:
         self.busy_timeout_ms = busy_timeout_ms
         self.schema_version = schema_version
         self._lock = lock
+        self.stats = WriteStats()
+        self._pending: deque[_Write] = deque()
+        self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(
@@ -252,10 +331,82 @@ class Database:
         return result
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn`` in one write transaction (BEGIN IMMEDIATE ... COMMIT) in one hop."""
-        return await self.run(lambda c: in_transaction(c, fn))
+        """Run ``fn`` in a write transaction; return once that transaction is committed (durable).
+
+        ``fn`` may share its transaction with other writes queued meanwhile (see the module doc); it
+        runs in its own savepoint, so if it raises, only its changes are rolled back and the
+        exception (a sqlite3 error translated, like :meth:`run`) is raised here. ``fn`` must act only
+        through the connection: it may run a second time if SQLite aborts a group under another write.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._pending.append(_Write(fn, future))
+        if self._flusher is None:
+            self._flusher = loop.create_task(self._flush(), name="storage-group-commit")
+        return await future
+
+    async def _flush(self) -> None:
+        """Commit the queued writes, group after group, until the queue is empty."""
+        execute: Any = self._connection._execute
+        pending = self._pending
+        try:
+            while pending:
+                batch: list[_Write] = []
+                while pending and len(batch) < MAX_BATCH:
+                    item = pending.popleft()
+                    if not item.future.done():  # a caller cancelled before its write ran: skip it
+                        batch.append(item)
+                if not batch:
+                    continue
+                try:
+                    outcomes: list[tuple[int, Any]] = await execute(
+                        run_batch, self._raw, [w.fn for w in batch]
+                    )
+                except asyncio.CancelledError:
+                    for item in batch:
+                        if not item.future.done():
+                            item.future.cancel()
+                    raise
+                except BaseException as error:  # BEGIN or COMMIT failed: nothing of the group is written
+                    for item in batch:
+                        self._fail(item, error)
+                    continue
+                self.stats.transactions += 1
+                self.stats.largest = max(self.stats.largest, len(batch))
+                retry: list[_Write] = []
+                for item, (outcome, value) in zip(batch, outcomes, strict=True):
+                    if outcome == RETRY:
+                        retry.append(item)
+                        continue
+                    self.stats.writes += 1
+                    if outcome == COMMITTED:
+                        if not item.future.done():
+                            item.future.set_result(value)
+                    else:
+                        self._fail(item, value)
+                pending.extendleft(reversed(retry))  # first in the next group, in their order
+        finally:
+            self._flusher = None
+            if pending:  # cancelled with writes still queued: they were never run
+                for item in pending:
+                    if not item.future.done():
+                        item.future.cancel()
+                pending.clear()
+
+    def _fail(self, item: _Write, error: BaseException) -> None:
+        if item.future.done():
+            return
+        if isinstance(error, sqlite3.Error):
+            translated = translate(error, self.busy_timeout_ms)
+            translated.__cause__ = error
+            error = translated
+        item.future.set_exception(error)
 
     async def close(self) -> None:
+        flusher = self._flusher
+        if flusher is not None:  # let the queued writes commit first
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await flusher
         try:
             with contextlib.suppress(ValueError):  # already closed
                 await self._connection.close()
