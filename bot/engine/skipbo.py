@@ -238,6 +238,10 @@ _WILD_PLAYS: Final[dict[str, list[list[list[Play]]]]] = {
 }
 
 
+# Every discard of a hand, by the hand's sorted distinct values (a few thousand at most).
+_HAND_DISCARDS: Final[dict[tuple[int, ...], tuple[Discard, ...]]] = {}
+
+
 def _int_fields(data: JSON, names: Sequence[str]) -> list[int]:
     out: list[int] = []
     for name in names:
@@ -559,45 +563,84 @@ class Game:
         return []
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now (empty when it is not theirs to act)."""
+        """Every action ``seat`` may take now (empty when it is not theirs to act): the plays first
+        (hand cards in increasing order, the stock, the discard piles, the partner's stock and discard
+        piles; each onto the slots in order), then the discards (or the end of the turn)."""
         if type(seat) is not int or not 0 <= seat < len(self.players):
             return []
-        if self.phase == ROUND_OVER:
+        phase = self.phase
+        if phase == ROUND_OVER:
             return [_NEXT_ROUND]
-        if self.phase != PLAY or seat != self.turn:
+        if phase != PLAY or seat != self.turn:
             return []
-        nexts = [v + 1 for v in self.building_values]
+        # The hot path of every simulation, hence the unrolled loops over the four slots.
+        values = self.building_values
+        nexts = (values[0] + 1, values[1] + 1, values[2] + 1, values[3] + 1)
+        n0, n1, n2, n3 = nexts
         out: list[Action] = []
-        hand_cards = sorted(set(self.hands[seat]))
-        cards: list[tuple[str, int, int]] = [(HAND, 0, c) for c in hand_cards]
+        append = out.append
+        hand = self.hands[seat]
+        tops: list[tuple[str, int, int]] = []
+        if hand:
+            hand_key = tuple(sorted(set(hand)))
+            number = _NUMBER_PLAYS[HAND][0]
+            for card in hand_key:
+                if card == WILD:
+                    wild = _WILD_PLAYS[HAND][0]
+                    append(wild[0][n0])
+                    append(wild[1][n1])
+                    append(wild[2][n2])
+                    append(wild[3][n3])
+                elif card in nexts:
+                    plays = number[card]
+                    if card == n0:
+                        append(plays[0])
+                    if card == n1:
+                        append(plays[1])
+                    if card == n2:
+                        append(plays[2])
+                    if card == n3:
+                        append(plays[3])
+        # The other sources' top cards that fit somewhere, in order.
         stock = self.stocks[seat]
-        if stock:
-            cards.append((STOCK, 0, stock[-1]))
+        if stock and ((card := stock[-1]) == WILD or card in nexts):
+            tops.append((STOCK, 0, card))
         for i, pile in enumerate(self.discard_piles[seat]):
-            if pile:
-                cards.append((DISCARD, i, pile[-1]))
-        mate = self.partner(seat)
-        if mate is not None:
+            if pile and ((card := pile[-1]) == WILD or card in nexts):
+                tops.append((DISCARD, i, card))
+        if self.options.teams:
+            mate = self.partner(seat)
+            assert mate is not None
             stock = self.stocks[mate]
-            if stock:
-                cards.append((PARTNER_STOCK, 0, stock[-1]))
+            if stock and ((card := stock[-1]) == WILD or card in nexts):
+                tops.append((PARTNER_STOCK, 0, card))
             for i, pile in enumerate(self.discard_piles[mate]):
-                if pile:
-                    cards.append((PARTNER_DISCARD, i, pile[-1]))
-        for src, i, card in cards:
+                if pile and ((card := pile[-1]) == WILD or card in nexts):
+                    tops.append((PARTNER_DISCARD, i, card))
+        for src, i, card in tops:
             if card == WILD:
                 wild = _WILD_PLAYS[src][i]
-                out.extend(wild[slot][nxt] for slot, nxt in enumerate(nexts))
-            elif card in nexts:
-                number = _NUMBER_PLAYS[src][i][card]
-                for slot in range(BUILDING_PILES):
-                    if nexts[slot] == card:
-                        out.append(number[slot])
-        if hand_cards:
-            for c in hand_cards:
-                out.extend(_DISCARDS[c])
+                append(wild[0][n0])
+                append(wild[1][n1])
+                append(wild[2][n2])
+                append(wild[3][n3])
+            else:
+                plays = _NUMBER_PLAYS[src][i][card]
+                if card == n0:
+                    append(plays[0])
+                if card == n1:
+                    append(plays[1])
+                if card == n2:
+                    append(plays[2])
+                if card == n3:
+                    append(plays[3])
+        if hand:
+            discards = _HAND_DISCARDS.get(hand_key)
+            if discards is None:
+                discards = _HAND_DISCARDS[hand_key] = tuple(d for c in hand_key for d in _DISCARDS[c])
+            out.extend(discards)
         else:
-            out.append(_END_TURN)
+            append(_END_TURN)
         return out
 
     # ---------------------------------------------------------------- applying
@@ -616,15 +659,17 @@ class Game:
                 raise WrongPhase("error.round_not_over")
             events.extend(self._deal())
             return events
-        if kind not in (Play, Discard, EndTurn):
+        if kind is not Play and kind is not Discard and kind is not EndTurn:
             raise MalformedAction()
         if phase != PLAY:
             raise WrongPhase("error.not_playing_phase")
         if seat != self.turn:
             raise NotYourTurn()
-        if isinstance(action, Play):
+        if kind is Play:
+            assert isinstance(action, Play)
             self._play(seat, action, events)
-        elif isinstance(action, Discard):
+        elif kind is Discard:
+            assert isinstance(action, Discard)
             self._discard(seat, action, events)
         else:
             if self.hands[seat]:
@@ -642,8 +687,10 @@ class Game:
             raise IllegalMove("error.skipbo.bad_pile")
         if type(card) is not int or not WILD <= card <= TOP_VALUE:
             raise IllegalMove("error.skipbo.bad_card")
-        if type(value) is not int or value != self.building_values[slot] + 1:
-            raise IllegalMove("error.skipbo.wrong_value", needed=self.building_values[slot] + 1)
+        values = self.building_values
+        needed = values[slot] + 1
+        if type(value) is not int or value != needed:
+            raise IllegalMove("error.skipbo.wrong_value", needed=needed)
         if card != WILD and card != value:
             raise IllegalMove("error.skipbo.wrong_value", needed=value)
         owner = seat
@@ -654,6 +701,7 @@ class Game:
             pile = self.hands[seat]
             if card not in pile:
                 raise IllegalMove("error.skipbo.card_not_in_hand")
+            pile.remove(card)
         else:
             if source in (PARTNER_STOCK, PARTNER_DISCARD):
                 mate = self.partner(seat)
@@ -672,26 +720,25 @@ class Game:
                 raise IllegalMove("error.skipbo.empty_source")
             if pile[-1] != card:
                 raise IllegalMove("error.skipbo.wrong_card")
-        # Apply.
-        if source == HAND:
-            pile.remove(card)
-        else:
             pile.pop()
-        self.building_piles[slot].append(card)
-        self.building_values[slot] = value
+        # Apply.
+        building = self.building_piles[slot]
+        building.append(card)
         self.played_this_turn = True
         events.append(CardPlayed(seat, source, owner, index, card, slot, value))
         if value == TOP_VALUE:  # SB-BUILD-2
-            self.set_aside.extend(self.building_piles[slot])
+            self.set_aside.extend(building)
             self.building_piles[slot] = []
-            self.building_values[slot] = 0
+            values[slot] = 0
             events.append(PileCompleted(slot))
+        else:
+            values[slot] = value
         if source in (STOCK, PARTNER_STOCK):
             if pile:
                 events.append(StockRevealed(owner, pile[-1], len(pile)))
-            team = self.team_of(owner)
-            if all(not self.stocks[s] for s in team):  # SB-WIN-1, SB-VAR-TEAM-1
-                self._end_round(team, events)
+            # SB-WIN-1, SB-VAR-TEAM-1 (a stock that is not empty cannot have won).
+            elif all(not self.stocks[s] for s in self.team_of(owner)):
+                self._end_round(self.team_of(owner), events)
                 return
         if not self.hands[seat]:  # SB-TURN-3 (also retried after a completion made drawing possible)
             self._draw(seat, HAND_SIZE, "empty_hand", events)

@@ -187,3 +187,16 @@ def test_levels_finish_a_team_game(level: str) -> None:
     game = play_game(engine, policies, 5, Options(stock_size=6, teams=True))
     assert game.is_over
     assert game.results()["draw"] or len(game.winners()) == 2
+
+
+def test_legal_actions_list_the_plays_first() -> None:
+    """Game.legal_actions lists every play before the discards (or the end of the turn): the
+    random players of ``python -m bot bench skipbo`` find the plays by bisection on that order."""
+    checked = 0
+    for seed in range(2):
+        for game in positions(seed, 4, Options(stock_size=8, teams=seed == 1), every=1):
+            seat = game.seats_to_act()[0]
+            kinds = [type(a) is Play for a in game.legal_actions(seat)]
+            assert kinds == sorted(kinds, reverse=True)
+            checked += any(kinds)
+    assert checked > 20
