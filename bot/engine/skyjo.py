@@ -659,11 +659,21 @@ class Game:
         """SKY-COL-1 (and SKY-ROW-1 when on): clear the lines through ``pos`` that qualify."""
         rows = self.options.rows
         col, row = divmod(pos, rows)
-        columns, row_lines = _lines(self.options.columns, rows)
-        lines = [columns[col]]
-        if self.options.row_clearing:
-            lines.append(row_lines[row])
-        self._clear(seat, lines, events)
+        column_lines, row_lines = _lines(self.options.columns, rows)
+        lines = [column_lines[col], row_lines[row]] if self.options.row_clearing else [column_lines[col]]
+        grid, up = self.grids[seat], self.face_up[seat]
+        value = grid[pos]
+        candidates: list[_Line] = []
+        for line in lines:
+            # Cheap early reject (almost every call): a face-down card or another value in the line.
+            for p in line[2]:
+                v = grid[p]
+                if v is not None and (v != value or not up[p]):
+                    break
+            else:
+                candidates.append(line)
+        if candidates:
+            self._clear(seat, candidates, events)
 
     def _clear(self, seat: int, lines: list[_Line], events: list[Event]) -> None:
         grid, up = self.grids[seat], self.face_up[seat]
