@@ -38,9 +38,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, TypeAlias
 
+from bot.engine.base import Action as Action
+from bot.engine.base import Event as Event
+from bot.engine.base import OptionsBase
 from bot.engine.errors import (
     GameOver,
     IllegalMove,
@@ -92,7 +95,7 @@ def default_stock_size(players: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Options:
+class Options(OptionsBase):
     """Table settings; the defaults are the official rules."""
 
     stock_size: int = 0  # 0: the official size (SB-SETUP-1); else 5..30 (SB-VAR-FAST-1)
@@ -125,30 +128,9 @@ class Options:
     def stock_for(self, players: int) -> int:
         return self.stock_size or default_stock_size(players)
 
-    def to_dict(self) -> JSON:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_dict(cls, data: JSON) -> Options:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise InvalidOptions("error.invalid_option", option=sorted(unknown)[0])
-        return cls(**data)
-
 
 # --------------------------------------------------------------------------------------------------
 # Actions
-
-
-class Action:
-    """A move by one seat. Subclasses are frozen dataclasses with a stable ``type`` name."""
-
-    __slots__ = ()
-    type: ClassVar[str]
-
-    def to_dict(self) -> JSON:
-        raise NotImplementedError
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,21 +260,6 @@ def action_from_dict(data: Any) -> Action:
 
 # --------------------------------------------------------------------------------------------------
 # Events
-
-
-class Event:
-    """Something that happened, for the log and the renderer. Every event is public: none names a
-    card drawn into a hand (GAME-INFO-1)."""
-
-    __slots__ = ()
-    kind: ClassVar[str]
-
-    def to_dict(self) -> JSON:
-        out: JSON = {"kind": self.kind}
-        for f in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            out[f.name] = list(value) if isinstance(value, tuple) else value
-        return out
 
 
 @dataclass(frozen=True, slots=True)

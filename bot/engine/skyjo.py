@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, TypeAlias
 
+from bot.engine.base import Action as Action
+from bot.engine.base import Event as Event
+from bot.engine.base import OptionsBase
 from bot.engine.errors import (
     GameOver,
     IllegalMove,
@@ -65,7 +68,7 @@ JSON: TypeAlias = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
-class Options:
+class Options(OptionsBase):
     """Table settings; the defaults are the official rules."""
 
     score_limit: int = 100  # SKY-GAME-1
@@ -102,30 +105,9 @@ class Options:
         if players * self.columns * self.rows + 2 > DECK_SIZE:
             raise bad("grid_too_large")
 
-    def to_dict(self) -> JSON:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_dict(cls, data: JSON) -> Options:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise InvalidOptions("error.invalid_option", option=sorted(unknown)[0])
-        return cls(**data)
-
 
 # --------------------------------------------------------------------------------------------------
 # Actions
-
-
-class Action:
-    """A move by one seat. Subclasses are frozen dataclasses with a stable ``type`` name."""
-
-    __slots__ = ()
-    type: ClassVar[str]
-
-    def to_dict(self) -> JSON:
-        raise NotImplementedError
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,19 +202,6 @@ def action_from_dict(data: Any) -> Action:
 
 # --------------------------------------------------------------------------------------------------
 # Events
-
-
-class Event:
-    """Something that happened, for the log and the renderer. All events are public."""
-
-    __slots__ = ()
-    kind: ClassVar[str]
-
-    def to_dict(self) -> JSON:
-        out: JSON = {"kind": self.kind}
-        for f in fields(self):  # type: ignore[arg-type]
-            out[f.name] = getattr(self, f.name)
-        return out
 
 
 @dataclass(slots=True)
