@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, ClassVar, Self
 
@@ -50,3 +52,19 @@ class Event:
             value = getattr(self, f.name)
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
+
+
+def check_seating(players: Sequence[str], seed: object, min_players: int, max_players: int) -> None:
+    """Refuse a table with too few or too many players, a player seated twice, or a non-integer seed."""
+    if not min_players <= len(players) <= max_players:
+        raise InvalidOptions("error.player_count", min=min_players, max=max_players)
+    if len(set(players)) != len(players):
+        raise InvalidOptions("error.duplicate_player")
+    if type(seed) is not int:
+        raise InvalidOptions("error.invalid_option", option="seed")
+
+
+def derived_rng(kind: str, seed: int, round_number: int, purpose: str, n: int = 0) -> random.Random:
+    """GAME-RNG-1: every shuffle has its own generator derived from the game's seed, so the state
+    never has to carry a generator and replay is exact."""
+    return random.Random(f"{kind}:{seed}:{round_number}:{purpose}:{n}")

@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Final, TypeAlias
 
 from bot.engine.base import Action as Action
 from bot.engine.base import Event as Event
-from bot.engine.base import OptionsBase
+from bot.engine.base import OptionsBase, check_seating, derived_rng
 from bot.engine.errors import (
     GameOver,
     IllegalMove,
@@ -399,21 +399,14 @@ class Game:
     def new(cls, players: Sequence[str], seed: int, options: Options | None = None) -> Game:
         """A new game with the first round dealt (SKY-SETUP-1..3)."""
         options = options or Options()
-        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-            raise InvalidOptions("error.player_count", min=MIN_PLAYERS, max=MAX_PLAYERS)
-        if len(set(players)) != len(players):
-            raise InvalidOptions("error.duplicate_player")
-        if type(seed) is not int:
-            raise InvalidOptions("error.invalid_option", option="seed")
+        check_seating(players, seed, MIN_PLAYERS, MAX_PLAYERS)
         options.validate(len(players))
         game = cls(players=list(players), seed=seed, options=options, totals=[0] * len(players))
         game._deal()
         return game
 
     def _rng(self, purpose: str, n: int = 0) -> random.Random:
-        # GAME-RNG-1: every shuffle has its own generator derived from the game's seed, so the state
-        # never has to carry a generator and replay is exact.
-        return random.Random(f"{KIND}:{self.seed}:{self.round}:{purpose}:{n}")
+        return derived_rng(KIND, self.seed, self.round, purpose, n)
 
     def _deal(self) -> list[Event]:
         self.round += 1
