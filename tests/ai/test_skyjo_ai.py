@@ -26,6 +26,7 @@ from bot.engine.skyjo import (
 )
 from bot.sim import skyjo as sim
 from bot.sim.common import PlainViews, parse_lineup, play_game
+from tests.engine.skyjo_helpers import advance
 
 LEVELS = sorted(ai.LEVELS)
 OPTION_SETS = [
@@ -41,12 +42,7 @@ def random_position(seed: int, players: int, steps: int, options: Options) -> Ga
     """A game after ``steps`` random legal actions (the seat to act is then asked to decide)."""
     rng = random.Random(seed)
     game = Game.new([f"p{i}" for i in range(players)], seed, options)
-    for _ in range(steps):
-        if game.is_over:
-            break
-        seat = game.seats_to_act()[0]
-        game.apply(seat, rng.choice(game.legal_actions(seat)))
-    return game
+    return advance(game, rng, steps)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Sequence
 
@@ -94,4 +95,18 @@ def playing_game(players: int = 3, seed: int = 1, options: Options | None = None
     game.phase = skyjo.PLAY
     game.reveals_left = [0] * players
     game.turn = turn
+    return game
+
+
+def advance(game: Game, rng: random.Random, steps: int, *, random_seat: bool = False) -> Game:
+    """Play up to ``steps`` random legal actions (stopping at the game's end) and return the game.
+
+    The seat that acts is the first one allowed to, or a random one of them with ``random_seat``.
+    """
+    for _ in range(steps):
+        if game.is_over:
+            break
+        seats = game.seats_to_act()
+        seat = rng.choice(seats) if random_seat else seats[0]
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
     return game

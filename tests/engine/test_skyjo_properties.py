@@ -29,7 +29,7 @@ from bot.engine.skyjo import (
     replay,
 )
 
-from .skyjo_helpers import all_cards
+from .skyjo_helpers import advance, all_cards
 
 FULL_DECK = Counter(DECK)
 
@@ -93,11 +93,7 @@ def test_state_round_trips_through_json_mid_game(table: tuple[int, Options, int]
     players, options, seed = table
     game = Game.new([f"p{i}" for i in range(players)], seed, options)
     rng = random.Random(seed)
-    for _ in range(steps):
-        if game.is_over:
-            break
-        seat = game.seats_to_act()[0]
-        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    advance(game, rng, steps)
     data = json.loads(json.dumps(game.to_dict()))
     assert Game.from_dict(data) == game
     assert Game.from_dict(data).to_dict() == game.to_dict()
@@ -122,11 +118,7 @@ def test_game_info_1_views_never_contain_hidden_cards(table: tuple[int, Options,
     players, options, seed = table
     game = Game.new([f"p{i}" for i in range(players)], seed, options)
     rng = random.Random(seed)
-    for _ in range(steps):
-        if game.is_over:
-            break
-        seat = game.seats_to_act()[0]
-        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    advance(game, rng, steps)
     twin = _hidden_shuffled(game, rng)
     for viewer in [None, *range(players)]:
         view = game.view(viewer)

@@ -18,19 +18,14 @@ from bot.ui.skyjo_panel import (
     panel_hint,
     panel_rows,
 )
+from tests.engine.skyjo_helpers import advance
 
 
 def _game(players: int, columns: int, rows: int, seed: int, steps: int) -> Game:
     game = Game.new(
         [f"p{i}" for i in range(players)], seed, Options(columns=columns, rows=rows, score_limit=60)
     )
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if game.is_over:
-            break
-        seat = rng.choice(game.seats_to_act())
-        game.apply(seat, rng.choice(game.legal_actions(seat)))
-    return game
+    return advance(game, random.Random(seed), steps, random_seat=True)
 
 
 @settings(max_examples=60, deadline=None)
