@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.engine import skyjo
 from bot.i18n import translate as t
 from bot.ui.ids import encode
 
@@ -159,8 +160,6 @@ def panel_hint(
 
 def action_for(act: str, arg: int) -> Any:
     """The engine action a game-changing click stands for, or None for a panel-only click."""
-    from bot.engine import skyjo
-
     if act == DRAW:
         return skyjo.Draw()
     if act == NEXT_ROUND:
