@@ -9,13 +9,14 @@ from __future__ import annotations
 import gc
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.clock import Clock
 from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.service import ChannelTaken, Refused, TableService
@@ -24,7 +25,7 @@ from bot.ui import skyjo_views
 
 log = logging.getLogger(__name__)
 
-EXTENSIONS = ("cogs.skyjo",)
+EXTENSIONS = ("cogs.skyjo", "cogs.skipbo", "cogs.stats")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class BotTuning:
     ai_delay: float = 1.2  # a computer player's "thinking" pause before each move
     round_delay: float = 30.0  # the pause between rounds when not every human clicked Next round
     edit_interval: float = 1.0  # at least this long between two edits of one public message
+    images: bool = True  # attach the rendered table picture to table messages
+    clock: Clock | None = field(default=None, compare=False)  # deadlines' clock (tests: a manual one)
 
 
 class CatalogueTranslator(app_commands.Translator):
@@ -129,12 +132,15 @@ class SkyboBot(commands.Bot):
             return
         if self.storage is None:
             self.storage = await Storage.open(self.database_path, synchronous=self.synchronous)
-        self.presenter = skyjo_views.Presenter(self, interval=self.tuning.edit_interval)
+        self.presenter = skyjo_views.Presenter(
+            self, interval=self.tuning.edit_interval, images=self.tuning.images
+        )
         self.service = TableService(
             self.storage,
             ai_delay=self.tuning.ai_delay,
             round_delay=self.tuning.round_delay,
             listener=self.presenter,
+            clock=self.tuning.clock,
         )
         self.skyjo_ui = skyjo_views.SkyjoUI(self)
         await self.tree.set_translator(CatalogueTranslator())

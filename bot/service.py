@@ -12,9 +12,20 @@ seat, or any change of phase, round, turn or drawn card (``Table.marks``). Other
 reveals do not make a panel stale (they change nothing the clicker sees on it), so a human is not
 refused while computer players turn their cards at the same time.
 
-Timers live in the database: the deadline of the pause between rounds is stored in the game's meta
-and re-armed by :meth:`resume` at start. Computer players are plain asyncio tasks re-created at start
-from the stored state (whose turn it is), so a restart loses nothing.
+Every game kind plugs in through :mod:`bot.kinds` (engine, computer players, panel); nothing here
+names a game.
+
+Timers live in the database. A game's meta holds its one running timer, ``{"what": "turn" |
+"round", "token": [phase, round, turn], "due": ms, "half": ms, "reminded", "fired"}``, written in
+the same transaction as the action that started it (see ``GameRepository.apply_action``'s
+``meta_after``), and a lobby's deadline is its creation time plus :data:`LOBBY_TTL_MS`. One sweeper
+task sleeps until the earliest deadline (:mod:`bot.clock`, a manual clock in tests) and acts under
+the channel lock: at half time a reminder, at the limit the ``normal`` computer player plays the
+turn for the player (initial reveals are picked at random), after :data:`MISSES_BEFORE_REPLACE`
+missed turns in a row a computer player takes the seat; between rounds the next round starts.
+A timer fires only while the state still has its token, and marks itself ``fired`` (with the missed
+count) before covering, so a restart fires none twice and loses none. Computer players are plain
+asyncio tasks re-created at start from the stored state (whose turn it is).
 """
 
 from __future__ import annotations
@@ -24,16 +35,15 @@ import contextlib
 import logging
 import random
 import secrets
-import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from bot.ai import skyjo as skyjo_ai
-from bot.engine import skyjo
+from bot.clock import Clock, SystemClock
 from bot.engine.errors import GameError
 from bot.i18n import translate as t
+from bot.kinds import AI_LEVELS, KINDS, GameKind
 from bot.storage import ChannelBusy, GameNotFound, Seat, Storage, StorageError, StoredGame
 from bot.storage.lobbies import (
     CANCELLED,
@@ -44,15 +54,18 @@ from bot.storage.lobbies import (
     LobbyRepository,
     LobbySeat,
 )
-from bot.ui import skyjo_panel as panel
 
 log = logging.getLogger(__name__)
 
-KIND = "skyjo"
-MAX_SEATS = skyjo.MAX_PLAYERS
-MIN_SEATS = skyjo.MIN_PLAYERS
-AI_LEVELS = tuple(skyjo_ai.LEVELS)
 RECENT_EVENTS = 6  # actions whose events the table message keeps in words
+DEFAULT_TURN_LIMIT = 120  # seconds; a lobby option, stored with the game (0: no limit)
+TURN_LIMITS = (0, *range(30, 901))  # what the option accepts
+MISSES_BEFORE_REPLACE = 3
+LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
+MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (a Skip-Bo turn is at most ~30)
+PLAY, ROUND_OVER, REVEAL = "play", "round_over", "reveal"  # phase names shared by the engines
+# Panel acts shared by every kind (the kinds' panel modules use the same two letters).
+MODE_ACT, REFRESH_ACT = "md", "rf"
 
 
 class Refused(Exception):
@@ -87,6 +100,14 @@ class TableListener(Protocol):
 
     def table_changed(self, table: Table) -> None: ...
 
+    def lobby_changed(self, lobby_id: int) -> None: ...
+
+    def remind(self, table: Table, seats: list[int], seconds_left: int) -> None:
+        """Half of a turn's time is gone: tell these seats' players."""
+
+    def seat_taken_over(self, table: Table, seat: int) -> None:
+        """The player of ``seat`` missed too many turns and a computer player took the seat."""
+
 
 @dataclass
 class Table:
@@ -102,16 +123,32 @@ class Table:
     resumed: bool = False  # loaded at start after a restart, nothing played since
     ended_by: int | None = None  # the user who ended it with /skyjo end (cancelled, unrated)
     ai_task: asyncio.Task[None] | None = None
-    round_task: asyncio.Task[None] | None = None
 
     @property
     def id(self) -> int:
         return self.stored.id
 
     @property
-    def game(self) -> skyjo.Game:
-        game: skyjo.Game = self.stored.game
-        return game
+    def game(self) -> Any:
+        return self.stored.game
+
+    @property
+    def kind(self) -> GameKind:
+        return KINDS[self.stored.kind]
+
+    @property
+    def turn_limit(self) -> int:
+        """Seconds a human has for a turn (0: no limit)."""
+        limit = self.stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
+        return limit if isinstance(limit, int) and limit >= 0 else DEFAULT_TURN_LIMIT
+
+    def timer(self) -> dict[str, Any] | None:
+        timer = self.stored.meta.get("timer")
+        return timer if isinstance(timer, dict) else None
+
+    def missed(self, seat: int) -> int:
+        value = (self.stored.meta.get("missed") or {}).get(str(seat), 0)
+        return value if isinstance(value, int) else 0
 
     @property
     def version(self) -> int:
@@ -146,11 +183,12 @@ class Table:
     def turn_user(self) -> int | None:
         """The human whose turn it is (to mention), or None."""
         game = self.game
-        if self.finished or game.phase != skyjo.PLAY or game.turn is None:
+        if self.finished or game.phase != PLAY or game.turn is None:
             return None
-        if self.ai_level(game.turn) is not None:
+        seat: int = game.turn
+        if self.ai_level(seat) is not None:
             return None
-        return self.stored.seats[game.turn].user_id
+        return self.stored.seats[seat].user_id
 
     def round_waiting(self) -> list[int]:
         """Human seats that have not asked for the next round yet."""
@@ -166,12 +204,14 @@ class PanelState:
     seat: int
     view: dict[str, Any]
     names: list[str]
-    mode: int = panel.MODE_MAIN
+    mode: int = 0
     notice: tuple[str, dict[str, Any]] | None = None  # a message to show above the panel
+    kind: str = "skyjo"
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
+def token_of(game: Any) -> list[Any]:
+    """What a timer belongs to: a phase, a round and a turn (JSON-shaped, as stored in meta)."""
+    return [game.phase, game.round, game.turn]
 
 
 class TableService:
@@ -185,8 +225,10 @@ class TableService:
         round_delay: float = 30.0,
         listener: TableListener | None = None,
         seed_source: Callable[[], int] | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.storage = storage
+        self.clock: Clock = clock or SystemClock()
         self.lobbies = LobbyRepository(storage.db)
         self.ai_delay = ai_delay
         self.round_delay = round_delay
@@ -195,6 +237,11 @@ class TableService:
         self._locks: dict[int, asyncio.Lock] = {}
         self._seed = seed_source or (lambda: secrets.randbits(62))
         self._closed = False
+        # The sweeper's index: ("game" | "lobby", id) -> when to look at it next (ms).
+        self._due: dict[tuple[str, int], int] = {}
+        self._wake = asyncio.Event()
+        self._sweeper: asyncio.Task[None] | None = None
+        self.expired_lobbies: set[int] = set()
 
     # ------------------------------------------------------------------ plumbing
 
@@ -205,11 +252,14 @@ class TableService:
         return lock
 
     def _notify(self, table: Table) -> None:
+        self._tell("table_changed", table)
+
+    def _tell(self, what: str, *args: Any) -> None:
         if self.listener is not None:
             try:
-                self.listener.table_changed(table)
+                getattr(self.listener, what)(*args)
             except Exception:
-                log.exception("table listener failed", extra={"game_id": table.id})
+                log.exception("table listener failed", extra={"what": what})
 
     async def close(self) -> None:
         """Stop every timer and computer player (the state is in the database already)."""
@@ -217,9 +267,11 @@ class TableService:
         tasks = [
             task
             for table in self.tables.values()
-            for task in (table.ai_task, table.round_task)
+            for task in (table.ai_task,)
             if task is not None and not task.done()
         ]
+        if self._sweeper is not None:
+            tasks.append(self._sweeper)
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -232,11 +284,11 @@ class TableService:
     # ------------------------------------------------------------------ start of the process
 
     async def resume(self) -> list[Table]:
-        """Load every active game, re-arm its timers and computer players; returns the tables."""
+        """Load every active game and open lobby, re-arm timers and computer players; returns the tables."""
         loaded = await self.storage.games.load_active()
         tables: list[Table] = []
         for stored in loaded.games:
-            if stored.kind != KIND:
+            if stored.kind not in KINDS:
                 continue
             table = self._cache(stored)
             table.resumed = True
@@ -251,10 +303,13 @@ class TableService:
             if busy is not None:
                 with contextlib.suppress(StorageError):
                     await self.lobbies.close(lobby, STARTED, busy.id)
+            else:
+                self._schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
         for table in tables:
             if table.finished:
                 self.tables.pop(table.id, None)
             else:
+                await self._sync_timer(table)
                 self._arm(table)
         log.info("tables resumed", extra={"games": len(tables), "quarantined": len(loaded.quarantined)})
         return tables
@@ -265,6 +320,13 @@ class TableService:
         return table
 
     # ------------------------------------------------------------------ lobbies
+
+    @staticmethod
+    def _kind(name: str) -> GameKind:
+        kind = KINDS.get(name)
+        if kind is None:
+            raise Refused("table.error.forged")
+        return kind
 
     async def open_lobby(
         self,
@@ -277,16 +339,21 @@ class TableService:
         computers: int = 0,
         level: str = "normal",
         locale: object = None,
+        kind: str = "skyjo",
+        turn_limit: int = DEFAULT_TURN_LIMIT,
     ) -> Lobby:
+        spec = self._kind(kind)
         if level not in AI_LEVELS:
             raise Refused("table.error.bad_level")
+        if turn_limit not in TURN_LIMITS:
+            raise Refused("table.error.bad_turn_limit")
         try:
-            opts = skyjo.Options.from_dict(dict(options))
-            opts.validate(MIN_SEATS)
+            opts = spec.engine.Options.from_dict(dict(options))
+            opts.validate(spec.min_players)
         except GameError as error:
             raise Refused(error.key, **error.params) from None
-        if not 0 <= computers < MAX_SEATS:
-            raise Refused("error.player_count", min=MIN_SEATS, max=MAX_SEATS)
+        if not 0 <= computers < spec.max_players:
+            raise Refused("error.player_count", min=spec.min_players, max=spec.max_players)
         seats = [LobbySeat(host_name, user_id=host_id)]
         seats += [LobbySeat(self._ai_name(i + 1, level, locale), ai_level=level) for i in range(computers)]
         async with self.lock(channel_id):
@@ -295,15 +362,19 @@ class TableService:
                 lobby = await self.lobbies.create(
                     guild_id=guild_id,
                     channel_id=channel_id,
-                    kind=KIND,
+                    kind=kind,
                     host_id=host_id,
-                    options=opts.to_dict(),
+                    options={**opts.to_dict(), "turn_limit": turn_limit},
                     seats=seats,
                 )
             except ChannelBusy:
                 await self._check_channel_free(guild_id, channel_id)
                 raise Refused("table.error.channel_busy") from None
-        log.info("lobby opened", extra={"lobby_id": lobby.id, "channel_id": channel_id, "host_id": host_id})
+        self._schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
+        log.info(
+            "lobby opened",
+            extra={"lobby_id": lobby.id, "kind": kind, "channel_id": channel_id, "host_id": host_id},
+        )
         return lobby
 
     @staticmethod
@@ -336,6 +407,8 @@ class TableService:
         if lobby.status == STARTED:
             raise Refused("table.error.lobby_started")
         if lobby.status == CANCELLED:
+            if lobby.id in self.expired_lobbies:
+                raise Refused("table.error.lobby_expired")
             raise Refused("table.error.lobby_cancelled")
         return lobby
 
@@ -354,8 +427,9 @@ class TableService:
         def change(lobby: Lobby) -> list[LobbySeat]:
             if lobby.seat_of(user_id) is not None:
                 raise Refused("table.error.already_seated")
-            if len(lobby.seats) >= MAX_SEATS:
-                raise Refused("table.error.lobby_full", max=MAX_SEATS)
+            limit = self._kind(lobby.kind).max_players
+            if len(lobby.seats) >= limit:
+                raise Refused("table.error.lobby_full", max=limit)
             return [*lobby.seats, LobbySeat(name, user_id=user_id)]
 
         return await self._lobby_change(lobby_id, channel_id, change)
@@ -375,12 +449,26 @@ class TableService:
         def change(lobby: Lobby) -> list[LobbySeat]:
             if lobby.seat_of(user_id) is None:
                 raise Refused("table.error.not_seated")
-            if len(lobby.seats) >= MAX_SEATS:
-                raise Refused("table.error.lobby_full", max=MAX_SEATS)
+            limit = self._kind(lobby.kind).max_players
+            if len(lobby.seats) >= limit:
+                raise Refused("table.error.lobby_full", max=limit)
             levels = [s.ai_level for s in lobby.seats if s.ai_level]
             level = levels[-1] if levels else "normal"
             number = len(levels) + 1
             return [*lobby.seats, LobbySeat(self._ai_name(number, level, locale), ai_level=level)]
+
+        return await self._lobby_change(lobby_id, channel_id, change)
+
+    async def lobby_remove_computer(self, lobby_id: int, channel_id: int, user_id: int) -> Lobby:
+        """The host takes the last computer player out of the lobby."""
+
+        def change(lobby: Lobby) -> list[LobbySeat]:
+            if user_id != lobby.host_id:
+                raise Refused("table.error.host_only")
+            last = max((i for i, s in enumerate(lobby.seats) if s.ai_level), default=None)
+            if last is None:
+                raise Refused("table.error.no_computer")
+            return [s for i, s in enumerate(lobby.seats) if i != last]
 
         return await self._lobby_change(lobby_id, channel_id, change)
 
@@ -395,6 +483,7 @@ class TableService:
                 await self.lobbies.close(lobby, CANCELLED)
             except LobbyChanged:
                 raise Refused("table.error.lobby_changed") from None
+        self._due.pop(("lobby", lobby_id), None)
         log.info("lobby cancelled", extra={"lobby_id": lobby_id, "by": user_id})
         return lobby
 
@@ -404,24 +493,27 @@ class TableService:
         """Deal the game; ``message_id`` is the clicked lobby message (it becomes the table message)."""
         async with self.lock(channel_id):
             lobby = await self._open_lobby(lobby_id)
+            spec = self._kind(lobby.kind)
             if message_id is not None:
                 lobby.message_id = message_id
             if user_id != lobby.host_id:
                 raise Refused("table.error.host_only")
-            if len(lobby.seats) < MIN_SEATS:
-                raise Refused("table.error.need_players", min=MIN_SEATS)
+            if len(lobby.seats) < spec.min_players:
+                raise Refused("table.error.need_players", min=spec.min_players)
             seats = [Seat(i, s.name, s.user_id, s.ai_level) for i, s in enumerate(lobby.seats)]
+            options = dict(lobby.options)
+            turn_limit = options.pop("turn_limit", DEFAULT_TURN_LIMIT)
             try:
                 stored = await self.storage.games.create_game(
                     guild_id=lobby.guild_id,
                     channel_id=lobby.channel_id,
-                    kind=KIND,
+                    kind=lobby.kind,
                     seats=seats,
                     seed=self._seed(),
-                    options=lobby.options,
+                    options=options,
                     host_id=lobby.host_id,
                     message_id=lobby.message_id,
-                    meta={"lobby_id": lobby.id},
+                    meta={"lobby_id": lobby.id, "turn_limit": turn_limit},
                 )
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None
@@ -429,12 +521,15 @@ class TableService:
                 raise Refused(error.key, **error.params) from None
             with contextlib.suppress(LobbyChanged):
                 await self.lobbies.close(lobby, STARTED, stored.id)
+            self._due.pop(("lobby", lobby_id), None)
             table = self._cache(stored)
-            table.recent.append(
-                (-1, [{"kind": "round_started", "round": 1, "discard_top": stored.game.discard_pile[-1]}])
-            )
+            table.recent.append((-1, [spec.opening_event(stored.game)]))
+            await self._sync_timer(table)
             self._arm(table)
-        log.info("game started", extra={"game_id": stored.id, "lobby_id": lobby_id, "seats": len(seats)})
+        log.info(
+            "game started",
+            extra={"game_id": stored.id, "kind": lobby.kind, "lobby_id": lobby_id, "seats": len(seats)},
+        )
         return table
 
     # ------------------------------------------------------------------ games: reading
@@ -449,12 +544,14 @@ class TableService:
             raise Refused("table.error.unknown_table") from None
         except StorageError:
             raise Refused("table.error.unavailable") from None
-        if stored.status != "active" or stored.kind != KIND:
+        if stored.status != "active" or stored.kind not in KINDS:
             raise Refused("table.error.game_finished")
         return self._cache(stored)
 
-    def _panel(self, table: Table, seat: int, mode: int = panel.MODE_MAIN) -> PanelState:
-        return PanelState(table.id, table.version, seat, table.game.view(seat), table.names(), mode)
+    def _panel(self, table: Table, seat: int, mode: int = 0) -> PanelState:
+        return PanelState(
+            table.id, table.version, seat, table.game.view(seat), table.names(), mode, kind=table.stored.kind
+        )
 
     def _seat(self, table: Table, user_id: int) -> int:
         seat = table.seat_of(user_id)
@@ -471,10 +568,10 @@ class TableService:
                 raise Refused("table.error.game_finished")
             return self._panel(table, self._seat(table, user_id))
 
-    def options_of(self, table: Table) -> skyjo.Options:
+    def options_of(self, table: Table) -> Any:
         return table.game.options
 
-    async def options_for(self, game_id: int) -> skyjo.Options:
+    async def options_for(self, game_id: int) -> Any:
         table = await self._table(game_id)
         return table.game.options
 
@@ -490,27 +587,28 @@ class TableService:
             if table.finished or self.tables.get(game_id) is not table:
                 raise Refused("table.error.game_finished")
             seat = self._seat(table, user_id)
-            if act == panel.REFRESH:
+            if act == REFRESH_ACT:
                 return self._panel(table, seat)
             if version > table.version or version < table.marks[seat]:
                 raise Stale(self._panel(table, seat))
-            if act == panel.MODE:
-                if arg not in (panel.MODE_MAIN, panel.MODE_TAKE, panel.MODE_DISCARD):
+            panel = table.kind.panel
+            if act == MODE_ACT:
+                if arg not in panel.MODES:
                     raise Refused("table.error.forged")
                 return self._panel(table, seat, arg)
             action = panel.action_for(act, arg)
             if action is None:
                 raise Refused("table.error.forged")
-            if isinstance(action, skyjo.NextRound):
+            if isinstance(action, table.kind.engine.NextRound):
                 return await self._vote_next_round(table, seat)
             try:
-                await self._commit(table, seat, action)
+                await self._commit(table, seat, action, by_player=True)
             except GameError as error:
                 raise Refused(error.key, **error.params) from None
             return self._panel(table, seat)
 
     async def _vote_next_round(self, table: Table, seat: int) -> PanelState:
-        if table.game.phase != skyjo.ROUND_OVER:
+        if table.game.phase != ROUND_OVER:
             raise Refused("error.round_not_over")
         if seat in table.votes:
             state = self._panel(table, seat)
@@ -518,7 +616,7 @@ class TableService:
             return state
         table.votes.add(seat)
         if not table.round_waiting():
-            await self._commit(table, seat, skyjo.NextRound())
+            await self._commit(table, seat, table.kind.engine.NextRound())
             return self._panel(table, seat)
         self._notify(table)
         state = self._panel(table, seat)
@@ -529,13 +627,23 @@ class TableService:
         )
         return state
 
-    async def _commit(self, table: Table, seat: int, action: skyjo.Action) -> list[dict[str, Any]]:
-        """Apply and commit one action (the channel lock is held); GameError leaves everything as it was."""
+    async def _commit(
+        self, table: Table, seat: int, action: Any, *, by_player: bool = False
+    ) -> list[dict[str, Any]]:
+        """Apply and commit one action (the channel lock is held); GameError leaves everything as it was.
+
+        ``by_player``: the seat's human made this move (not a computer, not a timer), which clears
+        their missed-turn count. The game's timer follows the new state in the same transaction.
+        """
         stored = table.stored
-        game = table.game
-        before = (game.phase, game.turn, game.round, game.drawn)
+        spec = table.kind
+        before = spec.stale_key(table.game)
+
+        def meta_after(game: Any) -> dict[str, Any] | None:
+            return self._meta_after(table, game, seat if by_player else None)
+
         try:
-            events = await self.storage.games.apply_action(stored, seat, action)
+            events = await self.storage.games.apply_action(stored, seat, action, meta_after)
         except StorageError:
             # storage reloaded ``stored`` from the log: every open panel is now suspect
             table.marks = [stored.version] * len(stored.seats)
@@ -544,11 +652,7 @@ class TableService:
         game = table.game
         table.resumed = False
         version = stored.version
-        if before[0] == skyjo.ROUND_OVER and table.round_task is not None:
-            if table.round_task is not asyncio.current_task():
-                table.round_task.cancel()
-            table.round_task = None
-        if (game.phase, game.turn, game.round, game.drawn) != before:
+        if spec.stale_key(game) != before:
             table.marks = [version] * len(stored.seats)
         else:
             table.marks[seat] = version
@@ -557,24 +661,29 @@ class TableService:
         table.turns += sum(1 for e in dicts if e["kind"] in ("turn_started", "round_ended"))
         log.info(
             "move committed",
-            extra={"game_id": table.id, "seat": seat, "action": action.type, "version": version},
+            extra={
+                "game_id": table.id,
+                "kind": stored.kind,
+                "seat": seat,
+                "action": action.type,
+                "version": version,
+            },
         )
-        if game.phase != skyjo.ROUND_OVER:
+        if game.phase != ROUND_OVER:
             table.votes.clear()
-        if any(e["kind"] == "round_ended" for e in dicts) and not game.is_over:
-            await self._start_round_pause(table)
         if table.finished:
             self._finish(table)
         else:
+            self._index(table)
             self._arm(table)
         self._notify(table)
         return dicts
 
     def _finish(self, table: Table) -> None:
         self.tables.pop(table.id, None)
-        for task in (table.ai_task, table.round_task):
-            if task is not None and task is not asyncio.current_task():
-                task.cancel()
+        self._due.pop(("game", table.id), None)
+        if table.ai_task is not None and table.ai_task is not asyncio.current_task():
+            table.ai_task.cancel()
         finished = table.stored.finished
         log.info(
             "game finished",
@@ -585,47 +694,209 @@ class TableService:
             },
         )
 
-    # ------------------------------------------------------------------ the pause between rounds
+    # ------------------------------------------------------------------ timers (stored in meta)
 
-    async def _start_round_pause(self, table: Table) -> None:
-        table.votes.clear()
-        meta = dict(table.stored.meta)
-        meta["round_deadline"] = _now_ms() + int(self.round_delay * 1000)
+    def _timer_for(self, table: Table, game: Any, old: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The timer the state calls for: kept while its token holds, a new one when the turn moved."""
+        if game.is_over:
+            return None
+        token = token_of(game)
+        if old is not None and old.get("token") == token:
+            return old
+        now = self.clock.now_ms()
+        if game.phase == ROUND_OVER:
+            delay = self.round_delay if table.human_seats() else min(self.round_delay, self.ai_delay)
+            return {"what": "round", "token": token, "due": now + int(delay * 1000)}
+        limit = table.turn_limit
+        if not limit or not [s for s in game.seats_to_act() if table.ai_level(s) is None]:
+            return None
+        return {
+            "what": "turn",
+            "token": token,
+            "due": now + limit * 1000,
+            "half": now + limit * 500,
+            "reminded": False,
+            "fired": False,
+        }
+
+    def _meta_after(self, table: Table, game: Any, player_seat: int | None) -> dict[str, Any] | None:
+        """New meta for the commit of an action (None: unchanged): the timer, the missed counts."""
+        meta = table.stored.meta
+        timer = self._timer_for(table, game, table.timer())
+        missed = dict(meta.get("missed") or {})
+        if player_seat is not None:
+            missed.pop(str(player_seat), None)
+        if timer == meta.get("timer") and missed == dict(meta.get("missed") or {}):
+            return None
+        return {**meta, "timer": timer, "missed": missed}
+
+    async def _set_meta(self, table: Table, meta: dict[str, Any]) -> None:
         try:
             await self.storage.games.set_meta(table.id, meta)
-            table.stored.meta = meta
         except StorageError:
-            log.warning("round deadline not stored", extra={"game_id": table.id}, exc_info=True)
+            raise Refused("table.error.unavailable") from None
+        table.stored.meta = meta
 
-    def _arm_round_timer(self, table: Table) -> None:
-        if table.round_task is not None and not table.round_task.done():
+    async def _sync_timer(self, table: Table) -> None:
+        """Make the stored timer match the state (at start, at resume, after a seat changed hands)."""
+        timer = self._timer_for(table, table.game, table.timer())
+        if timer != table.timer():
+            with contextlib.suppress(Refused):
+                await self._set_meta(table, {**table.stored.meta, "timer": timer})
+        self._index(table)
+
+    def _index(self, table: Table) -> None:
+        """Tell the sweeper when to look at this table next."""
+        timer = table.timer()
+        key = ("game", table.id)
+        if timer is None or table.finished:
+            self._due.pop(key, None)
             return
-        deadline = table.stored.meta.get("round_deadline")
-        delay = self.round_delay if not isinstance(deadline, int) else max(0.0, (deadline - _now_ms()) / 1000)
-        if not table.human_seats():
-            delay = min(delay, self.ai_delay)
-        table.round_task = asyncio.create_task(
-            self._round_timer(table, delay), name=f"round-timer-{table.id}"
-        )
+        due = int(timer["due"])
+        if timer.get("what") == "turn" and not timer.get("reminded"):
+            due = min(due, int(timer.get("half", due)))
+        self._schedule(key, due)
 
-    async def _round_timer(self, table: Table, delay: float) -> None:
-        await asyncio.sleep(delay)
-        async with self.lock(table.channel_id):
-            if self.tables.get(table.id) is not table or table.game.phase != skyjo.ROUND_OVER:
+    def _schedule(self, key: tuple[str, int], due: int) -> None:
+        if self._closed:
+            return
+        old = self._due.get(key)
+        self._due[key] = due
+        if old is None or due < old:
+            self._wake.set()
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = asyncio.create_task(self._sweep(), name="timer-sweeper")
+
+    async def _sweep(self) -> None:
+        """Sleep until the earliest deadline, act on every one that is due, repeat."""
+        while not self._closed:
+            self._wake.clear()
+            if not self._due:
+                await self._wake.wait()
+                continue
+            now = self.clock.now_ms()
+            due = [key for key, when in self._due.items() if when <= now]
+            if not due:
+                await self.clock.sleep_until(min(self._due.values()), self._wake)
+                continue
+            for key in due:
+                self._due.pop(key, None)
+                try:
+                    if key[0] == "lobby":
+                        await self._expire_lobby(key[1])
+                    else:
+                        await self._fire(key[1])
+                except Exception:
+                    log.exception("timer failed", extra={"what": key[0], "id": key[1]})
+
+    async def _expire_lobby(self, lobby_id: int) -> None:
+        try:
+            lobby = await self.lobbies.get(lobby_id)
+        except LobbyNotFound:
+            return
+        async with self.lock(lobby.channel_id):
+            lobby = await self.lobbies.get(lobby_id)
+            if lobby.status != "open":
                 return
-            table.round_task = None
-            with contextlib.suppress(Refused, GameError):
-                await self._commit(table, 0, skyjo.NextRound())
+            if self.clock.now_ms() < lobby.created_at + LOBBY_TTL_MS:
+                self._schedule(("lobby", lobby_id), lobby.created_at + LOBBY_TTL_MS)
+                return
+            try:
+                await self.lobbies.close(lobby, CANCELLED)
+            except (LobbyChanged, StorageError):
+                self._schedule(("lobby", lobby_id), self.clock.now_ms() + 5000)
+                return
+            self.expired_lobbies.add(lobby_id)
+        log.info("lobby expired", extra={"lobby_id": lobby_id})
+        self._tell("lobby_changed", lobby_id)
+
+    async def _fire(self, game_id: int) -> None:
+        table = self.tables.get(game_id)
+        if table is None:
+            return
+        async with self.lock(table.channel_id):
+            if self.tables.get(game_id) is not table or table.finished:
+                return
+            timer = table.timer()
+            if timer is None or timer.get("token") != token_of(table.game):
+                await self._sync_timer(table)  # the state moved on without a commit's meta (old data)
+                return
+            now = self.clock.now_ms()
+            if timer.get("what") == "round":
+                if now >= timer["due"]:
+                    with contextlib.suppress(Refused, GameError):
+                        await self._commit(table, 0, table.kind.engine.NextRound())
+                else:
+                    self._index(table)
+                return
+            seats = self._waited_for(table)
+            if now < timer["due"]:
+                if not timer.get("reminded") and now >= timer.get("half", timer["due"]):
+                    await self._set_meta(table, {**table.stored.meta, "timer": {**timer, "reminded": True}})
+                    if seats:
+                        left = max(1, (int(timer["due"]) - now + 999) // 1000)
+                        self._tell("remind", table, seats, left)
+                self._index(table)
+                return
+            await self._cover(table, timer, seats)
+
+    def _waited_for(self, table: Table) -> list[int]:
+        return [s for s in table.game.seats_to_act() if table.ai_level(s) is None]
+
+    async def _cover(self, table: Table, timer: dict[str, Any], seats: list[int]) -> None:
+        """The limit is reached: play for every human the game waits for; count the miss once."""
+        if not timer.get("fired"):
+            missed = dict(table.stored.meta.get("missed") or {})
+            for seat in seats:
+                missed[str(seat)] = table.missed(seat) + 1
+            meta = {
+                **table.stored.meta,
+                "missed": missed,
+                "timer": {**timer, "fired": True, "reminded": True},
+            }
+            await self._set_meta(table, meta)
+        token = timer["token"]
+        for seat in seats:
+            table.recent.append((seat, [{"kind": "turn_timed_out", "seat": seat}]))
+            log.info(
+                "turn timed out", extra={"game_id": table.id, "seat": seat, "missed": table.missed(seat)}
+            )
+            for step in range(MAX_COVER_ACTIONS):
+                game = table.game
+                if table.finished or token_of(game) != token or seat not in game.seats_to_act():
+                    break
+                if game.phase == REVEAL:  # initial reveals left undone: picked at random
+                    rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}:reveal")
+                    action = rng.choice(game.legal_actions(seat))
+                else:
+                    action = self._ai_decide(table, seat, level="normal")
+                try:
+                    await self._commit(table, seat, action)
+                except (Refused, GameError):
+                    log.warning(
+                        "timed-out move refused", extra={"game_id": table.id, "seat": seat, "step": step}
+                    )
+                    break
+        for seat in seats:
+            if (
+                not table.finished
+                and table.missed(seat) >= MISSES_BEFORE_REPLACE
+                and seat not in table.replaced()
+            ):
+                await self._replace(table, seat, reason="idle")
+                self._tell("seat_taken_over", table, seat)
+        if not table.finished:
+            await self._sync_timer(table)
+            self._notify(table)
 
     # ------------------------------------------------------------------ computer players
 
     def _arm(self, table: Table) -> None:
-        """Schedule what must happen without a human: computer moves, the next round's timer."""
+        """Schedule the computer players' moves (the round pause is a timer, see :meth:`_timer_for`)."""
         if self._closed or table.finished:
             return
         game = table.game
-        if game.phase == skyjo.ROUND_OVER:
-            self._arm_round_timer(table)
+        if game.phase == ROUND_OVER:
             return
         ai_to_act = any(table.ai_level(s) is not None for s in game.seats_to_act())
         if ai_to_act and (table.ai_task is None or table.ai_task.done()):
@@ -639,7 +910,7 @@ class TableService:
                     return
                 game = table.game
                 seats = [s for s in game.seats_to_act() if table.ai_level(s) is not None]
-                if game.phase == skyjo.ROUND_OVER or not seats:
+                if game.phase == ROUND_OVER or not seats:
                     table.ai_task = None
                     return
                 seat = seats[0]
@@ -653,10 +924,11 @@ class TableService:
                 if table.ai_task is not asyncio.current_task():
                     return  # _commit armed another loop (cannot happen while we run, but be safe)
 
-    def _ai_decide(self, table: Table, seat: int) -> skyjo.Action:
+    def _ai_decide(self, table: Table, seat: int, level: str | None = None) -> Any:
         game = table.game
-        level = table.ai_level(seat) or "normal"
-        policy = skyjo_ai.LEVELS.get(level, skyjo_ai.LEVELS["normal"])
+        level = level or table.ai_level(seat) or "normal"
+        levels = table.kind.levels
+        policy = levels.get(level, levels["normal"])
         rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}")
         try:
             action = policy(game.view(seat), rng)
@@ -693,23 +965,20 @@ class TableService:
             await self._replace(table, seat)
         return table, seat
 
-    async def _replace(self, table: Table, seat: int) -> None:
+    async def _replace(self, table: Table, seat: int, reason: str = "left") -> None:
         meta = dict(table.stored.meta)
         replaced = dict(meta.get("replaced") or {})
         replaced[str(seat)] = "normal"
         meta["replaced"] = replaced
-        try:
-            await self.storage.games.set_meta(table.id, meta)
-        except StorageError:
-            raise Refused("table.error.unavailable") from None
-        table.stored.meta = meta
+        await self._set_meta(table, meta)
         table.votes.discard(seat)
-        table.recent.append((seat, [{"kind": "seat_replaced", "seat": seat}]))
-        log.info("seat taken by a computer", extra={"game_id": table.id, "seat": seat})
-        if table.game.phase == skyjo.ROUND_OVER and not table.round_waiting():
+        table.recent.append((seat, [{"kind": "seat_replaced", "seat": seat, "reason": reason}]))
+        log.info("seat taken by a computer", extra={"game_id": table.id, "seat": seat, "reason": reason})
+        if table.game.phase == ROUND_OVER and not table.round_waiting():
             with contextlib.suppress(Refused, GameError):
-                await self._commit(table, seat, skyjo.NextRound())
+                await self._commit(table, seat, table.kind.engine.NextRound())
                 return
+        await self._sync_timer(table)
         self._arm(table)
         self._notify(table)
 
@@ -724,6 +993,7 @@ class TableService:
                 if user_id != lobby.host_id and not can_manage:
                     raise Refused("table.error.end_not_allowed")
                 await self.lobbies.close(lobby, CANCELLED)
+                self._due.pop(("lobby", lobby.id), None)
                 return lobby
             if user_id != table.stored.host_id and not can_manage:
                 raise Refused("table.error.end_not_allowed")
@@ -739,7 +1009,7 @@ class TableService:
         return table
 
     async def rematch(self, game_id: int, user_id: int) -> Lobby:
-        """A new lobby with the same seats (the clicker hosts it)."""
+        """A new lobby with the same seats and settings (the clicker hosts it)."""
         try:
             stored = await self.storage.games.get_game(game_id)
         except StorageError:
@@ -756,17 +1026,19 @@ class TableService:
             for s in seats
             if s.seat not in replaced or s is me
         ]
+        turn_limit = stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
         async with self.lock(stored.channel_id):
             await self._check_channel_free(stored.guild_id, stored.channel_id)
             try:
                 lobby = await self.lobbies.create(
                     guild_id=stored.guild_id,
                     channel_id=stored.channel_id,
-                    kind=KIND,
+                    kind=stored.kind,
                     host_id=user_id,
-                    options=stored.options,
+                    options={**stored.options, "turn_limit": turn_limit},
                     seats=lobby_seats,
                 )
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None
+        self._schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
         return lobby

@@ -1,4 +1,8 @@
-"""``/skyjo new``, ``/skyjo end`` and ``/skyjo kick``: parse, ask the table service, answer."""
+"""``/skyjo new``, ``/skyjo rules``, ``/skyjo end`` and ``/skyjo kick``: parse, ask the table service, answer.
+
+Every command, option and choice name is localized through the catalogues (``cmd.*`` keys, see
+``CatalogueTranslator``).
+"""
 
 from __future__ import annotations
 
@@ -9,17 +13,10 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from bot.i18n import translate as t
-from bot.service import Refused, Table
+from cogs import tables
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
-
-LEVEL_CHOICES = [
-    app_commands.Choice(name=_("easy", key="cmd.skyjo.level.easy"), value="easy"),
-    app_commands.Choice(name=_("normal", key="cmd.skyjo.level.normal"), value="normal"),
-    app_commands.Choice(name=_("hard", key="cmd.skyjo.level.hard"), value="hard"),
-]
 
 
 class SkyjoCog(commands.Cog):
@@ -33,7 +30,17 @@ class SkyjoCog(commands.Cog):
         self.bot = bot
 
     @skyjo.command(
-        name="new", description=_("Open a Skyjo table in this channel", key="cmd.skyjo.new.description")
+        name=_("new", key="cmd.new.name"),
+        description=_("Open a Skyjo table in this channel", key="cmd.skyjo.new.description"),
+    )
+    @app_commands.rename(
+        score_limit=_("score_limit", key="cmd.skyjo.new.opt.score_limit"),
+        finisher_multiplier=_("finisher_multiplier", key="cmd.skyjo.new.opt.multiplier"),
+        row_clearing=_("row_clearing", key="cmd.skyjo.new.opt.row_clearing"),
+        previous_finisher_starts=_("previous_finisher_starts", key="cmd.skyjo.new.opt.previous_starts"),
+        computers=tables.COMPUTERS,
+        level=tables.LEVEL,
+        turn_limit=tables.TURN_LIMIT,
     )
     @app_commands.describe(
         score_limit=_("The game ends when someone reaches this total (100)", key="cmd.skyjo.new.score_limit"),
@@ -46,8 +53,9 @@ class SkyjoCog(commands.Cog):
         ),
         computers=_("How many computer players sit at the table", key="cmd.skyjo.new.computers"),
         level=_("How well the computer players play", key="cmd.skyjo.new.level"),
+        turn_limit=tables.TURN_LIMIT_HELP,
     )
-    @app_commands.choices(level=LEVEL_CHOICES)
+    @app_commands.choices(level=tables.LEVEL_CHOICES)
     async def new(
         self,
         interaction: discord.Interaction[Any],
@@ -57,9 +65,11 @@ class SkyjoCog(commands.Cog):
         previous_finisher_starts: bool = False,
         computers: app_commands.Range[int, 0, 7] = 0,
         level: str = "normal",
+        turn_limit: app_commands.Range[int, 0, 900] = 120,
     ) -> None:
         user = interaction.user
         lobby = await self.bot.service.open_lobby(
+            kind="skyjo",
             guild_id=interaction.guild_id,
             channel_id=interaction.channel_id or 0,
             host_id=user.id,
@@ -73,41 +83,32 @@ class SkyjoCog(commands.Cog):
             computers=computers,
             level=level,
             locale=interaction.guild_locale,
+            turn_limit=turn_limit,
         )
         await self.bot.skyjo_ui.post_lobby(interaction, lobby)
 
     @skyjo.command(
-        name="end", description=_("End this channel's game (unrated)", key="cmd.skyjo.end.description")
+        name=_("rules", key="cmd.rules.name"),
+        description=_("The rules of Skyjo, with this table's options", key="cmd.skyjo.rules.description"),
     )
-    async def end(self, interaction: discord.Interaction[Any]) -> None:
-        can_manage = interaction.permissions.manage_channels
-        ended = await self.bot.service.end(
-            interaction.channel_id or 0, interaction.user.id, can_manage=can_manage
-        )
-        if isinstance(ended, Table):
-            self.bot.presenter.table_changed(ended)
-        else:
-            self.bot.presenter.lobby_changed(ended.id)
-        await interaction.response.send_message(
-            t("table.ended", interaction.guild_locale, user=interaction.user.mention),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+    async def rules(self, interaction: discord.Interaction[Any]) -> None:
+        await tables.rules(self.bot, interaction, "skyjo")
 
     @skyjo.command(
-        name="kick",
+        name=_("end", key="cmd.end.name"),
+        description=_("End this channel's game (unrated)", key="cmd.skyjo.end.description"),
+    )
+    async def end(self, interaction: discord.Interaction[Any]) -> None:
+        await tables.end(self.bot, interaction)
+
+    @skyjo.command(
+        name=_("kick", key="cmd.kick.name"),
         description=_("Give a player's seat to a computer player", key="cmd.skyjo.kick.description"),
     )
+    @app_commands.rename(player=_("player", key="cmd.kick.opt.player"))
     @app_commands.describe(player=_("The player to replace", key="cmd.skyjo.kick.player"))
     async def kick(self, interaction: discord.Interaction[Any], player: discord.User) -> None:
-        if player.bot:
-            raise Refused("table.error.kick_not_player")
-        _table, _seat = await self.bot.service.kick(
-            interaction.channel_id or 0, interaction.user.id, player.id
-        )
-        await interaction.response.send_message(
-            t("table.kicked", interaction.guild_locale, player=player.mention),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+        await tables.kick(self.bot, interaction, player)
 
 
 async def setup(bot: SkyboBot) -> None:

@@ -1,11 +1,16 @@
-"""Table image benchmark: Skyjo tables of 4 and 8 players mid-game, composed and encoded as PNG."""
+"""Table image benchmark: Skyjo tables of 4 and 8 players and Skip-Bo tables of 4 and 6 players
+mid-game, composed and encoded as PNG."""
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
+from PIL import Image
+
+from bot.engine import skipbo
 from bot.engine.skyjo import (
     GAME_OVER,
     PLAY,
@@ -20,7 +25,7 @@ from bot.engine.skyjo import (
     Reveal,
     TakeDiscard,
 )
-from bot.render import skyjo_image
+from bot.render import skipbo_image, skyjo_image
 
 NAMES = ["Alice", "Bérénice", "Chen", "Dmitri", "Esperanza", "Farouk", "Gwendolyn", "Hiro"]
 
@@ -94,19 +99,79 @@ def mid_game(
     return game
 
 
-def _measure(view: dict[str, Any], names: list[str], repeat: int) -> tuple[float, float, int]:
+def _skipbo_action(game: skipbo.Game, seat: int, rng: random.Random) -> skipbo.Action:
+    """A rough seeded player (its own, so the benchmark does not move with the computer players):
+    the stock card whenever it fits, else usually a number card that fits, now and then a Skip-Bo
+    card; it discards its highest card onto a pile with a higher top or an empty one."""
+    actions = game.legal_actions(seat)
+    plays = [a for a in actions if isinstance(a, skipbo.Play)]
+    stock = [p for p in plays if p.source in (skipbo.STOCK, skipbo.PARTNER_STOCK)]
+    if stock:
+        return rng.choice(stock)
+    numbers = [p for p in plays if p.card != skipbo.WILD]
+    if numbers and rng.random() < 0.85:
+        return rng.choice(numbers)
+    wild = [p for p in plays if p.card == skipbo.WILD]
+    if wild and rng.random() < 0.15:
+        return rng.choice(wild)
+    discards = [a for a in actions if isinstance(a, skipbo.Discard)]
+    if not discards:
+        return next(a for a in actions if not isinstance(a, skipbo.Play))
+    piles = game.discard_piles[seat]
+    card = max((d.card for d in discards), key=lambda c: (c != skipbo.WILD, c))
+    fits = [i for i, p in enumerate(piles) if not p or p[-1] >= card]
+    return skipbo.Discard(card, rng.choice(fits) if fits else rng.randrange(skipbo.DISCARD_PILES))
+
+
+def skipbo_mid_game(
+    players: int,
+    seed: int,
+    turns: int,
+    options: skipbo.Options | None = None,
+    round_number: int = 1,
+    plays: int = 0,
+) -> skipbo.Game:
+    """A Skip-Bo game in round ``round_number`` (earlier rounds played out) after ``turns`` whole
+    turns of seeded rough play, then ``plays`` more actions into the next turn. It stops early if
+    the game (or the round) ends."""
+    rng = random.Random(seed)
+    game = skipbo.Game.new([f"p{i + 1}" for i in range(players)], seed, options)
+
+    def act() -> None:
+        seat = game.seats_to_act()[0]
+        game.apply(seat, _skipbo_action(game, seat, rng))
+
+    while game.round < round_number and game.phase != skipbo.GAME_OVER:
+        act()
+    start = game.turns
+    while game.phase == skipbo.PLAY and game.turns - start < turns:
+        act()
+    for _ in range(plays):
+        if game.phase != skipbo.PLAY:
+            break
+        act()
+    return game
+
+
+def _measure(
+    render: Callable[[dict[str, Any], list[str]], bytes],
+    compose: Callable[[dict[str, Any], list[str]], Image.Image],
+    view: dict[str, Any],
+    names: list[str],
+    repeat: int,
+) -> tuple[float, float, int]:
     """(mean ms per PNG, mean ms composing only, PNG size in bytes) after a warm-up."""
     for _ in range(5):
-        skyjo_image.render_table(view, names)
+        render(view, names)
     started = time.perf_counter()
     for _ in range(repeat):
-        png = skyjo_image.render_table(view, names)
+        png = render(view, names)
     total = (time.perf_counter() - started) / repeat * 1000
     started = time.perf_counter()
     for _ in range(repeat):
-        skyjo_image.table_image(view, names)
-    compose = (time.perf_counter() - started) / repeat * 1000
-    return total, compose, len(png)
+        compose(view, names)
+    composing = (time.perf_counter() - started) / repeat * 1000
+    return total, composing, len(png)
 
 
 def run() -> None:
@@ -114,7 +179,9 @@ def run() -> None:
         game = mid_game(players, seed=players, turns=3 * players)
         view = game.view(None)
         image = skyjo_image.table_image(view, NAMES[:players])
-        total, compose, size = _measure(view, NAMES[:players], 100)
+        total, compose, size = _measure(
+            skyjo_image.render_table, skyjo_image.table_image, view, NAMES[:players], 100
+        )
         print(
             f"skyjo table, {players} players ({image.width}x{image.height}): {total:.1f} ms per PNG "
             f"(composing {compose:.1f} ms, encoding {total - compose:.1f} ms; {size / 1024:.0f} kB; "
@@ -125,3 +192,24 @@ def run() -> None:
     for _ in range(100):
         skyjo_image.render_grid(game.view(0), 0, NAMES[:4])
     print(f"skyjo private grid: {(time.perf_counter() - started) * 10:.1f} ms per PNG")
+    for players, target in ((4, 15), (6, 25)):
+        options = skipbo.Options(teams=True, several_rounds=True)
+        sb_game = skipbo_mid_game(players, seed=players, turns=6 * players, options=options)
+        view = sb_game.view(None)
+        image = skipbo_image.table_image(view, NAMES[:players])
+        total, compose, size = _measure(
+            skipbo_image.render_table, skipbo_image.table_image, view, NAMES[:players], 100
+        )
+        print(
+            f"skipbo table, {players} players in teams ({image.width}x{image.height}): {total:.1f} ms "
+            f"per PNG (composing {compose:.1f} ms, encoding {total - compose:.1f} ms; {size / 1024:.0f} kB; "
+            f"target < {target} ms)"
+        )
+    sb_game = skipbo_mid_game(4, seed=4, turns=12)
+    seat = sb_game.turn
+    assert seat is not None
+    own = sb_game.view(seat)
+    started = time.perf_counter()
+    for _ in range(100):
+        skipbo_image.render_hand(own, seat, NAMES[:4])
+    print(f"skipbo private hand: {(time.perf_counter() - started) * 10:.1f} ms per PNG")

@@ -8,7 +8,7 @@ which is what keeps a whole table under a few milliseconds before encoding.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Final, TypeAlias
@@ -127,6 +127,17 @@ class Palette:
         image = Image.new("P", size, self.index(colour))
         image.putpalette(self.image.getpalette() or [])
         return image
+
+
+def swatch(tiles: Sequence[Image.Image], background: RGB) -> Image.Image:
+    """``tiles`` stacked in one RGB image: what a renderer's :class:`Palette` is built from."""
+    width = max(t.width for t in tiles)
+    image = Image.new("RGB", (width, sum(t.height for t in tiles)), background)
+    y = 0
+    for part in tiles:
+        image.paste(part, (0, y))
+        y += part.height
+    return image
 
 
 @lru_cache(maxsize=1)

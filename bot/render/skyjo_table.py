@@ -48,9 +48,20 @@ def option_lines(options: JSON, locale: object) -> list[str]:
 
 
 def lobby_body(
-    *, host_id: int, seats: Sequence[tuple[str, int | None, str | None]], options: JSON, locale: object
+    *,
+    host_id: int,
+    seats: Sequence[tuple[str, int | None, str | None]],
+    locale: object,
+    options: JSON | None = None,
+    lines: Sequence[str] | None = None,
+    game: str = "Skyjo",
+    min_players: int = 2,
+    max_players: int = 8,
 ) -> MessageBody:
-    """The lobby: who sits, the settings, what to click. ``seats`` are (name, user id, computer level)."""
+    """The lobby: who sits, the settings, what to click. ``seats`` are (name, user id, computer level).
+
+    Any game's lobby: ``lines`` are its settings in words (default: Skyjo's ``options``).
+    """
     players = []
     for i, (name, user_id, level) in enumerate(seats, start=1):
         if level is not None:
@@ -61,27 +72,41 @@ def lobby_body(
             players.append(t("table.lobby.seat", locale, number=i, name=name))
     description = "\n".join(
         [
-            t("table.lobby.intro", locale, host=f"<@{host_id}>"),
+            t("table.lobby.intro", locale, host=f"<@{host_id}>", game=game),
             "",
             *players,
             "",
-            *option_lines(options, locale),
+            *(lines if lines is not None else option_lines(options or {}, locale)),
             "",
-            t("table.lobby.how", locale, min=2, max=8),
+            t("table.lobby.how", locale, min=min_players, max=max_players),
         ]
     )
     embed = {
-        "title": t("table.lobby.title", locale),
+        "title": t("table.lobby.title", locale, game=game),
         "description": _clip(description, MAX_DESCRIPTION),
         "color": COLOUR_LOBBY,
     }
     return MessageBody(embed=embed)
 
 
-def lobby_closed_body(locale: object) -> MessageBody:
-    return MessageBody(
-        embed={"title": t("table.lobby.title", locale), "description": t("table.lobby.cancelled", locale)}
-    )
+def lobby_closed_body(locale: object, *, expired: bool = False, game: str = "Skyjo") -> MessageBody:
+    reason = t("table.lobby.expired" if expired else "table.lobby.cancelled", locale)
+    return MessageBody(embed={"title": t("table.lobby.title", locale, game=game), "description": reason})
+
+
+SERVICE_EVENTS = frozenset({"seat_replaced", "turn_timed_out"})  # the table's own, not the engine's
+
+
+def service_event_lines(seat: int, events: Iterable[JSON], names: Sequence[str], locale: object) -> list[str]:
+    """The table's own events (a seat taken over, a turn played by the timer), in any game."""
+    lines = []
+    for event in events:
+        if event["kind"] == "seat_replaced":
+            key = "table.event.seat_idle" if event.get("reason") == "idle" else "table.event.seat_replaced"
+            lines.append(t(key, locale, player=names[seat]))
+        elif event["kind"] == "turn_timed_out":
+            lines.append(t("table.event.timed_out", locale, player=names[seat]))
+    return lines
 
 
 def recent_lines(
@@ -89,10 +114,8 @@ def recent_lines(
 ) -> list[str]:
     lines: list[str] = []
     for seat, events in recent:
-        for event in events:
-            if event["kind"] == "seat_replaced":
-                lines.append(t("table.event.seat_replaced", locale, player=names[seat]))
-        lines.extend(describe_events([e for e in events if e["kind"] != "seat_replaced"], names, locale))
+        lines.extend(service_event_lines(seat, events, names, locale))
+        lines.extend(describe_events([e for e in events if e["kind"] not in SERVICE_EVENTS], names, locale))
     return lines[-limit:]
 
 

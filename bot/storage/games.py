@@ -460,10 +460,21 @@ def _finish(conn: sqlite3.Connection, game_id: int, expected_version: int | None
 
 
 def _appender(
-    game_id: int, expected_version: int, seat: int, action: Mapping[str, Any], snapshot: Mapping[str, Any]
+    game_id: int,
+    expected_version: int,
+    seat: int,
+    action: Mapping[str, Any],
+    snapshot: Mapping[str, Any],
+    meta: Mapping[str, Any] | None = None,
 ) -> Callable[[sqlite3.Connection], int]:
-    """The statements of one append, prepared off the database thread (JSON, hash), run on it."""
+    """The statements of one append, prepared off the database thread (JSON, hash), run on it.
+
+    ``meta``, when given, replaces the service's metadata in the same statement (turn deadlines and
+    missed-turn counts must change together with the action that changes the turn).
+    """
     action_json = canonical_json(dict(action))
+    meta_sql = "" if meta is None else ", meta = ?"
+    meta_params: tuple[Any, ...] = () if meta is None else (canonical_json(dict(meta)),)
     snapshot_json = canonical_json(dict(snapshot))
     digest = snapshot_hash(snapshot_json)
     new_version = expected_version + 1
@@ -471,9 +482,9 @@ def _appender(
 
     def work(conn: sqlite3.Connection) -> int:
         cursor = conn.execute(
-            "UPDATE games SET version = ?, snapshot = ?, snapshot_hash = ?, updated_at = ?"
+            f"UPDATE games SET version = ?, snapshot = ?, snapshot_hash = ?, updated_at = ?{meta_sql}"
             " WHERE id = ? AND version = ? AND status = 'active'",
-            (new_version, snapshot_json, digest, now, game_id, expected_version),
+            (new_version, snapshot_json, digest, now, *meta_params, game_id, expected_version),
         )
         if cursor.rowcount != 1:
             raise _why_not_written(conn, game_id, expected_version)
@@ -598,6 +609,7 @@ class GameRepository:
         seat: int,
         action: Mapping[str, Any],
         snapshot: Mapping[str, Any],
+        meta: Mapping[str, Any] | None = None,
     ) -> int:
         """Log one action and store the state after it, in one transaction; returns the new version.
 
@@ -605,7 +617,7 @@ class GameRepository:
         is no longer active) nothing is written and :class:`StaleVersion` / :class:`GameNotActive`
         is raised.
         """
-        work = _appender(game_id, expected_version, seat, action, snapshot)
+        work = _appender(game_id, expected_version, seat, action, snapshot, meta)
         return await self.db.write(work)
 
     async def append_final_action(
@@ -615,9 +627,10 @@ class GameRepository:
         seat: int,
         action: Mapping[str, Any],
         snapshot: Mapping[str, Any],
+        meta: Mapping[str, Any] | None = None,
     ) -> FinishedGame:
         """Log the action that ends the game and finish it (results, ratings) in ONE transaction."""
-        append = _appender(game_id, expected_version, seat, action, snapshot)
+        append = _appender(game_id, expected_version, seat, action, snapshot, meta)
         now = now_ms()
 
         def work(conn: sqlite3.Connection) -> FinishedGame:
@@ -625,8 +638,17 @@ class GameRepository:
 
         return await self.db.write(work)
 
-    async def apply_action(self, stored: StoredGame, seat: int, action: Any) -> list[Any]:
+    async def apply_action(
+        self,
+        stored: StoredGame,
+        seat: int,
+        action: Any,
+        meta_after: Callable[[Any], Mapping[str, Any] | None] | None = None,
+    ) -> list[Any]:
         """Apply ``action`` (an engine action) to ``stored.game`` and commit it; returns the events.
+
+        ``meta_after(game)``, called once the engine applied the action, may return new metadata to
+        commit in the same transaction (None: unchanged); ``stored.meta`` is updated on success.
 
         An illegal action raises the engine's GameError and writes nothing. The action that ends the
         game also finishes it in the same transaction (``stored.status`` becomes ``finished`` and
@@ -636,16 +658,19 @@ class GameRepository:
         """
         events: list[Any] = stored.game.apply(seat, action)
         try:
+            meta = meta_after(stored.game) if meta_after is not None else None
             if stored.game.is_over:
                 stored.finished = await self.append_final_action(
-                    stored.id, stored.version, seat, action.to_dict(), stored.game.to_dict()
+                    stored.id, stored.version, seat, action.to_dict(), stored.game.to_dict(), meta
                 )
                 stored.status = FINISHED
                 stored.version += 1
             else:
                 stored.version = await self.append_action(
-                    stored.id, stored.version, seat, action.to_dict(), stored.game.to_dict()
+                    stored.id, stored.version, seat, action.to_dict(), stored.game.to_dict(), meta
                 )
+            if meta is not None:
+                stored.meta = dict(meta)
         except BaseException:
             try:
                 fresh = await self.get_game(stored.id)

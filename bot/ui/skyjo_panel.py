@@ -22,6 +22,7 @@ from bot.ui.ids import encode
 
 PREFIX = "sk"
 MODE_MAIN, MODE_TAKE, MODE_DISCARD = 0, 1, 2
+MODES = frozenset({MODE_MAIN, MODE_TAKE, MODE_DISCARD})  # the panel modes a custom_id may carry
 
 # Acts carried by custom_ids.
 REVEAL, DRAW, TAKE, REPLACE, DISCARD_REVEAL = "rv", "dr", "tk", "rp", "dv"

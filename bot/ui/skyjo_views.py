@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import io
 import logging
 import re
 import time
@@ -32,23 +33,33 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.i18n import translate as t
-from bot.render import skyjo_table
-from bot.render.skyjo_rules import rules_text
-from bot.service import ChannelTaken, PanelState, Refused, Stale, Table
+from bot.kinds import BY_PREFIX, KINDS, GameKind
+from bot.render import boards, skyjo_table
+from bot.service import (
+    DEFAULT_TURN_LIMIT,
+    MODE_ACT,
+    REFRESH_ACT,
+    ChannelTaken,
+    PanelState,
+    Refused,
+    Stale,
+    Table,
+)
 from bot.storage.lobbies import Lobby
 from bot.ui import ids
-from bot.ui import skyjo_panel as panel
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
 
 log = logging.getLogger(__name__)
 
-GAME_TEMPLATE = r"sk:(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})"
+GAME_TEMPLATE = r"(?:sk|sb):(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})"
 LOBBY_TEMPLATE = r"sl:(?P<lobby>\d{1,18}):(?P<act>[a-z]{2})"
-JOIN, LEAVE_LOBBY, ADD_COMPUTER, START, CANCEL = "jn", "lv", "ai", "st", "cx"
-LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, START, CANCEL}
-REMATCH = "rm"
+JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
+LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL}
+# Table-message acts, the same two letters in every kind's panel module.
+OPEN_PANEL, RULES, LEAVE, NEXT_ROUND, REMATCH = "op", "ru", "lv", "nx", "rm"
+TABLE_IMAGE = "skybo-table.png"
 STYLES = {
     "primary": discord.ButtonStyle.primary,
     "secondary": discord.ButtonStyle.secondary,
@@ -71,7 +82,7 @@ LOBBY_PATTERN = re.compile(LOBBY_TEMPLATE)
 
 
 def is_ours(custom_id: str) -> bool:
-    return custom_id.startswith(("sk:", "sl:"))
+    return custom_id.startswith(("sk:", "sb:", "sl:"))
 
 
 def dispatchable(interaction: discord.Interaction[Any]) -> bool:
@@ -141,6 +152,7 @@ def _button(custom_id: str, label: str, style: str = "secondary", *, disabled: b
 
 
 def panel_view(state: PanelState, locale: object) -> ButtonsView:
+    panel = KINDS[state.kind].panel
     rows = panel.panel_rows(state.view, state.seat, state.game_id, state.version, state.mode, locale)
     return ButtonsView(
         [
@@ -151,19 +163,21 @@ def panel_view(state: PanelState, locale: object) -> ButtonsView:
 
 
 def panel_content(state: PanelState, locale: object) -> str:
-    lines = [t("table.panel.title", locale, round=state.view["round"])]
+    title = "table.panel.title" if state.kind == "skyjo" else "table.panel.title_skipbo"
+    lines = [t(title, locale, round=state.view["round"])]
     if state.notice is not None:
         key, params = state.notice
         lines.append(t(key, locale, **params))
+    panel = KINDS[state.kind].panel
     lines.append(panel.panel_hint(state.view, state.seat, state.names, state.mode, locale))
     return "\n".join(lines)
 
 
 def table_view(table: Table, locale: object) -> ButtonsView | None:
-    gid, version = table.id, table.version
+    gid, version, prefix = table.id, table.version, table.kind.prefix
 
     def cid(act: str) -> str:
-        return ids.encode(panel.PREFIX, gid, version, act, 0)
+        return ids.encode(prefix, gid, version, act, 0)
 
     if table.ended_by is not None:
         return None
@@ -171,16 +185,17 @@ def table_view(table: Table, locale: object) -> ButtonsView | None:
         return ButtonsView([[_button(cid(REMATCH), t("table.button.rematch", locale), "success")]])
     buttons = []
     if table.game.phase == "round_over":
-        buttons.append(_button(cid(panel.NEXT_ROUND), t("ui.panel.next_round", locale), "success"))
-    buttons.append(_button(cid(panel.OPEN_PANEL), t("table.button.my_grid", locale), "primary"))
-    buttons.append(_button(cid(panel.RULES), t("table.button.rules", locale)))
-    buttons.append(_button(cid(panel.LEAVE), t("table.button.leave", locale), "danger"))
+        buttons.append(_button(cid(NEXT_ROUND), t("ui.panel.next_round", locale), "success"))
+    mine = "table.button.my_grid" if table.stored.kind == "skyjo" else "table.button.my_hand"
+    buttons.append(_button(cid(OPEN_PANEL), t(mine, locale), "primary"))
+    buttons.append(_button(cid(RULES), t("table.button.rules", locale)))
+    buttons.append(_button(cid(LEAVE), t("table.button.leave", locale), "danger"))
     return ButtonsView([buttons])
 
 
 def table_message(table: Table, locale: object, image_url: str | None = None) -> skyjo_table.MessageBody:
     waiting = table.round_waiting() if table.game.phase == "round_over" else []
-    return skyjo_table.table_body(
+    body: skyjo_table.MessageBody = table.kind.table.table_body(
         table.game.view(None),
         table.names(),
         locale=locale,
@@ -191,6 +206,7 @@ def table_message(table: Table, locale: object, image_url: str | None = None) ->
         ended_by=table.ended_by,
         image_url=image_url,
     )
+    return body
 
 
 def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
@@ -198,17 +214,34 @@ def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
         (JOIN, "table.button.join", "success"),
         (LEAVE_LOBBY, "table.button.leave_lobby", "secondary"),
         (ADD_COMPUTER, "table.button.add_computer", "secondary"),
+        (REMOVE_COMPUTER, "table.button.remove_computer", "secondary"),
         (START, "table.button.start", "primary"),
-        (CANCEL, "table.button.cancel", "danger"),
     ]
-    return ButtonsView(
-        [[_button(f"sl:{lobby.id}:{act}", t(key, locale), style) for act, key, style in buttons]]
-    )
+    rows = [[_button(f"sl:{lobby.id}:{act}", t(key, locale), style) for act, key, style in buttons]]
+    rows.append([_button(f"sl:{lobby.id}:{CANCEL}", t("table.button.cancel", locale), "danger")])
+    return ButtonsView(rows)
 
 
 def lobby_message(lobby: Lobby, locale: object) -> skyjo_table.MessageBody:
+    kind: GameKind = KINDS[lobby.kind]
     seats = [(s.name, s.user_id, s.ai_level) for s in lobby.seats]
-    return skyjo_table.lobby_body(host_id=lobby.host_id, seats=seats, options=lobby.options, locale=locale)
+    options = {k: v for k, v in lobby.options.items() if k != "turn_limit"}
+    limit = lobby.options.get("turn_limit", DEFAULT_TURN_LIMIT)
+    lines = list(kind.table.option_lines(options, locale))
+    lines.append(
+        t("table.options.turn_limit", locale, seconds=limit)
+        if limit
+        else t("table.options.no_turn_limit", locale)
+    )
+    return skyjo_table.lobby_body(
+        host_id=lobby.host_id,
+        seats=seats,
+        lines=lines,
+        locale=locale,
+        game=kind.title,
+        min_players=kind.min_players,
+        max_players=kind.max_players,
+    )
 
 
 def embed_of(body: skyjo_table.MessageBody) -> discord.Embed:
@@ -230,12 +263,17 @@ class _Slot:
 class Presenter:
     """The single writer of public lobby and table messages; also posts and deletes turn mentions."""
 
-    def __init__(self, bot: SkyboBot, *, interval: float = 1.0, retries: int = 3) -> None:
+    def __init__(
+        self, bot: SkyboBot, *, interval: float = 1.0, retries: int = 3, images: bool = True
+    ) -> None:
         self.bot = bot
         self.interval = interval
         self.retries = retries
+        self.images = images  # attach the rendered table picture to table messages
         self._slots: dict[tuple[str, int], _Slot] = {}
         self._mentions: dict[int, tuple[tuple[int, int], int | None]] = {}  # game -> (key, message id)
+        self._reminders: dict[int, int] = {}  # game -> the message id of its turn reminder
+        self._sends: set[asyncio.Task[None]] = set()
         self._closed = False
 
     # the service calls this (TableListener)
@@ -244,6 +282,59 @@ class Presenter:
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
+
+    def remind(self, table: Table, seats: list[int], seconds_left: int) -> None:
+        users = [u for u in (table.stored.seats[s].user_id for s in seats) if u is not None]
+        if users:
+            self._spawn(self._send_reminder(table, users, seconds_left), f"remind-{table.id}")
+
+    def seat_taken_over(self, table: Table, seat: int) -> None:
+        user_id = table.stored.seats[seat].user_id
+        if user_id is not None:
+            self._spawn(self._tell_replaced(table, user_id), f"replaced-{table.id}")
+
+    def _spawn(self, work: Awaitable[None], name: str) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except discord.HTTPException as error:
+                log.warning("message send failed", extra={"what": name, "status": error.status})
+            except Exception:
+                log.exception("message send failed", extra={"what": name})
+
+        if self._closed:
+            return
+        task = asyncio.create_task(run(), name=name)
+        self._sends.add(task)
+        task.add_done_callback(self._sends.discard)
+
+    async def _send_reminder(self, table: Table, users: list[int], seconds_left: int) -> None:
+        stored = table.stored
+        locale = self._locale(stored.guild_id)
+        channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
+        text = t(
+            "table.turn.reminder",
+            locale,
+            players=" ".join(f"<@{u}>" for u in users),
+            seconds=seconds_left,
+        )
+        mentions = discord.AllowedMentions(
+            users=[discord.Object(u) for u in users], everyone=False, roles=False
+        )
+        message = await channel.send(text, allowed_mentions=mentions)
+        old = self._reminders.pop(table.id, None)
+        self._reminders[table.id] = message.id
+        if old is not None:
+            with contextlib.suppress(discord.HTTPException):
+                await channel.get_partial_message(old).delete()
+
+    async def _tell_replaced(self, table: Table, user_id: int) -> None:
+        """A private word to the player a computer player replaced after too many missed turns."""
+        stored = table.stored
+        locale = self._locale(stored.guild_id)
+        link = message_link(stored.guild_id, stored.channel_id, stored.message_id)
+        dm = await self.bot.create_dm(discord.Object(user_id))
+        await dm.send(t("table.turn.replaced_dm", locale, missed=3, link=link))
 
     def _schedule(self, key: tuple[str, int], render: Callable[[], Awaitable[None]]) -> None:
         if self._closed:
@@ -284,6 +375,7 @@ class Presenter:
         """Wait until every pending edit is done (tests and shutdown)."""
         while True:
             tasks = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
+            tasks += [task for task in self._sends if not task.done()]
             if not tasks:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -291,6 +383,7 @@ class Presenter:
     async def close(self) -> None:
         self._closed = True
         tasks = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
+        tasks += [task for task in self._sends if not task.done()]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -301,21 +394,58 @@ class Presenter:
         guild = self.bot.get_guild(guild_id) if guild_id else None
         return guild.preferred_locale if guild is not None else None
 
+    @staticmethod
+    def _add_rating_changes(table: Table, body: skyjo_table.MessageBody, locale: object) -> None:
+        """At the end of a rated game, each human's rating change goes under the standings."""
+        finished = table.stored.finished
+        if finished is None or not finished.rating_changes or body.embed is None:
+            return
+        humans = [c for c in finished.rating_changes if c.player.startswith("user:")]
+        names = {f"user:{s.user_id}": s.display_name for s in table.stored.seats if s.user_id is not None}
+        lines = boards.rating_change_lines(humans, names, locale)
+        if lines:
+            fields = body.embed.setdefault("fields", [])
+            if len(fields) < 25:
+                fields.append({"name": t("table.rating_changes", locale), "value": "\n".join(lines)[:1024]})
+
+    async def _picture(self, table: Table) -> discord.File | None:
+        """The table as a picture (drawn off the event loop), or None when images are off or fail."""
+        image = table.kind.image if self.images and table.ended_by is None else None
+        if image is None:
+            return None
+        view, names = table.game.view(None), table.names()
+        try:
+            png = await asyncio.to_thread(image.render_table, view, names)
+        except Exception:
+            log.exception("table picture failed", extra={"game_id": table.id})
+            return None
+        return discord.File(io.BytesIO(png), filename=TABLE_IMAGE)
+
     async def _render_table(self, table: Table) -> None:
         stored = table.stored
         locale = self._locale(stored.guild_id)
-        body = table_message(table, locale)
+        picture = await self._picture(table)
+        body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if picture else None)
+        self._add_rating_changes(table, body, locale)
         view = table_view(table, locale)
+        files = [picture] if picture else []
         channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
         if stored.message_id is not None:
             try:
                 await channel.get_partial_message(stored.message_id).edit(
-                    content=body.content or None, embed=embed_of(body), view=view
+                    content=body.content or None, embed=embed_of(body), view=view, attachments=files
                 )
             except discord.NotFound:
                 stored.message_id = None
+                if picture is not None:
+                    picture.reset()
         if stored.message_id is None:  # the table message was deleted: post a new one
-            message = await channel.send(content=body.content or None, embed=embed_of(body), view=view)  # type: ignore[arg-type]
+            message = await channel.send(
+                content=body.content or None,
+                embed=embed_of(body),
+                view=view,  # type: ignore[arg-type]
+                files=files,
+            )
             stored.message_id = message.id
             await self.bot.service.storage.games.set_message_id(stored.id, message.id)
         await self._mention(table, channel, locale)
@@ -329,11 +459,15 @@ class Presenter:
         if old is not None and old[1] is not None:
             with contextlib.suppress(discord.NotFound):
                 await channel.get_partial_message(old[1]).delete()
+        reminder = self._reminders.pop(table.id, None)
+        if reminder is not None:
+            with contextlib.suppress(discord.NotFound):
+                await channel.get_partial_message(reminder).delete()
         if key is None or user is None:
             self._mentions.pop(table.id, None)
             return
         message = await channel.send(
-            skyjo_table.turn_mention(user, locale),
+            table.kind.table.turn_mention(user, locale),
             allowed_mentions=discord.AllowedMentions(
                 users=[discord.Object(user)], everyone=False, roles=False
             ),
@@ -348,7 +482,13 @@ class Presenter:
         channel = self.bot.get_partial_messageable(lobby.channel_id, guild_id=lobby.guild_id)
         message = channel.get_partial_message(lobby.message_id)
         if lobby.status == "cancelled":
-            await message.edit(embed=embed_of(skyjo_table.lobby_closed_body(locale)), view=None)
+            expired = lobby_id in self.bot.service.expired_lobbies
+            await message.edit(
+                embed=embed_of(
+                    skyjo_table.lobby_closed_body(locale, expired=expired, game=KINDS[lobby.kind].title)
+                ),
+                view=None,
+            )
             return
         body = lobby_message(lobby, locale)
         await message.edit(embed=embed_of(body), view=lobby_view(lobby, locale))
@@ -439,21 +579,26 @@ class SkyjoUI:
     # ------------------------------------------------------------------ game buttons
 
     async def game_click(self, interaction: discord.Interaction[Any], bid: ids.ButtonId | None) -> None:
-        if bid is None or bid.prefix != panel.PREFIX:
+        kind = BY_PREFIX.get(bid.prefix) if bid is not None else None
+        if bid is None or kind is None:
             raise Refused("table.error.forged")
         user = interaction.user
-        if bid.act == panel.OPEN_PANEL:
+        if bid.act == OPEN_PANEL:
             state = await self.service.open_panel(bid.game, user.id)
+            if state.kind != kind.name:
+                raise Refused("table.error.forged")
             await self._send_panel(interaction, state)
-        elif bid.act == panel.RULES:
+        elif bid.act == RULES:
             options = await self.service.options_for(bid.game)
-            await self.tell(interaction, rules_text(options, interaction.locale))
-        elif bid.act == panel.LEAVE:
+            if not isinstance(options, kind.engine.Options):
+                raise Refused("table.error.forged")
+            await self.tell(interaction, kind.rules.rules_text(options, interaction.locale))
+        elif bid.act == LEAVE:
             await self.service.leave(bid.game, user.id)
             await self.tell(interaction, t("table.left", interaction.locale))
         elif bid.act == REMATCH:
             await self._rematch(interaction, bid.game)
-        elif bid.act in panel.GAME_ACTS or bid.act in (panel.MODE, panel.REFRESH):
+        elif bid.act in kind.panel.GAME_ACTS or bid.act in (MODE_ACT, REFRESH_ACT):
             state = await self.service.click(bid.game, bid.version, user.id, bid.act, bid.arg)
             if self._on_panel(interaction):
                 await interaction.response.edit_message(
@@ -503,6 +648,8 @@ class SkyjoUI:
             await self.service.lobby_leave(lobby_id, channel_id, user.id)
         elif act == ADD_COMPUTER:
             await self.service.lobby_add_computer(lobby_id, channel_id, user.id, interaction.guild_locale)
+        elif act == REMOVE_COMPUTER:
+            await self.service.lobby_remove_computer(lobby_id, channel_id, user.id)
         elif act == CANCEL:
             perms = interaction.permissions
             await self.service.lobby_cancel(lobby_id, channel_id, user.id, can_manage=perms.manage_channels)

@@ -239,6 +239,7 @@ async def test_the_human_to_play_is_mentioned_once_and_the_mention_goes_away(
     channel = fake.channel("general")
     table_message, game_id = await start_table(fake, bot, alice, [bob], computers=1)
     await until_turn(fake, bot, game_id, table_message, alice)
+    await bot.presenter.flush()  # the mention of an earlier turn of Alice's is gone by now
 
     def mentions(user: FakeUser) -> list[FakeMessage]:
         return [m for m in fake.channel_messages(channel) if m.content.startswith(f"<@{user.id}>")]

@@ -1,0 +1,431 @@
+"""Leaderboards, player cards and rating changes as plain data (an embed dict + button specs), localized.
+
+Nothing here imports discord: ``cogs/stats.py`` turns a :class:`MessageBody` into a message (its
+``embed`` is in Discord's JSON shape; ``extra["buttons"]`` holds button payloads, one row).
+
+The rating shown everywhere is the board's order, the *conservative* rating ``mu - 3 sigma``
+(openskill's ordinal, see :mod:`bot.storage.ratings`): a newcomer starts at 0 and climbs as games
+make the estimate surer, so the number a player sees moving after a game is the one the board sorts by.
+
+Paging buttons carry ``lb:<kind>:<scope>:<page>`` (``lb:skyjo:server:2``): the kind, ``server`` (the
+board of the guild the message is in) or ``global``, and the page to show (from 1). Anything else is
+refused by :func:`parse_board_id`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bot.i18n import language_of
+from bot.i18n import translate as t
+from bot.render.skyjo_table import MessageBody
+from bot.storage.ratings import HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
+from bot.storage.stats import KINDS, KindOverview
+
+JSON = dict[str, Any]
+SCOPES: tuple[str, ...] = ("server", "global")
+PER_PAGE = 10
+MAX_PAGE = 999_999
+COLOUR_BOARD = 0xF1C40F
+COLOUR_STATS = 0x5865F2
+MAX_TITLE = 256
+MAX_DESCRIPTION = 4096
+MAX_FIELD_NAME = 256
+MAX_FIELD = 1024
+MAX_FOOTER = 2048
+MAX_FIELDS = 25
+MAX_NAME = 40  # a stored display name on a board line
+SPARK_BLOCKS = "▁▂▃▄▅▆▇█"
+MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
+BUTTON_SECONDARY = 2
+
+GAME_KEYS = {"skyjo": "lb.game.skyjo", "skipbo": "lb.game.skipbo"}
+LEVEL_KEYS = {"easy": "table.ai.level.easy", "normal": "table.ai.level.normal", "hard": "table.ai.level.hard"}
+# Counters summed in the ratings' stats that the card shows (others are not shown).
+COUNTER_KEYS = {"columns_cleared": "stats.counter.columns_cleared"}
+# Plural forms, by :func:`plural`.
+_GAMES_KEYS = {"one": "lb.games.one", "other": "lb.games.other"}
+_WINS_KEYS = {"one": "lb.wins.one", "other": "lb.wins.other"}
+_TREND_KEYS = {"one": "stats.trend.one", "other": "stats.trend.other"}
+
+BOARD_ID = re.compile(r"lb:(?P<kind>skyjo|skipbo):(?P<scope>server|global):(?P<page>[1-9][0-9]{0,5})")
+
+
+# ---------------------------------------------------------------------------------- custom ids
+
+
+@dataclass(frozen=True, slots=True)
+class BoardId:
+    """What a paging button shows: a kind's board in a scope, at a page (from 1)."""
+
+    kind: str
+    scope: str
+    page: int
+
+    def encode(self) -> str:
+        return board_id(self.kind, self.scope, self.page)
+
+
+def board_id(kind: str, scope: str, page: int) -> str:
+    custom_id = f"lb:{kind}:{scope}:{int(page)}"
+    if BOARD_ID.fullmatch(custom_id) is None:
+        raise ValueError(f"bad leaderboard button: {custom_id!r}")
+    return custom_id
+
+
+def parse_board_id(custom_id: object) -> BoardId | None:
+    """The parts of a paging custom_id, or None when it is not exactly one (forged, foreign, too long)."""
+    if not isinstance(custom_id, str) or len(custom_id) > 100:
+        return None
+    match = BOARD_ID.fullmatch(custom_id)
+    if match is None:
+        return None
+    return BoardId(match["kind"], match["scope"], int(match["page"]))
+
+
+# ---------------------------------------------------------------------------------- formatting
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def number(value: float, locale: object, digits: int = 1) -> str:
+    """``27.3`` (English) or ``27,3`` (French); never ``-0.0``."""
+    text = f"{value:.{digits}f}"
+    if text.lstrip("-").strip("0.") == "":
+        text = text.lstrip("-")
+    return text.replace(".", ",") if language_of(locale) == "fr" else text
+
+
+def signed(value: float, locale: object, digits: int = 1) -> str:
+    """A change with its sign: ``+2.2``, ``-1.0``, ``+0.0``."""
+    text = number(value, locale, digits)
+    return text if text.startswith("-") else "+" + text
+
+
+def percent(part: int, whole: int, locale: object) -> str:
+    value = round(100 * part / whole) if whole else 0
+    return t("stats.percent", locale, value=value)
+
+
+def plural(count: int, locale: object) -> str:
+    """``"one"`` or ``"other"``: English says 1 game, French 0 or 1 partie."""
+    if language_of(locale) == "fr":
+        return "one" if abs(count) < 2 else "other"
+    return "one" if abs(count) == 1 else "other"
+
+
+def escape(text: str) -> str:
+    """A user-chosen name made inert for Discord markdown (and kept on one line)."""
+    text = " ".join(str(text).split())
+    return re.sub(r"([\\*_~`|<>\[\]])", r"\\\1", text)
+
+
+def game_name(kind: str, locale: object) -> str:
+    key = GAME_KEYS.get(kind)
+    return t(key, locale) if key else kind
+
+
+def computer_name(level: str, locale: object) -> str:
+    key = LEVEL_KEYS.get(level)
+    return t("lb.computer", locale, level=t(key, locale) if key else escape(level))
+
+
+def player_name(player: str, display_name: str, locale: object, *, mention: bool = True) -> str:
+    """A board's name for a player key: a mention (or the stored name) for a person, "Computer (hard)"."""
+    if player.startswith("ai:"):
+        return computer_name(player[3:], locale)
+    if mention and player.startswith("user:") and player[5:].isdigit():
+        return f"<@{player[5:]}>"
+    return escape(_clip(display_name, MAX_NAME)) or escape(player)
+
+
+def place(rank: int) -> str:
+    return MEDALS.get(rank, f"**{rank}.**")
+
+
+def sparkline(values: Sequence[float]) -> str:
+    """Unicode blocks from lowest to highest of ``values`` (a flat series is a flat middle line)."""
+    if not values:
+        return ""
+    low, high = min(values), max(values)
+    if high - low < 1e-9:
+        return SPARK_BLOCKS[3] * len(values)
+    top = len(SPARK_BLOCKS) - 1
+    return "".join(SPARK_BLOCKS[round((v - low) / (high - low) * top)] for v in values)
+
+
+def trend_values(history: Sequence[HistoryEntry]) -> list[float]:
+    """The conservative rating before the oldest game shown, then after each game, oldest first.
+
+    ``history`` is newest first (as :meth:`RatingRepository.history` returns it).
+    """
+    if not history:
+        return []
+    ordered = list(reversed(history))
+    first = ordered[0]
+    values = [first.mu_before - 3 * first.sigma_before]
+    values += [h.mu_after - 3 * h.sigma_after for h in ordered]
+    return values
+
+
+# ---------------------------------------------------------------------------------- rating changes
+
+
+def _change_scope(changes: Sequence[RatingChange], scope: int | None) -> int | None:
+    if scope is not None:
+        return scope
+    scopes = {c.scope for c in changes}
+    guilds = sorted(s for s in scopes if s != 0)
+    return guilds[0] if guilds else (0 if 0 in scopes else None)
+
+
+def rating_change_lines(
+    changes: Iterable[RatingChange],
+    names_by_key: Mapping[str, str],
+    locale: object,
+    *,
+    scope: int | None = None,
+    measure: Literal["conservative", "mu"] = "conservative",
+) -> list[str]:
+    """One line per player: ``Alice 0.0 → 2.3 (+2.3)``, by finishing place, for the end-of-game table.
+
+    The values are the board's rating (mu - 3 sigma), the number ``/leaderboard`` and ``/stats`` show;
+    ``measure="mu"`` shows openskill's mean instead (25.0 for a newcomer). A finished game changes the
+    server's board and the global one; the lines show one of them: ``scope`` if given, else the
+    server's (the global one for a game outside a server). ``names_by_key`` maps a player key
+    (``user:<id>``, ``ai:<level>``) to the name to show; a missing person falls back to the stored
+    display name, a computer player to "Computer (level)". Names are shown as given (escape them
+    first if they may hold markdown).
+    """
+    changes = list(changes)
+    chosen = _change_scope(changes, scope)
+    lines: list[tuple[int, str, str]] = []
+    for change in changes:
+        if change.scope != chosen:
+            continue
+        name = names_by_key.get(change.player)
+        if name is None:
+            name = player_name(change.player, change.display_name, locale, mention=False)
+        if measure == "mu":
+            before, after = change.mu_before, change.mu_after
+        else:
+            before, after = change.conservative_before, change.conservative_after
+        line = t(
+            "lb.change",
+            locale,
+            name=name,
+            before=number(before, locale),
+            after=number(after, locale),
+            delta=signed(after - before, locale),
+        )
+        lines.append((change.rank, name.lower(), line))
+    return [line for _, _, line in sorted(lines)]
+
+
+# ---------------------------------------------------------------------------------- the board
+
+
+def _button(custom_id: str, label: str, *, disabled: bool) -> JSON:
+    return {
+        "type": 2,
+        "style": BUTTON_SECONDARY,
+        "disabled": disabled,
+        "label": label[:80],
+        "custom_id": custom_id,
+    }
+
+
+def paging_buttons(kind: str, scope: str, page: int, pages: int, locale: object) -> list[JSON]:
+    """Previous / Next (page from 1); none when the board fits one page. Their ids always differ."""
+    if pages <= 1:
+        return []
+    page = min(max(1, page), pages)
+    return [
+        _button(
+            board_id(kind, scope, max(1, page - 1)),
+            t("lb.button.previous", locale),
+            disabled=page <= 1,
+        ),
+        _button(
+            board_id(kind, scope, min(pages, page + 1) if page < pages else page),
+            t("lb.button.next", locale),
+            disabled=page >= pages,
+        ),
+    ]
+
+
+def board_line(row: PlayerStats, locale: object, *, mention: bool) -> str:
+    return t(
+        "lb.row",
+        locale,
+        place=place(row.rank),
+        name=player_name(row.player, row.display_name, locale, mention=mention),
+        rating=number(row.conservative, locale),
+        games=t(_GAMES_KEYS[plural(row.games, locale)], locale, count=row.games),
+        wins=t(_WINS_KEYS[plural(row.wins, locale)], locale, count=row.wins),
+    )
+
+
+def leaderboard_body(board: LeaderboardPage, scope: str, locale: object) -> MessageBody:
+    """The public board message: a page of ranked players and the paging buttons.
+
+    ``board.page`` counts from 0 (storage); the footer and the buttons count from 1. In the server
+    scope people are mentions (members of the server; a mention in an embed pings nobody), on the
+    global board their stored names (most are members of other servers, whose mentions would not
+    resolve).
+    """
+    kind = board.kind
+    game = game_name(kind, locale)
+    where = t("lb.scope.server" if scope == "server" else "lb.scope.global", locale)
+    title = t("lb.title", locale, game=game, scope=where)
+    pages = board.pages
+    page = board.page + 1
+    if not board.rows:
+        description = t("lb.empty" if board.total == 0 else "lb.past_end", locale, game=game)
+    else:
+        mention = scope == "server"
+        description = "\n".join(board_line(row, locale, mention=mention) for row in board.rows)
+    footer = t("lb.footer", locale, page=page, pages=pages, players=board.total)
+    embed: JSON = {
+        "title": _clip(title, MAX_TITLE),
+        "description": _clip(description, MAX_DESCRIPTION),
+        "color": COLOUR_BOARD,
+        "footer": {"text": _clip(footer, MAX_FOOTER)},
+    }
+    buttons = paging_buttons(kind, scope, page, pages, locale) if board.rows else []
+    return MessageBody(embed=embed, extra={"buttons": buttons})
+
+
+# ---------------------------------------------------------------------------------- a player's card
+
+
+def trend_line(history: Sequence[HistoryEntry], locale: object) -> str | None:
+    """``Last 10 games: +3.1 ▁▂▄▃▆█`` (the change in rating and its path), or None without history."""
+    values = trend_values(history)
+    if len(values) < 2:
+        return None
+    count = len(values) - 1
+    return t(
+        _TREND_KEYS[plural(count, locale)],
+        locale,
+        count=count,
+        change=signed(values[-1] - values[0], locale),
+        spark=sparkline(values),
+    )
+
+
+def recent_places(history: Sequence[HistoryEntry]) -> str:
+    return " ".join(MEDALS.get(h.rank, f"#{h.rank}") for h in history)
+
+
+def kind_lines(overview: KindOverview, locale: object) -> list[str]:
+    """The lines of one game kind on a player's card."""
+    row = overview.stats
+    if row is None or row.games <= 0:
+        return [t("stats.none_kind", locale)]
+    lines = [
+        t(
+            "stats.games",
+            locale,
+            games=row.games,
+            wins=row.wins,
+            rate=percent(row.wins, row.games, locale),
+        ),
+        t(
+            "stats.rating",
+            locale,
+            rating=number(row.conservative, locale),
+            rank=row.rank,
+            players=max(overview.players, row.rank),
+        ),
+    ]
+    trend = trend_line(overview.history, locale)
+    if trend:
+        lines.append(trend)
+    if overview.history:
+        lines.append(t("stats.recent", locale, places=recent_places(overview.history)))
+    if row.round_count and row.best_round is not None and row.mean_round is not None:
+        lines.append(
+            t(
+                "stats.rounds",
+                locale,
+                count=row.round_count,
+                best=row.best_round,
+                mean=number(row.mean_round, locale),
+            )
+        )
+    if overview.best_total is not None and overview.mean_total is not None:
+        lines.append(
+            t(
+                "stats.totals",
+                locale,
+                best=overview.best_total,
+                mean=number(overview.mean_total, locale),
+            )
+        )
+    for counter, key in COUNTER_KEYS.items():
+        if counter in row.stats:
+            lines.append(t(key, locale, count=int(row.stats[counter])))
+    if overview.history:
+        seconds = int(overview.history[0].created_at) // 1000
+        lines.append(t("stats.last_played", locale, time=f"<t:{seconds}:R>"))
+    return lines
+
+
+def stats_body(name: str, overviews: Sequence[KindOverview], scope: str, locale: object) -> MessageBody:
+    """A player's card: per game kind, games, wins, rating and trend, rounds and counters.
+
+    ``name`` is shown as given in the title (escape it first); kinds without a rated game are listed
+    only when no kind has one (then the card just says so).
+    """
+    where = t("stats.scope.server" if scope == "server" else "stats.scope.global", locale)
+    played = [o for o in overviews if o.played]
+    description = where if played else f"{where}\n\n{t('stats.none', locale)}"
+    fields = [
+        {
+            "name": _clip(game_name(o.kind, locale), MAX_FIELD_NAME),
+            "value": _clip("\n".join(kind_lines(o, locale)), MAX_FIELD),
+            "inline": False,
+        }
+        for o in played[:MAX_FIELDS]
+    ]
+    embed: JSON = {
+        "title": _clip(t("stats.title", locale, name=name), MAX_TITLE),
+        "description": _clip(description, MAX_DESCRIPTION),
+        "color": COLOUR_STATS,
+        "fields": fields,
+        "footer": {"text": _clip(t("stats.footer", locale), MAX_FOOTER)},
+    }
+    return MessageBody(embed=embed)
+
+
+def embed_size(embed: Mapping[str, Any]) -> int:
+    """The characters Discord counts against an embed's 6000."""
+    size = len(embed.get("title") or "") + len(embed.get("description") or "")
+    size += len((embed.get("footer") or {}).get("text") or "")
+    size += len((embed.get("author") or {}).get("name") or "")
+    for fld in embed.get("fields") or []:
+        size += len(fld.get("name") or "") + len(fld.get("value") or "")
+    return size
+
+
+__all__ = [
+    "KINDS",
+    "PER_PAGE",
+    "SCOPES",
+    "BoardId",
+    "board_id",
+    "embed_size",
+    "leaderboard_body",
+    "parse_board_id",
+    "player_name",
+    "rating_change_lines",
+    "sparkline",
+    "stats_body",
+    "trend_line",
+]

@@ -1,0 +1,134 @@
+"""Read queries for ``/stats``: everything one player's card shows, per game kind, in one database hop.
+
+The board rows, ranks and history come from :mod:`bot.storage.ratings` (this module only reads, and
+reuses its queries); what it adds is the size of the board (for "rank 3 of 41"), and the player's best
+and mean *final* total over the rated games of the scope, read from ``game_results`` through
+``rating_history`` (so exactly the games that moved the rating of that scope count).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.storage.database import Database
+from bot.storage.ratings import (
+    GLOBAL_SCOPE,
+    LOWER_SCORE_IS_BETTER,
+    HistoryEntry,
+    PlayerStats,
+    player_rows,
+)
+
+KINDS: tuple[str, ...] = ("skyjo", "skipbo")
+TREND_GAMES = 10  # the trend (change and sparkline) covers at most this many latest games
+
+
+@dataclass(frozen=True)
+class KindOverview:
+    """One game kind of a player's card in one scope. ``stats`` is None when they have no rated game."""
+
+    kind: str
+    scope: int
+    stats: PlayerStats | None
+    players: int  # rated players on this board (for "rank r of n")
+    history: list[HistoryEntry]  # newest first, at most ``TREND_GAMES``
+    best_total: int | None  # best final total of a rated game (lowest in Skyjo)
+    mean_total: float | None
+
+    @property
+    def played(self) -> bool:
+        return self.stats is not None and self.stats.games > 0
+
+
+def _player_filter(player: str) -> tuple[str, object] | None:
+    """The ``game_seats`` condition that finds the seats of a player key."""
+    if player.startswith("user:"):
+        try:
+            return "s.user_id = ?", int(player[5:])
+        except ValueError:
+            return None
+    if player.startswith("ai:"):
+        return "s.ai_level = ?", player[3:]
+    return None
+
+
+def _history(conn: sqlite3.Connection, player: str, kind: str, scope: int, limit: int) -> list[HistoryEntry]:
+    rows = conn.execute(
+        "SELECT game_id, rank, mu_before, sigma_before, mu_after, sigma_after, created_at"
+        " FROM rating_history WHERE kind = ? AND scope = ? AND player = ?"
+        " ORDER BY created_at DESC, game_id DESC LIMIT ?",
+        (kind, scope, player, max(1, int(limit))),
+    ).fetchall()
+    return [HistoryEntry(*r) for r in rows]
+
+
+def _totals(conn: sqlite3.Connection, player: str, kind: str, scope: int) -> tuple[int | None, float | None]:
+    condition = _player_filter(player)
+    if condition is None:
+        return None, None
+    where, value = condition
+    best = "min" if LOWER_SCORE_IS_BETTER.get(kind, False) else "max"
+    row = conn.execute(
+        f"SELECT {best}(gr.total), avg(gr.total) FROM rating_history AS h"
+        " JOIN game_seats AS s ON s.game_id = h.game_id"
+        " JOIN game_results AS gr ON gr.game_id = s.game_id AND gr.seat = s.seat"
+        f" WHERE h.kind = ? AND h.scope = ? AND h.player = ? AND {where} AND gr.total IS NOT NULL",
+        (kind, scope, player, value),
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None, None
+    return int(row[0]), float(row[1])
+
+
+def overview_rows(
+    conn: sqlite3.Connection, player: str, scope: int, kinds: Sequence[str], history: int
+) -> list[KindOverview]:
+    """The card of ``player`` in ``scope``, one entry per kind (in the order of ``kinds``)."""
+    rows = {r.kind: r for r in player_rows(conn, player, None, scope)}
+    counts = dict(
+        conn.execute("SELECT kind, players FROM rating_boards WHERE scope = ?", (scope,)).fetchall()
+    )
+    out: list[KindOverview] = []
+    for kind in kinds:
+        stats = rows.get(kind)
+        if stats is None:
+            out.append(KindOverview(kind, scope, None, int(counts.get(kind, 0)), [], None, None))
+            continue
+        best, mean = _totals(conn, player, kind, scope)
+        out.append(
+            KindOverview(
+                kind,
+                scope,
+                stats,
+                int(counts.get(kind, 0)),
+                _history(conn, player, kind, scope, history),
+                best,
+                mean,
+            )
+        )
+    return out
+
+
+class StatsRepository:
+    """The ``/stats`` card. Build it on the bot's database: ``StatsRepository(storage.db)``."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def overview(
+        self,
+        player: str,
+        guild_id: int | None = None,
+        *,
+        kinds: Sequence[str] = KINDS,
+        history: int = TREND_GAMES,
+    ) -> list[KindOverview]:
+        """``player``'s card on a guild's boards, or the global boards (``guild_id=None``)."""
+        scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
+        wanted = tuple(kinds)
+        return await self.db.run(lambda c: overview_rows(c, player, scope, wanted, history))
+
+
+__all__ = ["KINDS", "TREND_GAMES", "KindOverview", "StatsRepository", "overview_rows"]

@@ -1,0 +1,109 @@
+"""``/skipbo new``, ``/skipbo rules``, ``/skipbo end`` and ``/skipbo kick``: the Skip-Bo table.
+
+The same lobby, table, panels, timers and boards as Skyjo (see :mod:`cogs.tables` and
+:mod:`bot.kinds`); only the options of ``new`` are Skip-Bo's (RULES.md SB-SETUP-1, SB-VAR-*).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+from discord.ext import commands
+
+from cogs import tables
+
+if TYPE_CHECKING:
+    from bot.client import SkyboBot
+
+
+class SkipboCog(commands.Cog):
+    skipbo = app_commands.Group(
+        name="skipbo",
+        description=_("Play Skip-Bo at this channel's table", key="cmd.skipbo.description"),
+        guild_only=True,
+    )
+
+    def __init__(self, bot: SkyboBot) -> None:
+        self.bot = bot
+
+    @skipbo.command(
+        name=_("new", key="cmd.new.name"),
+        description=_("Open a Skip-Bo table in this channel", key="cmd.skipbo.new.description"),
+    )
+    @app_commands.rename(
+        stock_size=_("stock_size", key="cmd.skipbo.new.opt.stock_size"),
+        teams=_("teams", key="cmd.skipbo.new.opt.teams"),
+        several_rounds=_("several_rounds", key="cmd.skipbo.new.opt.several_rounds"),
+        computers=tables.COMPUTERS,
+        level=tables.LEVEL,
+        turn_limit=tables.TURN_LIMIT,
+    )
+    @app_commands.describe(
+        stock_size=_(
+            "Cards in each stock pile (0: the official 30, or 20 with 5-6 players)",
+            key="cmd.skipbo.new.stock_size",
+        ),
+        teams=_("Play in teams of two (4 or 6 players)", key="cmd.skipbo.new.teams"),
+        several_rounds=_("Play rounds until a total of 500 points", key="cmd.skipbo.new.several_rounds"),
+        computers=_("How many computer players sit at the table", key="cmd.skyjo.new.computers"),
+        level=_("How well the computer players play", key="cmd.skyjo.new.level"),
+        turn_limit=tables.TURN_LIMIT_HELP,
+    )
+    @app_commands.choices(level=tables.LEVEL_CHOICES)
+    async def new(
+        self,
+        interaction: discord.Interaction[Any],
+        stock_size: app_commands.Range[int, 0, 30] = 0,
+        teams: bool = False,
+        several_rounds: bool = False,
+        computers: app_commands.Range[int, 0, 5] = 0,
+        level: str = "normal",
+        turn_limit: app_commands.Range[int, 0, 900] = 120,
+    ) -> None:
+        user = interaction.user
+        lobby = await self.bot.service.open_lobby(
+            kind="skipbo",
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id or 0,
+            host_id=user.id,
+            host_name=getattr(user, "display_name", None) or user.name,
+            options={"stock_size": stock_size, "teams": teams, "several_rounds": several_rounds},
+            computers=computers,
+            level=level,
+            locale=interaction.guild_locale,
+            turn_limit=turn_limit,
+        )
+        await self.bot.skyjo_ui.post_lobby(interaction, lobby)
+
+    @skipbo.command(
+        name=_("rules", key="cmd.rules.name"),
+        description=_("The rules of Skip-Bo, with this table's options", key="cmd.skipbo.rules.description"),
+    )
+    async def rules(self, interaction: discord.Interaction[Any]) -> None:
+        await tables.rules(self.bot, interaction, "skipbo")
+
+    @skipbo.command(
+        name=_("end", key="cmd.end.name"),
+        description=_("End this channel's game (unrated)", key="cmd.skyjo.end.description"),
+    )
+    async def end(self, interaction: discord.Interaction[Any]) -> None:
+        await tables.end(self.bot, interaction)
+
+    @skipbo.command(
+        name=_("kick", key="cmd.kick.name"),
+        description=_("Give a player's seat to a computer player", key="cmd.skyjo.kick.description"),
+    )
+    @app_commands.rename(player=_("player", key="cmd.kick.opt.player"))
+    @app_commands.describe(player=_("The player to replace", key="cmd.skyjo.kick.player"))
+    async def kick(self, interaction: discord.Interaction[Any], player: discord.User) -> None:
+        await tables.kick(self.bot, interaction, player)
+
+
+async def setup(bot: SkyboBot) -> None:
+    await bot.add_cog(SkipboCog(bot))
+
+
+__all__ = ["SkipboCog", "setup"]

@@ -1,0 +1,209 @@
+"""``/leaderboard`` and ``/stats``: the rating boards and a player's card, read from storage.
+
+- ``/leaderboard [game] [scope] [page]`` answers **publicly**, in the server's language
+  (``interaction.guild_locale``): a board is something to show the channel. Its *Previous* / *Next*
+  buttons (custom_id ``lb:<kind>:<server|global>:<page>``, see :mod:`bot.render.boards`) are taken by
+  this cog's ``on_interaction`` listener, and page the board in place (``edit_message``) for whoever
+  clicks. A page past the end shows the last page. A malformed or forged id, or a ``server`` board
+  clicked outside a server, gets a private refusal in the clicker's language.
+- ``/stats [user] [scope]`` answers **privately** (ephemeral), in the asker's language
+  (``interaction.locale``): it is a look-up, and the channel need not read everyone's numbers.
+- Both default to this server's boards; outside a server (a DM) they show the global ones.
+
+Every string comes from the catalogues (``lb.*``, ``stats.*``; command and option names from
+``cmd.lb.*`` / ``cmd.stats.*``, translated by the tree's ``CatalogueTranslator``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+from discord.ext import commands
+
+from bot.i18n import translate as t
+from bot.render import boards
+from bot.storage.ratings import user_key
+from bot.storage.stats import StatsRepository
+from bot.ui.skyjo_views import ButtonsView
+
+if TYPE_CHECKING:
+    from bot.client import SkyboBot
+
+log = logging.getLogger(__name__)
+
+GAME_CHOICES = [
+    app_commands.Choice(name=_("Skyjo", key="cmd.lb.choice.skyjo"), value="skyjo"),
+    app_commands.Choice(name=_("Skip-Bo", key="cmd.lb.choice.skipbo"), value="skipbo"),
+]
+SCOPE_CHOICES = [
+    app_commands.Choice(name=_("this server", key="cmd.lb.choice.server"), value="server"),
+    app_commands.Choice(name=_("global (every server)", key="cmd.lb.choice.global"), value="global"),
+]
+
+
+def _scope(interaction: discord.Interaction[Any], scope: str) -> tuple[str, int | None]:
+    """The scope actually shown and its guild id (None: global). Outside a server, always global."""
+    if scope == "server" and interaction.guild_id is not None:
+        return "server", interaction.guild_id
+    return "global", None
+
+
+def _public_locale(interaction: discord.Interaction[Any]) -> object:
+    return interaction.guild_locale or interaction.locale
+
+
+def _on_message(interaction: discord.Interaction[Any], custom_id: str) -> bool:
+    """True when the clicked message really carries a component with this custom_id."""
+    message = interaction.message
+    if message is None:
+        return False
+    for row in message.components:
+        for child in getattr(row, "children", ()):
+            if getattr(child, "custom_id", None) == custom_id:
+                return True
+    return False
+
+
+def _view(buttons: list[dict[str, Any]]) -> ButtonsView:
+    return ButtonsView([buttons] if buttons else [])
+
+
+class StatsCog(commands.Cog):
+    def __init__(self, bot: SkyboBot) -> None:
+        self.bot = bot
+
+    @property
+    def stats(self) -> StatsRepository:
+        storage = self.bot.storage
+        assert storage is not None, "storage opens in setup_hook"
+        return StatsRepository(storage.db)
+
+    async def _board(self, kind: str, scope: str, guild_id: int | None, page: int, locale: object) -> Any:
+        """The body of page ``page`` (from 1; past the end: the last page) of a board."""
+        storage = self.bot.storage
+        assert storage is not None, "storage opens in setup_hook"
+        board = await storage.ratings.leaderboard(kind, guild_id, page=page - 1, per_page=boards.PER_PAGE)
+        if not board.rows and board.total > 0:
+            board = await storage.ratings.leaderboard(
+                kind, guild_id, page=board.pages - 1, per_page=boards.PER_PAGE
+            )
+        return boards.leaderboard_body(board, scope, locale)
+
+    # ------------------------------------------------------------------ /leaderboard
+
+    @app_commands.command(
+        name=_("leaderboard", key="cmd.lb.name"),
+        description=_("Show a game's rating leaderboard", key="cmd.lb.description"),
+    )
+    @app_commands.rename(
+        game=_("game", key="cmd.lb.opt.game"),
+        scope=_("scope", key="cmd.lb.opt.scope"),
+        page=_("page", key="cmd.lb.opt.page"),
+    )
+    @app_commands.describe(
+        game=_("Which game (Skyjo)", key="cmd.lb.opt.game.description"),
+        scope=_("This server's board or the global one (this server)", key="cmd.lb.opt.scope.description"),
+        page=_("The page to show (1)", key="cmd.lb.opt.page.description"),
+    )
+    @app_commands.choices(game=GAME_CHOICES, scope=SCOPE_CHOICES)
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        game: str = "skyjo",
+        scope: str = "server",
+        page: app_commands.Range[int, 1, boards.MAX_PAGE] = 1,
+    ) -> None:
+        shown, guild_id = _scope(interaction, scope)
+        body = await self._board(game, shown, guild_id, page, _public_locale(interaction))
+        await interaction.response.send_message(
+            embed=discord.Embed.from_dict(body.embed or {}),
+            view=_view(body.extra["buttons"]),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @commands.Cog.listener("on_interaction")
+    async def on_board_click(self, interaction: discord.Interaction[Any]) -> None:
+        """Previous / Next on a board: show that page in place; refuse a forged or malformed id."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: Any = interaction.data or {}
+        custom_id = str(data.get("custom_id", ""))
+        if not custom_id.startswith("lb:"):
+            return
+        parsed = boards.parse_board_id(custom_id)
+        if (
+            parsed is None
+            or not _on_message(interaction, custom_id)
+            or (parsed.scope == "server" and interaction.guild_id is None)
+        ):
+            log.info(
+                "forged click refused", extra={"user_id": interaction.user.id, "custom_id": custom_id[:100]}
+            )
+            await self._tell(interaction, t("lb.error.forged", interaction.locale))
+            return
+        try:
+            guild_id = interaction.guild_id if parsed.scope == "server" else None
+            body = await self._board(
+                parsed.kind, parsed.scope, guild_id, parsed.page, _public_locale(interaction)
+            )
+            await interaction.response.edit_message(
+                embed=discord.Embed.from_dict(body.embed or {}),
+                view=_view(body.extra["buttons"]),
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+        except Exception:
+            log.exception("board click failed", extra={"custom_id": custom_id})
+            await self._tell(interaction, t("table.error.internal", interaction.locale))
+
+    @staticmethod
+    async def _tell(interaction: discord.Interaction[Any], text: str) -> None:
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not answer a board click", extra={"user_id": interaction.user.id})
+
+    # ------------------------------------------------------------------ /stats
+
+    @app_commands.command(
+        name=_("stats", key="cmd.stats.name"),
+        description=_("Show a player's games, wins, rating and trend", key="cmd.stats.description"),
+    )
+    @app_commands.rename(
+        user=_("user", key="cmd.stats.opt.user"),
+        scope=_("scope", key="cmd.stats.opt.scope"),
+    )
+    @app_commands.describe(
+        user=_("Whose stats (you)", key="cmd.stats.opt.user.description"),
+        scope=_("This server's games or every server's (this server)", key="cmd.stats.opt.scope.description"),
+    )
+    @app_commands.choices(scope=SCOPE_CHOICES)
+    async def stats_command(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | None = None,
+        scope: str = "server",
+    ) -> None:
+        who = user or interaction.user
+        shown, guild_id = _scope(interaction, scope)
+        overviews = await self.stats.overview(user_key(who.id), guild_id)
+        name = boards.escape(getattr(who, "display_name", None) or who.name)
+        body = boards.stats_body(name, overviews, shown, interaction.locale)
+        await interaction.response.send_message(
+            embed=discord.Embed.from_dict(body.embed or {}),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+
+async def setup(bot: SkyboBot) -> None:
+    await bot.add_cog(StatsCog(bot))
+
+
+__all__ = ["StatsCog", "setup"]

@@ -1,0 +1,67 @@
+"""What every game's command group shares: end, kick and rules, answered the same way for each kind.
+
+Not an extension: ``cogs.skyjo`` and ``cogs.skipbo`` call these from their own subcommands, so each
+game keeps its own ``/<game> new`` options while the rest of the table works alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+
+from bot.i18n import translate as t
+from bot.kinds import KINDS
+from bot.service import Refused, Table
+
+if TYPE_CHECKING:
+    from bot.client import SkyboBot
+
+LEVEL_CHOICES = [
+    app_commands.Choice(name=_("easy", key="cmd.skyjo.level.easy"), value="easy"),
+    app_commands.Choice(name=_("normal", key="cmd.skyjo.level.normal"), value="normal"),
+    app_commands.Choice(name=_("hard", key="cmd.skyjo.level.hard"), value="hard"),
+]
+
+# Option names shared by both games' /new, localized like every name (Discord: lowercase, no spaces).
+COMPUTERS = _("computers", key="cmd.opt.computers")
+LEVEL = _("level", key="cmd.opt.level")
+TURN_LIMIT = _("turn_limit", key="cmd.opt.turn_limit")
+TURN_LIMIT_HELP = _(
+    "Seconds per turn before the computer plays it (120; 0: no limit)", key="cmd.opt.turn_limit.description"
+)
+
+
+async def end(bot: SkyboBot, interaction: discord.Interaction[Any]) -> None:
+    can_manage = interaction.permissions.manage_channels
+    ended = await bot.service.end(interaction.channel_id or 0, interaction.user.id, can_manage=can_manage)
+    if isinstance(ended, Table):
+        bot.presenter.table_changed(ended)
+    else:
+        bot.presenter.lobby_changed(ended.id)
+    await interaction.response.send_message(
+        t("table.ended", interaction.guild_locale, user=interaction.user.mention),
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+
+
+async def kick(bot: SkyboBot, interaction: discord.Interaction[Any], player: discord.User) -> None:
+    if player.bot:
+        raise Refused("table.error.kick_not_player")
+    await bot.service.kick(interaction.channel_id or 0, interaction.user.id, player.id)
+    await interaction.response.send_message(
+        t("table.kicked", interaction.guild_locale, player=player.mention),
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+
+
+async def rules(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str) -> None:
+    """The rules in the reader's language, with the options of this channel's table (or the defaults)."""
+    spec = KINDS[kind]
+    table = bot.service.table_in_channel(interaction.channel_id or 0)
+    options = table.game.options if table is not None and table.stored.kind == kind else spec.engine.Options()
+    await interaction.response.send_message(
+        spec.rules.rules_text(options, interaction.locale), ephemeral=True
+    )

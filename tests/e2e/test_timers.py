@@ -1,0 +1,162 @@
+"""Turn time limits, end to end with the real bot and a manual clock (no real waiting).
+
+A player who does not play gets a reminder at half time, then the ``normal`` computer player plays
+the turn for them (initial reveals at random) and the table says so; after 3 missed turns in a row a
+computer player takes the seat and the player is told privately. Deadlines are in the database: a
+restart in the middle of a countdown neither loses the timer nor fires it twice. Lobbies nobody
+starts close after 15 minutes.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from bot.client import create_bot
+from bot.clock import ManualClock
+from bot.service import LOBBY_TTL_MS, Table
+
+from .conftest import FAST, button, open_lobby, open_panel, play_turns, start_table
+
+LIMIT = 60  # seconds per turn in these tests
+
+
+def reminders(fake: Any, user: Any) -> list[Any]:
+    general = fake.channel("general")
+    return [m for m in fake.channel_messages(general) if "⏳" in m.content and f"<@{user.id}>" in m.content]
+
+
+async def reveal_own_cards(fake: Any, user: Any, table_message: Any, table: Table) -> None:
+    seat = table.seat_of(user.id)
+    panel = await open_panel(fake, user, table_message)
+    while table.game.phase == "reveal" and seat in table.game.seats_to_act():
+        await (await fake.click(user, panel, button(panel, "rv"))).response()
+
+
+async def test_an_idle_player_is_covered_then_replaced_after_three_missed_turns(
+    fake_discord: Any, skybo: Any
+) -> None:
+    fake = fake_discord
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=LIMIT, score_limit=100)
+    table = bot.service.tables[game_id]
+    bob_seat = table.seat_of(bob.id)
+    assert bob_seat is not None and table.turn_limit == LIMIT
+    await reveal_own_cards(fake, alice, table_message, table)
+    assert table.game.phase == "reveal"  # Bob has not turned his cards
+
+    # Half time: a public reminder mentions Bob; nothing is played yet.
+    version = table.version
+    clock.advance(LIMIT / 2 + 1)
+    await fake.wait_until(lambda: len(reminders(fake, bob)) == 1, what="the reminder")
+    assert table.version == version and table.missed(bob_seat) == 0
+
+    # The limit: Bob's two reveals are made for him and the table says so.
+    clock.advance(LIMIT / 2)
+    await fake.wait_until(lambda: table.game.phase == "play", what="Bob's reveals made by the timer")
+    assert table.missed(bob_seat) == 1
+    await fake.wait_until(lambda: "ran out of time" in table_message.text, what="the table saying so")
+
+    # Bob plays a turn himself: his missed count starts again from zero.
+    rng = random.Random(5)
+
+    def bob_to_play() -> bool:
+        return table.game.phase == "play" and table.game.turn == bob_seat and table.game.drawn is None
+
+    await play_turns(fake, bot, game_id, table_message, [alice], rng, until=bob_to_play)
+    await play_turns(fake, bot, game_id, table_message, [bob], rng, until=lambda: table.game.turn != bob_seat)
+    assert table.missed(bob_seat) == 0
+
+    # Three turns in a row without Bob: covered each time, then a computer player takes his seat.
+    for missed in (1, 2, 3):
+        await play_turns(fake, bot, game_id, table_message, [alice], rng, until=bob_to_play)
+        version = table.version
+        clock.advance(LIMIT + 1)
+        await fake.wait_until(
+            lambda v=version: table.version > v and not bob_to_play() and table.game.drawn is None,
+            what="Bob's turn covered",
+        )
+        if missed < 3:
+            assert table.missed(bob_seat) == missed and bob_seat not in table.replaced()
+    await fake.wait_until(lambda: bob_seat in table.replaced(), what="Bob replaced")
+    await fake.wait_until(lambda: "missed 3 turns" in table_message.text, what="the table saying so")
+    dm = await fake.wait_until(lambda: fake.dm_channels.get(bob.id), what="a private message to Bob")
+    note = await fake.wait_until(
+        lambda: next(
+            (m for m in fake.channel_messages(dm) if "computer player took your seat" in m.content), None
+        ),
+        what="the private note",
+    )
+    assert str(table_message.id) in note.content  # a link back to the table
+    # Bob's panel now answers privately that his seat was taken; the computer plays on for him.
+    inter = await fake.click(bob, table_message, button(table_message, "op"))
+    answer = await inter.original()
+    assert answer.ephemeral and answer.visible_to == bob.id
+    assert "computer player now plays your seat" in answer.text
+    version = table.version
+    await play_turns(
+        fake, bot, game_id, table_message, [alice], rng, until=lambda: table.version > version + 4
+    )
+
+
+async def test_a_restart_in_the_middle_of_a_countdown_fires_the_timer_once(
+    fake_discord: Any, skybo: Any, db_file: Path
+) -> None:
+    fake = fake_discord
+    clock = ManualClock()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    first = create_bot(database_path=db_file, tuning=FAST.__class__(**{**FAST.__dict__, "clock": clock}))
+    async with fake.running(first, sync_commands=True):
+        table_message, game_id = await start_table(fake, first, alice, [bob], turn_limit=LIMIT)
+        table = first.service.tables[game_id]
+        bob_seat = table.seat_of(bob.id)
+        await reveal_own_cards(fake, alice, table_message, table)
+        clock.advance(LIMIT / 2 + 5)  # past half time: the reminder goes out and is stored
+        await fake.wait_until(lambda: len(reminders(fake, bob)) == 1, what="the reminder")
+        await fake.wait_until(
+            lambda: (table.timer() or {}).get("reminded") is True, what="the stored reminder"
+        )
+        version = table.version
+    assert first.is_closed()
+
+    # The new process takes the clock where it was: 25 s are left, none of them played yet.
+    second = await skybo(clock=ManualClock(clock.now_ms()))
+    table = second.service.tables[game_id]
+    assert table.version == version and table.game.phase == "reveal"
+    timer = table.timer()
+    assert timer is not None and timer["reminded"] and not timer["fired"]
+    clock2 = second.service.clock
+    assert isinstance(clock2, ManualClock)
+    clock2.advance(10)
+    await fake.wait_until(lambda: second.service._due, what="the timer re-armed")
+    assert table.version == version  # not due yet
+
+    clock2.advance(LIMIT)  # well past the deadline
+    await fake.wait_until(lambda: table.game.phase == "play", what="Bob's reveals made once")
+    await second.presenter.flush()
+    assert len(reminders(fake, bob)) == 1  # no second reminder after the restart
+    assert table.missed(bob_seat) == 1
+    actions = await second.service.storage.games.actions(game_id)
+    bob_reveals = [a for a in actions if a.seat == bob_seat]
+    assert len(bob_reveals) == 2  # exactly his two initial reveals, made once
+    assert table_message.text.count("ran out of time") == 1
+
+
+async def test_a_lobby_nobody_starts_closes_after_fifteen_minutes(fake_discord: Any, skybo: Any) -> None:
+    fake = fake_discord
+    clock = ManualClock()
+    await skybo(clock=clock)
+    alice, bob = fake.user("alice"), fake.user("bob")
+    lobby = await open_lobby(fake, alice)
+    clock.advance(LOBBY_TTL_MS / 1000 - 60)
+    await (await fake.click(bob, lobby, lobby.custom_ids[0])).response()  # still open: Bob joins
+    await fake.wait_until(lambda: "Bob" in lobby.text, what="Bob in the lobby")
+    clock.advance(61)
+    await fake.wait_until(lambda: "15 minutes" in lobby.text, what="the lobby closed")
+    assert not lobby.custom_ids  # no buttons left
+    # The channel is free again for a new table.
+    again = await open_lobby(fake, bob)
+    assert again.id != lobby.id

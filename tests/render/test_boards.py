@@ -1,0 +1,287 @@
+"""Leaderboard pages, player cards and rating-change lines: words, numbers, ids, Discord's embed limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.render import boards
+from bot.storage.ratings import HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
+from bot.storage.stats import KindOverview
+
+LOCALES = ("en-US", "fr")
+
+
+def _row(rank: int, player: str, name: str = "Alice", **kw: Any) -> PlayerStats:
+    values: dict[str, Any] = {
+        "kind": "skyjo",
+        "scope": 7,
+        "rank": rank,
+        "player": player,
+        "display_name": name,
+        "mu": 30.0,
+        "sigma": 2.0,
+        "conservative": 24.0,
+        "games": 12,
+        "wins": 7,
+        "round_count": 40,
+        "round_sum": 600,
+        "round_min": -4,
+        "round_max": 41,
+        "stats": {"columns_cleared": 9},
+    }
+    values.update(kw)
+    return PlayerStats(**values)
+
+
+def _history(n: int) -> list[HistoryEntry]:
+    """``n`` games, newest first, the rating going up and down."""
+    entries = []
+    mu, sigma = 25.0, 8.333
+    for i in range(n):
+        after_mu, after_sigma = mu + (1.5 if i % 3 else -1.0), sigma * 0.95
+        entries.append(
+            HistoryEntry(i + 1, 1 + i % 3, mu, sigma, after_mu, after_sigma, 1_700_000_000_000 + i)
+        )
+        mu, sigma = after_mu, after_sigma
+    return list(reversed(entries))
+
+
+def _limits(embed: dict[str, Any]) -> None:
+    assert len(embed.get("title") or "") <= 256
+    assert len(embed.get("description") or "") <= 4096
+    assert len(embed.get("fields") or []) <= 25
+    for fld in embed.get("fields") or []:
+        assert fld["name"] and fld["value"]
+        assert len(fld["name"]) <= 256 and len(fld["value"]) <= 1024
+    assert len((embed.get("footer") or {}).get("text") or "") <= 2048
+    assert boards.embed_size(embed) <= 6000
+
+
+# ---------------------------------------------------------------------------------- custom ids
+
+
+def test_board_ids_round_trip_and_forgeries_are_refused() -> None:
+    cid = boards.board_id("skyjo", "server", 2)
+    assert cid == "lb:skyjo:server:2"
+    assert boards.parse_board_id(cid) == boards.BoardId("skyjo", "server", 2)
+    assert boards.parse_board_id("lb:skipbo:global:999999") == boards.BoardId("skipbo", "global", 999999)
+    for forged in (
+        "lb:skyjo:server:0",
+        "lb:skyjo:server:-1",
+        "lb:skyjo:server:01",
+        "lb:skyjo:server:1000000",
+        "lb:chess:server:1",
+        "lb:skyjo:guild:1",
+        "lb:skyjo:server:1:x",
+        "lb:skyjo:server:1\n",
+        " lb:skyjo:server:1",
+        "lb:skyjo:server:",
+        "lb:skyjo:server:１",  # a full-width digit
+        "sk:1:2:tk:3",
+        "",
+        "lb:" + "9" * 200,
+        None,
+        12,
+    ):
+        assert boards.parse_board_id(forged) is None, forged
+    with pytest.raises(ValueError):
+        boards.board_id("skyjo", "server", 0)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_paging_buttons(locale: str) -> None:
+    assert boards.paging_buttons("skyjo", "server", 1, 1, locale) == []
+    first = boards.paging_buttons("skyjo", "server", 1, 3, locale)
+    assert [b["custom_id"] for b in first] == ["lb:skyjo:server:1", "lb:skyjo:server:2"]
+    assert [b["disabled"] for b in first] == [True, False]
+    middle = boards.paging_buttons("skyjo", "global", 2, 3, locale)
+    assert [b["custom_id"] for b in middle] == ["lb:skyjo:global:1", "lb:skyjo:global:3"]
+    assert not any(b["disabled"] for b in middle)
+    last = boards.paging_buttons("skipbo", "server", 3, 3, locale)
+    assert [b["custom_id"] for b in last] == ["lb:skipbo:server:2", "lb:skipbo:server:3"]
+    assert [b["disabled"] for b in last] == [False, True]
+    for buttons in (first, middle, last):
+        assert len({b["custom_id"] for b in buttons}) == 2  # Discord refuses duplicate ids
+        assert all(b["label"] and len(b["label"]) <= 80 for b in buttons)
+    labels = [b["label"] for b in first]
+    assert labels == (["◀ Précédent", "Suivant ▶"] if locale == "fr" else ["◀ Previous", "Next ▶"])
+
+
+# ---------------------------------------------------------------------------------- formatting
+
+
+def test_numbers_follow_the_language() -> None:
+    assert boards.number(27.345, "en-US") == "27.3"
+    assert boards.number(27.345, "fr") == "27,3"
+    assert boards.number(-0.04, "en") == "0.0"  # never -0.0
+    assert boards.signed(2.26, "en") == "+2.3"
+    assert boards.signed(-1.0, "fr") == "-1,0"
+    assert boards.signed(0.0, "en") == "+0.0"
+    assert boards.percent(7, 12, "en") == "58%"
+    assert boards.percent(7, 12, "fr") == "58 %"
+    assert boards.percent(0, 0, "en") == "0%"
+    assert [boards.plural(n, "en") for n in (0, 1, 2)] == ["other", "one", "other"]
+    assert [boards.plural(n, "fr") for n in (0, 1, 2)] == ["one", "one", "other"]
+
+
+def test_sparkline_and_trend() -> None:
+    assert boards.sparkline([]) == ""
+    assert boards.sparkline([1.0, 1.0, 1.0]) == "▄▄▄"
+    assert boards.sparkline([0.0, 7.0, 1.0, 3.0]) == "▁█▂▄"
+    history = _history(10)
+    values = boards.trend_values(history)
+    assert len(values) == 11
+    oldest = history[-1]
+    assert values[0] == pytest.approx(oldest.mu_before - 3 * oldest.sigma_before)
+    assert values[-1] == pytest.approx(history[0].mu_after - 3 * history[0].sigma_after)
+    line = boards.trend_line(history, "en")
+    assert line is not None and line.startswith("Last 10 games: +")
+    assert len(line.split()[-1]) == 11 and set(line.split()[-1]) <= set(boards.SPARK_BLOCKS)
+    one = boards.trend_line(history[:1], "fr")
+    assert one is not None and one.startswith("Dernière partie : ")
+    assert boards.trend_line([], "en") is None
+
+
+def test_names_are_mentions_computers_or_escaped_text() -> None:
+    assert boards.player_name("user:42", "Alice", "en") == "<@42>"
+    assert boards.player_name("user:42", "**Al_ice**", "en", mention=False) == r"\*\*Al\_ice\*\*"
+    assert boards.player_name("ai:hard", "whatever", "en") == "Computer (hard)"
+    assert boards.player_name("ai:easy", "whatever", "fr") == "Ordinateur (facile)"
+    assert boards.player_name("user:42", "x" * 200, "en", mention=False).endswith("…")
+    assert boards.escape("a\nb  <@1>") == r"a b \<@1\>"
+
+
+# ---------------------------------------------------------------------------------- rating changes
+
+
+def test_rating_change_lines_pick_the_server_board_and_order_by_place() -> None:
+    changes = [
+        RatingChange(0, "user:1", "Alice", 1, 25.0, 8.333, 27.0, 7.9),
+        RatingChange(0, "user:2", "Bob", 2, 25.0, 8.333, 23.0, 7.9),
+        RatingChange(9, "user:2", "Bob", 2, 25.0, 8.333, 22.5, 7.8),
+        RatingChange(9, "user:1", "Alice", 1, 25.0, 8.333, 27.5, 7.8),
+        RatingChange(9, "ai:hard", "Computer 1 (hard)", 3, 30.0, 5.0, 29.0, 4.9),
+    ]
+    names = {"user:1": "Alice", "user:2": "Bob"}
+    lines = boards.rating_change_lines(changes, names, "en")
+    assert lines == [  # the board's rating, mu - 3 sigma: a newcomer starts at 0
+        "Alice 0.0 → 4.1 (+4.1)",
+        "Bob 0.0 → -0.9 (-0.9)",
+        "Computer (hard) 15.0 → 14.3 (-0.7)",
+    ]
+    global_lines = boards.rating_change_lines(changes, names, "fr", scope=0)
+    assert len(global_lines) == 2 and global_lines[0].startswith("Alice ") and "," in global_lines[0]
+    by_mean = boards.rating_change_lines(changes, names, "en", measure="mu")
+    assert by_mean[0] == "Alice 25.0 → 27.5 (+2.5)"
+    only_global = [c for c in changes if c.scope == 0]
+    assert boards.rating_change_lines(only_global, {}, "en")[1].startswith("Bob ")  # stored name
+    assert boards.rating_change_lines([], names, "en") == []
+
+
+# ---------------------------------------------------------------------------------- the board
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_full_page_of_long_names_fits(locale: str) -> None:
+    rows = [
+        _row(i + 1, f"user:{10**17 + i}", "W" * 32, conservative=1000.0 - i, games=999_999, wins=999_998)
+        for i in range(boards.PER_PAGE - 1)
+    ]
+    rows.append(_row(10, "ai:normal", "C", conservative=-12.3))
+    page = LeaderboardPage("skipbo", 7, 4, boards.PER_PAGE, 100_000, rows)
+    for scope in boards.SCOPES:
+        body = boards.leaderboard_body(page, scope, locale)
+        assert body.embed is not None
+        _limits(body.embed)
+        text = body.embed["description"]
+        assert text.count("\n") == boards.PER_PAGE - 1
+        assert ("<@100000000000000000>" in text) == (scope == "server")
+        assert ("W" * 32 in text) == (scope == "global")
+        assert ("Ordinateur (normal)" if locale == "fr" else "Computer (normal)") in text
+        assert "-12" in text
+        assert "Page 5" in body.embed["footer"]["text"] and "10000" in body.embed["footer"]["text"]
+        ids = [b["custom_id"] for b in body.extra["buttons"]]
+        assert ids == [f"lb:skipbo:{scope}:4", f"lb:skipbo:{scope}:6"]
+
+
+def test_board_words_in_english_and_french() -> None:
+    rows = [_row(1, "user:5", games=1, wins=1), _row(2, "user:6", games=2, wins=0, conservative=3.25)]
+    page = LeaderboardPage("skyjo", 7, 0, boards.PER_PAGE, 2, rows)
+    en = boards.leaderboard_body(page, "server", "en-GB").embed
+    fr = boards.leaderboard_body(page, "server", "fr").embed
+    assert en is not None and fr is not None
+    assert en["title"] == "Skyjo leaderboard — this server"
+    assert fr["title"] == "Classement Skyjo — ce serveur"
+    assert en["description"].splitlines() == [
+        "🥇 <@5> — **24.0** · 1 game · 1 win",
+        "🥈 <@6> — **3.2** · 2 games · 0 wins",
+    ]
+    assert fr["description"].splitlines()[1] == "🥈 <@6> — **3,2** · 2 parties · 0 victoire"
+    assert boards.leaderboard_body(page, "server", "en").extra["buttons"] == []  # one page
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_empty_board_says_so(locale: str) -> None:
+    body = boards.leaderboard_body(LeaderboardPage("skipbo", 0, 0, 10, 0, []), "global", locale)
+    assert body.embed is not None
+    _limits(body.embed)
+    assert "Skip-Bo" in body.embed["description"]
+    expected = "Aucune partie" if locale == "fr" else "No rated Skip-Bo game"
+    assert expected in body.embed["description"]
+    assert body.extra["buttons"] == []
+
+
+# ---------------------------------------------------------------------------------- a player's card
+
+
+def _overview(kind: str = "skyjo", *, played: bool = True, history: int = 10) -> KindOverview:
+    if not played:
+        return KindOverview(kind, 7, None, 3, [], None, None)
+    stats = _row(3, "user:5", kind=kind, scope=7)
+    return KindOverview(kind, 7, stats, 41, _history(history), 12, 47.3)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_stats_card(locale: str) -> None:
+    body = boards.stats_body("Alice", [_overview(), _overview("skipbo", played=False)], "server", locale)
+    embed = body.embed
+    assert embed is not None
+    _limits(embed)
+    assert [f["name"] for f in embed["fields"]] == ["Skyjo"]  # kinds without a game are left out
+    value = embed["fields"][0]["value"]
+    if locale == "fr":
+        assert embed["title"] == "Statistiques — Alice"
+        assert "Parties : **12** · victoires : **7** (58 %)" in value
+        assert "Cote : **24,0** · rang 3 sur 41" in value
+        assert "10 dernières parties : " in value
+        assert "Manches : 40 · meilleure -4 · moyenne 15,0" in value
+        assert "Totaux finaux : meilleur 12 · moyenne 47,3" in value
+        assert "Colonnes éliminées : 9" in value
+    else:
+        assert embed["title"] == "Stats — Alice"
+        assert "Games: **12** · wins: **7** (58%)" in value
+        assert "Rating: **24.0** · rank 3 of 41" in value
+        assert "Last 10 games: " in value
+        assert "Rounds: 40 · best -4 · mean 15.0" in value
+        assert "Final totals: best 12 · mean 47.3" in value
+        assert "Columns cleared: 9" in value
+    assert "<t:1700000000:R>" in value
+    assert "🥇" in value
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_stats_card_without_games_and_at_its_largest(locale: str) -> None:
+    empty = boards.stats_body(
+        "Bob", [_overview(played=False), _overview("skipbo", played=False)], "global", locale
+    )
+    assert empty.embed is not None
+    assert empty.embed["fields"] == []
+    assert ("Aucune partie classée" if locale == "fr" else "No rated game yet") in empty.embed["description"]
+    big = boards.stats_body(
+        "N" * 300, [_overview(history=10), _overview("skipbo", history=10)], "global", locale
+    )
+    assert big.embed is not None
+    _limits(big.embed)
+    assert len(big.embed["fields"]) == 2

@@ -1,0 +1,66 @@
+"""The /stats card's reads: board rows, board sizes, trend history and final totals, per scope."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
+from bot.storage.stats import KINDS, StatsRepository
+from tests.storage.conftest import new_game, play_to_end
+
+
+async def _finish(storage: Storage, channel: int, *, guild: int | None = 1, rated: bool = True) -> list[int]:
+    """A finished Alice (user 11) vs Bob (22) vs computer game; returns the seats' final totals."""
+    seats = [Seat(0, "Alice", user_id=11), Seat(1, "Bob", user_id=22), Seat(2, "C", ai_level="easy")]
+    stored = await new_game(
+        storage, channel=channel, guild=guild, seats=seats, options={"score_limit": 40}, rated=rated
+    )
+    await play_to_end(storage, stored, seed=channel)
+    assert stored.finished is not None
+    return [r.total for r in stored.finished.results if r.total is not None]
+
+
+async def test_overview_per_scope(storage: Storage) -> None:
+    repo = StatsRepository(storage.db)
+    in_guild = [await _finish(storage, channel) for channel in (100, 101, 102)]
+    outside = await _finish(storage, 103, guild=None)
+    unrated = await _finish(storage, 104, rated=False)
+    assert len(unrated) == 3
+
+    skyjo, skipbo = await repo.overview(user_key(11), 1)
+    assert [o.kind for o in (skyjo, skipbo)] == list(KINDS)
+    assert skipbo.stats is None and not skipbo.played and skipbo.history == [] and skipbo.best_total is None
+    assert skyjo.played and skyjo.scope == 1
+    assert skyjo.stats is not None and skyjo.stats.games == 3
+    assert skyjo.players == 3  # Alice, Bob, the easy computer
+    assert len(skyjo.history) == 3
+    assert [h.created_at for h in skyjo.history] == sorted(
+        (h.created_at for h in skyjo.history), reverse=True
+    )
+    assert skyjo.history[0].mu_after == pytest.approx(skyjo.stats.mu)
+    alice = [totals[0] for totals in in_guild]
+    assert skyjo.best_total == min(alice)  # lower is better in Skyjo; the unrated game is left out
+    assert skyjo.mean_total == pytest.approx(sum(alice) / 3)
+
+    (world,) = await repo.overview(user_key(11), None, kinds=("skyjo",))
+    assert world.scope == GLOBAL_SCOPE and world.stats is not None and world.stats.games == 4
+    assert world.best_total == min([*alice, outside[0]])
+    assert len(world.history) == 4
+
+    short = await repo.overview(user_key(22), 1, kinds=("skyjo",), history=2)
+    assert len(short[0].history) == 2 and short[0].best_total == min(t[1] for t in in_guild)
+
+    (computer,) = await repo.overview(ai_key("easy"), 1, kinds=("skyjo",))
+    assert computer.stats is not None and computer.stats.games == 3
+    assert computer.best_total == min(t[2] for t in in_guild)
+
+
+async def test_overview_of_nobody(storage: Storage) -> None:
+    repo = StatsRepository(storage.db)
+    await _finish(storage, 100)
+    for player in (user_key(999), "user:not-a-number", "someone", ai_key("hard")):
+        cards = await repo.overview(player, 1)
+        assert [c.played for c in cards] == [False, False]
+        assert all(c.history == [] and c.best_total is None for c in cards)
+    cards = await repo.overview(user_key(999), 5)  # a guild without any board
+    assert [c.players for c in cards] == [0, 0]
