@@ -92,7 +92,7 @@ def _fake_process(pipe: Connection, games: int, clicks: int, measured: int) -> N
 
 
 async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -> None:
-    from tests.e2e.fake_discord import FakeDiscord, FakeInteraction
+    from bot.sandbox.fake_discord import FakeDiscord, FakeInteraction
 
     fake = FakeDiscord()
     channels = [fake.add_channel(f"table-{i}") for i in range(games)]
