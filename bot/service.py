@@ -701,15 +701,17 @@ class TableService:
         if game.is_over:
             return None
         token = token_of(game)
-        if old is not None and old.get("token") == token:
-            return old
         now = self.clock.now_ms()
         if game.phase == ROUND_OVER:
+            if old is not None and old.get("token") == token:
+                return old
             delay = self.round_delay if table.human_seats() else min(self.round_delay, self.ai_delay)
             return {"what": "round", "token": token, "due": now + int(delay * 1000)}
         limit = table.turn_limit
         if not limit or not [s for s in game.seats_to_act() if table.ai_level(s) is None]:
-            return None
+            return None  # nobody to wait for (a computer took the last human's seat, say)
+        if old is not None and old.get("token") == token and old.get("what") == "turn":
+            return old
         return {
             "what": "turn",
             "token": token,
@@ -886,6 +888,11 @@ class TableService:
                 await self._replace(table, seat, reason="idle")
                 self._tell("seat_taken_over", table, seat)
         if not table.finished:
+            still = table.timer()
+            if still is not None and still.get("token") == token_of(table.game) and self._waited_for(table):
+                # Nothing could be played for them (should not happen): look again in 5 s, no new miss.
+                retry = {**still, "due": self.clock.now_ms() + 5000}
+                await self._set_meta(table, {**table.stored.meta, "timer": retry})
             await self._sync_timer(table)
             self._notify(table)
 

@@ -66,4 +66,14 @@ def translate(key: str, locale: object = None, /, **params: Any) -> str:
         return template
 
 
+def template(key: str, locale: object = None) -> str:
+    """The message ``key`` in the language of ``locale`` with its placeholders left in (for code that
+    fills them itself, like the image renderers' labels); the key itself if it is missing."""
+    found = catalogue(language_of(locale)).get(key) or catalogue(DEFAULT_LANGUAGE).get(key)
+    if found is None:
+        log.warning("missing message key", extra={"key": key})
+        return key
+    return found
+
+
 t = translate

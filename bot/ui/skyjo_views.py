@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.i18n import template
 from bot.i18n import translate as t
 from bot.kinds import BY_PREFIX, KINDS, GameKind
 from bot.render import boards, skyjo_table
@@ -414,8 +415,11 @@ class Presenter:
         if image is None:
             return None
         view, names = table.game.view(None), table.names()
+        locale = self._locale(table.stored.guild_id)
+        kind = table.stored.kind
+        labels = {key: template(f"table.image.{kind}.{key}", locale) for key in image.DEFAULT_LABELS}
         try:
-            png = await asyncio.to_thread(image.render_table, view, names)
+            png = await asyncio.to_thread(image.render_table, view, names, "dark", labels)
         except Exception:
             log.exception("table picture failed", extra={"game_id": table.id})
             return None

@@ -160,3 +160,30 @@ async def test_a_lobby_nobody_starts_closes_after_fifteen_minutes(fake_discord: 
     # The channel is free again for a new table.
     again = await open_lobby(fake, bob)
     assert again.id != lobby.id
+
+
+async def test_a_player_who_leaves_during_their_countdown_is_not_waited_for(
+    fake_discord: Any, skybo: Any
+) -> None:
+    fake = fake_discord
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=LIMIT)
+    table = bot.service.tables[game_id]
+    bob_seat = table.seat_of(bob.id)
+    await reveal_own_cards(fake, alice, table_message, table)
+    assert (table.timer() or {}).get("what") == "turn"  # waiting for Bob's reveals
+    await (await fake.click(bob, table_message, button(table_message, "lv"))).response()
+    # The computer now in Bob's seat reveals for him; nobody's countdown is left for Bob's seat.
+    await fake.wait_until(lambda: table.game.phase == "play", what="the computer revealing for Bob")
+    clock.advance(LIMIT * 3)
+    await fake.wait_until(
+        lambda: table.game.turn == table.seat_of(alice.id) or table.timer() is None, what="a turn"
+    )
+    timer = table.timer()
+    assert timer is None or timer["token"][2] != bob_seat
+    assert table.missed(bob_seat) == 0
+    # The sweeper is idle or waiting for a future deadline, not spinning on a past one.
+    due = bot.service._due.get(("game", game_id))
+    assert due is None or due > clock.now_ms() or table.game.turn != bob_seat

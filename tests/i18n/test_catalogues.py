@@ -74,3 +74,19 @@ def test_translate_fills_placeholders_and_falls_back_visibly() -> None:
 
 def test_languages_are_english_and_french() -> None:
     assert set(LANGUAGES) == {"en", "fr"}
+
+
+@pytest.mark.parametrize("kind", ["skyjo", "skipbo"])
+def test_every_image_label_is_catalogued_with_the_renderer_placeholders(kind: str) -> None:
+    """The table pictures' words come from the catalogues (``table.image.<kind>.<label>``)."""
+    import importlib
+
+    from bot.i18n import template
+
+    renderer = importlib.import_module(f"bot.render.{kind}_image")
+    for language in LANGUAGES:
+        for label, default in renderer.DEFAULT_LABELS.items():
+            key = f"table.image.{kind}.{label}"
+            assert key in catalogue(language), key
+            assert placeholders(template(key, language)) == placeholders(default), key
+    assert template("table.image.skyjo.round", "fr") == "Manche {round}"
