@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run sandbox test lint typecheck pytest browser-deps bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,8 +14,12 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# With DISCORD_TOKEN (environment or .env): the bot on Discord. Without: the local sandbox in a browser.
 run: $(STAMP)
-	$(BIN)/python -m bot
+	@$(BIN)/python -m bot run --sandbox-without-token
+
+sandbox: $(STAMP)
+	@$(BIN)/python -m bot sandbox
 
 test: $(STAMP) lint typecheck pytest
 
@@ -26,8 +30,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) browser-deps
 	$(BIN)/python -m pytest -q
+
+# tests/browser drives Debian's Chromium (Playwright never downloads a browser): installed when missing if
+# we are root (CI, containers); otherwise those tests are skipped and say how to install it.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			chromium fonts-noto-color-emoji >/dev/null)
 
 bench: $(STAMP)
 	$(BIN)/python -m bot bench

@@ -14,6 +14,7 @@ USAGE = """usage: python -m bot [COMMAND] [ARGS...]
 
 commands:
   run                      start the Discord bot (the default; needs DISCORD_TOKEN)
+  sandbox [--port N]       the real bot on a local stand-in for Discord, played in a browser
   play {skyjo,skipbo}      play a game in this terminal against computer players
   simulate {skyjo,skipbo}  computer players against each other, with statistics
   bench [NAME...]          run the benchmarks and print their figures
@@ -44,8 +45,29 @@ def _entry(module_name: str, func: str = "main") -> Callable[[list[str]], int]:
     return run
 
 
+SANDBOX_WITHOUT_TOKEN = "--sandbox-without-token"
+
+
+def _run(args: list[str]) -> int:
+    """``run``; with ``--sandbox-without-token`` (``make run``) a missing token starts the sandbox."""
+    if SANDBOX_WITHOUT_TOKEN in args:
+        args = [a for a in args if a != SANDBOX_WITHOUT_TOKEN]
+        from bot.config import ConfigError, load_settings
+
+        try:
+            token = load_settings().token
+        except ConfigError:
+            token = "invalid settings: bot.run says why"
+        if not token:
+            from bot.sandbox.run import main as sandbox
+
+            return sandbox(args, no_token=True)
+    return _entry("bot.run")(args)
+
+
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "run": _entry("bot.run"),
+    "run": _run,
+    "sandbox": _entry("bot.sandbox.run"),
     "play": _per_game("bot.play"),
     "simulate": _per_game("bot.sim"),
     "bench": _entry("bot.bench"),

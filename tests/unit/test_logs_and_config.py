@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+import signal
 import subprocess
 import sys
+import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +69,36 @@ def test_running_without_a_token_exits_with_instructions(tmp_path: object) -> No
     )
     assert out.returncode == 2
     assert "DISCORD_TOKEN is not set" in out.stderr and ".env" in out.stderr
+
+
+def test_make_run_without_a_token_starts_the_sandbox_and_says_so_first(tmp_path: Path) -> None:
+    """``make run`` is ``python -m bot run --sandbox-without-token``: no token, the local sandbox."""
+    env = {"PATH": "/usr/bin:/bin", "DISCORD_TOKEN": "", "LOG_LEVEL": "WARNING"}
+    database = tmp_path / "data" / "sandbox.sqlite3"
+    command = [sys.executable, "-m", "bot", "run", "--sandbox-without-token", "--port", "0"]
+    process = subprocess.Popen(
+        [*command, "--database", str(database)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=str(tmp_path),
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("DISCORD_TOKEN is not set: starting the local sandbox instead"), first
+        ready = ""
+        while not ready.startswith("Ready: open "):
+            ready = process.stdout.readline()
+            assert ready, "the sandbox stopped before it was ready"
+        url = ready.split()[2]
+        with urllib.request.urlopen(url, timeout=5) as page:
+            assert "Skybo sandbox" in page.read().decode()
+        assert database.exists()  # the bot opened its database under data/
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=15) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

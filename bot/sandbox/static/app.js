@@ -1,0 +1,681 @@
+// The Skybo sandbox page: a small Discord client for the fake Discord in bot/sandbox.
+// Plain JS, no build step. One websocket (/ws): the page sends what its user does (commands, clicks,
+// modal submissions) and receives the messages its user may see in its channel, live.
+"use strict";
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const S = {
+  world: null,
+  me: null, // user id (string)
+  channel: null, // channel id (string)
+  messages: new Map(), // id -> message view
+  dismissed: new Set(),
+  failed: new Map(), // message id -> text ("This interaction failed")
+  ws: null,
+  rid: 0,
+  pending: new Map(),
+  command: null, // the command being filled in the composer
+  suggestion: 0,
+  stick: true, // keep the message list scrolled to the bottom
+};
+const params = new URLSearchParams(location.search);
+const wanted = { user: params.get("user") || "alice", channel: params.get("channel") || "general" };
+
+// ------------------------------------------------------------------ websocket
+
+function connect() {
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+  S.ws = ws;
+  ws.onopen = () => view(wanted.user, wanted.channel);
+  ws.onmessage = (event) => receive(JSON.parse(event.data));
+  ws.onclose = () => {
+    setStatus("disconnected");
+    for (const { reject } of S.pending.values()) reject(new Error("disconnected"));
+    S.pending.clear();
+    setTimeout(connect, 1000);
+  };
+}
+
+function send(data) {
+  return new Promise((resolve, reject) => {
+    const rid = ++S.rid;
+    S.pending.set(rid, { resolve, reject });
+    S.ws.send(JSON.stringify({ ...data, rid }));
+  });
+}
+
+async function act(data) {
+  try {
+    const reply = await send(data);
+    if (!reply.ok) toast(reply.error || "refused");
+    return reply;
+  } catch (err) {
+    toast(String(err.message || err));
+    return { ok: false };
+  }
+}
+
+function receive(data) {
+  switch (data.op) {
+    case "reply": {
+      const pending = S.pending.get(data.rid);
+      if (pending) { S.pending.delete(data.rid); pending.resolve(data); }
+      break;
+    }
+    case "world": S.world = data; renderWorld(); break;
+    case "messages": applyMessages(data); break;
+    case "notice": addNotice(data.level, data.text); break;
+    case "failed": showFailed(data); break;
+    case "modal": openModal(data.interaction, data.modal); break;
+  }
+}
+
+async function view(user, channel) {
+  const reply = await send({ op: "view", user, channel });
+  if (!reply.ok) { toast(reply.error); return; }
+  S.me = reply.user;
+  S.channel = reply.channel;
+  const me = userById(S.me);
+  const chan = channelById(S.channel);
+  wanted.user = me ? me.username : user;
+  wanted.channel = chan ? chan.name : channel;
+  history.replaceState(null, "", `?user=${encodeURIComponent(wanted.user)}&channel=${encodeURIComponent(wanted.channel)}`);
+  renderWorld();
+}
+
+// ------------------------------------------------------------------ world: sidebar, users, commands
+
+const userById = (id) => S.world && S.world.users.find((u) => u.id === id);
+const channelById = (id) => S.world && S.world.channels.find((c) => c.id === id);
+const meUser = () => userById(S.me);
+const myLocale = () => (meUser() || {}).locale || "en-US";
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "html") node.innerHTML = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const AVATAR_COLOURS = ["#5865f2", "#757e8a", "#3ba55c", "#faa61a", "#ed4245", "#eb459f"];
+function avatar(user) {
+  const id = user ? user.id : "0";
+  let hash = 0;
+  for (const ch of id) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+  const colour = user && user.bot ? "#5865f2" : AVATAR_COLOURS[hash % AVATAR_COLOURS.length];
+  const name = user ? user.name : "?";
+  return el("span", { class: "avatar", style: `background:${colour}`, "aria-hidden": "true", text: [...name][0].toUpperCase() });
+}
+
+function localeOptions(select, current) {
+  select.replaceChildren(...Object.entries(S.world.locales).map(([code, label]) => el("option", { value: code, text: label })));
+  if (current) select.value = current;
+}
+
+function setStatus(status) {
+  const node = $("#bot-status");
+  node.textContent = status === "online" ? "bot online" : `bot ${status}`;
+  node.className = `bot-status ${status}`;
+}
+
+function renderWorld() {
+  const w = S.world;
+  if (!w) return;
+  $("#guild-name").textContent = w.guild.name;
+  setStatus(w.bot.status);
+  $("#channels").replaceChildren(...w.channels.map((c) =>
+    el("button", { class: `channel${c.id === S.channel ? " active" : ""}`, type: "button", dataset: { name: c.name },
+      onclick: () => view(wanted.user, c.name) }, el("span", { class: "hash", text: "#" }), c.name)));
+  $("#users").replaceChildren(...w.users.filter((u) => !u.bot).map((u) =>
+    el("button", { class: `user-entry${u.id === S.me ? " active" : ""}`, type: "button", role: "option",
+      "aria-selected": u.id === S.me ? "true" : "false", dataset: { username: u.username },
+      onclick: () => view(u.username, wanted.channel) },
+    avatar(u), el("span", { text: u.name }), el("span", { class: "locale", text: u.locale }))));
+  localeOptions($("#guild-locale"), w.guild.locale);
+  const addLocale = $("#add-user-locale");
+  if (!addLocale.options.length) localeOptions(addLocale, "en-US");
+  const me = meUser();
+  if (me) {
+    $("#me-avatar").replaceWith(Object.assign(avatar(me), { id: "me-avatar" }));
+    $("#me-name").textContent = me.name;
+    $("#me-username").textContent = me.username;
+    localeOptions($("#me-locale"), me.locale);
+  }
+  const chan = channelById(S.channel);
+  if (chan) {
+    $("#channel-name").textContent = chan.name;
+    $("#composer-input").placeholder = `Message #${chan.name} — type / to run a command as ${me ? me.name : "…"}`;
+    document.title = `#${chan.name} · ${me ? me.name : ""} · Skybo sandbox`;
+  }
+  if (S.command) renderCommandForm();
+  renderMessages();
+}
+
+// ------------------------------------------------------------------ messages
+
+function compareIds(a, b) {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function applyMessages(data) {
+  if (data.reset) { S.messages.clear(); S.failed.clear(); }
+  for (const id of data.delete) S.messages.delete(id);
+  for (const msg of data.upsert) {
+    const before = S.messages.get(msg.id);
+    if (before && JSON.stringify(before.components) !== JSON.stringify(msg.components)) S.failed.delete(msg.id);
+    S.messages.set(msg.id, msg);
+  }
+  renderMessages(data.reset);
+}
+
+// Like Discord, the list sticks to the bottom unless the user scrolled up to read.
+const nearBottom = (box) => box.scrollHeight - box.scrollTop - box.clientHeight < 120;
+function stickToBottom() {
+  const box = $("#messages");
+  if (S.stick) box.scrollTop = box.scrollHeight;
+}
+
+function renderMessages(forceBottom = false) {
+  const box = $("#messages");
+  if (forceBottom) S.stick = true;
+  const ids = [...S.messages.keys()].filter((id) => !S.dismissed.has(id)).sort(compareIds);
+  const existing = new Map([...box.querySelectorAll(":scope > .message")].map((n) => [n.dataset.id, n]));
+  const nodes = ids.map((id) => {
+    const msg = S.messages.get(id);
+    const key = JSON.stringify(msg) + (S.failed.get(id) || "") + myLocale() + (S.world ? S.world.users.length : 0);
+    const old = existing.get(id);
+    if (old && old.dataset.key === key) return old;
+    const node = renderMessage(msg);
+    node.dataset.key = key;
+    return node;
+  });
+  if (!nodes.length) nodes.push(el("div", { class: "empty", text: "No messages yet. Type / to run one of the bot's commands." }));
+  box.replaceChildren(...nodes);
+  stickToBottom();
+}
+
+function renderMessage(msg) {
+  const author = userById(msg.author.id) || { id: msg.author.id, name: msg.author.name, bot: msg.author.bot };
+  const mentioned = S.me && (msg.content.includes(`<@${S.me}>`) || msg.content.includes(`<@!${S.me}>`));
+  const classes = ["message"];
+  if (msg.ephemeral) classes.push("ephemeral");
+  if (mentioned) classes.push("mentioned");
+  if (msg.interaction) classes.push("has-reply");
+  const node = el("article", { class: classes.join(" "), dataset: { id: msg.id } });
+  if (msg.interaction) {
+    const inter = msg.interaction;
+    node.append(el("div", { class: "reply-line" },
+      el("span", { class: "who", text: inter.user }),
+      inter.command ? [" used ", el("span", { class: "cmd", text: inter.command })]
+        : inter.component ? [" clicked ", el("span", { class: "cmd", text: inter.component })] : " clicked a button"));
+  }
+  node.append(avatar(author));
+  const time = new Date(msg.timestamp);
+  node.append(el("div", { class: "msg-header" },
+    el("span", { class: "author", text: author.name }),
+    author.bot ? el("span", { class: "bot-tag", text: "bot" }) : null,
+    el("time", { class: "time", datetime: msg.timestamp, text: time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })));
+  if (msg.loading) {
+    node.append(el("div", { class: "loading" }, `${author.name} is thinking`, el("span", { class: "dots" })));
+  }
+  if (msg.content) {
+    const content = el("div", { class: "content md", html: markdown(msg.content) });
+    if (msg.edited) content.append(" ", el("span", { class: "edited", text: "(edited)" }));
+    node.append(content);
+  }
+  for (const embed of msg.embeds || []) node.append(renderEmbed(embed));
+  for (const att of msg.attachments || []) node.append(renderAttachment(att));
+  if (msg.components && msg.components.length) {
+    node.append(el("div", { class: "components" }, msg.components.map((c) => renderComponent(c, msg))));
+  }
+  if (S.failed.has(msg.id)) node.append(el("div", { class: "failed", text: S.failed.get(msg.id) }));
+  if (msg.ephemeral) {
+    node.append(el("div", { class: "ephemeral-note" }, "👁 Only you can see this • ",
+      el("button", { type: "button", onclick: () => { S.dismissed.add(msg.id); renderMessages(); } }, "Dismiss message")));
+  }
+  return node;
+}
+
+function colour(value, fallback) {
+  return typeof value === "number" ? `#${value.toString(16).padStart(6, "0")}` : fallback;
+}
+
+function img(url, attrs = {}) {
+  return typeof url === "string" && /^(\/files\/|https?:|data:image\/)/.test(url)
+    ? el("img", { src: url, alt: attrs.alt || "", class: attrs.class, onload: stickToBottom }) : null;
+}
+
+function renderEmbed(embed) {
+  const body = el("div", { class: "body" });
+  if (embed.author && embed.author.name) {
+    body.append(el("div", { class: "e-author" }, img(embed.author.icon_url), embed.author.name));
+  }
+  if (embed.title) {
+    const title = el("div", { class: "e-title md", html: markdown(embed.title) });
+    body.append(embed.url ? el("a", { href: embed.url, target: "_blank", rel: "noreferrer" }, title) : title);
+  }
+  if (embed.description) body.append(el("div", { class: "e-desc md", html: markdown(embed.description) }));
+  if (embed.fields && embed.fields.length) {
+    body.append(el("div", { class: "fields" }, embed.fields.map((f) =>
+      el("div", { class: `field${f.inline ? " inline" : ""}` },
+        el("div", { class: "name md", html: markdown(f.name || "") }),
+        el("div", { class: "value md", html: markdown(f.value || "") })))));
+  }
+  const node = el("div", { class: "embed", style: `border-left-color:${colour(embed.color, "#1e1f22")}` }, body,
+    embed.thumbnail ? img(embed.thumbnail.url, { class: "e-thumb" }) : null);
+  if (embed.image) node.append(img(embed.image.url, { class: "e-image" }));
+  if (embed.footer || embed.timestamp) {
+    const parts = [embed.footer && embed.footer.text, embed.timestamp && new Date(embed.timestamp).toLocaleString()].filter(Boolean);
+    node.append(el("div", { class: "e-footer" }, embed.footer ? img(embed.footer.icon_url) : null, parts.join(" • ")));
+  }
+  return node;
+}
+
+function renderAttachment(att) {
+  if ((att.content_type || "").startsWith("image/") || /\.(png|jpe?g|gif|webp)$/i.test(att.filename)) {
+    const image = img(att.url, { class: "attachment-img", alt: att.description || att.filename });
+    image.addEventListener("click", () => window.open(att.url, "_blank"));
+    return image;
+  }
+  return el("a", { class: "attachment-file", href: att.url, download: att.filename }, "📄 ", att.filename, ` (${att.size} bytes)`);
+}
+
+function emoji(e) {
+  if (!e) return null;
+  if (e.id) return el("span", { class: "emoji", title: `:${e.name}:`, text: `:${e.name}:` });
+  return el("span", { class: "emoji", text: e.name });
+}
+
+async function click(msg, customId, values, button) {
+  if (button) button.classList.add("pending");
+  S.failed.delete(msg.id);
+  const reply = await act({ op: "click", message: msg.id, custom_id: customId, values });
+  if (button) button.classList.remove("pending");
+  return reply;
+}
+
+function renderComponent(comp, msg) {
+  switch (comp.type) {
+    case 1: return el("div", { class: "row" }, (comp.components || []).map((c) => renderComponent(c, msg)));
+    case 2: {
+      const label = comp.label || "";
+      if (comp.style === 5) {
+        return el("a", { class: "btn s5", href: comp.url, target: "_blank", rel: "noreferrer" }, emoji(comp.emoji), label, " ↗");
+      }
+      const button = el("button", { class: `btn s${comp.style || 2}`, type: "button", disabled: !!comp.disabled,
+        dataset: { customId: comp.custom_id || "" }, "aria-label": label || (comp.emoji && comp.emoji.name) || "button" },
+      emoji(comp.emoji), label ? el("span", { class: "label", text: label }) : null);
+      button.addEventListener("click", () => click(msg, comp.custom_id, undefined, button));
+      return button;
+    }
+    case 3: case 5: case 6: case 7: case 8: return renderSelect(comp, msg);
+    case 9: return el("div", { class: "v2-section" },
+      el("div", {}, (comp.components || []).map((c) => renderComponent(c, msg))),
+      comp.accessory ? renderComponent(comp.accessory, msg) : null);
+    case 10: return el("div", { class: "md", html: markdown(comp.content || "") });
+    case 11: return img(comp.media && comp.media.url, { class: "e-thumb", alt: comp.description });
+    case 12: return el("div", { class: "v2-gallery" }, (comp.items || []).map((i) => img(i.media && i.media.url, { alt: i.description })));
+    case 13: return el("a", { class: "attachment-file", href: comp.file && comp.file.url }, "📄 file");
+    case 14: return el("hr", { class: `v2-separator${comp.divider === false ? " invisible" : ""}` });
+    case 17: return el("div", { class: "v2-container", style: `border-left-color:${colour(comp.accent_color, "transparent")}` },
+      (comp.components || []).map((c) => renderComponent(c, msg)));
+    default: return el("div", { class: "loading", text: `(component type ${comp.type})` });
+  }
+}
+
+function renderSelect(comp, msg) {
+  const multiple = (comp.max_values || 1) > 1;
+  const select = el("select", { class: "select", disabled: !!comp.disabled, multiple, dataset: { customId: comp.custom_id } });
+  if (!multiple) select.append(el("option", { value: "", text: comp.placeholder || "Make a selection", disabled: true, selected: true }));
+  let options;
+  if (comp.type === 3) options = (comp.options || []).map((o) => [o.value, (o.emoji ? `${o.emoji.name} ` : "") + o.label, o.default]);
+  else if (comp.type === 8) options = S.world.channels.map((c) => [c.id, `#${c.name}`]);
+  else options = S.world.users.map((u) => [u.id, `@${u.name}`]);
+  for (const [value, label, selected] of options) select.append(el("option", { value, text: label, selected: !!selected }));
+  const submit = () => click(msg, comp.custom_id, [...select.selectedOptions].map((o) => o.value).filter(Boolean));
+  if (multiple) {
+    return el("div", { class: "row" }, select, el("button", { class: "btn s1", type: "button", onclick: submit }, "Choose"));
+  }
+  select.addEventListener("change", submit);
+  return select;
+}
+
+function showFailed(data) {
+  // Discord writes it under the clicked message; a command's failure has no message to write under
+  if (data.message && S.messages.has(data.message)) {
+    S.failed.set(data.message, data.text);
+    renderMessages();
+  } else {
+    toast(data.text);
+  }
+}
+
+// ------------------------------------------------------------------ markdown (Discord's flavour)
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+function inline(text) {
+  // text is already HTML-escaped
+  return text
+    .replace(/\\([*_~`|\\>#-])/g, (_, c) => `&#${c.charCodeAt(0)};`)
+    .replace(/&lt;@!?(\d+)&gt;/g, (_, id) => {
+      const user = userById(id);
+      return `<span class="mention">@${escapeHtml(user ? user.name : "unknown-user")}</span>`;
+    })
+    .replace(/&lt;#(\d+)&gt;/g, (_, id) => {
+      const chan = channelById(id);
+      return `<span class="mention">#${escapeHtml(chan ? chan.name : "unknown")}</span>`;
+    })
+    .replace(/&lt;@&amp;(\d+)&gt;/g, '<span class="mention">@role</span>')
+    .replace(/&lt;a?:(\w+):\d+&gt;/g, ":$1:")
+    .replace(/&lt;t:(-?\d+)(?::([tTdDfFR]))?&gt;/g, (_, secs, style) => {
+      const date = new Date(Number(secs) * 1000);
+      const text = style === "R" ? relative(date) : style === "t" || style === "T" ? date.toLocaleTimeString() : date.toLocaleString();
+      return `<code>${escapeHtml(text)}</code>`;
+    })
+    .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, '<a href="$2" target="_blank" rel="noreferrer">$1</a>')
+    .replace(/(^|[\s(])(https?:\/\/[^\s<]+[^\s<.,:;"')\]])/g, '$1<a href="$2" target="_blank" rel="noreferrer">$2</a>')
+    .replace(/\*\*\*([^*]+?)\*\*\*/g, "<strong><em>$1</em></strong>")
+    .replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>")
+    .replace(/__(.+?)__/g, "<u>$1</u>")
+    .replace(/(^|[^*\w])\*(?!\s)([^*]+?)\*(?!\w)/g, "$1<em>$2</em>")
+    .replace(/(^|[^_\w])_(?!\s)([^_]+?)_(?!\w)/g, "$1<em>$2</em>")
+    .replace(/~~(.+?)~~/g, "<s>$1</s>")
+    .replace(/\|\|(.+?)\|\|/g, '<span class="spoiler" onclick="this.classList.add(\'shown\')">$1</span>');
+}
+
+function relative(date) {
+  const secs = Math.round((date - Date.now()) / 1000);
+  const abs = Math.abs(secs);
+  const [value, unit] = abs < 60 ? [secs, "second"] : abs < 3600 ? [Math.round(secs / 60), "minute"] : [Math.round(secs / 3600), "hour"];
+  return new Intl.RelativeTimeFormat(undefined, { numeric: "auto" }).format(value, unit);
+}
+
+function markdown(source) {
+  // code blocks and inline code first, so nothing inside them is interpreted
+  const codes = [];
+  const stash = (html) => `\u0000${codes.push(html) - 1}\u0000`;
+  let text = source.replace(/```(?:([\w+-]+)\n)?([\s\S]*?)```/g, (_, lang, code) =>
+    stash(`<pre><code>${escapeHtml(code.replace(/^\n/, "").replace(/\n$/, ""))}</code></pre>`));
+  text = text.replace(/``([^`]+?)``|`([^`\n]+?)`/g, (_, a, b) => stash(`<code>${escapeHtml(a || b)}</code>`));
+  const lines = escapeHtml(text).split("\n");
+  const out = [];
+  let list = false;
+  for (const line of lines) {
+    let m;
+    if ((m = /^(#{1,3}) (.*)$/.exec(line))) { closeList(); out.push(`<h${m[1].length}>${inline(m[2])}</h${m[1].length}>`); continue; }
+    if ((m = /^-# (.*)$/.exec(line))) { closeList(); out.push(`<div class="subtext">${inline(m[1])}</div>`); continue; }
+    if ((m = /^&gt; ?(.*)$/.exec(line))) { closeList(); out.push(`<blockquote>${inline(m[1]) || "&nbsp;"}</blockquote>`); continue; }
+    if ((m = /^\s*[-*] (.*)$/.exec(line))) { if (!list) { out.push("<ul>"); list = true; } out.push(`<li>${inline(m[1])}</li>`); continue; }
+    closeList();
+    out.push(inline(line) + "\n");
+  }
+  closeList();
+  function closeList() { if (list) { out.push("</ul>"); list = false; } }
+  let html = out.join("").replace(/\n$/, "");
+  html = html.replace(/(<\/(?:h[1-3]|div|blockquote|ul)>)\n/g, "$1");
+  return html.replace(/\u0000(\d+)\u0000/g, (_, i) => codes[Number(i)]);
+}
+
+// ------------------------------------------------------------------ slash commands
+
+function localized(obj, field) {
+  const loc = myLocale();
+  const table = obj[`${field}_localizations`] || {};
+  return table[loc] || table[loc.split("-")[0]] || obj[field];
+}
+
+// Every runnable command line: /name, /name sub, /name group sub.
+function commandLines() {
+  const lines = [];
+  for (const cmd of (S.world && S.world.commands) || []) {
+    if ((cmd.type || 1) !== 1) continue;
+    const subs = (cmd.options || []).filter((o) => o.type === 1 || o.type === 2);
+    if (!subs.length) { lines.push({ cmd, path: [], leaf: cmd, label: `/${localized(cmd, "name")}` }); continue; }
+    for (const sub of subs) {
+      if (sub.type === 1) lines.push({ cmd, path: [sub.name], leaf: sub, label: `/${localized(cmd, "name")} ${localized(sub, "name")}` });
+      else for (const leaf of (sub.options || []).filter((o) => o.type === 1)) {
+        lines.push({ cmd, path: [sub.name, leaf.name], leaf, label: `/${localized(cmd, "name")} ${localized(sub, "name")} ${localized(leaf, "name")}` });
+      }
+    }
+  }
+  return lines;
+}
+
+function matchingLines() {
+  const typed = $("#composer-input").value.trim().toLowerCase().replace(/^\//, "");
+  return commandLines().filter((line) => {
+    const label = line.label.slice(1).toLowerCase();
+    const canonical = [line.cmd.name, ...line.path].join(" ");
+    return label.startsWith(typed) || canonical.startsWith(typed) || (typed && label.includes(typed));
+  });
+}
+
+function renderSuggestions() {
+  const box = $("#suggestions");
+  const value = $("#composer-input").value;
+  if (S.command || !value.startsWith("/")) { box.hidden = true; return; }
+  const lines = matchingLines();
+  S.suggestion = Math.min(S.suggestion, Math.max(0, lines.length - 1));
+  box.replaceChildren(el("div", { class: "heading", text: lines.length ? (S.world.bot.name || "bot") : "No command matches" }),
+    ...lines.map((line, i) => el("div", { class: `suggestion${i === S.suggestion ? " active" : ""}`, role: "option",
+      dataset: { command: [line.cmd.name, ...line.path].join(" ") }, onmousedown: (e) => { e.preventDefault(); pick(line); } },
+    el("span", { class: "name", text: line.label }),
+    el("span", { class: "opts", text: (line.leaf.options || []).filter((o) => o.required).map((o) => localized(o, "name")).join(" ") }),
+    el("span", { class: "desc", text: localized(line.leaf, "description") || "" }))));
+  box.hidden = false;
+}
+
+function pick(line) {
+  S.command = { ...line, values: {} };
+  $("#composer-input").value = "";
+  renderSuggestions();
+  renderCommandForm();
+  const first = $("#command-form .opt input, #command-form .opt select");
+  (first || $("#composer-input")).focus();
+}
+
+function cancelCommand() {
+  S.command = null;
+  $("#command-form").hidden = true;
+  $("#command-form").replaceChildren();
+  $("#composer-input").focus();
+}
+
+function optionInput(opt, values) {
+  const name = opt.name;
+  const current = values[name];
+  const set = (value) => { values[name] = value; };
+  const blank = opt.required ? "choose…" : "—";
+  let input;
+  if (opt.choices && opt.choices.length) {
+    input = el("select", {}, el("option", { value: "", text: blank }),
+      opt.choices.map((c, i) => el("option", { value: String(i), text: localized(c, "name"), selected: current === c.value })));
+    input.addEventListener("change", () => set(input.value === "" ? undefined : opt.choices[Number(input.value)].value));
+  } else if (opt.type === 4 || opt.type === 10) {
+    input = el("input", { type: "number", step: opt.type === 4 ? "1" : "any", min: opt.min_value, max: opt.max_value,
+      placeholder: opt.min_value !== undefined && opt.max_value !== undefined ? `${opt.min_value}–${opt.max_value}` : "", value: current });
+    input.addEventListener("input", () => set(input.value === "" ? undefined : (opt.type === 4 ? parseInt(input.value, 10) : parseFloat(input.value))));
+  } else if (opt.type === 5) {
+    input = el("select", {}, el("option", { value: "", text: blank }), el("option", { value: "true", text: "True", selected: current === true }),
+      el("option", { value: "false", text: "False", selected: current === false }));
+    input.addEventListener("change", () => set(input.value === "" ? undefined : input.value === "true"));
+  } else if (opt.type === 6 || opt.type === 9) {
+    input = el("select", {}, el("option", { value: "", text: blank }),
+      S.world.users.map((u) => el("option", { value: u.id, text: `@${u.name}`, selected: current === u.id })));
+    input.addEventListener("change", () => set(input.value || undefined));
+  } else if (opt.type === 7) {
+    input = el("select", {}, el("option", { value: "", text: blank }),
+      S.world.channels.map((c) => el("option", { value: c.id, text: `#${c.name}`, selected: current === c.id })));
+    input.addEventListener("change", () => set(input.value || undefined));
+  } else {
+    const listId = `ac-${name}`;
+    input = el("input", { type: "text", minlength: opt.min_length, maxlength: opt.max_length, value: current, list: opt.autocomplete ? listId : null });
+    input.addEventListener("input", () => { set(input.value || undefined); if (opt.autocomplete) autocomplete(name, listId); });
+    if (opt.autocomplete) {
+      input.addEventListener("focus", () => autocomplete(name, listId));
+      return [input, el("datalist", { id: listId })];
+    }
+  }
+  return [input];
+}
+
+function renderCommandForm() {
+  const form = $("#command-form");
+  const command = S.command;
+  const options = (command.leaf.options || []).filter((o) => o.type !== 1 && o.type !== 2);
+  const ordered = [...options.filter((o) => o.required), ...options.filter((o) => !o.required)];
+  form.replaceChildren(
+    el("span", { class: "cmd-pill", text: command.label }),
+    ...ordered.map((opt) => el("label", { class: `opt${opt.required ? " required" : ""}`, title: localized(opt, "description") || "", dataset: { option: opt.name } },
+      el("span", { class: "opt-name", text: localized(opt, "name") }), ...optionInput(opt, command.values))),
+    el("button", { class: "btn s1 send", type: "submit" }, "Send"),
+    el("button", { class: "cancel", type: "button", title: "Cancel (Esc)", onclick: cancelCommand }, "×"),
+    el("div", { class: "cmd-desc", text: localized(command.leaf, "description") || "" }));
+  form.hidden = false;
+}
+
+async function autocomplete(focused, listId) {
+  const command = S.command;
+  if (!command) return;
+  const reply = await send({ op: "autocomplete", name: command.cmd.name, path: command.path, focused, options: command.values });
+  const list = document.getElementById(listId);
+  if (reply.ok && list) list.replaceChildren(...reply.choices.map((c) => el("option", { value: String(c.value), text: localized(c, "name") })));
+}
+
+async function runCommand() {
+  const command = S.command;
+  if (!command) return;
+  const missing = (command.leaf.options || []).filter((o) => o.required && command.values[o.name] === undefined);
+  if (missing.length) { toast(`Missing required option(s): ${missing.map((o) => localized(o, "name")).join(", ")}`); return; }
+  const reply = await act({ op: "command", name: command.cmd.name, path: command.path, options: command.values });
+  if (reply.ok) cancelCommand();
+}
+
+function setupComposer() {
+  const input = $("#composer-input");
+  input.addEventListener("input", () => { S.suggestion = 0; renderSuggestions(); });
+  input.addEventListener("blur", () => setTimeout(() => { $("#suggestions").hidden = true; }, 100));
+  input.addEventListener("focus", renderSuggestions);
+  input.addEventListener("keydown", async (e) => {
+    const box = $("#suggestions");
+    if (!box.hidden) {
+      const lines = matchingLines();
+      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+        e.preventDefault();
+        S.suggestion = (S.suggestion + (e.key === "ArrowDown" ? 1 : lines.length - 1)) % Math.max(1, lines.length);
+        renderSuggestions();
+        return;
+      }
+      if ((e.key === "Enter" || e.key === "Tab") && lines.length) { e.preventDefault(); pick(lines[S.suggestion]); return; }
+      if (e.key === "Escape") { box.hidden = true; return; }
+    }
+    if (e.key === "Escape" && S.command) { cancelCommand(); return; }
+    if (e.key === "Enter") {
+      e.preventDefault();
+      if (S.command) { runCommand(); return; }
+      const text = input.value.trim();
+      if (!text) return;
+      if (text.startsWith("/")) { toast(`Unknown command ${text.split(" ")[0]}`); return; }
+      const reply = await act({ op: "say", content: text });
+      if (reply.ok) input.value = "";
+    }
+  });
+  const form = $("#command-form");
+  form.addEventListener("submit", (e) => { e.preventDefault(); runCommand(); });
+  form.addEventListener("keydown", (e) => { if (e.key === "Escape") cancelCommand(); });
+}
+
+// ------------------------------------------------------------------ modals (type 9 answers)
+
+function openModal(interactionId, modal) {
+  const dialog = $("#modal");
+  const inputs = [];
+  const field = (comp, labelText) => {
+    if (comp.type === 4) {
+      const attrs = { "data-custom-id": comp.custom_id, placeholder: comp.placeholder, required: comp.required !== false,
+        minlength: comp.min_length, maxlength: comp.max_length };
+      const input = comp.style === 2 ? el("textarea", { ...attrs, rows: 4 }, comp.value || "") : el("input", { ...attrs, value: comp.value });
+      inputs.push(() => [comp.custom_id, input.value]);
+      return el("label", {}, labelText || comp.label || "", input);
+    }
+    if (comp.type === 3) {
+      const select = el("select", { multiple: (comp.max_values || 1) > 1 }, (comp.options || []).map((o) => el("option", { value: o.value, text: o.label })));
+      inputs.push(() => [comp.custom_id, [...select.selectedOptions].map((o) => o.value)]);
+      return el("label", {}, labelText || "", select);
+    }
+    return null;
+  };
+  const body = el("div", { class: "modal-body" });
+  for (const comp of modal.components || []) {
+    if (comp.type === 1) for (const c of comp.components || []) body.append(field(c) || "");
+    else if (comp.type === 18) body.append(field(comp.component, comp.label) || "");
+    else if (comp.type === 10) body.append(el("div", { class: "md", html: markdown(comp.content || "") }));
+  }
+  const form = el("form", { method: "dialog" },
+    el("div", { class: "modal-head", text: modal.title || "" }), body,
+    el("div", { class: "modal-foot" },
+      el("button", { class: "link", type: "button", onclick: () => dialog.close() }, "Cancel"),
+      el("button", { class: "btn s1", type: "submit" }, "Submit")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const reply = await act({ op: "modal", interaction: interactionId, values: Object.fromEntries(inputs.map((f) => f())) });
+    if (reply.ok) dialog.close();
+  });
+  dialog.replaceChildren(form);
+  dialog.showModal();
+}
+
+// ------------------------------------------------------------------ notices & toasts
+
+function addNotice(level, text) {
+  const box = $("#notices");
+  const node = el("div", { class: `notice ${level}` }, el("span", { class: "text", text }),
+    el("button", { type: "button", title: "Dismiss", onclick: () => node.remove() }, "×"));
+  box.append(node);
+  while (box.children.length > 5) box.firstChild.remove();
+}
+
+function toast(text) {
+  const node = el("div", { class: "toast", role: "alert", text });
+  $("#toasts").append(node);
+  setTimeout(() => node.remove(), 5000);
+}
+
+// ------------------------------------------------------------------ sidebar controls
+
+function setupSidebar() {
+  $("#add-user").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const name = $("#add-user-name").value.trim();
+    if (!name) return;
+    const reply = await act({ op: "add_user", name, locale: $("#add-user-locale").value });
+    if (reply.ok) { $("#add-user-name").value = ""; }
+  });
+  $("#me-locale").addEventListener("change", (e) => act({ op: "locale", user: S.me, locale: e.target.value }));
+  $("#guild-locale").addEventListener("change", (e) => act({ op: "guild_locale", locale: e.target.value }));
+  $("#restart-bot").addEventListener("click", async () => {
+    const button = $("#restart-bot");
+    button.disabled = true;
+    await act({ op: "restart_bot" });
+    button.disabled = false;
+  });
+}
+
+setupComposer();
+setupSidebar();
+$("#messages").addEventListener("scroll", () => { S.stick = nearBottom($("#messages")); });
+connect();

@@ -1,0 +1,55 @@
+"""Browser tests: the sandbox (real bot + fake Discord + page) driven by Playwright in Debian's Chromium.
+
+Playwright never downloads a browser here: it launches ``/usr/bin/chromium`` (``apt-get install
+chromium``; ``.ci/run`` installs it when missing). Without it the tests are skipped, unless
+``SKYBO_REQUIRE_BROWSER=1`` (set by ``.ci/run``) turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("SKYBO_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _missing() -> str | None:
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed (pip install -e '.[test]')"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    return None
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    missing = _missing()
+    if missing:
+        if os.environ.get("SKYBO_REQUIRE_BROWSER") == "1":
+            pytest.fail(missing, pytrace=False)
+        pytest.skip(missing)
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            await chromium.close()
