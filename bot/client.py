@@ -21,7 +21,7 @@ from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
-from bot.ui import skyjo_views
+from bot.ui import table_views
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class SkyboTree(app_commands.CommandTree[Any]):
         if isinstance(original, Refused):
             text = t(original.key, locale, **original.params)
             if isinstance(original, ChannelTaken):
-                link = skyjo_views.message_link(original.guild_id, original.channel_id, original.message_id)
+                link = table_views.message_link(original.guild_id, original.channel_id, original.message_id)
                 text = f"{text}\n{link}"
         elif isinstance(error, app_commands.NoPrivateMessage):
             text = t("table.error.guild_only", locale)
@@ -96,8 +96,8 @@ class SkyboBot(commands.Bot):
     """Skybo. Pass ``storage`` (tests) or a ``database_path`` to open at start."""
 
     service: TableService
-    presenter: skyjo_views.Presenter
-    skyjo_ui: skyjo_views.SkyjoUI
+    presenter: table_views.Presenter
+    table_ui: table_views.TableUI
 
     def __init__(
         self,
@@ -132,7 +132,7 @@ class SkyboBot(commands.Bot):
             return
         if self.storage is None:
             self.storage = await Storage.open(self.database_path, synchronous=self.synchronous)
-        self.presenter = skyjo_views.Presenter(
+        self.presenter = table_views.Presenter(
             self, interval=self.tuning.edit_interval, images=self.tuning.images
         )
         self.service = TableService(
@@ -142,7 +142,7 @@ class SkyboBot(commands.Bot):
             listener=self.presenter,
             clock=self.tuning.clock,
         )
-        self.skyjo_ui = skyjo_views.SkyjoUI(self)
+        self.table_ui = table_views.TableUI(self)
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)
@@ -155,18 +155,18 @@ class SkyboBot(commands.Bot):
         gc.freeze()
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Dispatch clicks on our buttons (see ``bot.ui.skyjo_views``); refuse forged or malformed ones."""
+        """Dispatch clicks on our buttons (see ``bot.ui.table_views``); refuse forged or malformed ones."""
         if interaction.type is not discord.InteractionType.component:
             return
         data: Any = interaction.data or {}
         custom_id = str(data.get("custom_id", ""))
-        if not skyjo_views.is_ours(custom_id):
+        if not table_views.is_ours(custom_id):
             return
-        if skyjo_views.dispatchable(interaction):
-            await self.skyjo_ui.click(interaction, custom_id)
+        if table_views.dispatchable(interaction):
+            await self.table_ui.click(interaction, custom_id)
             return
         log.info("forged click refused", extra={"user_id": interaction.user.id, "custom_id": custom_id[:100]})
-        await self.skyjo_ui.tell(interaction, t("table.error.forged", interaction.locale))
+        await self.table_ui.tell(interaction, t("table.error.forged", interaction.locale))
 
     async def close(self) -> None:
         service = getattr(self, "service", None)

@@ -76,7 +76,7 @@ class SkipboCog(commands.Cog):
             locale=interaction.guild_locale,
             turn_limit=turn_limit,
         )
-        await self.bot.skyjo_ui.post_lobby(interaction, lobby)
+        await self.bot.table_ui.post_lobby(interaction, lobby)
 
     @skipbo.command(
         name=_("rules", key="cmd.rules.name"),

@@ -85,7 +85,7 @@ class SkyjoCog(commands.Cog):
             locale=interaction.guild_locale,
             turn_limit=turn_limit,
         )
-        await self.bot.skyjo_ui.post_lobby(interaction, lobby)
+        await self.bot.table_ui.post_lobby(interaction, lobby)
 
     @skyjo.command(
         name=_("rules", key="cmd.rules.name"),

@@ -9,7 +9,7 @@ from typing import Any
 import discord
 
 from bot.ui import ids
-from bot.ui.skyjo_views import table_message as render_table
+from bot.ui.table_views import table_message as render_table
 
 from .conftest import act_of, button, enabled_buttons, open_panel, play_turns, start_table
 from .fake_discord import FakeInteraction, FakeMessage, FakeUser

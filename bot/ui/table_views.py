@@ -1,10 +1,11 @@
-"""Discord adapters of the Skyjo table: stateless buttons, views built from ButtonSpecs, click handlers,
-and the presenter that keeps each public message up to date (coalesced edits, turn mentions).
+"""Discord adapters of the game tables (every kind, see :mod:`bot.kinds`): stateless buttons, views
+built from ButtonSpecs, click handlers, and the presenter that keeps each public message up to date
+(coalesced edits with the table picture attached, turn mentions, half-time reminders).
 
-Every in-game button's custom_id is ``sk:<game>:<version>:<act>:<arg>`` and every lobby button's
+Every in-game button's custom_id is ``<sk|sb>:<game>:<version>:<act>:<arg>`` and every lobby button's
 ``sl:<lobby>:<act>``: the id carries everything a click needs, so nothing is kept per message and
 buttons on messages posted before a restart keep working. Clicks are dispatched by
-``SkyboBot.on_interaction`` (:meth:`SkyjoUI.click`), which discord.py calls for every interaction:
+``SkyboBot.on_interaction`` (:meth:`TableUI.click`), which discord.py calls for every interaction:
 discord.py's DynamicItems would do the same, but they rebuild a View of the whole clicked message (a
 Button object per component) for every click, a cost that counts when hundreds of games are played at
 once. A click is taken only if its id is well-formed and on the clicked message (:func:`dispatchable`),
@@ -106,7 +107,7 @@ def dispatchable(interaction: discord.Interaction[Any]) -> bool:
 class ButtonsView(discord.ui.View):
     """Rows of buttons given as Discord's component payload, built straight from our button specs.
 
-    A click on any of our buttons is dispatched from its custom_id alone (:meth:`SkyjoUI.click`),
+    A click on any of our buttons is dispatched from its custom_id alone (:meth:`TableUI.click`),
     never by the view it was sent with, so discord.py need keep nothing of it. It would: a view sent
     with a message is stored in its ViewStore, and one sent ephemerally (every private panel) gets a
     15-minute timeout task holding it alive. This view is therefore born stopped (``is_finished()``),
@@ -501,7 +502,7 @@ class Presenter:
 # ---------------------------------------------------------------------------------- click handlers
 
 
-class SkyjoUI:
+class TableUI:
     """What each click does: ask the service, then answer (only after the service committed)."""
 
     def __init__(self, bot: SkyboBot) -> None:
