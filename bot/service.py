@@ -349,9 +349,18 @@ class TableService:
             raise Refused("table.error.bad_turn_limit")
         try:
             opts = spec.engine.Options.from_dict(dict(options))
-            opts.validate(spec.min_players)
         except GameError as error:
             raise Refused(error.key, **error.params) from None
+        # Settings valid for some table size (Skip-Bo teams need 4 or 6); the deal checks the real one.
+        problems: list[GameError] = []
+        for players in range(spec.min_players, spec.max_players + 1):
+            try:
+                opts.validate(players)
+                break
+            except GameError as error:
+                problems.append(error)
+        else:
+            raise Refused(problems[0].key, **problems[0].params)
         if not 0 <= computers < spec.max_players:
             raise Refused("error.player_count", min=spec.min_players, max=spec.max_players)
         seats = [LobbySeat(host_name, user_id=host_id)]

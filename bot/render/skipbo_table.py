@@ -52,6 +52,11 @@ _PLAYED = {
 }
 
 
+def _article(value: int) -> str:
+    """ "an 8", "an 11", "a 9": the catalogue key of a card named in a sentence."""
+    return "skipbo.event.card_an" if value in (8, 11) else "skipbo.event.card"
+
+
 def _name(names: Sequence[str], seat: int | None) -> str:
     if seat is None or not 0 <= seat < len(names):
         return "?"
@@ -61,13 +66,13 @@ def _name(names: Sequence[str], seat: int | None) -> str:
 def _played_card(card: int, value: int, locale: object) -> str:
     if card == skipbo.WILD:
         return t("skipbo.event.card_wild", locale, value=value)
-    return t("skipbo.event.card", locale, value=value)
+    return t(_article(value), locale, value=value)
 
 
 def _discarded_card(card: int, locale: object) -> str:
     if card == skipbo.WILD:
         return t("skipbo.event.card_skipbo", locale)
-    return t("skipbo.event.card", locale, value=card)
+    return t(_article(card), locale, value=card)
 
 
 def _joined(names: Sequence[str], seats: Iterable[int]) -> str:

@@ -61,6 +61,11 @@ def _cell_button(cell: int | str, custom_id: str, enabled: bool) -> ButtonSpec:
     return ButtonSpec(custom_id, str(cell), style, not enabled, emoji)
 
 
+def panel_title(view: dict[str, Any], locale: object = None) -> str:
+    """The first line of the panel message."""
+    return t("table.panel.title", locale, round=view["round"])
+
+
 def panel_rows(
     view: dict[str, Any], seat: int, game_id: int, version: int, mode: int = MODE_MAIN, locale: object = None
 ) -> list[list[ButtonSpec]]:

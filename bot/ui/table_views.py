@@ -165,12 +165,11 @@ def panel_view(state: PanelState, locale: object) -> ButtonsView:
 
 
 def panel_content(state: PanelState, locale: object) -> str:
-    title = "table.panel.title" if state.kind == "skyjo" else "table.panel.title_skipbo"
-    lines = [t(title, locale, round=state.view["round"])]
+    panel = KINDS[state.kind].panel
+    lines = [panel.panel_title(state.view, locale)]
     if state.notice is not None:
         key, params = state.notice
         lines.append(t(key, locale, **params))
-    panel = KINDS[state.kind].panel
     lines.append(panel.panel_hint(state.view, state.seat, state.names, state.mode, locale))
     return "\n".join(lines)
 
@@ -410,13 +409,10 @@ class Presenter:
             if len(fields) < 25:
                 fields.append({"name": t("table.rating_changes", locale), "value": "\n".join(lines)[:1024]})
 
-    async def _picture(self, table: Table) -> discord.File | None:
-        """The table as a picture (drawn off the event loop), or None when images are off or fail."""
-        image = table.kind.image if self.images and table.ended_by is None else None
-        if image is None:
-            return None
-        view, names = table.game.view(None), table.names()
-        locale = self._locale(table.stored.guild_id)
+    async def _picture(
+        self, table: Table, image: Any, view: dict[str, Any], names: list[str], locale: object
+    ) -> discord.File | None:
+        """The table as a picture (drawn off the event loop), or None when it fails."""
         kind = table.stored.kind
         labels = {key: template(f"table.image.{kind}.{key}", locale) for key in image.DEFAULT_LABELS}
         try:
@@ -429,10 +425,18 @@ class Presenter:
     async def _render_table(self, table: Table) -> None:
         stored = table.stored
         locale = self._locale(stored.guild_id)
-        picture = await self._picture(table)
-        body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if picture else None)
-        self._add_rating_changes(table, body, locale)
-        view = table_view(table, locale)
+        image = table.kind.image if self.images and table.ended_by is None else None
+        # Read the table under the channel lock: the service holds it while an action is being
+        # committed, so nothing shown here can run ahead of the database.
+        async with self.bot.service.lock(stored.channel_id):
+            spectator, names = table.game.view(None), table.names()
+            body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if image else None)
+            self._add_rating_changes(table, body, locale)
+            view = table_view(table, locale)
+            turn = (table.turn_user(), table.turns)
+        picture = await self._picture(table, image, spectator, names, locale) if image else None
+        if picture is None and body.embed is not None:
+            body.embed.pop("image", None)
         files = [picture] if picture else []
         channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
         if stored.message_id is not None:
@@ -453,11 +457,12 @@ class Presenter:
             )
             stored.message_id = message.id
             await self.bot.service.storage.games.set_message_id(stored.id, message.id)
-        await self._mention(table, channel, locale)
+        await self._mention(table, channel, locale, *turn)
 
-    async def _mention(self, table: Table, channel: discord.PartialMessageable, locale: object) -> None:
-        user = table.turn_user()
-        key = (user, table.turns) if user is not None else None
+    async def _mention(
+        self, table: Table, channel: discord.PartialMessageable, locale: object, user: int | None, turns: int
+    ) -> None:
+        key = (user, turns) if user is not None else None
         old = self._mentions.get(table.id)
         if old is not None and old[0] == key:
             return

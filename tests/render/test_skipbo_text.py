@@ -255,3 +255,10 @@ def test_option_lines_and_turn_mention() -> None:
         and "Bob 🤖 left: a computer player takes the seat." in body.embed["description"]
     )
     assert turn_mention(7, "fr") == "<@7>, c'est ton tour au Skip-Bo."
+
+
+def test_cards_in_sentences_take_the_right_english_article() -> None:
+    from bot.render.skipbo_table import _discarded_card, _played_card
+
+    assert [_played_card(v, v, "en-US") for v in (7, 8, 11, 12)] == ["a 7", "an 8", "an 11", "a 12"]
+    assert _discarded_card(8, "en-US") == "an 8" and _discarded_card(8, "fr") == "un 8"
