@@ -20,6 +20,11 @@ async def test_two_humans_and_a_computer_play_a_whole_game(fake_discord: Any, sk
     # Nothing hidden is shown: the humans have not turned a card yet, so their grids are all backs.
     fields = {f["name"].split(" — ")[0].lstrip("▶ "): f["value"] for f in table_message.embeds[0]["fields"]}
     assert fields["Alice"].count("▒▒") == 12 and fields["Bob"].count("▒▒") == 12
+    # The picture of the table is attached to the message and shown in its embed.
+    await bot.presenter.flush()
+    assert [a.filename for a in table_message.attachments] == ["skybo-table.png"]
+    assert table_message.attachments[0].data.startswith(b"\x89PNG")
+    assert table_message.embeds[0]["image"]["url"].endswith("skybo-table.png")
 
     clicks = await play_turns(fake, bot, game_id, table_message, [alice, bob], random.Random(7))
     assert clicks > 10
@@ -38,6 +43,8 @@ async def test_two_humans_and_a_computer_play_a_whole_game(fake_discord: Any, sk
     )
     assert ratings[0] > 0
     assert "Final standings" in table_message.text
+    assert "Rating changes" in table_message.text  # each human's change, under the standings
+    assert len(table_message.attachments) == 1  # edited in place: one picture, the latest
     # Every round after the first was dealt by the humans clicking Next round (the timer is 30 s).
     # The game ended exactly when a total reached the limit (SKY-GAME-1), rounds dealt by Next round.
     totals = [0, 0, 0]
