@@ -17,6 +17,9 @@ pile, so two games that differ only there get the same decision.
   opponent's stock card (the next player's above all). Short of cards to draw it builds and
   completes piles instead of blocking, since a stalled game has no winner. It discards so as to
   keep its discard piles descending and its Skip-Bo cards and the cards leading to its stock in hand.
+  Short of its stock card, it weighs the best end points of its plays and its best discards by a
+  determinized look-ahead (:mod:`bot.ai.skipbo_lookahead`): hidden cards sampled from the unseen pool,
+  the opponents' turns played by a model of ``normal``, then its own next turn (docs/ai.md).
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
+from bot.ai.skipbo_lookahead import LOSS, WIN, World, sample_world, unseen_pool
 from bot.engine.skipbo import (
     DISCARD,
     DISCARD_PILES,
     HAND,
+    HAND_SIZE,
     PARTNER_DISCARD,
     PARTNER_STOCK,
     PLAY,
@@ -247,6 +252,7 @@ EXTRA_PLAY: Final = 0.5  # a play before the stock card that it did not need
 STARVED: Final = 15  # fewer cards than this left to draw (draw pile and set aside): build, don't block
 STARVED_COMPLETION: Final = 20.0  # a pile completed then (it refills the draw pile)
 MAX_NODES: Final = 4000
+MAX_END_POINTS: Final = 1500  # states the look-ahead lists as end points of the plays (bounds the time)
 
 # A search state: pile values per slot, sorted hand, cards taken from each stack, stock flags, and
 # whether the hand was emptied by a play (then five unknown cards come: the search stops there).
@@ -383,6 +389,10 @@ class _Planner:
 
     def first_move(self) -> Play | None:
         """The first play of the best sequence, or None when stopping now is best."""
+        return self.first_move_value()[0]
+
+    def first_move_value(self) -> tuple[Play | None, float]:
+        """The first play of the best sequence (None when stopping now is best) and its score."""
         t = self.table
         root: State = (
             tuple(t.piles),
@@ -398,30 +408,29 @@ class _Planner:
             v = self.best(child)
             if v > best_value:
                 best_value, best_move = v, move
-        return best_move
+        return best_move, best_value
 
 
-def _hard_discard(table: Table) -> tuple[int, int] | None:
-    """The hand card and discard pile that cost least: keep Skip-Bo cards and the cards that lead to
-    the stock card, keep every discard pile descending, stack equal cards, high cards on free piles."""
-    if not table.hand:
-        return None
-    s = table.stock
+def _discard_options(
+    hand: list[int], discards: list[list[int]], stock: int | None, piles: list[int]
+) -> list[tuple[float, int, int]]:
+    """Every (cost, hand card, discard pile), cheapest first: keep Skip-Bo cards and the cards that
+    lead to the stock card, keep every discard pile descending, stack equal cards, high cards on
+    free piles."""
     useful: set[int] = set()
-    if s is not None and s != WILD:
-        for v in table.piles:
-            useful.update(range(v + 1, s))
-    counts = {c: table.hand.count(c) for c in set(table.hand)}
-    best: tuple[float, int, int] | None = None
-    for card in sorted(counts):
+    if stock is not None and stock != WILD:
+        for v in piles:
+            useful.update(range(v + 1, stock))
+    out: list[tuple[float, int, int]] = []
+    for card in sorted(set(hand)):
         keep = 0.0
         if card == WILD:
             keep = 60.0
         elif card in useful:
             keep = 5.0
-        if counts[card] > 1:
+        if hand.count(card) > 1:
             keep -= 1.5
-        for i, pile in enumerate(table.discards):
+        for i, pile in enumerate(discards):
             if not pile:
                 cost = 3.0 - 2.0 * card / TOP_VALUE
             else:
@@ -436,23 +445,154 @@ def _hard_discard(table: Table) -> tuple[int, int] | None:
                     cost = 1.0 + 0.4 * (top - card - 1)
                 else:
                     cost = 8.0 + (card - top)
-            total = keep + cost
-            if best is None or total < best[0]:
-                best = (total, card, i)
-    assert best is not None
-    return best[1], best[2]
+            out.append((keep + cost, card, i))
+    out.sort()
+    return out
+
+
+def _hard_discard(table: Table) -> tuple[int, int] | None:
+    """The cheapest discard by :func:`_discard_options` (the plain heuristic)."""
+    if not table.hand:
+        return None
+    _, card, pile = _discard_options(table.hand, table.discards, table.stock, table.piles)[0]
+    return card, pile
 
 
 def decide_hard(view: View, rng: random.Random) -> Action:
-    """Search the turn's plays (see the module docstring), then discard with care."""
+    """Search the turn's plays; unless the stock card is reached, weigh the best end points and the
+    discards by look-ahead over sampled hidden cards (see the module docstring)."""
     fixed = _between_turns(view)
     if fixed is not None:
         return fixed
     table = Table.of(view)
-    play = _Planner(table).first_move()
-    if play is not None:
-        return play
-    return table.end_turn(_hard_discard(table))
+    if table.partner is not None:  # team games: the plain search and heuristic discard
+        play = _Planner(table).first_move()
+        if play is not None:
+            return play
+        return table.end_turn(_hard_discard(table))
+    if not LOOKAHEAD:
+        play = _Planner(table).first_move()
+        if play is not None:
+            return play
+        return table.end_turn(_hard_discard(table))
+    return _lookahead(view, table, rng)
+
+
+LOOKAHEAD = True  # experiment switches: look-ahead at all, and for the plays (else discards only)
+PLAY_LOOKAHEAD = True
+SAMPLES: Final = 8  # sampled deals of the hidden cards per look-ahead
+PLAY_CANDIDATES: Final = 6  # end points of the turn's plays weighed by look-ahead
+DISCARD_CANDIDATES: Final = 6  # discards weighed by look-ahead
+OPPONENT_WEIGHT: Final = 0.5  # an opponent's stock card against one of ours
+PLAN_WEIGHT: Final = 0.1  # the search's own score of an end point, as a tie-break
+DISCARD_COST_WEIGHT: Final = 0.05  # the heuristic cost of a discard, as a tie-break
+
+
+def _end_points(planner: _Planner) -> list[tuple[float, State, Play | None]]:
+    """The states the turn's plays can stop at (short of the stock card), with the first play of a
+    way there, best by the search's score first; the root (play nothing more) always included."""
+    t = planner.table
+    root: State = (tuple(t.piles), tuple(sorted(t.hand)), (0,) * len(planner.stacks), False, False, False)
+    seen: dict[tuple[Any, ...], tuple[State, Play | None]] = {}
+    stack: list[tuple[State, Play | None]] = [(root, None)]
+    while stack and len(seen) < MAX_END_POINTS:
+        state, first = stack.pop()
+        key = (tuple(sorted(state[0])), *state[1:])
+        if key in seen or state[3] or state[4]:
+            continue
+        seen[key] = (state, first)
+        if state[5]:
+            continue  # five unknown cards come: the look-ahead draws them
+        for move, child in planner.moves(state):
+            stack.append((child, first or move))
+    scored = sorted(
+        ((planner.evaluate(st), st, first) for st, first in seen.values()),
+        key=lambda x: -x[0],
+    )
+    out = scored[:PLAY_CANDIDATES]
+    if all(first is not None for _, _, first in out):
+        out.append(next(x for x in scored if x[2] is None))
+    return out
+
+
+def _lookahead(view: View, table: Table, rng: random.Random) -> Action:
+    planner = _Planner(table)
+    play, value = planner.first_move_value()
+    if play is not None and (value > STOCK_PLAYED / 2 or not PLAY_LOOKAHEAD):
+        return play  # the stock card is within reach: go for it by the shortest way
+    pool = unseen_pool(view)
+    me = table.me
+    order = table.opponents_in_order()
+    worlds = [sample_world(view, pool, rng) for _ in range(SAMPLES)]
+    candidates = _end_points(planner)
+    if PLAY_LOOKAHEAD and len(candidates) > 1:
+        best_score, best_first = -1e18, None
+        for plan_score, state, first in candidates:
+            total = 0.0
+            for world in worlds:
+                total += _play_out(world.copy(), me, order, planner, state)
+            score = total / len(worlds) + PLAN_WEIGHT * plan_score
+            if score > best_score:
+                best_score, best_first = score, first
+        if best_first is not None:
+            return best_first
+    if not table.hand:
+        return EndTurn()
+    options = _discard_options(table.hand, table.discards, table.stock, table.piles)[:DISCARD_CANDIDATES]
+    if len(options) == 1:
+        return Discard(options[0][1], options[0][2])
+    totals = [0.0] * len(options)
+    for world in worlds:
+        w = world.copy()
+        lost = False
+        for seat in order:
+            _, won = w.normal_turn(w.seats[seat])
+            if won:
+                lost = True
+                break
+        if lost:
+            continue
+        for k, (_, card, pile) in enumerate(options):
+            trial = w.copy()
+            mine = trial.seats[me]
+            mine.hand.remove(card)
+            mine.discards[pile].append(card)
+            trial.draw(mine.hand, HAND_SIZE - len(mine.hand))
+            played, won = trial.chase_stock(mine)
+            totals[k] += played + (WIN if won else 0.0)
+    best = max(
+        range(len(options)), key=lambda k: (totals[k] / len(worlds) - DISCARD_COST_WEIGHT * options[k][0], -k)
+    )
+    return Discard(options[best][1], options[best][2])
+
+
+def _play_out(world: World, me: int, order: list[int], planner: _Planner, state: State) -> float:
+    """Stop the plays at ``state``, discard by the heuristic, let the opponents play their turns
+    and chase the stock card on the next turn; our stock cards minus the opponents' (weighted)."""
+    piles, hand, taken, _, _, emptied = state
+    mine = world.seats[me]
+    world.piles = list(piles)
+    mine.hand = list(hand)
+    mine.discards = [p[: len(p) - n] for p, n in zip(mine.discards, taken[:DISCARD_PILES], strict=True)]
+    score = 0.0
+    if emptied and not mine.hand:
+        world.draw(mine.hand, HAND_SIZE)
+        played, won = world.chase_stock(mine)
+        if won:
+            return played + WIN
+        score += played
+    if mine.hand:
+        _, card, pile = _discard_options(mine.hand, mine.discards, mine.top, world.piles)[0]
+        mine.hand.remove(card)
+        mine.discards[pile].append(card)
+    for seat in order:
+        played, won = world.normal_turn(world.seats[seat])
+        score -= OPPONENT_WEIGHT * played
+        if won:
+            return score - LOSS
+    world.draw(mine.hand, HAND_SIZE - len(mine.hand))
+    played, won = world.chase_stock(mine)
+    return score + played + (WIN if won else 0.0)
 
 
 LEVELS: Final[dict[str, Policy]] = {

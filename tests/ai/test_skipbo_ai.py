@@ -200,3 +200,56 @@ def test_legal_actions_list_the_plays_first() -> None:
             assert kinds == sorted(kinds, reverse=True)
             checked += any(kinds)
     assert checked > 20
+
+
+# ------------------------------------------------------------------------------------ hard's look-ahead
+
+
+def test_hard_look_ahead_reads_only_the_view() -> None:
+    """GAME-INFO-1 for the look-ahead: it samples the hidden cards from the view's unseen pool, so two
+    states differing only in other hands, the draw order and the stocks under their tops get the
+    same decision (with the same generator)."""
+    differing = 0
+    for seed in range(4):
+        for game in positions(seed, 4, Options(stock_size=12), every=2):
+            seat = game.seats_to_act()[0]
+            other = _shuffle_hidden(game, seat, random.Random(seed + 100))
+            for s in range(4):  # the stocks below their top cards are hidden too
+                below = other.stocks[s][:-1]
+                random.Random(seed + s).shuffle(below)
+                other.stocks[s][:-1] = below
+            assert other.view(seat) == game.view(seat)
+            differing += other.to_dict() != game.to_dict()
+            a = ai.decide_hard(game.view(seat), random.Random(11))
+            b = ai.decide_hard(other.view(seat), random.Random(11))
+            assert a == b
+    assert differing > 20
+
+
+def test_unseen_pool_matches_the_hidden_cards_in_size() -> None:
+    """The unseen pool is the full deck minus what the viewer sees: as many cards as the other
+    hands, the stocks below their tops and the draw pile hold together (the building and set-aside
+    piles are taken out as runs of number cards)."""
+    from bot.ai.skipbo_lookahead import unseen_pool
+
+    for game in positions(2, 4, Options(stock_size=12), every=5):
+        seat = game.seats_to_act()[0]
+        hidden = (
+            sum(len(h) for s, h in enumerate(game.hands) if s != seat)
+            + sum(max(0, len(s) - 1) for s in game.stocks)
+            + len(game.draw_pile)
+        )
+        assert len(unseen_pool(game.view(seat))) == hidden
+
+
+def test_hard_beats_normal_on_a_fixed_sample() -> None:
+    """hard against three normal players (short stocks to stay fast): a random seat would win a
+    quarter of the games (15 of 60); hard must win at least 20 and more than any normal seat."""
+    policies = [ai.LEVELS["hard"]] + [ai.LEVELS["normal"]] * 3
+    wins = [0] * 4
+    for seed in range(60):
+        game = play_game(engine, policies, seed, Options(stock_size=10))
+        for seat in game.winners():
+            wins[seat] += 1
+    assert wins[0] >= 20, wins
+    assert wins[0] > max(wins[1:]), wins
