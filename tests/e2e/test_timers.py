@@ -18,6 +18,7 @@ from bot.clock import ManualClock
 from bot.service import LOBBY_TTL_MS, Table
 
 from .conftest import FAST, button, open_lobby, open_panel, play_turns, start_table
+from .skipbo_helpers import start_skipbo
 
 LIMIT = 60  # seconds per turn in these tests
 
@@ -187,3 +188,25 @@ async def test_a_player_who_leaves_during_their_countdown_is_not_waited_for(
     # The sweeper is idle or waiting for a future deadline, not spinning on a past one.
     due = bot.service._due.get(("game", game_id))
     assert due is None or due > clock.now_ms() or table.game.turn != bob_seat
+
+
+async def test_a_skipbo_turn_left_unplayed_is_played_whole_by_the_computer(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """The same timers serve Skip-Bo: at the limit the normal computer plays the turn to its discard."""
+    fake = fake_discord
+    clock = ManualClock()
+    bot = await skybo(clock=clock, images=False)
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_skipbo(fake, bot, alice, [bob], stock_size=5, turn_limit=LIMIT)
+    table = bot.service.tables[game_id]
+    for turn in range(2):  # nobody clicks: both players' turns are covered, one after the other
+        seat = table.game.turn
+        assert (table.timer() or {}).get("token", [None, None, None])[2] == seat
+        turns = table.game.turns
+        clock.advance(LIMIT + 1)
+        await fake.wait_until(lambda t=turns: table.game.turns > t, what=f"turn {turn} covered")
+        assert table.game.turn != seat and table.missed(seat) == 1
+    actions = await bot.service.storage.games.actions(game_id)
+    assert [a.action["type"] for a in actions][-1] == "discard"  # each covered turn ends with a discard
+    await fake.wait_until(lambda: "ran out of time" in table_message.text, what="the table saying so")
