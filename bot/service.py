@@ -799,6 +799,8 @@ class TableService:
                         await self._fire(key[1])
                 except Exception:
                     log.exception("timer failed", extra={"what": key[0], "id": key[1]})
+                    if key not in self._due:  # try again soon (a busy database, say)
+                        self._due[key] = self.clock.now_ms() + 5000
 
     async def _expire_lobby(self, lobby_id: int) -> None:
         try:
