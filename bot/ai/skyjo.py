@@ -94,11 +94,12 @@ def normal(view: View, rng: random.Random) -> Action:
     phase = view["phase"]
     grid = view["grids"][view["viewer"]]
     if phase == PLAY:
-        high = -1
         high_value = LOW - 1
-        for p, cell in enumerate(grid):
+        for cell in grid:
             if type(cell) is int and cell > high_value:
-                high, high_value = p, cell
+                high_value = cell
+        # The first position of the highest face-up card (a face-down or gone cell never equals an int).
+        high = grid.index(high_value) if high_value >= LOW else -1
         drawn = view["drawn"]
         if drawn is None:
             discard_pile = view["discard_pile"]

@@ -11,6 +11,17 @@ from bot.engine.errors import InvalidOptions
 
 JSON = dict[str, Any]
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The dataclass field names of ``cls``, in order (cached: ``dataclasses.fields`` is slow and
+    every view serialises the options)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
 
 class OptionsBase:
     """Mixin for an engine's frozen ``Options`` dataclass: to and from a JSON dict."""
@@ -18,7 +29,7 @@ class OptionsBase:
     __slots__ = ()
 
     def to_dict(self) -> JSON:
-        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+        return {name: getattr(self, name) for name in _field_names(type(self))}
 
     @classmethod
     def from_dict(cls, data: JSON) -> Self:
@@ -48,9 +59,9 @@ class Event:
 
     def to_dict(self) -> JSON:
         out: JSON = {"kind": self.kind}
-        for f in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            out[f.name] = list(value) if isinstance(value, tuple) else value
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
+            out[name] = list(value) if isinstance(value, tuple) else value
         return out
 
 

@@ -22,6 +22,9 @@ class Views(Protocol):
 
     def applied(self, seat: int, events: list[Any]) -> None: ...
 
+    # Optional: ``next_view()`` -> ``(seat, view)`` of the first seat to act, or None once the game is
+    # over; the loop then calls it instead of ``next_seat`` and ``view``.
+
 
 class PlainViews:
     """The reference: every view straight from the engine."""
@@ -77,12 +80,23 @@ def play_game(
     game = engine.Game.new(players, seed, options)
     rngs = [seat_rng(seed, i) for i in range(len(policies))]
     table = views(game)
-    view, applied, apply, next_seat = table.view, table.applied, game.apply, table.next_seat
-    for _ in range(max_actions):
-        seat = next_seat()
-        if seat is None:
-            return game
-        applied(seat, apply(seat, policies[seat](view(seat), rngs[seat])))
+    applied, apply = table.applied, game.apply
+    # A views object may hand out the next seat and its view in one call (one call less per action).
+    next_view: Callable[[], tuple[int, dict[str, Any]] | None] | None = getattr(table, "next_view", None)
+    if next_view is not None:
+        for _ in range(max_actions):
+            turn = next_view()
+            if turn is None:
+                return game
+            seat, seen = turn
+            applied(seat, apply(seat, policies[seat](seen, rngs[seat])))
+    else:
+        view, next_seat = table.view, table.next_seat
+        for _ in range(max_actions):
+            to_act = next_seat()
+            if to_act is None:
+                return game
+            applied(to_act, apply(to_act, policies[to_act](view(to_act), rngs[to_act])))
     raise RuntimeError(f"game with seed {seed} did not end within {max_actions} actions")
 
 

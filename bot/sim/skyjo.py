@@ -24,9 +24,16 @@ WIN_CONVENTION = "a shared win counts as a win for each winner, so win rates may
 
 
 _CELL_EVENTS = frozenset({engine.CardExchanged, engine.CardRevealed})
+# Events after which the discard pile is not what it was (the only list a turn changes besides a grid).
+_PILE_EVENTS = frozenset(
+    {engine.CardExchanged, engine.CardDiscarded, engine.LineCleared, engine.DrawPileRebuilt}
+)
 _LINE_CLEARED = engine.LineCleared
+_CARD_DRAWN = engine.CardDrawn
+_TURN_STARTED = engine.TurnStarted
 _ROUND_EVENTS = frozenset({engine.RoundStarted, engine.RoundEnded})
 _GONE = engine.GONE
+_PLAY = engine.PLAY
 
 
 class FastViews:
@@ -34,8 +41,9 @@ class FastViews:
 
     The engine's own ``view`` rebuilds every grid, the options and the past rounds on each call; here
     one view is kept and only what an action can change is refreshed: the grid cells its events name,
-    the piles and the turn; totals and past rounds when a round starts or ends. Every view is a new
-    dict whose lists are never changed afterwards (a changed grid is a new list), so a view stays a
+    the discard pile when an event put a card there or rebuilt the draw pile, the drawn card, the piles'
+    sizes and the turn; totals and past rounds when a round starts or ends. Every view is a new dict
+    whose lists are never changed afterwards (a changed grid or pile is a new list), so a view stays a
     snapshot. Tests check that every view equals the engine's own.
     """
 
@@ -47,9 +55,47 @@ class FastViews:
 
     def applied(self, seat: int, events: list[Any]) -> None:
         current = self.current
+        game = self.game
+        first = events[0]
+        if first.__class__ is _CARD_DRAWN and len(events) == 1:
+            # A plain draw (a third of all actions): only the drawn card and the draw pile change.
+            current["drawn"] = first.value
+            current["draw_pile_size"] = len(game.draw_pile)
+            return
+        last = events[-1]
+        if last.__class__ is _TURN_STARTED and current["phase"] == _PLAY:
+            # The turn passed during play (the engine ends a turn with TurnStarted, and any pile rebuild
+            # or round end would come after it): a card went onto the discard pile, and only cells, the
+            # pile, the drawn card, the finisher and the turn change.
+            seat_next: int = last.seat
+            current["turn"] = seat_next
+            current["to_act"] = [seat_next]
+            current["finisher"] = game.finisher
+            current["drawn"] = game.drawn
+            current["discard_pile"] = game.discard_pile[:]
+            new_grids: list[list[engine.Cell]] = current["grids"][:]
+            current["grids"] = new_grids
+            copied = -1
+            grid: list[engine.Cell] = []
+            for event in events:
+                kind = event.__class__
+                if kind in _CELL_EVENTS:
+                    if event.seat != copied:
+                        copied = event.seat
+                        grid = new_grids[copied] = new_grids[copied][:]
+                    grid[event.pos] = event.value
+                elif kind is _LINE_CLEARED:
+                    if event.seat != copied:
+                        copied = event.seat
+                        grid = new_grids[copied] = new_grids[copied][:]
+                    self._clear_line(grid, event)
+            return
         grids: list[list[engine.Cell]] | None = None
+        pile_changed = False
         for event in events:
             kind = event.__class__
+            if kind in _PILE_EVENTS:
+                pile_changed = True
             if kind in _CELL_EVENTS:
                 if grids is None:
                     grids = current["grids"] = current["grids"][:]
@@ -59,31 +105,52 @@ class FastViews:
                 if grids is None:
                     grids = current["grids"] = current["grids"][:]
                 grid = grids[event.seat] = grids[event.seat][:]
-                rows = self.rows
-                if event.line == "column":
-                    start = event.index * rows
-                    positions = range(start, start + rows)
-                else:
-                    positions = range(event.index, self.cells, rows)
-                for p in positions:
-                    grid[p] = _GONE
+                self._clear_line(grid, event)
             elif kind in _ROUND_EVENTS:
-                self.current = self.game.view(None)
+                self.current = game.view(None)
                 return
-        game = self.game
-        current["phase"] = game.phase
-        current["turn"] = game.turn
+        phase = game.phase
+        turn = game.turn
+        if phase == _PLAY and current["phase"] == _PLAY:
+            # Still playing: the initial reveals are over, and the only seat to act is the turn's.
+            if turn != current["turn"]:
+                current["turn"] = turn
+                current["to_act"] = [turn]
+        else:
+            current["phase"] = phase
+            current["turn"] = turn
+            current["reveals_left"] = game.reveals_left[:]
+            current["to_act"] = game.seats_to_act()
         current["finisher"] = game.finisher
         current["drawn"] = game.drawn
         current["draw_pile_size"] = len(game.draw_pile)
-        current["discard_pile"] = game.discard_pile[:]
-        current["reveals_left"] = game.reveals_left[:]
-        current["to_act"] = game.seats_to_act()
+        if pile_changed:
+            current["discard_pile"] = game.discard_pile[:]
+
+    def _clear_line(self, grid: list[engine.Cell], event: engine.LineCleared) -> None:
+        rows = self.rows
+        if event.line == "column":
+            start = event.index * rows
+            positions = range(start, start + rows)
+        else:
+            positions = range(event.index, self.cells, rows)
+        for p in positions:
+            grid[p] = _GONE
 
     def next_seat(self) -> int | None:
         # Only a finished game has nobody to act (every phase before it names someone).
         to_act: list[int] = self.current["to_act"]
         return to_act[0] if to_act else None
+
+    def next_view(self) -> tuple[int, dict[str, Any]] | None:
+        """``(seat, view(seat))`` for the first seat to act, or None once the game is over."""
+        current = self.current
+        to_act: list[int] = current["to_act"]
+        if not to_act:
+            return None
+        view = current.copy()
+        seat = view["viewer"] = to_act[0]
+        return seat, view
 
     def view(self, seat: int) -> dict[str, Any]:
         view = self.current.copy()

@@ -306,6 +306,22 @@ def test_fast_views_equal_the_engine_views() -> None:
         assert fast.view(0) == game.view(0)
 
 
+def test_fast_views_next_view_is_next_seat_and_its_view() -> None:
+    for seed, options in enumerate(OPTION_SETS):
+        game = Game.new(["a", "b", "c", "d"], seed, options)
+        fast = sim.FastViews(game)
+        rng = random.Random(seed)
+        while True:
+            turn = fast.next_view()
+            if turn is None:
+                assert game.is_over and fast.next_seat() is None
+                break
+            seat, view = turn
+            assert seat == fast.next_seat() == game.seats_to_act()[0]
+            assert view == game.view(seat) == fast.view(seat)
+            fast.applied(seat, game.apply(seat, ai.normal(view, rng)))
+
+
 def test_fast_views_change_no_game() -> None:
     policies = [ai.hard, ai.normal, ai.easy, ai.normal]
     plain = play_game(engine, policies, seed=5, views=PlainViews)
