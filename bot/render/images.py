@@ -8,7 +8,8 @@ which is what keeps a whole table under a few milliseconds before encoding.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Final, TypeAlias
@@ -235,3 +236,78 @@ def encode_png(image: Image.Image) -> bytes:
     out = io.BytesIO()
     image.save(out, "PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
+
+
+# --------------------------------------------------------------------------------------------------
+# What every table picture shares: its themes and the players' panels
+
+
+@dataclass(frozen=True, slots=True)
+class Theme:
+    """The colours round the cards; the cards themselves look the same in every theme."""
+
+    name: str
+    background: RGB
+    panel: RGB
+    panel_edge: RGB
+    text: RGB
+    muted: RGB
+    accent: RGB  # the frame of the player whose turn it is (and of Skyjo's drawn card)
+    accent_ink: RGB  # text and marks in the accent colour, readable on the panel and the background
+    bad: RGB
+
+
+THEMES: Final[Mapping[str, Theme]] = {
+    # Darker than Discord's dark chat (#313338), so the table reads as a board of its own.
+    "dark": Theme(
+        name="dark",
+        background=hex_rgb("#17181c"),
+        panel=hex_rgb("#262830"),
+        panel_edge=hex_rgb("#3a3d48"),
+        text=hex_rgb("#f4f5f7"),
+        muted=hex_rgb("#a9aeb8"),
+        accent=hex_rgb("#ffc53d"),
+        accent_ink=hex_rgb("#ffc53d"),
+        bad=hex_rgb("#ff7a70"),
+    ),
+    # Light grey, not white, so the table stands apart from Discord's white chat.
+    "light": Theme(
+        name="light",
+        background=hex_rgb("#e3e5e8"),
+        panel=hex_rgb("#fbfbfc"),
+        panel_edge=hex_rgb("#c9ccd2"),
+        text=hex_rgb("#15161a"),
+        muted=hex_rgb("#545862"),
+        accent=hex_rgb("#f0a500"),
+        accent_ink=hex_rgb("#a35f00"),
+        bad=hex_rgb("#c62d22"),
+    ),
+}
+
+
+PANEL_RADIUS: Final = 14
+BORDER: Final = 4  # the highlight round the panel of the player whose turn it is
+
+
+def theme_named(name: str) -> Theme:
+    try:
+        return THEMES[name]
+    except KeyError:
+        raise ValueError(f"unknown theme {name!r}; known: {', '.join(THEMES)}") from None
+
+
+def is_dark(colour: RGB) -> bool:
+    return sum(colour) < 384
+
+
+def supersampled(size: tuple[int, int], background: RGB) -> tuple[Image.Image, ImageDraw.ImageDraw, int]:
+    scale = 3
+    big = Image.new("RGB", (size[0] * scale, size[1] * scale), background)
+    return big, ImageDraw.Draw(big), scale
+
+
+def panel_rgb(size: tuple[int, int], theme: Theme, highlighted: bool) -> Image.Image:
+    """A player's panel background; the player to act gets a thick accent border."""
+    if highlighted:
+        return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.accent, BORDER)
+    return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.panel_edge, 1)

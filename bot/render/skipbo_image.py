@@ -23,18 +23,24 @@ from PIL import Image, ImageDraw
 
 from bot.render.images import (
     RGB,
+    THEMES,
     Palette,
+    Theme,
     drawable,
     encode_png,
     fit_text,
     font,
     hex_rgb,
+    is_dark,
     mix,
+    panel_rgb,
     paste_text,
     rounded_box,
+    supersampled,
     swatch,
     text_tile,
     text_width,
+    theme_named,
     wrap_text,
 )
 
@@ -60,13 +66,11 @@ PILE_GAP: Final = 8
 STOCK_GAP: Final = 22
 PANEL_PAD: Final = 12
 PANEL_HEADER: Final = 38
-PANEL_RADIUS: Final = 14
 PANEL_GAP: Final = 14
 MARGIN: Final = 16
 NAME_SIZE: Final = 20
 SMALL_SIZE: Final = 15
 TITLE_SIZE: Final = 24
-BORDER: Final = 4  # the highlight round the panel of the player whose turn it is
 MINI_W: Final = 17  # the little card backs counting a hand
 MINI_H: Final = 24
 MINI_STEP: Final = 8
@@ -87,46 +91,6 @@ DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "and": "{first} and {second}",
 }
 
-
-@dataclass(frozen=True, slots=True)
-class Theme:
-    """The colours round the cards; the cards themselves look the same in every theme."""
-
-    name: str
-    background: RGB
-    panel: RGB
-    panel_edge: RGB
-    text: RGB
-    muted: RGB
-    accent: RGB  # the frame of the player whose turn it is
-    accent_ink: RGB  # text and marks in the accent colour, readable on the panel and the background
-    bad: RGB
-
-
-THEMES: Final[Mapping[str, Theme]] = {
-    "dark": Theme(
-        name="dark",
-        background=hex_rgb("#17181c"),
-        panel=hex_rgb("#262830"),
-        panel_edge=hex_rgb("#3a3d48"),
-        text=hex_rgb("#f4f5f7"),
-        muted=hex_rgb("#a9aeb8"),
-        accent=hex_rgb("#ffc53d"),
-        accent_ink=hex_rgb("#ffc53d"),
-        bad=hex_rgb("#ff7a70"),
-    ),
-    "light": Theme(
-        name="light",
-        background=hex_rgb("#e3e5e8"),
-        panel=hex_rgb("#fbfbfc"),
-        panel_edge=hex_rgb("#c9ccd2"),
-        text=hex_rgb("#15161a"),
-        muted=hex_rgb("#545862"),
-        accent=hex_rgb("#f0a500"),
-        accent_ink=hex_rgb("#a35f00"),
-        bad=hex_rgb("#c62d22"),
-    ),
-}
 
 # The deck's colour bands: (frame, digit). 1-4 blue, 5-8 green, 9-12 red; Skip-Bo cards orange.
 BLUE: Final = (hex_rgb("#1f6fd1"), hex_rgb("#134a96"))
@@ -157,18 +121,8 @@ def band(value: int) -> tuple[RGB, RGB]:
     return RED
 
 
-def _is_dark(colour: RGB) -> bool:
-    return sum(colour) < 384
-
-
 # --------------------------------------------------------------------------------------------------
 # Tiles, drawn once in RGB (supersampled for smooth edges), then kept in each theme's palette
-
-
-def _supersampled(size: tuple[int, int], background: RGB) -> tuple[Image.Image, ImageDraw.ImageDraw, int]:
-    scale = 3
-    big = Image.new("RGB", (size[0] * scale, size[1] * scale), background)
-    return big, ImageDraw.Draw(big), scale
 
 
 def _fitting(text: str, size: int, width: int) -> int:
@@ -192,11 +146,11 @@ def card_rgb(card: int | str, background: RGB, stands_for: int = 0) -> Image.Ima
     ``"empty"`` (a free place). A Skip-Bo card ``stands_for`` a value on a building pile: a badge
     shows it. Only ``background`` depends on the theme: a card looks the same everywhere."""
     w, h = CARD_W, CARD_H
-    big, draw, s = _supersampled((w, h), background)
+    big, draw, s = supersampled((w, h), background)
     box = (0, 0, w * s - 1, h * s - 1)
     r = CARD_RADIUS * s
     if card == EMPTY:
-        dark = _is_dark(background)
+        dark = is_dark(background)
         slot = mix(background, BLACK, 0.25 if dark else 0.05)
         edge = mix(background, WHITE, 0.14) if dark else mix(background, BLACK, 0.16)
         draw.rounded_rectangle(box, r, fill=slot, outline=edge, width=2 * s)
@@ -259,8 +213,8 @@ def mini_hand_rgb(count: int, background: RGB) -> Image.Image:
     backs_w = MINI_W + (shown - 1) * MINI_STEP
     text = str(count)
     w = backs_w + 4 + text_width(text, SMALL_SIZE + 1)
-    big, draw, s = _supersampled((w, MINI_H), background)
-    dark = _is_dark(background)
+    big, draw, s = supersampled((w, MINI_H), background)
+    dark = is_dark(background)
     rim = mix(BACK_FILL, WHITE, 0.55) if dark else BACK_EDGE
     if count == 0:
         edge = mix(background, WHITE, 0.3) if dark else mix(background, BLACK, 0.3)
@@ -282,13 +236,6 @@ def mini_hand_rgb(count: int, background: RGB) -> Image.Image:
     return big.reduce(s)
 
 
-def panel_rgb(size: tuple[int, int], theme: Theme, highlighted: bool) -> Image.Image:
-    """A player's panel background; the player to act gets a thick accent border."""
-    if highlighted:
-        return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.accent, BORDER)
-    return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.panel_edge, 1)
-
-
 def pill_rgb(text: str, size: int, colour: RGB, fill: RGB, background: RGB) -> Image.Image:
     """Text in a rounded pill: totals, pile sizes, team names."""
     w = text_width(text, size) + size
@@ -301,7 +248,7 @@ def pill_rgb(text: str, size: int, colour: RGB, fill: RGB, background: RGB) -> I
 def icon_rgb(kind: str, colour: RGB, background: RGB, height: int) -> Image.Image:
     """Small language-free marks: ``turn`` (a triangle), ``crown`` (winners)."""
     w = height if kind != "turn" else round(height * 0.8)
-    big, draw, s = _supersampled((w, height), background)
+    big, draw, s = supersampled((w, height), background)
     W, H = w * s, height * s
     if kind == "turn":
         draw.polygon([(0, H * 0.1), (W, H / 2), (0, H * 0.9)], fill=colour)
@@ -728,13 +675,6 @@ def _draw_status(
         y += h
 
 
-def _theme(name: str) -> Theme:
-    try:
-        return THEMES[name]
-    except KeyError:
-        raise ValueError(f"unknown theme {name!r}; known: {', '.join(THEMES)}") from None
-
-
 def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
     return {**DEFAULT_LABELS, **labels} if labels else DEFAULT_LABELS
 
@@ -785,7 +725,7 @@ def table_image(
     labels: Mapping[str, str] | None = None,
 ) -> Image.Image:
     """The spectator's table as a palette image (see :func:`render_table`)."""
-    t = _theme(theme)
+    t = theme_named(theme)
     words = _labels(labels)
     table = _read(view, names)
     size, origins = _layout(table)
@@ -826,7 +766,7 @@ def hand_image(
     labels: Mapping[str, str] | None = None,
 ) -> Image.Image:
     """``seat``'s private image as a palette image (see :func:`render_hand`)."""
-    t = _theme(theme)
+    t = theme_named(theme)
     words = _labels(labels)
     table = _read(view, names)
     if not (isinstance(seat, int) and 0 <= seat < len(table.names)):

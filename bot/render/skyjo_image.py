@@ -17,17 +17,23 @@ from PIL import Image, ImageChops, ImageDraw
 
 from bot.render.images import (
     RGB,
+    THEMES,
     Palette,
+    Theme,
     drawable,
     encode_png,
     fit_text,
     font,
     hex_rgb,
+    is_dark,
     mix,
+    panel_rgb,
     paste_text,
     rounded_box,
+    supersampled,
     text_tile,
     text_width,
+    theme_named,
     wrap_text,
 )
 
@@ -45,13 +51,11 @@ CARD_CORNER: Final = 13
 PANEL_PAD: Final = 12
 PANEL_HEADER: Final = 40
 PANEL_MIN_W: Final = 250
-PANEL_RADIUS: Final = 14
 PANEL_GAP: Final = 14
 MARGIN: Final = 16
 NAME_SIZE: Final = 21
 SMALL_SIZE: Final = 16
 TITLE_SIZE: Final = 24
-BORDER: Final = 4  # the highlight round the panel of the player whose turn it is
 STACK_STEP: Final = 3  # offset of the cards drawn under a pile's top card
 CAPTION_DY: Final = 18  # from a card's bottom edge to the middle of its caption
 
@@ -67,48 +71,6 @@ DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "drawn": "Drawn",
 }
 
-
-@dataclass(frozen=True, slots=True)
-class Theme:
-    """The colours round the cards; the cards themselves look the same in every theme."""
-
-    name: str
-    background: RGB
-    panel: RGB
-    panel_edge: RGB
-    text: RGB
-    muted: RGB
-    accent: RGB  # the frame of the player whose turn it is, and of the drawn card
-    accent_ink: RGB  # text and marks in the accent colour, readable on the panel and the background
-    bad: RGB
-
-
-THEMES: Final[Mapping[str, Theme]] = {
-    # Darker than Discord's dark chat (#313338), so the table reads as a board of its own.
-    "dark": Theme(
-        name="dark",
-        background=hex_rgb("#17181c"),
-        panel=hex_rgb("#262830"),
-        panel_edge=hex_rgb("#3a3d48"),
-        text=hex_rgb("#f4f5f7"),
-        muted=hex_rgb("#a9aeb8"),
-        accent=hex_rgb("#ffc53d"),
-        accent_ink=hex_rgb("#ffc53d"),
-        bad=hex_rgb("#ff7a70"),
-    ),
-    # Light grey, not white, so the table stands apart from Discord's white chat.
-    "light": Theme(
-        name="light",
-        background=hex_rgb("#e3e5e8"),
-        panel=hex_rgb("#fbfbfc"),
-        panel_edge=hex_rgb("#c9ccd2"),
-        text=hex_rgb("#15161a"),
-        muted=hex_rgb("#545862"),
-        accent=hex_rgb("#f0a500"),
-        accent_ink=hex_rgb("#a35f00"),
-        bad=hex_rgb("#c62d22"),
-    ),
-}
 
 # The game's colour bands: (fill, digit colour). -2 and -1 deep blue, 0 light blue, 1-4 green,
 # 5-8 yellow, 9-12 red.
@@ -145,18 +107,8 @@ def card_label(value: int) -> str:
     return f"−{-value}" if value < 0 else str(value)
 
 
-def _is_dark(colour: RGB) -> bool:
-    return sum(colour) < 384
-
-
 # --------------------------------------------------------------------------------------------------
 # Tiles, drawn once in RGB (supersampled for smooth edges), then kept in each theme's palette
-
-
-def _supersampled(size: tuple[int, int], background: RGB) -> tuple[Image.Image, ImageDraw.ImageDraw, int]:
-    scale = 3
-    big = Image.new("RGB", (size[0] * scale, size[1] * scale), background)
-    return big, ImageDraw.Draw(big), scale
 
 
 def _card_back(draw: ImageDraw.ImageDraw, big: Image.Image, w: int, h: int, s: int) -> None:
@@ -186,10 +138,10 @@ def card_rgb(cell: int | str, background: RGB) -> Image.Image:
     Only ``background`` depends on the theme: a card looks the same everywhere.
     """
     w, h = CARD_W, CARD_H
-    big, draw, s = _supersampled((w, h), background)
+    big, draw, s = supersampled((w, h), background)
     box = (0, 0, w * s - 1, h * s - 1)
     if cell == GONE:
-        dark = _is_dark(background)
+        dark = is_dark(background)
         slot = mix(background, BLACK, 0.25 if dark else 0.05)
         edge = mix(background, WHITE, 0.14) if dark else mix(background, BLACK, 0.16)
         draw.rounded_rectangle(box, CARD_RADIUS * s, fill=slot, outline=edge, width=2 * s)
@@ -228,13 +180,6 @@ def card_rgb(cell: int | str, background: RGB) -> Image.Image:
     return big.reduce(s)
 
 
-def panel_rgb(size: tuple[int, int], theme: Theme, highlighted: bool) -> Image.Image:
-    """A player's panel background; the player to act gets a thick accent border."""
-    if highlighted:
-        return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.accent, BORDER)
-    return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.panel_edge, 1)
-
-
 def pill_rgb(text: str, size: int, colour: RGB, fill: RGB, background: RGB) -> Image.Image:
     """A number in a rounded pill: totals, the draw pile's size."""
     w = text_width(text, size) + size
@@ -252,7 +197,7 @@ def frame_rgb(colour: RGB, background: RGB) -> Image.Image:
 def icon_rgb(kind: str, colour: RGB, background: RGB, height: int) -> Image.Image:
     """Small language-free marks: ``turn`` (a triangle), ``flag`` (the finisher), ``crown`` (winners)."""
     w = height if kind != "turn" else round(height * 0.8)
-    big, draw, s = _supersampled((w, height), background)
+    big, draw, s = supersampled((w, height), background)
     W, H = w * s, height * s
     if kind == "turn":
         draw.polygon([(0, H * 0.1), (W, H / 2), (0, H * 0.9)], fill=colour)
@@ -597,13 +542,6 @@ def _or_gone(card: int | None) -> int | str:
     return GONE if card is None else card
 
 
-def _theme(name: str) -> Theme:
-    try:
-        return THEMES[name]
-    except KeyError:
-        raise ValueError(f"unknown theme {name!r}; known: {', '.join(THEMES)}") from None
-
-
 def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
     return {**DEFAULT_LABELS, **labels} if labels else DEFAULT_LABELS
 
@@ -640,7 +578,7 @@ def table_image(
     labels: Mapping[str, str] | None = None,
 ) -> Image.Image:
     """The spectator's table as a palette image (see :func:`render_table`)."""
-    t = _theme(theme)
+    t = theme_named(theme)
     table = _read(view, names)
     size, origins, panel = _layout(table)
     canvas = palette_of(t).canvas(size, t.background)
@@ -674,7 +612,7 @@ def grid_image(
     labels: Mapping[str, str] | None = None,
 ) -> Image.Image:
     """One player's panel with the discard top and, on their turn, the card they drew."""
-    t = _theme(theme)
+    t = theme_named(theme)
     table = _read(view, names)
     words = _labels(labels)
     if not 0 <= seat < len(table.names):
