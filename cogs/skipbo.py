@@ -63,20 +63,15 @@ class SkipboCog(commands.Cog):
         level: str = "normal",
         turn_limit: app_commands.Range[int, 0, 900] = 120,
     ) -> None:
-        user = interaction.user
-        lobby = await self.bot.service.open_lobby(
-            kind="skipbo",
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id or 0,
-            host_id=user.id,
-            host_name=getattr(user, "display_name", None) or user.name,
-            options={"stock_size": stock_size, "teams": teams, "several_rounds": several_rounds},
+        await tables.open_table(
+            self.bot,
+            interaction,
+            "skipbo",
+            {"stock_size": stock_size, "teams": teams, "several_rounds": several_rounds},
             computers=computers,
             level=level,
-            locale=interaction.guild_locale,
             turn_limit=turn_limit,
         )
-        await self.bot.table_ui.post_lobby(interaction, lobby)
 
     @skipbo.command(
         name=_("rules", key="cmd.rules.name"),

@@ -67,14 +67,11 @@ class SkyjoCog(commands.Cog):
         level: str = "normal",
         turn_limit: app_commands.Range[int, 0, 900] = 120,
     ) -> None:
-        user = interaction.user
-        lobby = await self.bot.service.open_lobby(
-            kind="skyjo",
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id or 0,
-            host_id=user.id,
-            host_name=getattr(user, "display_name", None) or user.name,
-            options={
+        await tables.open_table(
+            self.bot,
+            interaction,
+            "skyjo",
+            {
                 "score_limit": score_limit,
                 "finisher_multiplier": finisher_multiplier,
                 "row_clearing": row_clearing,
@@ -82,10 +79,8 @@ class SkyjoCog(commands.Cog):
             },
             computers=computers,
             level=level,
-            locale=interaction.guild_locale,
             turn_limit=turn_limit,
         )
-        await self.bot.table_ui.post_lobby(interaction, lobby)
 
     @skyjo.command(
         name=_("rules", key="cmd.rules.name"),

@@ -34,6 +34,33 @@ TURN_LIMIT_HELP = _(
 )
 
 
+async def open_table(
+    bot: SkyboBot,
+    interaction: discord.Interaction[Any],
+    kind: str,
+    options: dict[str, Any],
+    *,
+    computers: int,
+    level: str,
+    turn_limit: int,
+) -> None:
+    """``/<game> new``: open the lobby (the service checks everything) and post its public message."""
+    user = interaction.user
+    lobby = await bot.service.open_lobby(
+        kind=kind,
+        guild_id=interaction.guild_id,
+        channel_id=interaction.channel_id or 0,
+        host_id=user.id,
+        host_name=getattr(user, "display_name", None) or user.name,
+        options=options,
+        computers=computers,
+        level=level,
+        locale=interaction.guild_locale,
+        turn_limit=turn_limit,
+    )
+    await bot.table_ui.post_lobby(interaction, lobby)
+
+
 async def end(bot: SkyboBot, interaction: discord.Interaction[Any]) -> None:
     can_manage = interaction.permissions.manage_channels
     ended = await bot.service.end(interaction.channel_id or 0, interaction.user.id, can_manage=can_manage)
