@@ -99,7 +99,7 @@ from pathlib import Path  # noqa: E402
 from bot.client import BotTuning, SkyboBot, create_bot  # noqa: E402
 from bot.ui import ids  # noqa: E402
 
-from .fake_discord import FakeMessage, FakeUser  # noqa: E402
+from .fake_discord import FakeInteraction, FakeMessage, FakeUser  # noqa: E402
 
 FAST = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0)
 GAME_ACTS = {"rv", "dr", "tk", "rp", "dv", "nx"}
@@ -237,3 +237,19 @@ async def play_turns(
             if act_of(custom_id) in GAME_ACTS and act_of(custom_id) != "rv":
                 break
     raise AssertionError("the game did not end")
+
+
+async def forged_click(fake: Any, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeInteraction:
+    """A click whose custom_id is not on the message (a modified client, a replayed payload)."""
+    channel = fake.channels[message.channel_id]
+    data = {"custom_id": custom_id, "component_type": 2}
+    inter = FakeInteraction(fake, type=3, user=user, channel=channel, data=data, message=message)
+    sent: FakeInteraction = await fake._send_interaction(inter)
+    return sent
+
+
+async def private_answer(inter: FakeInteraction) -> FakeMessage:
+    """The answer to ``inter``, checked to be private to the clicker."""
+    message: FakeMessage = await inter.original()
+    assert message.ephemeral and message.visible_to == inter.user.id, "the answer is for the clicker only"
+    return message

@@ -14,22 +14,13 @@ from typing import Any
 import pytest
 
 from bot.render import boards
-from bot.sandbox.fake_discord import FakeInteraction, FakeMessage, FakeUser
+from bot.sandbox.fake_discord import FakeMessage, FakeUser
 from bot.storage import Seat, Storage, user_key
 
-from .conftest import act_of, play_turns, start_table
+from .conftest import act_of, forged_click, play_turns, start_table
 
 # Discord's rule for command and option names (any language): lowercase letters, digits, - and _.
 NAME = re.compile(r"^[-_\w]{1,32}$")
-
-
-async def forged_click(fake: Any, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeInteraction:
-    """A click whose custom_id is not what the message carries (a modified client, a replay)."""
-    channel = fake.channels[message.channel_id]
-    data = {"custom_id": custom_id, "component_type": 2}
-    inter = FakeInteraction(fake, type=3, user=user, channel=channel, data=data, message=message)
-    sent: FakeInteraction = await fake._send_interaction(inter)
-    return sent
 
 
 async def command(fake: Any, who: FakeUser, name: str, **options: Any) -> FakeMessage:

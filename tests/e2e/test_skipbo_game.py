@@ -18,12 +18,12 @@ import pytest
 from bot.client import create_bot
 from bot.engine import skipbo
 from bot.i18n import translate as t
-from bot.sandbox.fake_discord import FakeInteraction, FakeMessage, FakeUser
+from bot.sandbox.fake_discord import FakeMessage
 from bot.service import Refused
 from bot.storage.ratings import user_key
 from bot.ui import ids
 
-from .conftest import FAST, act_of, button, open_panel
+from .conftest import FAST, act_of, button, forged_click, open_panel, private_answer
 from .skipbo_helpers import (
     MODE_HAND,
     MODE_PARTNER_DISCARD,
@@ -45,21 +45,6 @@ PARTNER_MODES = {MODE_PARTNER_STOCK} | {MODE_PARTNER_DISCARD + i for i in range(
 
 
 # ------------------------------------------------------------------------------------------ helpers
-
-
-async def forged_click(fake: Any, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeInteraction:
-    """A click whose custom_id is not on the message (a modified client, a replayed payload)."""
-    channel = fake.channels[message.channel_id]
-    data = {"custom_id": custom_id, "component_type": 2}
-    inter = FakeInteraction(fake, type=3, user=user, channel=channel, data=data, message=message)
-    sent: FakeInteraction = await fake._send_interaction(inter)
-    return sent
-
-
-async def private_answer(inter: FakeInteraction) -> FakeMessage:
-    message: FakeMessage = await inter.original()
-    assert message.ephemeral and message.visible_to == inter.user.id, "the answer is for the clicker only"
-    return message
 
 
 async def game_over_on_table(fake: Any, table_message: FakeMessage) -> None:

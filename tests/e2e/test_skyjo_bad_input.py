@@ -11,25 +11,19 @@ import discord
 from bot.ui import ids
 from bot.ui.table_views import table_message as render_table
 
-from .conftest import act_of, button, enabled_buttons, open_panel, play_turns, start_table
-from .fake_discord import FakeInteraction, FakeMessage, FakeUser
+from .conftest import (
+    act_of,
+    button,
+    enabled_buttons,
+    forged_click,
+    open_panel,
+    play_turns,
+    private_answer,
+    start_table,
+)
+from .fake_discord import FakeMessage, FakeUser
 
 PATCH_MESSAGE = "/channels/{channel_id}/messages/{message_id}"
-
-
-async def forged_click(fake: Any, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeInteraction:
-    """A click whose custom_id is not on the message (a modified client, a replayed payload)."""
-    channel = fake.channels[message.channel_id]
-    data = {"custom_id": custom_id, "component_type": 2}
-    inter = FakeInteraction(fake, type=3, user=user, channel=channel, data=data, message=message)
-    sent: FakeInteraction = await fake._send_interaction(inter)
-    return sent
-
-
-async def private_answer(inter: FakeInteraction) -> FakeMessage:
-    message: FakeMessage = await inter.original()
-    assert message.ephemeral and message.visible_to == inter.user.id
-    return message
 
 
 def reveal_buttons(panel: FakeMessage) -> list[str]:
