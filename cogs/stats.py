@@ -143,7 +143,7 @@ class StatsCog(commands.Cog):
             log.info(
                 "forged click refused", extra={"user_id": interaction.user.id, "custom_id": custom_id[:100]}
             )
-            await self._tell(interaction, t("lb.error.forged", interaction.locale))
+            await self.bot.table_ui.tell(interaction, t("lb.error.forged", interaction.locale))
             return
         try:
             guild_id = interaction.guild_id if parsed.scope == "server" else None
@@ -157,17 +157,7 @@ class StatsCog(commands.Cog):
             )
         except Exception:
             log.exception("board click failed", extra={"custom_id": custom_id})
-            await self._tell(interaction, t("table.error.internal", interaction.locale))
-
-    @staticmethod
-    async def _tell(interaction: discord.Interaction[Any], text: str) -> None:
-        try:
-            if interaction.response.is_done():
-                await interaction.followup.send(text, ephemeral=True)
-            else:
-                await interaction.response.send_message(text, ephemeral=True)
-        except discord.HTTPException:
-            log.warning("could not answer a board click", extra={"user_id": interaction.user.id})
+            await self.bot.table_ui.tell(interaction, t("table.error.internal", interaction.locale))
 
     # ------------------------------------------------------------------ /stats
 

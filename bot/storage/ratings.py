@@ -355,6 +355,19 @@ def player_rows(
     return [_stats(r[0], r[1], r[2], r[3:]) for r in conn.execute(sql, params).fetchall()]
 
 
+def history_rows(
+    conn: sqlite3.Connection, player: str, kind: str, scope: int, limit: int
+) -> list[HistoryEntry]:
+    """A player's latest rating changes of one kind in one scope, newest first."""
+    rows = conn.execute(
+        "SELECT game_id, rank, mu_before, sigma_before, mu_after, sigma_after, created_at"
+        " FROM rating_history WHERE kind = ? AND scope = ? AND player = ?"
+        " ORDER BY created_at DESC, game_id DESC LIMIT ?",
+        (kind, scope, player, max(1, int(limit))),
+    ).fetchall()
+    return [HistoryEntry(*r) for r in rows]
+
+
 class RatingRepository:
     """Board and player queries. Updates happen in ``GameRepository.finish_game``'s transaction."""
 
@@ -391,16 +404,7 @@ class RatingRepository:
         """The player's latest rating changes in that scope, newest first (for the trend)."""
         scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
 
-        def work(conn: sqlite3.Connection) -> list[HistoryEntry]:
-            rows = conn.execute(
-                "SELECT game_id, rank, mu_before, sigma_before, mu_after, sigma_after, created_at"
-                " FROM rating_history WHERE kind = ? AND scope = ? AND player = ?"
-                " ORDER BY created_at DESC, game_id DESC LIMIT ?",
-                (kind, scope, player, max(1, int(limit))),
-            ).fetchall()
-            return [HistoryEntry(*r) for r in rows]
-
-        return await self.db.run(work)
+        return await self.db.run(lambda conn: history_rows(conn, player, kind, scope, limit))
 
     async def changes_for_game(self, game_id: int) -> list[RatingChange]:
         """The rating changes a finished game caused, for the end-of-game message."""

@@ -18,6 +18,7 @@ from bot.storage.ratings import (
     LOWER_SCORE_IS_BETTER,
     HistoryEntry,
     PlayerStats,
+    history_rows,
     player_rows,
 )
 
@@ -52,16 +53,6 @@ def _player_filter(player: str) -> tuple[str, object] | None:
     if player.startswith("ai:"):
         return "s.ai_level = ?", player[3:]
     return None
-
-
-def _history(conn: sqlite3.Connection, player: str, kind: str, scope: int, limit: int) -> list[HistoryEntry]:
-    rows = conn.execute(
-        "SELECT game_id, rank, mu_before, sigma_before, mu_after, sigma_after, created_at"
-        " FROM rating_history WHERE kind = ? AND scope = ? AND player = ?"
-        " ORDER BY created_at DESC, game_id DESC LIMIT ?",
-        (kind, scope, player, max(1, int(limit))),
-    ).fetchall()
-    return [HistoryEntry(*r) for r in rows]
 
 
 def _totals(conn: sqlite3.Connection, player: str, kind: str, scope: int) -> tuple[int | None, float | None]:
@@ -103,7 +94,7 @@ def overview_rows(
                 scope,
                 stats,
                 int(counts.get(kind, 0)),
-                _history(conn, player, kind, scope, history),
+                history_rows(conn, player, kind, scope, history),
                 best,
                 mean,
             )

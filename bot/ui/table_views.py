@@ -542,11 +542,13 @@ class TableUI:
 
     async def tell(self, interaction: discord.Interaction[Any], text: str) -> None:
         """A private message to the clicker (first answer or follow-up)."""
-        with contextlib.suppress(discord.HTTPException):
+        try:
             if interaction.response.is_done():
                 await interaction.followup.send(text, ephemeral=True)
             else:
                 await interaction.response.send_message(text, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not answer a click", extra={"user_id": interaction.user.id})
 
     async def refuse(self, interaction: discord.Interaction[Any], refused: Refused) -> None:
         locale = interaction.locale
