@@ -133,26 +133,11 @@ class World:
                     if not hand:
                         self.draw(hand, HAND_SIZE)
                     continue
-                if s != WILD and s >= 2 and s - 2 in piles:
-                    slot = piles.index(s - 2)
-                    need = s - 1
-                    if need in hand:
-                        hand.remove(need)
-                    else:
-                        for pile in discards:
-                            if pile and pile[-1] == need:
-                                pile.pop()
-                                break
-                        else:
-                            if WILD in hand:
-                                hand.remove(WILD)
-                            else:
-                                slot = -1
-                    if slot >= 0:
-                        self.place(slot)
-                        if not hand:
-                            self.draw(hand, HAND_SIZE)
-                        continue
+                if s != WILD and s >= 2 and s - 2 in piles and _take(s - 1, hand, discards, False):
+                    self.place(piles.index(s - 2))
+                    if not hand:
+                        self.draw(hand, HAND_SIZE)
+                    continue
             done = False
             for card in sorted(set(hand)):
                 if card != WILD and card - 1 in piles:
@@ -205,25 +190,32 @@ class World:
                 break
             slot = best[2]
             for need in range(piles[slot] + 1, s):
-                if need in hand:
-                    hand.remove(need)
-                else:
-                    for pile in discards:
-                        if pile and pile[-1] == need:
-                            pile.pop()
-                            break
-                    else:
-                        if WILD in hand:
-                            hand.remove(WILD)
-                        else:
-                            for pile in discards:
-                                if pile and pile[-1] == WILD:
-                                    pile.pop()
-                                    break
+                _take(need, hand, discards, wild_from_discards=True)
                 self.place(slot)
                 if not hand:
                     self.draw(hand, HAND_SIZE)
         return played, False
+
+
+def _take(need: int, hand: list[int], discards: list[list[int]], wild_from_discards: bool) -> bool:
+    """Take a card to play as ``need``: the number from the hand, else from a discard top, else a
+    Skip-Bo card from the hand (or, with ``wild_from_discards``, from a discard top). False if none."""
+    if need in hand:
+        hand.remove(need)
+        return True
+    for pile in discards:
+        if pile and pile[-1] == need:
+            pile.pop()
+            return True
+    if WILD in hand:
+        hand.remove(WILD)
+        return True
+    if wild_from_discards:
+        for pile in discards:
+            if pile and pile[-1] == WILD:
+                pile.pop()
+                return True
+    return False
 
 
 def _chain_cost(first: int, last: int, hand: list[int], discards: list[list[int]]) -> int:
