@@ -249,6 +249,8 @@ THREAT_WEIGHTS: Final = (10.0, 4.0, 2.0, 1.0, 1.0)  # by how soon the opponent p
 GAP_WEIGHTS: Final = (1.0, 0.5, 0.25)  # the pile is 0, 1 or 2 cards below the opponent's need
 OWN_STOCK_NEAR: Final = 3.0
 EXTRA_PLAY: Final = 0.5  # a play before the stock card that it did not need
+CONT_WEIGHT: Final = 100.0  # the chance to play the next stock card too (reaching this one a better way)
+CONT_DISCOUNT: Final = (1.0, 0.6, 0.3)  # ... with 0, 1 or 2 Skip-Bo cards
 STARVED: Final = 15  # fewer cards than this left to draw (draw pile and set aside): build, don't block
 STARVED_COMPLETION: Final = 20.0  # a pile completed then (it refills the draw pile)
 MAX_NODES: Final = 4000
@@ -262,8 +264,9 @@ State: TypeAlias = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], bool
 class _Planner:
     """Depth-first search over the plays of one turn, memoised on the state reached."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, odds: list[float] | None = None) -> None:
         self.table = table
+        self.odds = odds if CONT_WEIGHT else None  # chances of each value for the next stock card
         # Stacks: own discard piles, then the partner's; a stack is played from its end.
         self.stacks: list[list[int]] = table.discards + table.partner_discards
         self.root_hand = len(table.hand)
@@ -299,6 +302,8 @@ class _Planner:
             # stock card is known.
             score += STOCK_PLAYED if stock_done else PARTNER_STOCK_PLAYED
             score -= EXTRA_PLAY * (from_hand + from_stacks)
+            if stock_done and self.odds is not None:
+                score += CONT_WEIGHT * self.continuation(piles, hand, taken)
         else:
             score += from_hand * HAND_PLAYED + from_stacks * DISCARD_PLAYED
             if emptied:
@@ -319,6 +324,20 @@ class _Planner:
             )
             score += OWN_STOCK_NEAR * near
         return score
+
+    def continuation(self, piles: tuple[int, ...], hand: tuple[int, ...], taken: tuple[int, ...]) -> float:
+        """The chance that the next stock card (drawn from the unseen pool) can be played too, from
+        the cards left; a card that needs Skip-Bo cards counts less."""
+        assert self.odds is not None
+        reach = _reach_costs(
+            piles, hand, [st[: len(st) - n] for st, n in zip(self.stacks, taken, strict=True)]
+        )
+        total = self.odds[WILD]
+        for value in range(1, TOP_VALUE + 1):
+            cost = reach[value]
+            if 0 <= cost < len(CONT_DISCOUNT):
+                total += self.odds[value] * CONT_DISCOUNT[cost]
+        return total
 
     def moves(self, state: State) -> list[tuple[Play, State]]:
         piles, hand, taken, stock_done, partner_done, _ = state
@@ -387,21 +406,18 @@ class _Planner:
         self.memo[key] = value
         return value
 
+    def root(self) -> State:
+        """The state at the start of the search: nothing played yet."""
+        t = self.table
+        return (tuple(t.piles), tuple(sorted(t.hand)), (0,) * len(self.stacks), False, False, False)
+
     def first_move(self) -> Play | None:
         """The first play of the best sequence, or None when stopping now is best."""
         return self.first_move_value()[0]
 
     def first_move_value(self) -> tuple[Play | None, float]:
         """The first play of the best sequence (None when stopping now is best) and its score."""
-        t = self.table
-        root: State = (
-            tuple(t.piles),
-            tuple(sorted(t.hand)),
-            (0,) * len(self.stacks),
-            False,
-            False,
-            False,
-        )
+        root = self.root()
         best_value = self.evaluate(root) + 1e-9
         best_move: Play | None = None
         for move, child in self.moves(root):
@@ -409,6 +425,43 @@ class _Planner:
             if v > best_value:
                 best_value, best_move = v, move
         return best_move, best_value
+
+
+def _reach_costs(piles: tuple[int, ...], hand: tuple[int, ...], stacks: list[list[int]]) -> list[int]:
+    """For each stock value 1..12 (index), the fewest Skip-Bo cards needed to make a building pile
+    ready for it from these cards (-1: out of reach), going up each pile by the cheapest cards."""
+    reach = [-1] * (TOP_VALUE + 1)
+    base = [0] * (TOP_VALUE + 1)
+    for c in hand:
+        base[c] += 1
+    for v in piles:
+        if reach[v + 1] != 0:
+            reach[v + 1] = 0
+        counts = list(base)
+        depth = [len(st) for st in stacks]
+        wilds = 0
+        for need in range(v + 1, TOP_VALUE):
+            if counts[need]:
+                counts[need] -= 1
+            else:
+                for k, st in enumerate(stacks):
+                    if depth[k] and st[depth[k] - 1] == need:
+                        depth[k] -= 1
+                        break
+                else:
+                    if counts[WILD]:
+                        counts[WILD] -= 1
+                    else:
+                        for k, st in enumerate(stacks):
+                            if depth[k] and st[depth[k] - 1] == WILD:
+                                depth[k] -= 1
+                                break
+                        else:
+                            break
+                    wilds += 1
+            if reach[need + 1] < 0 or wilds < reach[need + 1]:
+                reach[need + 1] = wilds
+    return reach
 
 
 def _discard_options(
@@ -465,21 +518,51 @@ def decide_hard(view: View, rng: random.Random) -> Action:
     if fixed is not None:
         return fixed
     table = Table.of(view)
-    if table.partner is not None:  # team games: the plain search and heuristic discard
-        play = _Planner(table).first_move()
+    if table.partner is not None or not LOOKAHEAD:  # team games: the plain search and discard
+        play = _Planner(table, _stock_odds(view)).first_move()
         if play is not None:
             return play
-        return table.end_turn(_hard_discard(table))
-    if not LOOKAHEAD:
-        play = _Planner(table).first_move()
-        if play is not None:
-            return play
-        return table.end_turn(_hard_discard(table))
-    return _lookahead(view, table, rng)
+        action = table.end_turn(_hard_discard(table))
+    else:
+        action = _lookahead(view, table, rng)
+    if isinstance(action, Play):
+        return action
+    return _keep_alive(view, table) or action
+
+
+def _odds(pool: list[int]) -> list[float] | None:
+    """The chance of each card value (index) for a card drawn from ``pool``."""
+    if not pool:
+        return None
+    odds = [0.0] * (TOP_VALUE + 1)
+    share = 1.0 / len(pool)
+    for c in pool:
+        odds[c] += share
+    return odds
+
+
+def _stock_odds(view: View) -> list[float] | None:
+    return _odds(unseen_pool(view)) if CONT_WEIGHT else None
+
+
+def _keep_alive(view: View, table: Table) -> Play | None:
+    """With nothing left to draw, a turn without a building play brings the game nearer to a stall,
+    a draw that nobody wins (SB-STALL-1): rather than end such a turn without playing, play the
+    first card of the best sequence that plays at least one (a Skip-Bo card if need be)."""
+    if not KEEP_ALIVE or view["played_this_turn"] or view["draw_pile_size"] or view["set_aside_size"]:
+        return None
+    planner = _Planner(table)
+    best: tuple[float, Play] | None = None
+    for move, child in planner.moves(planner.root()):
+        value = planner.best(child)
+        if best is None or value > best[0]:
+            best = (value, move)
+    return None if best is None else best[1]
 
 
 LOOKAHEAD = True  # experiment switches: look-ahead at all, and for the plays (else discards only)
 PLAY_LOOKAHEAD = True
+KEEP_ALIVE = True  # and the play that keeps a starved game from stalling
 SAMPLES: Final = 8  # sampled deals of the hidden cards per look-ahead
 PLAY_CANDIDATES: Final = 6  # end points of the turn's plays weighed by look-ahead
 DISCARD_CANDIDATES: Final = 6  # discards weighed by look-ahead
@@ -491,8 +574,7 @@ DISCARD_COST_WEIGHT: Final = 0.05  # the heuristic cost of a discard, as a tie-b
 def _end_points(planner: _Planner) -> list[tuple[float, State, Play | None]]:
     """The states the turn's plays can stop at (short of the stock card), with the first play of a
     way there, best by the search's score first; the root (play nothing more) always included."""
-    t = planner.table
-    root: State = (tuple(t.piles), tuple(sorted(t.hand)), (0,) * len(planner.stacks), False, False, False)
+    root = planner.root()
     seen: dict[tuple[Any, ...], tuple[State, Play | None]] = {}
     stack: list[tuple[State, Play | None]] = [(root, None)]
     while stack and len(seen) < MAX_END_POINTS:
@@ -516,11 +598,11 @@ def _end_points(planner: _Planner) -> list[tuple[float, State, Play | None]]:
 
 
 def _lookahead(view: View, table: Table, rng: random.Random) -> Action:
-    planner = _Planner(table)
+    pool = unseen_pool(view)
+    planner = _Planner(table, _odds(pool))
     play, value = planner.first_move_value()
     if play is not None and (value > STOCK_PLAYED / 2 or not PLAY_LOOKAHEAD):
         return play  # the stock card is within reach: go for it by the shortest way
-    pool = unseen_pool(view)
     me = table.me
     order = table.opponents_in_order()
     worlds = [sample_world(view, pool, rng) for _ in range(SAMPLES)]

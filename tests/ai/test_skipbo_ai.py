@@ -180,6 +180,32 @@ def test_hard_keeps_discard_piles_descending() -> None:
     assert top >= action.card
 
 
+def test_hard_puts_a_wild_stock_card_where_the_next_one_can_follow() -> None:
+    """With a Skip-Bo card on its stock, hard puts it where its hand can climb on (8, then 9 10 11
+    from the hand) rather than on the first pile it fits: the next stock card is likelier to play."""
+    game = rig(new(2, seed=55), 0, hand=[9, 10, 11, 11, 12], stock_top=[WILD], piles=[2, 7, 0, 0])
+    assert hard(game) == Play("stock", 0, WILD, 1, 8)
+
+
+def test_hard_plays_rather_than_let_a_starved_game_stall() -> None:
+    """SB-STALL-1 ends a game nobody can play on as a draw, which nobody wins. With nothing left to
+    draw, hard plays its Skip-Bo card rather than end its turn without a building play; with cards
+    left to draw it keeps the Skip-Bo card for its stock."""
+
+    def position(starved: bool) -> Game:
+        game = rig(new(2, seed=56), 0, hand=[WILD, 5, 12], stock_top=[10], piles=[2, 2, 2, 2])
+        if starved:  # every card left to draw goes onto the other player's discard piles
+            game.discard_piles[1][0].extend(game.draw_pile)
+            game.draw_pile.clear()
+        return game
+
+    plenty = hard(position(starved=False))
+    assert isinstance(plenty, Discard) and plenty.card != WILD
+    starved = position(starved=True)
+    assert starved.view(0)["draw_pile_size"] == 0
+    assert hard(starved) == Play("hand", 0, WILD, 0, 3)
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_levels_finish_a_team_game(level: str) -> None:
     """Every level copes with the team sources (partner's stock and discard piles)."""
