@@ -78,6 +78,7 @@ class Table:
     stock_tops: list[int | None]
     teams: list[int] | None
     drawable: int  # cards in the draw pile and set aside: what is left to draw before a stall
+    discards_of: list[list[list[int]]]  # every seat's discard piles
 
     @classmethod
     def of(cls, view: View) -> Table:
@@ -97,6 +98,7 @@ class Table:
             stock_tops=tops,
             teams=view.get("teams"),
             drawable=int(view["draw_pile_size"]) + int(view["set_aside_size"]),
+            discards_of=view["discard_piles"],
         )
 
     def playable_cards(self) -> list[Card]:
@@ -251,6 +253,7 @@ OWN_STOCK_NEAR: Final = 3.0
 EXTRA_PLAY: Final = 0.5  # a play before the stock card that it did not need
 CONT_WEIGHT: Final = 100.0  # the chance to play the next stock card too (reaching this one a better way)
 CONT_DISCOUNT: Final = (1.0, 0.6, 0.3)  # ... with 0, 1 or 2 Skip-Bo cards
+THREAT_DISCARDS = True  # count an opponent's discard tops as bridges to their stock card
 STARVED: Final = 15  # fewer cards than this left to draw (draw pile and set aside): build, don't block
 STARVED_COMPLETION: Final = 20.0  # a pile completed then (it refills the draw pile)
 MAX_NODES: Final = 4000
@@ -271,14 +274,18 @@ class _Planner:
         self.stacks: list[list[int]] = table.discards + table.partner_discards
         self.root_hand = len(table.hand)
         self.root_wilds = table.hand.count(WILD)
-        self.threats: list[tuple[int, float]] = []
+        # Per opponent: how much leaving a building pile at each value (index) would help them to
+        # their stock card, weighted by how soon they play after us.
+        self.threats: list[tuple[list[float], float]] = []
         # Short of cards to draw, building (and completing piles to refill the draw pile) matters
         # more than holding the opponents back: a stalled game is won by nobody (SB-STALL-1).
         self.starved = table.drawable < STARVED
         for rank, seat in enumerate([] if self.starved else table.opponents_in_order()):
             top = table.stock_tops[seat]
             if top is not None and top != WILD:
-                self.threats.append((top, THREAT_WEIGHTS[min(rank, len(THREAT_WEIGHTS) - 1)]))
+                weight = THREAT_WEIGHTS[min(rank, len(THREAT_WEIGHTS) - 1)]
+                discards = table.discards_of[seat] if THREAT_DISCARDS else []
+                self.threats.append((_threat_by_value(top, discards), weight))
         self.memo: dict[tuple[Any, ...], float] = {}
         self.root_piles = tuple(table.piles)
 
@@ -310,13 +317,8 @@ class _Planner:
                 score += HAND_EMPTIED
             if self.starved:
                 score += STARVED_COMPLETION * self.completions(piles)
-        for target, weight in self.threats:
-            worst = 0.0
-            for v in piles:
-                gap = target - 1 - v
-                if 0 <= gap < len(GAP_WEIGHTS) and GAP_WEIGHTS[gap] > worst:
-                    worst = GAP_WEIGHTS[gap]
-            score -= weight * worst
+        for by_value, weight in self.threats:
+            score -= weight * max(by_value[v] for v in piles)
         s = self.table.stock
         if not stock_done and s is not None and s != WILD:
             near = max(
@@ -462,6 +464,26 @@ def _reach_costs(piles: tuple[int, ...], hand: tuple[int, ...], stacks: list[lis
             if reach[need + 1] < 0 or wilds < reach[need + 1]:
                 reach[need + 1] = wilds
     return reach
+
+
+def _threat_by_value(stock: int, discards: list[list[int]]) -> list[float]:
+    """For each building pile value (index), how near it leaves an opponent to their stock card:
+    by the cards still missing in between once their discard piles' tops (and the cards under them)
+    are played, 1 with none missing, then by ``GAP_WEIGHTS``."""
+    out = [0.0] * (TOP_VALUE + 1)
+    for v in range(stock):
+        depth = [len(p) for p in discards]
+        missing = 0
+        for need in range(v + 1, stock):
+            for k, pile in enumerate(discards):
+                if depth[k] and pile[depth[k] - 1] == need:
+                    depth[k] -= 1
+                    break
+            else:
+                missing += 1
+        if missing < len(GAP_WEIGHTS):
+            out[v] = GAP_WEIGHTS[missing]
+    return out
 
 
 def _discard_options(
