@@ -589,7 +589,7 @@ SAMPLES: Final = 8  # sampled deals of the hidden cards per look-ahead
 PLAY_CANDIDATES: Final = 6  # end points of the turn's plays weighed by look-ahead
 DISCARD_CANDIDATES: Final = 6  # discards weighed by look-ahead
 OPPONENT_WEIGHT: Final = 0.5  # an opponent's stock card against one of ours
-PLAN_WEIGHT: Final = 0.1  # the search's own score of an end point, as a tie-break
+PLAN_WEIGHT: Final = 0.3  # the search's own score of an end point, as a tie-break
 DISCARD_COST_WEIGHT: Final = 0.05  # the heuristic cost of a discard, as a tie-break
 
 
