@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
-from bot.ai.skipbo_lookahead import LOSS, WIN, World, sample_world, unseen_pool
+from bot.ai.skipbo_lookahead import LOSS, WIN, World, chain_step, sample_world, unseen_pool
 from bot.engine.skipbo import (
     DISCARD,
     DISCARD_PILES,
@@ -445,24 +445,10 @@ def _reach_costs(piles: tuple[int, ...], hand: tuple[int, ...], stacks: list[lis
         depth = [len(st) for st in stacks]
         wilds = 0
         for need in range(v + 1, TOP_VALUE):
-            if counts[need]:
-                counts[need] -= 1
-            else:
-                for k, st in enumerate(stacks):
-                    if depth[k] and st[depth[k] - 1] == need:
-                        depth[k] -= 1
-                        break
-                else:
-                    if counts[WILD]:
-                        counts[WILD] -= 1
-                    else:
-                        for k, st in enumerate(stacks):
-                            if depth[k] and st[depth[k] - 1] == WILD:
-                                depth[k] -= 1
-                                break
-                        else:
-                            break
-                    wilds += 1
+            cost = chain_step(need, counts, stacks, depth)
+            if cost < 0:
+                break
+            wilds += cost
             if reach[need + 1] < 0 or wilds < reach[need + 1]:
                 reach[need + 1] = wilds
     return reach

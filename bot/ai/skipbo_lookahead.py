@@ -218,6 +218,27 @@ def _take(need: int, hand: list[int], discards: list[list[int]], wild_from_disca
     return False
 
 
+def chain_step(need: int, counts: list[int], stacks: list[list[int]], depth: list[int]) -> int:
+    """Take a card to play as ``need`` when counting a chain: the number from the hand ``counts``,
+    else from a stack's top (``depth[k]`` cards of stack ``k`` are left), else a Skip-Bo card from
+    the hand, else from a stack's top. 0 for a number, 1 for a Skip-Bo card, -1 if none is left."""
+    if counts[need]:
+        counts[need] -= 1
+        return 0
+    for k, pile in enumerate(stacks):
+        if depth[k] and pile[depth[k] - 1] == need:
+            depth[k] -= 1
+            return 0
+    if counts[WILD]:
+        counts[WILD] -= 1
+        return 1
+    for k, pile in enumerate(stacks):
+        if depth[k] and pile[depth[k] - 1] == WILD:
+            depth[k] -= 1
+            return 1
+    return -1
+
+
 def _chain_cost(first: int, last: int, hand: list[int], discards: list[list[int]]) -> int:
     """Skip-Bo cards needed to play the values first..last from hand and discard piles, or -1 if
     they cannot all be played (without counting the fresh cards an emptied hand would bring)."""
@@ -227,25 +248,10 @@ def _chain_cost(first: int, last: int, hand: list[int], discards: list[list[int]
     depth = [len(p) for p in discards]
     wilds = 0
     for need in range(first, last + 1):
-        if counts[need]:
-            counts[need] -= 1
-            continue
-        for k, pile in enumerate(discards):
-            if depth[k] and pile[depth[k] - 1] == need:
-                depth[k] -= 1
-                break
-        else:
-            if counts[WILD]:
-                counts[WILD] -= 1
-                wilds += 1
-                continue
-            for k, pile in enumerate(discards):
-                if depth[k] and pile[depth[k] - 1] == WILD:
-                    depth[k] -= 1
-                    wilds += 1
-                    break
-            else:
-                return -1
+        cost = chain_step(need, counts, discards, depth)
+        if cost < 0:
+            return -1
+        wilds += cost
     return wilds
 
 
