@@ -255,7 +255,6 @@ OWN_STOCK_NEAR: Final = 3.0
 EXTRA_PLAY: Final = 0.5  # a play before the stock card that it did not need
 CONT_WEIGHT: Final = 100.0  # the chance to play the next stock card too (reaching this one a better way)
 CONT_DISCOUNT: Final = (1.0, 0.6, 0.3)  # ... with 0, 1 or 2 Skip-Bo cards
-THREAT_DISCARDS = True  # count an opponent's discard tops as bridges to their stock card
 STARVED: Final = 15  # fewer cards than this left to draw (draw pile and set aside): build, don't block
 STARVED_COMPLETION: Final = 20.0  # a pile completed then (it refills the draw pile)
 MAX_NODES: Final = 4000
@@ -286,8 +285,7 @@ class _Planner:
             top = table.stock_tops[seat]
             if top is not None and top != WILD:
                 weight = THREAT_WEIGHTS[min(rank, len(THREAT_WEIGHTS) - 1)]
-                discards = table.discards_of[seat] if THREAT_DISCARDS else []
-                self.threats.append((_threat_by_value(top, discards), weight))
+                self.threats.append((_threat_by_value(top, table.discards_of[seat]), weight))
         self.memo: dict[tuple[Any, ...], float] = {}
         self.root_piles = tuple(table.piles)
 
@@ -528,16 +526,18 @@ def decide_hard(view: View, rng: random.Random) -> Action:
     if fixed is not None:
         return fixed
     table = Table.of(view)
+    pool = unseen_pool(view)
+    planner = _Planner(table, _odds(pool))
     if table.partner is not None or not LOOKAHEAD:  # team games: the plain search and discard
-        play = _Planner(table, _stock_odds(view)).first_move()
+        play = planner.first_move()
         if play is not None:
             return play
         action = table.end_turn(_hard_discard(table))
     else:
-        action = _lookahead(view, table, rng)
+        action = _lookahead(view, table, planner, pool, rng)
     if isinstance(action, Play):
         return action
-    return _keep_alive(view, table) or action
+    return _keep_alive(view, planner) or action
 
 
 def _odds(pool: list[int]) -> list[float] | None:
@@ -551,17 +551,12 @@ def _odds(pool: list[int]) -> list[float] | None:
     return odds
 
 
-def _stock_odds(view: View) -> list[float] | None:
-    return _odds(unseen_pool(view)) if CONT_WEIGHT else None
-
-
-def _keep_alive(view: View, table: Table) -> Play | None:
+def _keep_alive(view: View, planner: _Planner) -> Play | None:
     """With nothing left to draw, a turn without a building play brings the game nearer to a stall,
     a draw that nobody wins (SB-STALL-1): rather than end such a turn without playing, play the
     first card of the best sequence that plays at least one (a Skip-Bo card if need be)."""
     if not KEEP_ALIVE or view["played_this_turn"] or view["draw_pile_size"] or view["set_aside_size"]:
         return None
-    planner = _Planner(table)
     best: tuple[float, Play] | None = None
     for move, child in planner.moves(planner.root()):
         value = planner.best(child)
@@ -607,9 +602,7 @@ def _end_points(planner: _Planner) -> list[tuple[float, State, Play | None]]:
     return out
 
 
-def _lookahead(view: View, table: Table, rng: random.Random) -> Action:
-    pool = unseen_pool(view)
-    planner = _Planner(table, _odds(pool))
+def _lookahead(view: View, table: Table, planner: _Planner, pool: list[int], rng: random.Random) -> Action:
     play, value = planner.first_move_value()
     if play is not None and (value > STOCK_PLAYED / 2 or not PLAY_LOOKAHEAD):
         return play  # the stock card is within reach: go for it by the shortest way
