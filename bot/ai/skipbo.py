@@ -26,12 +26,13 @@ pile, so two games that differ only there get the same decision.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
-from bot.ai.skipbo_lookahead import LOSS, WIN, World, chain_step, sample_world, unseen_pool
+from bot.ai.skipbo_lookahead import LOSS, WIN, World, chain_step, sample_world, take_top, unseen_pool
 from bot.engine.skipbo import (
     DISCARD,
     DISCARD_PILES,
@@ -417,10 +418,11 @@ class _Planner:
         """The first play of the best sequence, or None when stopping now is best."""
         return self.first_move_value()[0]
 
-    def first_move_value(self) -> tuple[Play | None, float]:
-        """The first play of the best sequence (None when stopping now is best) and its score."""
+    def first_move_value(self, must_play: bool = False) -> tuple[Play | None, float]:
+        """The first play of the best sequence (None when stopping now is best, unless ``must_play``;
+        None too when there is no play at all) and its score."""
         root = self.root()
-        best_value = self.evaluate(root) + 1e-9
+        best_value = -math.inf if must_play else self.evaluate(root) + 1e-9
         best_move: Play | None = None
         for move, child in self.moves(root):
             v = self.best(child)
@@ -437,8 +439,7 @@ def _reach_costs(piles: tuple[int, ...], hand: tuple[int, ...], stacks: list[lis
     for c in hand:
         base[c] += 1
     for v in piles:
-        if reach[v + 1] != 0:
-            reach[v + 1] = 0
+        reach[v + 1] = 0
         counts = list(base)
         depth = [len(st) for st in stacks]
         wilds = 0
@@ -461,11 +462,7 @@ def _threat_by_value(stock: int, discards: list[list[int]]) -> list[float]:
         depth = [len(p) for p in discards]
         missing = 0
         for need in range(v + 1, stock):
-            for k, pile in enumerate(discards):
-                if depth[k] and pile[depth[k] - 1] == need:
-                    depth[k] -= 1
-                    break
-            else:
+            if not take_top(need, discards, depth):
                 missing += 1
         if missing < len(GAP_WEIGHTS):
             out[v] = GAP_WEIGHTS[missing]
@@ -557,12 +554,7 @@ def _keep_alive(view: View, planner: _Planner) -> Play | None:
     first card of the best sequence that plays at least one (a Skip-Bo card if need be)."""
     if not KEEP_ALIVE or view["played_this_turn"] or view["draw_pile_size"] or view["set_aside_size"]:
         return None
-    best: tuple[float, Play] | None = None
-    for move, child in planner.moves(planner.root()):
-        value = planner.best(child)
-        if best is None or value > best[0]:
-            best = (value, move)
-    return None if best is None else best[1]
+    return planner.first_move_value(must_play=True)[0]
 
 
 LOOKAHEAD = True  # experiment switches: look-ahead at all, and for the plays (else discards only)

@@ -225,15 +225,15 @@ def chain_step(need: int, counts: list[int], stacks: list[list[int]], depth: lis
     if counts[need]:
         counts[need] -= 1
         return 0
-    if _take_top(need, stacks, depth):
+    if take_top(need, stacks, depth):
         return 0
     if counts[WILD]:
         counts[WILD] -= 1
         return 1
-    return 1 if _take_top(WILD, stacks, depth) else -1
+    return 1 if take_top(WILD, stacks, depth) else -1
 
 
-def _take_top(card: int, stacks: list[list[int]], depth: list[int]) -> bool:
+def take_top(card: int, stacks: list[list[int]], depth: list[int]) -> bool:
     """Take ``card`` from the first stack whose top (of its ``depth`` cards left) it is."""
     for k, pile in enumerate(stacks):
         if depth[k] and pile[depth[k] - 1] == card:
