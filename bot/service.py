@@ -118,7 +118,6 @@ class Table:
     recent: deque[tuple[int, list[dict[str, Any]]]] = field(
         default_factory=lambda: deque(maxlen=RECENT_EVENTS)
     )
-    votes: set[int] = field(default_factory=set)  # seats that asked for the next round
     turns: int = 0  # turns started since this process loaded the game (the mention's key)
     resumed: bool = False  # loaded at start after a restart, nothing played since
     ended_by: int | None = None  # the user who ended it with /skyjo end (cancelled, unrated)
@@ -145,6 +144,12 @@ class Table:
     def timer(self) -> dict[str, Any] | None:
         timer = self.stored.meta.get("timer")
         return timer if isinstance(timer, dict) else None
+
+    @property
+    def votes(self) -> frozenset[int]:
+        """Seats that asked for the next round: kept in the stored meta, so a restart keeps them."""
+        raw = self.stored.meta.get("votes") or []
+        return frozenset(s for s in raw if isinstance(s, int))
 
     def missed(self, seat: int) -> int:
         value = (self.stored.meta.get("missed") or {}).get(str(seat), 0)
@@ -623,10 +628,11 @@ class TableService:
             state = self._panel(table, seat)
             state.notice = ("table.round.already_ready", {"count": len(table.round_waiting())})
             return state
-        table.votes.add(seat)
-        if not table.round_waiting():
-            await self._commit(table, seat, table.kind.engine.NextRound())
+        votes = table.votes | {seat}
+        if all(s in votes for s in table.human_seats()):
+            await self._commit(table, seat, table.kind.engine.NextRound())  # the votes go with it
             return self._panel(table, seat)
+        await self._set_meta(table, {**table.stored.meta, "votes": sorted(votes)})
         self._notify(table)
         state = self._panel(table, seat)
         names = table.names()
@@ -678,8 +684,6 @@ class TableService:
                 "version": version,
             },
         )
-        if game.phase != ROUND_OVER:
-            table.votes.clear()
         if table.finished:
             self._finish(table)
         else:
@@ -731,15 +735,20 @@ class TableService:
         }
 
     def _meta_after(self, table: Table, game: Any, player_seat: int | None) -> dict[str, Any] | None:
-        """New meta for the commit of an action (None: unchanged): the timer, the missed counts."""
+        """New meta for the commit of an action (None: unchanged): the timer, the missed counts, and
+        the next-round votes, which last only while the round is over."""
         meta = table.stored.meta
         timer = self._timer_for(table, game, table.timer())
         missed = dict(meta.get("missed") or {})
         if player_seat is not None:
             missed.pop(str(player_seat), None)
-        if timer == meta.get("timer") and missed == dict(meta.get("missed") or {}):
+        votes_end = game.phase != ROUND_OVER and "votes" in meta
+        if timer == meta.get("timer") and missed == dict(meta.get("missed") or {}) and not votes_end:
             return None
-        return {**meta, "timer": timer, "missed": missed}
+        new = {**meta, "timer": timer, "missed": missed}
+        if votes_end:
+            del new["votes"]
+        return new
 
     async def _set_meta(self, table: Table, meta: dict[str, Any]) -> None:
         try:
@@ -988,8 +997,9 @@ class TableService:
         replaced = dict(meta.get("replaced") or {})
         replaced[str(seat)] = "normal"
         meta["replaced"] = replaced
+        if seat in table.votes:
+            meta["votes"] = sorted(table.votes - {seat})
         await self._set_meta(table, meta)
-        table.votes.discard(seat)
         table.recent.append((seat, [{"kind": "seat_replaced", "seat": seat, "reason": reason}]))
         log.info("seat taken by a computer", extra={"game_id": table.id, "seat": seat, "reason": reason})
         if table.game.phase == ROUND_OVER and not table.round_waiting():

@@ -60,3 +60,47 @@ async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
     stored = await second.service.storage.games.get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified
     assert len(await second.service.storage.games.actions(game_id)) == stored.version
+
+
+async def test_next_round_votes_survive_a_restart(fake_discord: Any, skybo: Any, db_file: Path) -> None:
+    """A player who asked for the next round is still counted after a restart: the round is dealt when
+    the last human asks, not before, and the votes are gone once it is."""
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    rng = random.Random(5)
+
+    first = create_bot(database_path=db_file, tuning=FAST)
+    async with fake.running(first, sync_commands=True):
+        table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=150)
+        table = first.service.tables[game_id]
+        alice_seat, bob_seat = table.seat_of(alice.id), table.seat_of(bob.id)
+
+        def round_over() -> bool:
+            return bool(table.game.phase == "round_over")
+
+        await play_turns(fake, first, game_id, table_message, [alice, bob], rng, until=round_over)
+        assert table.game.round == 1
+
+        def next_round() -> bool:
+            return any(act_of(c) == "nx" for c in table_message.custom_ids)
+
+        await fake.wait_until(next_round, what="the Next round button")
+        await (await fake.click(alice, table_message, button(table_message, "nx"))).response()
+        await fake.wait_until(lambda: table.votes == {alice_seat}, what="Alice's vote")
+        assert table.round_waiting() == [bob_seat]
+        version = table.version
+
+    second = await skybo()
+    table = second.service.tables[game_id]
+    assert table.version == version and table.game.phase == "round_over"
+    assert table.votes == {alice_seat} and table.round_waiting() == [bob_seat]
+
+    # Alice asking again changes nothing; Bob asking deals the second round.
+    await (await fake.click(alice, table_message, button(table_message, "nx"))).response()
+    assert table.version == version and table.game.phase == "round_over"
+    await (await fake.click(bob, table_message, button(table_message, "nx"))).response()
+    await fake.wait_until(lambda: table.game.phase != "round_over", what="the second round")
+    assert table.game.round == 2 and table.version == version + 1
+    assert not table.votes and "votes" not in table.stored.meta
+    stored = await second.service.storage.games.get_game(game_id, verify=True)
+    assert "votes" not in stored.meta
