@@ -41,7 +41,7 @@ from bot.storage.errors import (
     StaleVersion,
     StorageError,
 )
-from bot.storage.ratings import Participant, RatingChange, ai_key, rate_game, user_key
+from bot.storage.ratings import Participant, RatingChange, ai_key, forfeit_ranks, rate_game, user_key
 from bot.storage.results import SeatResult, seat_results_from_engine, write_results
 
 log = logging.getLogger(__name__)
@@ -444,9 +444,13 @@ def _finish(conn: sqlite3.Connection, game_id: int, expected_version: int | None
     write_results(conn, game_id, results)
     changes: list[RatingChange] = []
     if stored.rated:
+        # A seat the service handed to a computer player (meta "replaced": the human left, was kicked
+        # or missed too many turns) is rated as a forfeit; its result row stays the game's result.
+        replaced = {int(k) for k in (stored.meta.get("replaced") or {})}
+        ranks = forfeit_ranks([r.rank for r in results], replaced)
         participants = [
-            Participant(s.seat, s.player_key, s.display_name, r.rank, r.round_scores, r.stats)
-            for s, r in zip(stored.seats, results, strict=True)
+            Participant(s.seat, s.player_key, s.display_name, rank, r.round_scores, r.stats)
+            for s, r, rank in zip(stored.seats, results, ranks, strict=True)
         ]
         changes = rate_game(
             conn,

@@ -37,6 +37,15 @@ def conservative(mu: float, sigma: float) -> float:
     return mu - 3.0 * sigma
 
 
+def forfeit_ranks(ranks: Sequence[int], forfeited: set[int]) -> list[int]:
+    """The ranks a game is rated with when the seats in ``forfeited`` (a human who left or was
+    replaced by a computer player) count as tied last, whatever the computer player then did: the
+    others keep their order (competition ranking, ties kept), so a leaver can neither win nor gain."""
+    kept = [r for seat, r in enumerate(ranks) if seat not in forfeited]
+    last = len(kept) + 1
+    return [last if seat in forfeited else 1 + sum(1 for k in kept if k < r) for seat, r in enumerate(ranks)]
+
+
 def user_key(user_id: int) -> str:
     return f"user:{int(user_id)}"
 

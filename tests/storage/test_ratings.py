@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
-from bot.storage.ratings import DEFAULT_MU, DEFAULT_SIGMA, conservative
+from bot.storage.ratings import DEFAULT_MU, DEFAULT_SIGMA, conservative, forfeit_ranks
 from bot.storage.results import seat_results_from_engine
 from tests.storage.conftest import new_game, play_to_end
 
@@ -194,3 +194,36 @@ async def test_every_page_size_gives_the_same_competition_ranking(storage: Stora
             seen.extend((r.player, r.rank) for r in rows)
             page += 1
         assert seen == expected, per_page
+
+
+@pytest.mark.parametrize(
+    ("ranks", "forfeited", "expected"),
+    [
+        ([1, 2, 3], {0}, [3, 1, 2]),  # the leaver's seat won: the others move up, the leaver is last
+        ([2, 1, 2, 4], {3}, [2, 1, 2, 4]),  # already last: nothing changes
+        ([1, 2, 2, 4], {0, 3}, [3, 1, 1, 3]),  # two leavers tie last; the tie of the others stays
+        ([3, 1, 2], set(), [3, 1, 2]),
+    ],
+)
+def test_forfeit_ranks(ranks: list[int], forfeited: set[int], expected: list[int]) -> None:
+    assert forfeit_ranks(ranks, forfeited) == expected
+
+
+async def test_a_replaced_human_is_rated_as_a_forfeit(storage: Storage) -> None:
+    """Whatever the computer player that took the seat did, the human who left is rated last and gets
+    no win; the game's own result row for the seat is kept as played."""
+    seats = [Seat(0, "Alice", user_id=11), Seat(1, "Bob", user_id=22), Seat(2, "Cleo", user_id=33)]
+    for channel in range(200, 230):
+        _, finished = await _finished(storage, seats, channel=channel, meta={"replaced": {"0": "normal"}})
+        if finished.results[0].rank == 1:
+            break
+    else:
+        raise AssertionError("the replaced seat never won")
+    changes = {c.player: c for c in finished.rating_changes if c.scope == GLOBAL_SCOPE}
+    assert finished.results[0].rank == 1  # as played
+    assert changes[user_key(11)].rank == 3
+    assert changes[user_key(11)].mu_after < changes[user_key(11)].mu_before
+    assert min(changes[user_key(22)].rank, changes[user_key(33)].rank) == 1
+    page = await storage.ratings.leaderboard("skyjo", None)
+    alice = next(r for r in page.rows if r.player == user_key(11))
+    assert alice.wins == 0
