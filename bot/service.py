@@ -628,11 +628,10 @@ class TableService:
             state = self._panel(table, seat)
             state.notice = ("table.round.already_ready", {"count": len(table.round_waiting())})
             return state
-        votes = table.votes | {seat}
-        if all(s in votes for s in table.human_seats()):
-            await self._commit(table, seat, table.kind.engine.NextRound())  # the votes go with it
+        if table.round_waiting() == [seat]:  # the last vote: deal (the stored votes go with it)
+            await self._commit(table, seat, table.kind.engine.NextRound())
             return self._panel(table, seat)
-        await self._set_meta(table, {**table.stored.meta, "votes": sorted(votes)})
+        await self._set_meta(table, {**table.stored.meta, "votes": sorted(table.votes | {seat})})
         self._notify(table)
         state = self._panel(table, seat)
         names = table.names()
