@@ -118,7 +118,6 @@ class Table:
     recent: deque[tuple[int, list[dict[str, Any]]]] = field(
         default_factory=lambda: deque(maxlen=RECENT_EVENTS)
     )
-    turns: int = 0  # turns started since this process loaded the game (the mention's key)
     resumed: bool = False  # loaded at start after a restart, nothing played since
     ended_by: int | None = None  # the user who ended it with /skyjo end (cancelled, unrated)
     ai_task: asyncio.Task[None] | None = None
@@ -144,6 +143,13 @@ class Table:
     def timer(self) -> dict[str, Any] | None:
         timer = self.stored.meta.get("timer")
         return timer if isinstance(timer, dict) else None
+
+    @property
+    def turns(self) -> int:
+        """Turns started so far (kept in the stored meta): with the player, the key of a turn mention,
+        so a restart does not mention the same turn twice."""
+        value = self.stored.meta.get("turns", 0)
+        return value if isinstance(value, int) else 0
 
     @property
     def votes(self) -> frozenset[int]:
@@ -652,9 +658,10 @@ class TableService:
         stored = table.stored
         spec = table.kind
         before = spec.stale_key(table.game)
+        turn_before = token_of(table.game)
 
         def meta_after(game: Any) -> dict[str, Any] | None:
-            return self._meta_after(table, game, seat if by_player else None)
+            return self._meta_after(table, game, seat if by_player else None, token_of(game) != turn_before)
 
         try:
             events = await self.storage.games.apply_action(stored, seat, action, meta_after)
@@ -672,7 +679,6 @@ class TableService:
             table.marks[seat] = version
         dicts = [e.to_dict() for e in events]
         table.recent.append((seat, dicts))
-        table.turns += sum(1 for e in dicts if e["kind"] in ("turn_started", "round_ended"))
         log.info(
             "move committed",
             extra={
@@ -733,21 +739,37 @@ class TableService:
             "fired": False,
         }
 
-    def _meta_after(self, table: Table, game: Any, player_seat: int | None) -> dict[str, Any] | None:
-        """New meta for the commit of an action (None: unchanged): the timer, the missed counts, and
-        the next-round votes, which last only while the round is over."""
+    def _meta_after(
+        self, table: Table, game: Any, player_seat: int | None, turn_moved: bool
+    ) -> dict[str, Any] | None:
+        """New meta for the commit of an action (None: unchanged): the timer, the missed counts, the
+        count of turns started (``turn_moved``: a turn or a round ended) and the next-round votes,
+        which last only while the round is over."""
         meta = table.stored.meta
         timer = self._timer_for(table, game, table.timer())
         missed = dict(meta.get("missed") or {})
         if player_seat is not None:
             missed.pop(str(player_seat), None)
         votes_end = game.phase != ROUND_OVER and "votes" in meta
-        if timer == meta.get("timer") and missed == dict(meta.get("missed") or {}) and not votes_end:
+        unchanged = timer == meta.get("timer") and missed == dict(meta.get("missed") or {})
+        if unchanged and not votes_end and not turn_moved:
             return None
         new = {**meta, "timer": timer, "missed": missed}
+        if turn_moved:
+            new["turns"] = table.turns + 1
         if votes_end:
             del new["votes"]
         return new
+
+    async def remember_messages(self, table: Table, **messages: Any) -> None:
+        """Keep the presenter's turn mention and reminder (None: gone) in the stored meta, so that after
+        a restart a turn is not mentioned twice and an old mention still gets deleted."""
+        async with self.lock(table.channel_id):
+            meta = {k: v for k, v in table.stored.meta.items() if k not in messages}
+            meta.update({k: v for k, v in messages.items() if v is not None})
+            if meta != table.stored.meta:
+                with contextlib.suppress(Refused):
+                    await self._set_meta(table, meta)
 
     async def _set_meta(self, table: Table, meta: dict[str, Any]) -> None:
         try:

@@ -272,8 +272,6 @@ class Presenter:
         self.retries = retries
         self.images = images  # attach the rendered table picture to table messages
         self._slots: dict[tuple[str, int], _Slot] = {}
-        self._mentions: dict[int, tuple[tuple[int, int], int | None]] = {}  # game -> (key, message id)
-        self._reminders: dict[int, int] = {}  # game -> the message id of its turn reminder
         self._sends: set[asyncio.Task[None]] = set()
         self._closed = False
 
@@ -323,9 +321,9 @@ class Presenter:
             users=[discord.Object(u) for u in users], everyone=False, roles=False
         )
         message = await channel.send(text, allowed_mentions=mentions)
-        old = self._reminders.pop(table.id, None)
-        self._reminders[table.id] = message.id
-        if old is not None:
+        old = table.stored.meta.get("reminder")
+        await self.bot.service.remember_messages(table, reminder=message.id)
+        if isinstance(old, int):
             with contextlib.suppress(discord.HTTPException):
                 await channel.get_partial_message(old).delete()
 
@@ -462,19 +460,24 @@ class Presenter:
     async def _mention(
         self, table: Table, channel: discord.PartialMessageable, locale: object, user: int | None, turns: int
     ) -> None:
-        key = (user, turns) if user is not None else None
-        old = self._mentions.get(table.id)
-        if old is not None and old[0] == key:
+        """Mention the human whose turn it is, once per turn, and delete the mention (and the turn's
+        reminder) when the turn moves on. The last mention is kept in the game's stored meta as
+        ``[user, turns, message id]``: a restart neither mentions the same turn again nor forgets the
+        message to delete."""
+        meta = table.stored.meta
+        key = [user, turns] if user is not None else None
+        old = meta.get("mention")
+        if isinstance(old, list) and len(old) == 3 and old[:2] == key:
             return
-        if old is not None and old[1] is not None:
-            with contextlib.suppress(discord.NotFound):
-                await channel.get_partial_message(old[1]).delete()
-        reminder = self._reminders.pop(table.id, None)
-        if reminder is not None:
-            with contextlib.suppress(discord.NotFound):
-                await channel.get_partial_message(reminder).delete()
+        # Forget the old messages before deleting them: a stop in between leaves a stale mention in
+        # the channel rather than a message deleted twice.
+        stale = [old[2] if isinstance(old, list) and len(old) == 3 else None, meta.get("reminder")]
+        await self.bot.service.remember_messages(table, mention=None, reminder=None)
+        for message_id in stale:
+            if isinstance(message_id, int):
+                with contextlib.suppress(discord.NotFound):
+                    await channel.get_partial_message(message_id).delete()
         if key is None or user is None:
-            self._mentions.pop(table.id, None)
             return
         message = await channel.send(
             table.kind.table.turn_mention(user, locale),
@@ -482,7 +485,7 @@ class Presenter:
                 users=[discord.Object(user)], everyone=False, roles=False
             ),
         )
-        self._mentions[table.id] = (key, message.id)
+        await self.bot.service.remember_messages(table, mention=[*key, message.id], reminder=None)
 
     async def _render_lobby(self, lobby_id: int) -> None:
         lobby = await self.bot.service.lobbies.get(lobby_id)

@@ -104,3 +104,47 @@ async def test_next_round_votes_survive_a_restart(fake_discord: Any, skybo: Any,
     assert not table.votes and "votes" not in table.stored.meta
     stored = await second.service.storage.games.get_game(game_id, verify=True)
     assert "votes" not in stored.meta
+
+
+async def test_a_restart_does_not_mention_the_same_turn_twice(
+    fake_discord: Any, skybo: Any, db_file: Path
+) -> None:
+    """The turn mention is stored with the game: the new process neither mentions the player again for
+    the turn in progress nor leaves the old mention behind once the turn is played."""
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    rng = random.Random(11)
+
+    def sent_to(user: Any) -> list[Any]:
+        return [m for m in fake.messages.values() if m.content.startswith(f"<@{user.id}>")]
+
+    first = create_bot(database_path=db_file, tuning=FAST)
+    async with fake.running(first, sync_commands=True):
+        table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=150)
+        table = first.service.tables[game_id]
+        seat = table.seat_of(alice.id)
+
+        def alice_to_draw() -> bool:
+            game = table.game
+            return game.phase == "play" and game.turn == seat and game.drawn is None
+
+        await play_turns(fake, first, game_id, table_message, [alice, bob], rng, until=alice_to_draw)
+        await first.presenter.flush()
+        await fake.wait_until(lambda: [m for m in sent_to(alice) if not m.deleted], what="Alice mentioned")
+        mention = next(m for m in sent_to(alice) if not m.deleted)
+        before = len(sent_to(alice))
+        turns = table.turns
+        assert turns > 0 and table.stored.meta["mention"] == [alice.id, turns, mention.id]
+
+    second = await skybo()
+    table = second.service.tables[game_id]
+    assert table.turns == turns
+    await fake.wait_until(lambda: "live again" in table_message.text, what="the table live again")
+    await second.presenter.flush()
+    assert len(sent_to(alice)) == before and not mention.deleted  # no second mention for this turn
+
+    panel = await open_panel(fake, alice, table_message)
+    await (await fake.click(alice, panel, button(panel, "dr"))).response()
+    await (await fake.click(alice, panel, button(panel, "rp"))).response()
+    await fake.wait_until(lambda: mention.deleted, what="the old mention deleted after the restart")
+    assert table.turns == turns + 1
