@@ -466,12 +466,13 @@ class Presenter:
         message to delete."""
         meta = table.stored.meta
         key = [user, turns] if user is not None else None
-        old = meta.get("mention")
-        if isinstance(old, list) and len(old) == 3 and old[:2] == key:
+        stored = meta.get("mention")
+        old = stored if isinstance(stored, list) and len(stored) == 3 else None
+        if old is not None and old[:2] == key:
             return
         # Forget the old messages before deleting them: a stop in between leaves a stale mention in
         # the channel rather than a message deleted twice.
-        stale = [old[2] if isinstance(old, list) and len(old) == 3 else None, meta.get("reminder")]
+        stale = [None if old is None else old[2], meta.get("reminder")]
         await self.bot.service.remember_messages(table, mention=None, reminder=None)
         for message_id in stale:
             if isinstance(message_id, int):
