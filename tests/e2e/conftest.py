@@ -239,6 +239,23 @@ async def play_turns(
     raise AssertionError("the game did not end")
 
 
+async def until_turn(
+    fake: Any, bot: SkyboBot, game_id: int, table_message: FakeMessage, user: FakeUser,
+    rng: random.Random | None = None,
+) -> Any:  # fmt: skip
+    """Play (Alice and Bob clicking at random) until ``user`` is to draw at Skyjo; returns the table."""
+    table = bot.service.tables[game_id]
+    seat = table.seat_of(user.id)
+    humans = [fake.user("alice"), fake.user("bob")]
+
+    def ready() -> bool:
+        game = table.game
+        return game.phase == "play" and game.turn == seat and game.drawn is None
+
+    await play_turns(fake, bot, game_id, table_message, humans, rng or random.Random(5), until=ready)
+    return table
+
+
 async def forged_click(fake: Any, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeInteraction:
     """A click whose custom_id is not on the message (a modified client, a replayed payload)."""
     channel = fake.channels[message.channel_id]

@@ -17,9 +17,9 @@ from .conftest import (
     enabled_buttons,
     forged_click,
     open_panel,
-    play_turns,
     private_answer,
     start_table,
+    until_turn,
 )
 from .fake_discord import FakeMessage, FakeUser
 
@@ -28,20 +28,6 @@ PATCH_MESSAGE = "/channels/{channel_id}/messages/{message_id}"
 
 def reveal_buttons(panel: FakeMessage) -> list[str]:
     return [c["custom_id"] for c in enabled_buttons(panel) if act_of(c["custom_id"]) == "rv"]
-
-
-async def until_turn(fake: Any, bot: Any, game_id: int, table_message: FakeMessage, user: FakeUser) -> Any:
-    """Play (every human randomly) until ``user`` is to draw; returns the table."""
-    table = bot.service.tables[game_id]
-    seat = table.seat_of(user.id)
-    humans = [fake.user("alice"), fake.user("bob")]
-
-    def ready() -> bool:
-        game = table.game
-        return game.phase == "play" and game.turn == seat and game.drawn is None
-
-    await play_turns(fake, bot, game_id, table_message, humans, random.Random(5), until=ready)
-    return table
 
 
 async def test_non_player_clicks_are_refused_in_their_language(fake_discord: Any, skybo: Any) -> None:

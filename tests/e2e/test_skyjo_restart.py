@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.client import create_bot
 
-from .conftest import FAST, act_of, button, open_panel, play_turns, start_table
+from .conftest import FAST, act_of, button, open_panel, play_turns, start_table, until_turn
 
 
 async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
@@ -21,14 +21,7 @@ async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
     first = create_bot(database_path=db_file, tuning=FAST)
     async with fake.running(first, sync_commands=True):
         table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=10, computers=1)
-        table = first.service.tables[game_id]
-        seat = table.seat_of(alice.id)
-
-        def alice_to_draw() -> bool:
-            game = table.game
-            return game.phase == "play" and game.turn == seat and game.drawn is None
-
-        await play_turns(fake, first, game_id, table_message, [alice, bob], rng, until=alice_to_draw)
+        table = await until_turn(fake, first, game_id, table_message, alice, rng)
         old_panel = await open_panel(fake, alice, table_message)
         state_before = table.game.to_dict()
         version_before = table.version
@@ -122,14 +115,7 @@ async def test_a_restart_does_not_mention_the_same_turn_twice(
     first = create_bot(database_path=db_file, tuning=FAST)
     async with fake.running(first, sync_commands=True):
         table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=1000)
-        table = first.service.tables[game_id]
-        seat = table.seat_of(alice.id)
-
-        def alice_to_draw() -> bool:
-            game = table.game
-            return game.phase == "play" and game.turn == seat and game.drawn is None
-
-        await play_turns(fake, first, game_id, table_message, [alice, bob], rng, until=alice_to_draw)
+        table = await until_turn(fake, first, game_id, table_message, alice, rng)
         await first.presenter.flush()
         await fake.wait_until(lambda: [m for m in sent_to(alice) if not m.deleted], what="Alice mentioned")
         mention = next(m for m in sent_to(alice) if not m.deleted)
