@@ -118,6 +118,7 @@ class World:
         if len(hand) < HAND_SIZE:
             self.draw(hand, HAND_SIZE - len(hand))
         played = 0
+        placed = False  # a building play this turn
         while True:
             s = seat.top
             if s is not None:
@@ -135,6 +136,7 @@ class World:
                     continue
                 if s != WILD and s >= 2 and s - 2 in piles and _take(s - 1, hand, discards, False):
                     self.place(piles.index(s - 2))
+                    placed = True
                     if not hand:
                         self.draw(hand, HAND_SIZE)
                     continue
@@ -151,13 +153,30 @@ class World:
                         self.place(piles.index(pile.pop() - 1))
                         done = True
                         break
+            if not done and not (placed or played) and self.drawable <= 0:
+                done = self.keep_alive(hand, discards)  # nothing to draw: rather than stall
             if not done:
                 break
+            placed = True
             if not hand:
                 self.draw(hand, HAND_SIZE)
         if hand:
             normal_discard(hand, discards)
         return played, False
+
+    def keep_alive(self, hand: list[int], discards: list[list[int]]) -> bool:
+        """``normal``'s Skip-Bo card played rather than let a starved game stall (see
+        ``bot.ai.skipbo._wild_to_keep_alive``); False without one."""
+        follow = set(hand) | {p[-1] for p in discards if p}
+        if WILD in hand:
+            hand.remove(WILD)
+        else:
+            pile = next((p for p in discards if p and p[-1] == WILD), None)
+            if pile is None:
+                return False
+            pile.pop()
+        self.place(wild_slot(self.piles, follow))
+        return True
 
     # ------------------------------------------------------------------ the seat itself
 
@@ -195,6 +214,12 @@ class World:
                 if not hand:
                     self.draw(hand, HAND_SIZE)
         return played, False
+
+
+def wild_slot(piles: list[int], follow: set[int]) -> int:
+    """Where ``easy`` and ``normal`` put a Skip-Bo card to keep a starved game going: the highest
+    pile that one of the ``follow`` cards can go on next, else the highest pile (first slot on ties)."""
+    return max(range(len(piles)), key=lambda k: (piles[k] + 2 in follow, piles[k], -k))
 
 
 def _take(need: int, hand: list[int], discards: list[list[int]], wild_from_discards: bool) -> bool:
