@@ -42,10 +42,10 @@ from bot.ai.skipbo_lookahead import (
     WIN,
     World,
     chain_step,
+    keep_alive_wild,
     sample_world,
     take_top,
     unseen_pool,
-    wild_slot,
 )
 from bot.engine.skipbo import (
     DISCARD,
@@ -170,15 +170,11 @@ def _wild_to_keep_alive(table: Table) -> Play | None:
     """The play ``easy`` and ``normal`` make rather than let a starved game stall when they have
     no number card to play: a Skip-Bo card (from the hand, else a discard top) onto the highest pile
     a number card they hold can follow, else the highest pile. None without a Skip-Bo card."""
-    if WILD in table.hand:
-        source, index = HAND, 0
-    else:
-        tops = [i for i, p in enumerate(table.discards) if p and p[-1] == WILD]
-        if not tops:
-            return None
-        source, index = DISCARD, tops[0]
-    follow = set(table.hand) | {p[-1] for p in table.discards if p}
-    slot = wild_slot(table.piles, follow)
+    choice = keep_alive_wild(table.hand, table.discards, table.piles)
+    if choice is None:
+        return None
+    pile, slot = choice
+    source, index = (HAND, 0) if pile < 0 else (DISCARD, pile)
     return Play(source, index, WILD, slot, table.piles[slot] + 1)
 
 

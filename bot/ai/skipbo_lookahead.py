@@ -165,17 +165,17 @@ class World:
         return played, False
 
     def keep_alive(self, hand: list[int], discards: list[list[int]]) -> bool:
-        """``normal``'s Skip-Bo card played rather than let a starved game stall (see
-        ``bot.ai.skipbo._wild_to_keep_alive``); False without one."""
-        follow = set(hand) | {p[-1] for p in discards if p}
-        if WILD in hand:
+        """``normal``'s Skip-Bo card played rather than let a starved game stall
+        (:func:`keep_alive_wild`); False without one."""
+        choice = keep_alive_wild(hand, discards, self.piles)
+        if choice is None:
+            return False
+        source, slot = choice
+        if source < 0:
             hand.remove(WILD)
         else:
-            pile = next((p for p in discards if p and p[-1] == WILD), None)
-            if pile is None:
-                return False
-            pile.pop()
-        self.place(wild_slot(self.piles, follow))
+            discards[source].pop()
+        self.place(slot)
         return True
 
     # ------------------------------------------------------------------ the seat itself
@@ -216,10 +216,21 @@ class World:
         return played, False
 
 
-def wild_slot(piles: list[int], follow: set[int]) -> int:
-    """Where ``easy`` and ``normal`` put a Skip-Bo card to keep a starved game going: the highest
-    pile that one of the ``follow`` cards can go on next, else the highest pile (first slot on ties)."""
-    return max(range(len(piles)), key=lambda k: (piles[k] + 2 in follow, piles[k], -k))
+def keep_alive_wild(hand: list[int], discards: list[list[int]], piles: list[int]) -> tuple[int, int] | None:
+    """The Skip-Bo card ``easy`` and ``normal`` play to keep a starved game going, as (the discard
+    pile it comes from, -1 for the hand; the building slot it goes on), or None without one. It comes
+    from the hand, else the first discard top that is one; it goes on the highest pile that one of
+    their cards (hand or discard tops) can follow next, else the highest pile, first slot on ties."""
+    if WILD in hand:
+        source = -1
+    else:
+        found = next((i for i, p in enumerate(discards) if p and p[-1] == WILD), None)
+        if found is None:
+            return None
+        source = found
+    follow = set(hand) | {p[-1] for p in discards if p}
+    slot = max(range(len(piles)), key=lambda k: (piles[k] + 2 in follow, piles[k], -k))
+    return source, slot
 
 
 def _take(need: int, hand: list[int], discards: list[list[int]], wild_from_discards: bool) -> bool:
