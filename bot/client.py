@@ -25,6 +25,11 @@ from bot.ui import table_views
 
 log = logging.getLogger(__name__)
 
+# A card table never joins a voice channel: discord.py's start-up warnings that voice needs PyNaCl
+# and davey would only be noise in every log (they are printed once, when the first Client is built).
+discord.VoiceClient.warn_nacl = False
+discord.VoiceClient.warn_dave = False
+
 EXTENSIONS = ("cogs.skyjo", "cogs.skipbo", "cogs.stats")
 
 

@@ -23,6 +23,8 @@ task sleeps until the earliest deadline (:mod:`bot.clock`, a manual clock in tes
 the channel lock: at half time a reminder, at the limit the ``normal`` computer player plays the
 turn for the player (initial reveals are picked at random), after :data:`MISSES_BEFORE_REPLACE`
 missed turns in a row a computer player takes the seat; between rounds the next round starts.
+Every turn gets the whole limit, the one after a covered turn included. A player replaced for missed
+turns (meta ``idle``), and only such a player, may take the seat back (:meth:`TableService.reclaim_seat`).
 A timer fires only while the state still has its token, and marks itself ``fired`` (with the missed
 count) before covering, so a restart fires none twice and loses none. Computer players are plain
 asyncio tasks re-created at start from the stored state (whose turn it is).
@@ -42,8 +44,8 @@ from typing import Any, Protocol
 
 from bot.clock import Clock, SystemClock
 from bot.engine.errors import GameError
-from bot.i18n import translate as t
 from bot.kinds import AI_LEVELS, KINDS, GameKind
+from bot.render.names import ComputerName, computer_name, escape_name
 from bot.storage import ChannelBusy, GameNotFound, Seat, Storage, StorageError, StoredGame
 from bot.storage.lobbies import (
     CANCELLED,
@@ -59,7 +61,15 @@ log = logging.getLogger(__name__)
 
 RECENT_EVENTS = 6  # actions whose events the table message keeps in words
 DEFAULT_TURN_LIMIT = 120  # seconds; a lobby option, stored with the game (0: no limit)
-TURN_LIMITS = (0, *range(30, 901))  # what the option accepts
+# What each /<game> new accepts, exactly what the command declares to Discord (the cogs build their
+# choices and ranges from these): a modified client that sends anything else is refused the same way.
+TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900)  # seconds, 0: no limit
+OPTION_RANGES: dict[str, dict[str, tuple[int, int]]] = {
+    # The engine takes wider settings (terminal games, simulations); a table offers these.
+    "skyjo": {"score_limit": (10, 1000), "finisher_multiplier": (1, 5)},
+    # Omitted, stock_size is the official size (SB-SETUP-1); given, 5 to 30 (SB-VAR-FAST-1).
+    "skipbo": {"stock_size": (5, 30)},
+}
 MISSES_BEFORE_REPLACE = 3
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
 MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (a Skip-Bo turn is at most ~30)
@@ -93,6 +103,15 @@ class Stale(Refused):
     def __init__(self, fresh: PanelState) -> None:
         super().__init__("table.error.stale_panel")
         self.panel = fresh
+
+
+class SeatTaken(Refused):
+    """The clicker's seat is played by a computer player. ``idle``: it was taken because they missed
+    too many turns, so :meth:`TableService.reclaim_seat` can give it back (not after Leave or a kick)."""
+
+    def __init__(self, idle: bool) -> None:
+        super().__init__("table.error.seat_replaced")
+        self.idle = idle
 
 
 class TableListener(Protocol):
@@ -174,9 +193,16 @@ class Table:
         return self.stored.status != "active"
 
     def replaced(self) -> dict[int, str]:
-        """Human seats a computer player took over (left or kicked): seat -> level."""
+        """Human seats a computer player took over (left, kicked or missed turns): seat -> level."""
         raw = self.stored.meta.get("replaced") or {}
         return {int(k): str(v) for k, v in raw.items()}
+
+    def idle(self) -> frozenset[int]:
+        """Replaced seats whose human missed too many turns (meta ``idle``), as opposed to one who left
+        or was kicked: only these may be taken back."""
+        raw = self.stored.meta.get("idle") or []
+        replaced = self.replaced()
+        return frozenset(s for s in raw if isinstance(s, int) and s in replaced)
 
     def ai_level(self, seat: int) -> str | None:
         level = self.stored.seats[seat].ai_level
@@ -188,8 +214,19 @@ class Table:
     def seat_of(self, user_id: int) -> int | None:
         return next((s.seat for s in self.stored.seats if s.user_id == user_id), None)
 
-    def names(self) -> list[str]:
-        return [s.display_name for s in self.stored.seats]
+    def names(self, locale: object = None) -> list[str]:
+        """Seat names. A computer seat's is a :class:`ComputerName` (a ``str``), which renderers say in
+        their message's language; given ``locale``, its text is already in that language."""
+        names: list[str] = []
+        computers = 0
+        for s in self.stored.seats:
+            if s.ai_level is None:
+                names.append(s.display_name)
+                continue
+            computers += 1
+            text = s.display_name if locale is None else computer_name(computers, s.ai_level, locale)
+            names.append(ComputerName(computers, s.ai_level, text))
+        return names
 
     def turn_user(self) -> int | None:
         """The human whose turn it is (to mention), or None."""
@@ -339,25 +376,21 @@ class TableService:
             raise Refused("table.error.forged")
         return kind
 
-    async def open_lobby(
-        self,
-        *,
-        guild_id: int | None,
-        channel_id: int,
-        host_id: int,
-        host_name: str,
-        options: Mapping[str, Any],
-        computers: int = 0,
-        level: str = "normal",
-        locale: object = None,
-        kind: str = "skyjo",
-        turn_limit: int = DEFAULT_TURN_LIMIT,
-    ) -> Lobby:
-        spec = self._kind(kind)
+    @classmethod
+    def check_lobby(
+        cls, kind: str, options: Mapping[str, Any], *, computers: int, level: str, turn_limit: int
+    ) -> Any:
+        """The engine options of a new lobby, or Refused: the settings of ``/<game> new``, checked
+        against exactly what the command declares (whatever a client sends) and then by the engine."""
+        spec = cls._kind(kind)
         if level not in AI_LEVELS:
             raise Refused("table.error.bad_level")
-        if turn_limit not in TURN_LIMITS:
+        if type(turn_limit) is not int or turn_limit not in TURN_LIMITS:
             raise Refused("table.error.bad_turn_limit")
+        for name, (low, high) in OPTION_RANGES.get(kind, {}).items():
+            value = options.get(name)
+            if name in options and (type(value) is not int or not low <= value <= high):
+                raise Refused("table.error.option_range", option=name, min=low, max=high)
         try:
             opts = spec.engine.Options.from_dict(dict(options))
         except GameError as error:
@@ -372,8 +405,25 @@ class TableService:
                 problems.append(error)
         else:
             raise Refused(problems[0].key, **problems[0].params)
-        if not 0 <= computers < spec.max_players:
+        if type(computers) is not int or not 0 <= computers < spec.max_players:
             raise Refused("error.player_count", min=spec.min_players, max=spec.max_players)
+        return opts
+
+    async def open_lobby(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        host_id: int,
+        host_name: str,
+        options: Mapping[str, Any],
+        computers: int = 0,
+        level: str = "normal",
+        locale: object = None,
+        kind: str = "skyjo",
+        turn_limit: int = DEFAULT_TURN_LIMIT,
+    ) -> Lobby:
+        opts = self.check_lobby(kind, options, computers=computers, level=level, turn_limit=turn_limit)
         seats = [LobbySeat(host_name, user_id=host_id)]
         seats += [LobbySeat(self._ai_name(i + 1, level, locale), ai_level=level) for i in range(computers)]
         async with self.lock(channel_id):
@@ -399,7 +449,8 @@ class TableService:
 
     @staticmethod
     def _ai_name(number: int, level: str, locale: object) -> str:
-        return t("table.ai.name", locale, number=number, level=t(f"table.ai.level.{level}", locale))
+        # Stored for the record; every message says the name again in its own language.
+        return computer_name(number, level, locale)
 
     async def _check_channel_free(self, guild_id: int | None, channel_id: int) -> None:
         game_id = await self.storage.games.active_in_channel(channel_id)
@@ -573,12 +624,16 @@ class TableService:
             table.id, table.version, seat, table.game.view(seat), table.names(), mode, kind=table.stored.kind
         )
 
+    def panel_of(self, table: Table, seat: int) -> PanelState:
+        """The seat's panel as the game stands (the presenter's edits of open panels)."""
+        return self._panel(table, seat)
+
     def _seat(self, table: Table, user_id: int) -> int:
         seat = table.seat_of(user_id)
         if seat is None:
             raise Refused("error.not_a_player")
         if seat in table.replaced():
-            raise Refused("table.error.seat_replaced")
+            raise SeatTaken(seat in table.idle())
         return seat
 
     async def open_panel(self, game_id: int, user_id: int) -> PanelState:
@@ -627,6 +682,17 @@ class TableService:
                 raise Refused(error.key, **error.params) from None
             return self._panel(table, seat)
 
+    async def vote_next_round(self, game_id: int, user_id: int, round_number: int) -> PanelState:
+        """The table's Next round button (one id for the whole round): a vote for ``round_number``'s end."""
+        table = await self._table(game_id)
+        async with self.lock(table.channel_id):
+            if table.finished or self.tables.get(game_id) is not table:
+                raise Refused("table.error.game_finished")
+            seat = self._seat(table, user_id)
+            if table.game.phase != ROUND_OVER or table.game.round != round_number:
+                raise Refused("table.error.round_already_dealt")
+            return await self._vote_next_round(table, seat)
+
     async def _vote_next_round(self, table: Table, seat: int) -> PanelState:
         if table.game.phase != ROUND_OVER:
             raise Refused("error.round_not_over")
@@ -643,7 +709,7 @@ class TableService:
         names = table.names()
         state.notice = (
             "table.round.waiting",
-            {"players": ", ".join(names[s] for s in table.round_waiting())},
+            {"players": ", ".join(escape_name(names[s]) for s in table.round_waiting())},  # humans only
         )
         return state
 
@@ -930,8 +996,11 @@ class TableService:
                 self._tell("seat_taken_over", table, seat)
         if not table.finished:
             still = table.timer()
-            if still is not None and still.get("token") == token_of(table.game) and self._waited_for(table):
-                # Nothing could be played for them (should not happen): look again in 5 s, no new miss.
+            covered_turn_on = still is not None and still.get("token") == token == token_of(table.game)
+            if still is not None and covered_turn_on and self._waited_for(table):
+                # The covered turn itself is still on (nothing could be played for them, which should
+                # not happen): look again in 5 s, no new miss. Compared with the covered turn's token,
+                # never the state's alone: the next player's fresh timer must keep its whole limit.
                 retry = {**still, "due": self.clock.now_ms() + 5000}
                 await self._set_meta(table, {**table.stored.meta, "timer": retry})
             await self._sync_timer(table)
@@ -988,6 +1057,13 @@ class TableService:
 
     # ------------------------------------------------------------------ leaving, kicking, ending
 
+    async def check_leave(self, game_id: int, user_id: int) -> None:
+        """Refuse now what :meth:`leave` would refuse, so nobody is asked to confirm an impossible leave."""
+        table = await self._table(game_id)
+        if table.finished:
+            raise Refused("table.error.game_finished")
+        self._seat(table, user_id)
+
     async def leave(self, game_id: int, user_id: int, locale: object = None) -> Table:
         """The player leaves; a computer player takes the seat."""
         table = await self._table(game_id)
@@ -1018,6 +1094,9 @@ class TableService:
         replaced = dict(meta.get("replaced") or {})
         replaced[str(seat)] = "normal"
         meta["replaced"] = replaced
+        # Only a seat taken for missed turns may be taken back; Leave and a kick are for good.
+        idle = {s for s in meta.get("idle") or [] if isinstance(s, int)}
+        meta["idle"] = sorted(idle | {seat} if reason == "idle" else idle - {seat})
         if seat in table.votes:
             meta["votes"] = sorted(table.votes - {seat})
         await self._set_meta(table, meta)
@@ -1031,10 +1110,56 @@ class TableService:
         self._arm(table)
         self._notify(table)
 
-    async def end(self, channel_id: int, user_id: int, *, can_manage: bool) -> Table | Lobby:
-        """``/skyjo end``: the host (or a channel manager) ends the game or closes the lobby, unrated."""
+    async def reclaim_seat(self, game_id: int, user_id: int) -> PanelState:
+        """A human whose seat a computer player took for missed turns takes it back; returns their panel.
+
+        The seat is theirs again at once, even in the middle of a turn the computer began for it (a
+        Skyjo card drawn, a Skip-Bo turn half played): the computer's moves stay, the computer loop
+        plays only computer seats so it stops there, and the turn gets a fresh timer with the whole
+        limit. Their missed count starts again from zero, and as their seat is no longer in meta
+        ``replaced`` the game is rated for them as for anyone who played it to the end.
+        """
+        table = await self._table(game_id)
+        async with self.lock(table.channel_id):
+            if table.finished or self.tables.get(game_id) is not table:
+                raise Refused("table.error.game_finished")
+            seat = table.seat_of(user_id)
+            if seat is None:
+                raise Refused("error.not_a_player")
+            if seat not in table.replaced():
+                return self._panel(table, seat)  # already theirs (a second click on the offer)
+            if seat not in table.idle():
+                raise Refused("seats.error.not_idle")
+            meta = dict(table.stored.meta)
+            meta["replaced"] = {k: v for k, v in (meta.get("replaced") or {}).items() if k != str(seat)}
+            meta["missed"] = {k: v for k, v in (meta.get("missed") or {}).items() if k != str(seat)}
+            meta["idle"] = sorted(table.idle() - {seat})
+            await self._set_meta(table, meta)
+            table.recent.append((seat, [{"kind": "seat_back", "seat": seat}]))
+            log.info("seat taken back", extra={"game_id": table.id, "seat": seat})
+            await self._sync_timer(table)
+            self._notify(table)
+            return self._panel(table, seat)
+
+    def game_to_end(self, channel_id: int, user_id: int, *, can_manage: bool) -> Table | None:
+        """The game :meth:`end` would end (to confirm first), None when there is none (a lobby or
+        nothing: :meth:`end` answers those at once); refused now if this user may not end it."""
+        table = self.table_in_channel(channel_id)
+        if table is not None and user_id != table.stored.host_id and not can_manage:
+            raise Refused("table.error.end_not_allowed")
+        return table
+
+    async def end(
+        self, channel_id: int, user_id: int, *, can_manage: bool, game_id: int | None = None
+    ) -> Table | Lobby:
+        """``/skyjo end``: the host (or a channel manager) ends the game or closes the lobby, unrated.
+
+        With ``game_id`` (a confirmation's Yes) only that game: a second Yes, or one clicked after the
+        game ended and a new lobby opened, ends nothing else."""
         async with self.lock(channel_id):
             table = self.table_in_channel(channel_id)
+            if game_id is not None and (table is None or table.id != game_id):
+                raise Refused("table.error.already_ended")
             if table is None:
                 lobby = await self.lobbies.open_in_channel(channel_id)
                 if lobby is None:

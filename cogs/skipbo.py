@@ -13,10 +13,16 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from bot.kinds import KINDS
+from bot.service import DEFAULT_TURN_LIMIT, OPTION_RANGES
 from cogs import tables
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
+
+# The declared ranges are the ones the table service accepts (tests/e2e/test_option_ranges.py).
+STOCK_SIZE = OPTION_RANGES["skipbo"]["stock_size"]
+MAX_COMPUTERS = KINDS["skipbo"].max_players - 1  # the host holds a seat
 
 
 class SkipboCog(commands.Cog):
@@ -43,7 +49,7 @@ class SkipboCog(commands.Cog):
     )
     @app_commands.describe(
         stock_size=_(
-            "Cards in each stock pile (0: the official 30, or 20 with 5-6 players)",
+            "Cards in each stock pile, 5 to 30 (default: the official 30, or 20 with 5-6 players)",
             key="cmd.skipbo.new.stock_size",
         ),
         teams=_("Play in teams of two (4 or 6 players)", key="cmd.skipbo.new.teams"),
@@ -53,21 +59,24 @@ class SkipboCog(commands.Cog):
         turn_limit=tables.TURN_LIMIT_HELP,
     )
     @app_commands.choices(level=tables.LEVEL_CHOICES)
+    @app_commands.choices(turn_limit=tables.TURN_LIMIT_CHOICES)
     async def new(
         self,
         interaction: discord.Interaction[Any],
-        stock_size: app_commands.Range[int, 0, 30] = 0,
+        stock_size: app_commands.Range[int, STOCK_SIZE[0], STOCK_SIZE[1]] | None = None,
         teams: bool = False,
         several_rounds: bool = False,
-        computers: app_commands.Range[int, 0, 5] = 0,
+        computers: app_commands.Range[int, 0, MAX_COMPUTERS] = 0,
         level: str = "normal",
-        turn_limit: app_commands.Range[int, 0, 900] = 120,
+        turn_limit: int = DEFAULT_TURN_LIMIT,
     ) -> None:
         await tables.open_table(
             self.bot,
             interaction,
             "skipbo",
-            {"stock_size": stock_size, "teams": teams, "several_rounds": several_rounds},
+            # Omitted, the stock is the official size for the number of players (SB-SETUP-1).
+            {"teams": teams, "several_rounds": several_rounds}
+            | ({} if stock_size is None else {"stock_size": stock_size}),
             computers=computers,
             level=level,
             turn_limit=turn_limit,

@@ -13,10 +13,17 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from bot.kinds import KINDS
+from bot.service import DEFAULT_TURN_LIMIT, OPTION_RANGES
 from cogs import tables
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
+
+# The declared ranges are the ones the table service accepts (tests/e2e/test_option_ranges.py).
+SCORE_LIMIT = OPTION_RANGES["skyjo"]["score_limit"]
+MULTIPLIER = OPTION_RANGES["skyjo"]["finisher_multiplier"]
+MAX_COMPUTERS = KINDS["skyjo"].max_players - 1  # the host holds a seat
 
 
 class SkyjoCog(commands.Cog):
@@ -56,16 +63,17 @@ class SkyjoCog(commands.Cog):
         turn_limit=tables.TURN_LIMIT_HELP,
     )
     @app_commands.choices(level=tables.LEVEL_CHOICES)
+    @app_commands.choices(turn_limit=tables.TURN_LIMIT_CHOICES)
     async def new(
         self,
         interaction: discord.Interaction[Any],
-        score_limit: app_commands.Range[int, 10, 1000] = 100,
-        finisher_multiplier: app_commands.Range[int, 1, 5] = 2,
+        score_limit: app_commands.Range[int, SCORE_LIMIT[0], SCORE_LIMIT[1]] = 100,
+        finisher_multiplier: app_commands.Range[int, MULTIPLIER[0], MULTIPLIER[1]] = 2,
         row_clearing: bool = False,
         previous_finisher_starts: bool = False,
-        computers: app_commands.Range[int, 0, 7] = 0,
+        computers: app_commands.Range[int, 0, MAX_COMPUTERS] = 0,
         level: str = "normal",
-        turn_limit: app_commands.Range[int, 0, 900] = 120,
+        turn_limit: int = DEFAULT_TURN_LIMIT,
     ) -> None:
         await tables.open_table(
             self.bot,

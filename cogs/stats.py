@@ -9,6 +9,8 @@
 - ``/stats [user] [scope]`` answers **privately** (ephemeral), in the asker's language
   (``interaction.locale``): it is a look-up, and the channel need not read everyone's numbers.
 - Both default to this server's boards; outside a server (a DM) they show the global ones.
+- The rating they show is the shown rating of :mod:`bot.storage.ratings` (a win never lowers it, any
+  other place never raises it); both cards' footers say so in the reader's language.
 
 Every string comes from the catalogues (``lb.*``, ``stats.*``; command and option names from
 ``cmd.lb.*`` / ``cmd.stats.*``, translated by the tree's ``CatalogueTranslator``).
@@ -183,7 +185,7 @@ class StatsCog(commands.Cog):
         who = user or interaction.user
         shown, guild_id = _scope(interaction, scope)
         overviews = await self.stats.overview(user_key(who.id), guild_id)
-        name = boards.escape(getattr(who, "display_name", None) or who.name)
+        name = getattr(who, "display_name", None) or who.name  # escaped by stats_body
         body = boards.stats_body(name, overviews, shown, interaction.locale)
         await interaction.response.send_message(
             embed=discord.Embed.from_dict(body.embed or {}),

@@ -15,6 +15,7 @@ from discord.app_commands import locale_str as _
 from bot.i18n import translate as t
 from bot.kinds import KINDS
 from bot.service import Refused, Table
+from bot.ui.table_views import END_YES
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
@@ -30,8 +31,21 @@ COMPUTERS = _("computers", key="cmd.opt.computers")
 LEVEL = _("level", key="cmd.opt.level")
 TURN_LIMIT = _("turn_limit", key="cmd.opt.turn_limit")
 TURN_LIMIT_HELP = _(
-    "Seconds per turn before the computer plays it (120; 0: no limit)", key="cmd.opt.turn_limit.description"
+    "Time per turn before the computer plays it (default: 2 min)", key="cmd.opt.turn_limit.description"
 )
+# Exactly the service's TURN_LIMITS (a test holds them equal): Discord offers nothing the table refuses.
+TURN_LIMIT_CHOICES = [
+    app_commands.Choice(name=_("no limit", key="cmd.turn_limit.off"), value=0),
+    app_commands.Choice(name=_("30 s", key="cmd.turn_limit.30"), value=30),
+    app_commands.Choice(name=_("45 s", key="cmd.turn_limit.45"), value=45),
+    app_commands.Choice(name=_("1 min", key="cmd.turn_limit.60"), value=60),
+    app_commands.Choice(name=_("90 s", key="cmd.turn_limit.90"), value=90),
+    app_commands.Choice(name=_("2 min (default)", key="cmd.turn_limit.120"), value=120),
+    app_commands.Choice(name=_("3 min", key="cmd.turn_limit.180"), value=180),
+    app_commands.Choice(name=_("5 min", key="cmd.turn_limit.300"), value=300),
+    app_commands.Choice(name=_("10 min", key="cmd.turn_limit.600"), value=600),
+    app_commands.Choice(name=_("15 min", key="cmd.turn_limit.900"), value=900),
+]
 
 
 async def open_table(
@@ -62,8 +76,15 @@ async def open_table(
 
 
 async def end(bot: SkyboBot, interaction: discord.Interaction[Any]) -> None:
+    """``/<game> end``: a running game ends only once the host confirms (its Yes is handled by
+    ``TableUI.game_click``); a lobby closes at once, as nobody has anything to lose yet."""
+    channel_id, user_id = interaction.channel_id or 0, interaction.user.id
     can_manage = interaction.permissions.manage_channels
-    ended = await bot.service.end(interaction.channel_id or 0, interaction.user.id, can_manage=can_manage)
+    table = bot.service.game_to_end(channel_id, user_id, can_manage=can_manage)
+    if table is not None:
+        await bot.table_ui.confirm(interaction, table.kind.prefix, table.id, END_YES)
+        return
+    ended = await bot.service.end(channel_id, user_id, can_manage=can_manage)
     if isinstance(ended, Table):
         bot.presenter.table_changed(ended)
     else:

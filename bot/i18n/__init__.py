@@ -6,6 +6,12 @@ per message, with ``{name}`` placeholders filled by :func:`translate`. A Discord
 ``fr`` or ``en-GB`` picks the catalogue by its language; any other language gets English. A key
 missing from French falls back to English; a key missing everywhere returns the key itself, so a bug
 shows up as a visible key and never as a crash in front of a player.
+
+Words that change with a number are never written "card(s)". A counted message has two keys,
+``<key>.one`` and ``<key>.other``, and :func:`plural` picks one by the language's rule (English: one
+for 1 only; French: one for 0 and 1) and passes ``count``. An English card named with its article
+("a 9", "an 8", "an 11") goes through :func:`a_card` (keys ``table.card.a`` / ``table.card.an``;
+French always "un").
 """
 
 from __future__ import annotations
@@ -77,3 +83,30 @@ def template(key: str, locale: object = None) -> str:
 
 
 t = translate
+
+
+def plural_form(count: int, locale: object = None) -> str:
+    """``"one"`` or ``"other"``: the form of a counted word in the language of ``locale``."""
+    if language_of(locale) == "fr":
+        return "one" if abs(count) < 2 else "other"
+    return "one" if count == 1 else "other"
+
+
+def plural(key: str, count: int, locale: object = None, /, **params: Any) -> str:
+    """The message ``key.one`` or ``key.other`` for ``count`` (also passed as ``{count}``)."""
+    return translate(f"{key}.{plural_form(count, locale)}", locale, count=count, **params)
+
+
+def takes_an(value: int) -> bool:
+    """English says "an" before numbers read with a vowel first: 8, 11, 18, 80-89, 800-899, 8000..."""
+    if value < 0:
+        return False  # "a minus two"
+    digits = str(value)
+    lead = digits[: len(digits) % 3 or 3]  # the group read first: "11" of 11000, "800" of 800
+    return lead.startswith("8") or lead in ("11", "18")
+
+
+def a_card(value: object, locale: object = None) -> str:
+    """ "a 9", "an 8" in English, "un 9" in French: a card value with its indefinite article."""
+    key = "table.card.an" if isinstance(value, int) and takes_an(value) else "table.card.a"
+    return translate(key, locale, value=value)

@@ -17,6 +17,7 @@ from rich.console import Console
 from bot.ai import skipbo as ai
 from bot.engine import skipbo as engine
 from bot.engine.errors import GameError
+from bot.render.names import computer_name
 
 HUMAN = 0
 MAX_ACTIONS = 100_000
@@ -119,7 +120,8 @@ def main(
         out.print("error: 1 to 5 opponents")
         return 2
     seed = parsed.seed if parsed.seed is not None else secrets.randbelow(2**31)
-    names = ["you"] + [f"cpu{i}" for i in range(1, parsed.opponents + 1)]
+    # A computer player has the same name as at a Discord table (bot.render.names).
+    names = ["you"] + [computer_name(i, parsed.level) for i in range(1, parsed.opponents + 1)]
     options = engine.Options(
         stock_size=parsed.stock,
         teams=parsed.teams,
@@ -133,7 +135,8 @@ def main(
         return 2
     policy = ai.LEVELS[parsed.level]
     rngs = {seat: random.Random(f"play:{seed}:{seat}") for seat in range(len(names))}
-    out.print(f"Skip-Bo, seed {seed}: you against {parsed.opponents} {parsed.level} computer player(s).")
+    players = "computer player" if parsed.opponents == 1 else "computer players"
+    out.print(f"Skip-Bo, seed {seed}: you against {parsed.opponents} {parsed.level} {players}.")
     for _ in range(MAX_ACTIONS):
         if game.is_over:
             break

@@ -20,6 +20,7 @@ from rich.text import Text
 from bot.ai import skyjo as ai
 from bot.engine import skyjo as engine
 from bot.engine.errors import GameError
+from bot.render.names import computer_name
 
 InputFn = Callable[[str], str]
 HUMAN = 0
@@ -228,7 +229,8 @@ class TerminalGame:
         console: Console,
         name: str = "You",
     ) -> None:
-        self.players = [name] + [f"Bot {i} ({level})" for i in range(1, opponents + 1)]
+        # A computer player has the same name as at a Discord table (bot.render.names).
+        self.players = [name] + [computer_name(i, level) for i in range(1, opponents + 1)]
         self.game = engine.Game.new(self.players, seed)
         self.policy = ai.LEVELS[level]
         self.rngs = [random.Random(f"play:{seed}:{seat}") for seat in range(len(self.players))]
@@ -352,8 +354,10 @@ class TerminalGame:
 
     def play(self) -> None:
         game = self.game
+        opponents = len(self.players) - 1
+        players = "computer player" if opponents == 1 else "computer players"
         self.console.print(
-            f"[bold]Skyjo[/] against {len(self.players) - 1} {self.policy.__name__} computer player(s). "
+            f"[bold]Skyjo[/] against {opponents} {self.policy.__name__} {players}. "
             "Lowest total wins; the game ends when a total reaches "
             f"{game.options.score_limit}. Cards are named by column and row (b2) or by number; q quits."
         )

@@ -3,9 +3,15 @@
 Nothing here imports discord: ``cogs/stats.py`` turns a :class:`MessageBody` into a message (its
 ``embed`` is in Discord's JSON shape; ``extra["buttons"]`` holds button payloads, one row).
 
-The rating shown everywhere is the board's order, the *conservative* rating ``mu - 3 sigma``
-(openskill's ordinal, see :mod:`bot.storage.ratings`): a newcomer starts at 0 and climbs as games
-make the estimate surer, so the number a player sees moving after a game is the one the board sorts by.
+The rating shown everywhere (the end-of-game change lines, ``/leaderboard``, ``/stats`` and its
+trend) is ONE figure, the board's order: the *shown rating* of :func:`bot.storage.ratings.shown_rating`.
+It starts at 0 and follows the conservative estimate ``mu - 3 sigma`` (openskill's ordinal), but a game
+a player did not win never raises it and a win never lowers it. The bare estimate would read wrong: it
+rises as the uncertainty shrinks, so a loser saw "0.0 → 1.5 (+1.5)". The cards' footers say this in
+the reader's language.
+
+Display names are the players' own: every one that goes into message text passes through
+:func:`bot.render.names.escape_name`, so none becomes a mention, a link, a heading or reversed text.
 
 Paging buttons carry ``lb:<kind>:<scope>:<page>`` (``lb:skyjo:server:2``): the kind, ``server`` (the
 board of the guild the message is in) or ``global``, and the page to show (from 1). Anything else is
@@ -21,6 +27,7 @@ from typing import Any, Literal
 
 from bot.i18n import language_of
 from bot.i18n import translate as t
+from bot.render.names import escape_name
 from bot.render.skyjo_table import MessageBody
 from bot.storage.ratings import HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
 from bot.storage.stats import KINDS, KindOverview
@@ -46,6 +53,11 @@ GAME_KEYS = {"skyjo": "lb.game.skyjo", "skipbo": "lb.game.skipbo"}
 LEVEL_KEYS = {"easy": "table.ai.level.easy", "normal": "table.ai.level.normal", "hard": "table.ai.level.hard"}
 # Counters summed in the ratings' stats that the card shows (others are not shown).
 COUNTER_KEYS = {"columns_cleared": "stats.counter.columns_cleared"}
+# Kinds whose round scores and final totals mean something on the card. A Skip-Bo game is most often
+# one round, scored 0 for everybody (points exist only with several rounds), so "best 0 · mean 0.0"
+# would say nothing: its card shows the stock cards left at the end of a round instead.
+SCORED_KINDS = frozenset({"skyjo"})
+STOCK_LEFT = "stock_left"  # Skip-Bo's counter: the cards left in a seat's stock, summed over rounds
 # Plural forms, by :func:`plural`.
 _GAMES_KEYS = {"one": "lb.games.one", "other": "lb.games.other"}
 _WINS_KEYS = {"one": "lb.wins.one", "other": "lb.wins.other"}
@@ -119,12 +131,6 @@ def plural(count: int, locale: object) -> str:
     return "one" if abs(count) == 1 else "other"
 
 
-def escape(text: str) -> str:
-    """A user-chosen name made inert for Discord markdown (and kept on one line)."""
-    text = " ".join(str(text).split())
-    return re.sub(r"([\\*_~`|<>\[\]])", r"\\\1", text)
-
-
 def game_name(kind: str, locale: object) -> str:
     key = GAME_KEYS.get(kind)
     return t(key, locale) if key else kind
@@ -132,16 +138,17 @@ def game_name(kind: str, locale: object) -> str:
 
 def computer_name(level: str, locale: object) -> str:
     key = LEVEL_KEYS.get(level)
-    return t("lb.computer", locale, level=t(key, locale) if key else escape(level))
+    return t("lb.computer", locale, level=t(key, locale) if key else escape_name(level))
 
 
 def player_name(player: str, display_name: str, locale: object, *, mention: bool = True) -> str:
-    """A board's name for a player key: a mention (or the stored name) for a person, "Computer (hard)"."""
+    """A board's name for a player key: a mention (or the stored name, escaped) for a person,
+    "Computer (hard)"."""
     if player.startswith("ai:"):
         return computer_name(player[3:], locale)
     if mention and player.startswith("user:") and player[5:].isdigit():
         return f"<@{player[5:]}>"
-    return escape(_clip(display_name, MAX_NAME)) or escape(player)
+    return escape_name(_clip(display_name.strip() or player, MAX_NAME))
 
 
 def place(rank: int) -> str:
@@ -160,17 +167,14 @@ def sparkline(values: Sequence[float]) -> str:
 
 
 def trend_values(history: Sequence[HistoryEntry]) -> list[float]:
-    """The conservative rating before the oldest game shown, then after each game, oldest first.
+    """The shown rating before the oldest game shown, then after each game, oldest first.
 
     ``history`` is newest first (as :meth:`RatingRepository.history` returns it).
     """
     if not history:
         return []
     ordered = list(reversed(history))
-    first = ordered[0]
-    values = [first.mu_before - 3 * first.sigma_before]
-    values += [h.mu_after - 3 * h.sigma_after for h in ordered]
-    return values
+    return [ordered[0].rating_before] + [h.rating_after for h in ordered]
 
 
 # ---------------------------------------------------------------------------------- rating changes
@@ -190,17 +194,19 @@ def rating_change_lines(
     locale: object,
     *,
     scope: int | None = None,
-    measure: Literal["conservative", "mu"] = "conservative",
+    measure: Literal["rating", "conservative", "mu"] = "rating",
 ) -> list[str]:
-    """One line per player: ``Alice 0.0 → 2.3 (+2.3)``, by finishing place, for the end-of-game table.
+    """One line per player: ``Alice: 0.0 → 2.3 (+2.3)``, by finishing place, for the end-of-game table.
 
-    The values are the board's rating (mu - 3 sigma), the number ``/leaderboard`` and ``/stats`` show;
-    ``measure="mu"`` shows openskill's mean instead (25.0 for a newcomer). A finished game changes the
+    The values are the shown rating, the number ``/leaderboard`` and ``/stats`` show: a player who
+    did not win never sees it go up, the winner never sees it go down (see the module docstring).
+    ``measure="conservative"`` shows the bare estimate mu - 3 sigma, ``"mu"`` openskill's mean (25.0
+    for a newcomer); neither is what players are shown elsewhere. A finished game changes the
     server's board and the global one; the lines show one of them: ``scope`` if given, else the
     server's (the global one for a game outside a server). ``names_by_key`` maps a player key
-    (``user:<id>``, ``ai:<level>``) to the name to show; a missing person falls back to the stored
-    display name, a computer player to "Computer (level)". Names are shown as given (escape them
-    first if they may hold markdown).
+    (``user:<id>``, ``ai:<level>``) to the player's display name as they chose it (raw: it is
+    escaped here, so do not escape it first); a missing person falls back to the stored display
+    name, a computer player to "Computer (level)".
     """
     changes = list(changes)
     chosen = _change_scope(changes, scope)
@@ -208,13 +214,17 @@ def rating_change_lines(
     for change in changes:
         if change.scope != chosen:
             continue
-        name = names_by_key.get(change.player)
-        if name is None:
+        given = names_by_key.get(change.player)
+        if given is None:
             name = player_name(change.player, change.display_name, locale, mention=False)
+        else:
+            name = escape_name(_clip(given, MAX_NAME))
         if measure == "mu":
             before, after = change.mu_before, change.mu_after
-        else:
+        elif measure == "conservative":
             before, after = change.conservative_before, change.conservative_after
+        else:
+            before, after = change.rating_before, change.rating_after
         line = t(
             "lb.change",
             locale,
@@ -349,7 +359,8 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
         lines.append(trend)
     if overview.history:
         lines.append(t("stats.recent", locale, places=recent_places(overview.history)))
-    if row.round_count and row.best_round is not None and row.mean_round is not None:
+    scored = overview.kind in SCORED_KINDS
+    if scored and row.round_count and row.best_round is not None and row.mean_round is not None:
         lines.append(
             t(
                 "stats.rounds",
@@ -359,7 +370,7 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
                 mean=number(row.mean_round, locale),
             )
         )
-    if overview.best_total is not None and overview.mean_total is not None:
+    if scored and overview.best_total is not None and overview.mean_total is not None:
         lines.append(
             t(
                 "stats.totals",
@@ -371,6 +382,9 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
     for counter, key in COUNTER_KEYS.items():
         if counter in row.stats:
             lines.append(t(key, locale, count=int(row.stats[counter])))
+    if overview.kind == "skipbo" and STOCK_LEFT in row.stats and row.round_count:
+        mean = int(row.stats[STOCK_LEFT]) / row.round_count
+        lines.append(t("stats.skipbo.stock_left", locale, mean=number(mean, locale)))
     if overview.history:
         seconds = int(overview.history[0].created_at) // 1000
         lines.append(t("stats.last_played", locale, time=f"<t:{seconds}:R>"))
@@ -378,10 +392,11 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
 
 
 def stats_body(name: str, overviews: Sequence[KindOverview], scope: str, locale: object) -> MessageBody:
-    """A player's card: per game kind, games, wins, rating and trend, rounds and counters.
+    """A player's card: per game kind, games, wins, rating and trend, and the figures that mean
+    something for that kind (Skyjo: rounds, final totals, columns cleared; Skip-Bo: stock cards left).
 
-    ``name`` is shown as given in the title (escape it first); kinds without a rated game are listed
-    only when no kind has one (then the card just says so).
+    ``name`` is the player's display name as they chose it (escaped here); kinds without a rated game
+    are listed only when no kind has one (then the card just says so).
     """
     where = t("stats.scope.server" if scope == "server" else "stats.scope.global", locale)
     played = [o for o in overviews if o.played]
@@ -395,7 +410,7 @@ def stats_body(name: str, overviews: Sequence[KindOverview], scope: str, locale:
         for o in played[:MAX_FIELDS]
     ]
     embed: JSON = {
-        "title": _clip(t("stats.title", locale, name=name), MAX_TITLE),
+        "title": _clip(t("stats.title", locale, name=escape_name(_clip(name, MAX_NAME))), MAX_TITLE),
         "description": _clip(description, MAX_DESCRIPTION),
         "color": COLOUR_STATS,
         "fields": fields,

@@ -16,6 +16,8 @@ from typing import Final, TypeAlias
 
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.render.names import ComputerName
+
 RGB: TypeAlias = tuple[int, int, int]
 Font: TypeAlias = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
@@ -209,6 +211,46 @@ def paste_text(
         y -= h
     canvas.paste(tile, (x, y))
     return w, h
+
+
+def picture_name(name: str, labels: Mapping[str, str]) -> tuple[str, str]:
+    """(name, second line) of a seat in a picture, in the picture's language (``labels``): a computer
+    player is "Computer 1" with its level ("normal") as the second line; anyone else has no second
+    line. Both are drawable (see :func:`drawable`)."""
+    if isinstance(name, ComputerName):
+        number = labels.get("computer", "Computer {number}").format(number=name.number)
+        return drawable(number), drawable(labels.get(f"level_{name.level}", name.level))
+    return drawable(str(name)), ""
+
+
+def one_line_name(name: str, labels: Mapping[str, str]) -> str:
+    """A seat's name on one line (in a sentence such as "Computer 1 (normal) to play")."""
+    first, second = picture_name(name, labels)
+    return f"{first} ({second})" if second else first
+
+
+def paste_name(
+    canvas: Image.Image,
+    palette: Palette,
+    xy: tuple[int, int],
+    lines: tuple[str, str],
+    sizes: tuple[int, int],
+    max_width: int,
+    colours: tuple[RGB, RGB],
+    background: RGB,
+) -> None:
+    """A panel's name above a small second line, at the left-middle point ``xy``, within
+    ``max_width`` pixels. The name is shown whole whenever it can be: a long one gets smaller
+    (``sizes`` is the largest and the smallest size) and is cut only below the smallest."""
+    first, second = lines
+    big, small = sizes
+    x, cy = xy
+    size = next((s for s in range(big, small - 1, -1) if text_width(first, s) <= max_width), small)
+    top = fit_text(first, size, max_width)
+    paste_text(canvas, palette, (x, cy - 8), top, size, colours[0], background, anchor="lm")
+    if second:
+        below = fit_text(second, small - 2, max_width)
+        paste_text(canvas, palette, (x, cy + 11), below, small - 2, colours[1], background, anchor="lm")
 
 
 def rounded_box(

@@ -26,15 +26,16 @@ from bot.render.images import (
     THEMES,
     Palette,
     Theme,
-    drawable,
     encode_png,
-    fit_text,
     font,
     hex_rgb,
     is_dark,
     mix,
+    one_line_name,
     panel_rgb,
+    paste_name,
     paste_text,
+    picture_name,
     rounded_box,
     supersampled,
     swatch,
@@ -89,6 +90,14 @@ DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "hand": "Hand",
     "team": "Team {team}",
     "and": "{first} and {second}",
+    # What the numbers of a panel's header are (several rounds): the last round, the total.
+    "round_score": "round {score}",
+    "total": "{total} pts",
+    # A computer player's name, said in the picture's language, its level on a second line.
+    "computer": "Computer {number}",
+    "level_easy": "easy",
+    "level_normal": "normal",
+    "level_hard": "hard",
 }
 
 
@@ -348,7 +357,8 @@ def _count(value: Any, what: str) -> int:
 class _Table:
     """What the renderer needs from a view, checked once. Nothing hidden: no hand."""
 
-    names: list[str]
+    names: list[str]  # on one line, for sentences
+    headers: list[tuple[str, str]]  # a panel's name and second line (a computer's level)
     hand_sizes: list[int]
     stock_sizes: list[int]
     stock_tops: list[int | None]
@@ -368,11 +378,13 @@ class _Table:
     teams: list[int] | None
 
 
-def _read(view: Mapping[str, Any], names: Sequence[str] | None) -> _Table:
+def _read(view: Mapping[str, Any], names: Sequence[str] | None, labels: Mapping[str, str]) -> _Table:
     players = list(view["players"])
     n = len(players)
     given = names if names is not None else players
-    shown = [drawable(str(name)) or f"#{seat + 1}" for seat, name in enumerate(given)]
+    headers = [picture_name(name, labels) for name in given]
+    headers = [(first or f"#{seat + 1}", second) for seat, (first, second) in enumerate(headers)]
+    shown = [one_line_name(name, labels) or f"#{seat + 1}" for seat, name in enumerate(given)]
     if len(shown) != n:
         raise ValueError(f"{len(shown)} names for {n} players")
 
@@ -414,6 +426,7 @@ def _read(view: Mapping[str, Any], names: Sequence[str] | None) -> _Table:
         raise ValueError(f"no seat {turn!r} to play")
     return _Table(
         names=shown,
+        headers=headers,
         hand_sizes=hand_sizes,
         stock_sizes=stock_sizes,
         stock_tops=stock_tops,
@@ -498,23 +511,16 @@ def _draw_panel(
     cy = y0 + PANEL_PAD + PANEL_HEADER // 2 - 5
     x = x0 + PANEL_PAD + 2
     right = x0 + pw - PANEL_PAD
+    notes: list[str] = []  # under the name: a computer's level, the last round's score
+    if table.headers[seat][1]:
+        notes.append(table.headers[seat][1])
     if table.several_rounds:
-        total = tile(theme, pill_rgb, str(table.totals[seat]), NAME_SIZE, theme.panel, theme.text, bg)
+        total_text = labels["total"].format(total=table.totals[seat])
+        total = tile(theme, pill_rgb, total_text, SMALL_SIZE + 1, theme.panel, theme.text, bg)
         right -= total.width
         canvas.paste(total, (right, cy - total.height // 2))
         if table.round_scores is not None:
-            right -= 6
-            w, _ = paste_text(
-                canvas,
-                palette,
-                (right, cy),
-                f"+{table.round_scores[seat]}",
-                SMALL_SIZE,
-                theme.muted,
-                bg,
-                anchor="rm",
-            )
-            right -= w
+            notes.append(labels["round_score"].format(score=f"+{table.round_scores[seat]}"))
         right -= 10
     hand = tile(theme, mini_hand_rgb, table.hand_sizes[seat], bg)
     right -= hand.width
@@ -532,12 +538,20 @@ def _draw_panel(
         mark = tile(theme, icon_rgb, "crown", theme.accent_ink, bg, 22)
     elif highlighted:
         mark = tile(theme, icon_rgb, "turn", theme.accent_ink, bg, 20)
-    if mark is not None:
-        canvas.paste(mark, (x, cy - mark.height // 2))
-        x += mark.width + 6
-    name = fit_text(table.names[seat], NAME_SIZE, max(10, right - x))
     ink = theme.accent_ink if highlighted or crowned else theme.text
-    paste_text(canvas, palette, (x, cy), name, NAME_SIZE, ink, bg, anchor="lm")
+    lines = (table.headers[seat][0], " · ".join(notes))
+    if mark is not None:
+        canvas.paste(mark, (x, cy - (8 if lines[1] else 0) - mark.height // 2))
+        x += mark.width + 6
+    width = max(10, right - x)
+    if lines[1]:
+        paste_name(
+            canvas, palette, (x, cy), lines, (NAME_SIZE - 2, SMALL_SIZE), width, (ink, theme.muted), bg
+        )
+    else:  # one line, as tall as the panel's header
+        paste_name(
+            canvas, palette, (x, cy + 8), lines, (NAME_SIZE, SMALL_SIZE), width, (ink, theme.muted), bg
+        )
 
     # The stock: its top card face up on the cards under it, its size in a pill below.
     top_y = y0 + PANEL_PAD + PANEL_HEADER + 2 * STACK_STEP
@@ -713,7 +727,7 @@ def _layout(table: _Table) -> tuple[tuple[int, int], dict[int, tuple[int, int]]]
 
 def panel_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     """Each seat's panel in :func:`render_table`'s image, as (left, top, right, bottom) pixels."""
-    _, origins = _layout(_read(view, None))
+    _, origins = _layout(_read(view, None, DEFAULT_LABELS))
     pw, ph = panel_size()
     return [(x, y, x + pw, y + ph) for x, y in (origins[s] for s in sorted(origins))]
 
@@ -727,7 +741,7 @@ def table_image(
     """The spectator's table as a palette image (see :func:`render_table`)."""
     t = theme_named(theme)
     words = _labels(labels)
-    table = _read(view, names)
+    table = _read(view, names, words)
     size, origins = _layout(table)
     canvas = palette_of(t).canvas(size, t.background)
     centre_x = size[0] - MARGIN - _centre_width()
@@ -768,7 +782,7 @@ def hand_image(
     """``seat``'s private image as a palette image (see :func:`render_hand`)."""
     t = theme_named(theme)
     words = _labels(labels)
-    table = _read(view, names)
+    table = _read(view, names, words)
     if not (isinstance(seat, int) and 0 <= seat < len(table.names)):
         raise ValueError(f"no seat {seat!r} at a table of {len(table.names)}")
     hand = view.get("hand")

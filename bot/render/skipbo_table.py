@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bot.engine import skipbo
+from bot.i18n import a_card, plural
 from bot.i18n import translate as t
 from bot.render.skyjo_table import (
     COLOUR_OVER,
@@ -19,11 +20,11 @@ from bot.render.skyjo_table import (
     COLOUR_PLAYING,
     MAX_DESCRIPTION,
     MAX_FIELD,
-    SERVICE_EVENTS,
     MessageBody,
     _clip,
-    service_event_lines,
+    shown_seat_names,
 )
+from bot.render.skyjo_table import recent_lines as _recent_lines
 from bot.ui.skipbo_panel import card_label, card_words, partner_of
 
 __all__ = [
@@ -52,11 +53,6 @@ _PLAYED = {
 }
 
 
-def _article(value: int) -> str:
-    """ "an 8", "an 11", "a 9": the catalogue key of a card named in a sentence."""
-    return "skipbo.event.card_an" if value in (8, 11) else "skipbo.event.card"
-
-
 def _name(names: Sequence[str], seat: int | None) -> str:
     if seat is None or not 0 <= seat < len(names):
         return "?"
@@ -66,13 +62,13 @@ def _name(names: Sequence[str], seat: int | None) -> str:
 def _played_card(card: int, value: int, locale: object) -> str:
     if card == skipbo.WILD:
         return t("skipbo.event.card_wild", locale, value=value)
-    return t(_article(value), locale, value=value)
+    return a_card(value, locale)
 
 
 def _discarded_card(card: int, locale: object) -> str:
     if card == skipbo.WILD:
         return t("skipbo.event.card_skipbo", locale)
-    return t(_article(card), locale, value=card)
+    return a_card(card, locale)
 
 
 def _joined(names: Sequence[str], seats: Iterable[int]) -> str:
@@ -191,11 +187,8 @@ def _single(event: JSON, names: Sequence[str], locale: object) -> str | None:
 def recent_lines(
     recent: Iterable[tuple[int, list[JSON]]], names: Sequence[str], locale: object, limit: int = RECENT_LIMIT
 ) -> list[str]:
-    lines: list[str] = []
-    for seat, events in recent:
-        lines.extend(service_event_lines(seat, events, names, locale))
-        lines.extend(describe_events([e for e in events if e["kind"] not in SERVICE_EVENTS], names, locale))
-    return lines[-limit:]
+    """The last moves, one line per move (see :func:`bot.render.skyjo_table.recent_lines`)."""
+    return _recent_lines(recent, names, locale, limit, describe_events)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -247,12 +240,12 @@ def _player_field(view: JSON, seat: int, name: str, locale: object) -> JSON:
     else:
         stock = t("skipbo.table.stock_empty", locale)
     piles = " · ".join(
-        t("skipbo.table.discard_pile", locale, value=card_label(p[-1]), depth=len(p)) if p else "—"
+        plural("skipbo.table.discard_pile", len(p), locale, value=card_label(p[-1])) if p else "—"
         for p in view["discard_piles"][seat]
     )
     lines = [
         stock,
-        t("skipbo.table.hand", locale, count=view["hand_sizes"][seat]),
+        plural("skipbo.table.hand", view["hand_sizes"][seat], locale),
         t("skipbo.table.discards", locale, piles=piles),
     ]
     return {"name": _clip(header, MAX_TITLE), "value": _clip("\n".join(lines), MAX_FIELD), "inline": True}
@@ -273,11 +266,7 @@ def table_body(
     """The table everyone sees: building piles, stocks, discard piles, hand sizes, whose turn, the
     last moves; the round summary and the final standings when they come."""
     phase = view["phase"]
-    replaced = set(replaced)
-    shown = [
-        t("table.name_computer", locale, name=name) if seat in replaced else name
-        for seat, name in enumerate(names)
-    ]
+    shown = shown_seat_names(names, replaced, locale)
     lines: list[str] = []
     if ended_by is not None:
         lines.append(t("table.ended", locale, user=f"<@{ended_by}>"))
@@ -352,7 +341,7 @@ def round_summary(view: JSON, names: Sequence[str], locale: object) -> str:
                 )
             )
         else:
-            lines.append(t("skipbo.table.round_line", locale, player=name, left=left))
+            lines.append(plural("skipbo.table.round_line", left, locale, player=name))
     return "\n".join(lines)
 
 
@@ -383,12 +372,12 @@ def standings_lines(view: JSON, names: Sequence[str], locale: object) -> list[st
             lines.append(t("skipbo.table.standing_winner", locale, rank=ranks[seat], player=names[seat]))
         else:
             lines.append(
-                t(
+                plural(
                     "skipbo.table.standing_stock",
+                    last["stock_left"][seat],
                     locale,
                     rank=ranks[seat],
                     player=names[seat],
-                    left=last["stock_left"][seat],
                 )
             )
     return lines

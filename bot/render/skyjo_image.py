@@ -20,15 +20,16 @@ from bot.render.images import (
     THEMES,
     Palette,
     Theme,
-    drawable,
     encode_png,
-    fit_text,
     font,
     hex_rgb,
     is_dark,
     mix,
+    one_line_name,
     panel_rgb,
+    paste_name,
     paste_text,
+    picture_name,
     rounded_box,
     supersampled,
     text_tile,
@@ -69,6 +70,15 @@ DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "draw": "Draw",
     "discard": "Discard",
     "drawn": "Drawn",
+    # What the numbers of a panel's header are: the cards showing, the last round, the total.
+    "shown": "showing {sum}",
+    "round_score": "round {score}",
+    "total": "{total} pts",
+    # A computer player's name, said in the picture's language, its level on a second line.
+    "computer": "Computer {number}",
+    "level_easy": "easy",
+    "level_normal": "normal",
+    "level_hard": "hard",
 }
 
 
@@ -298,7 +308,8 @@ def tile(theme: Theme, maker: Callable[..., Image.Image], *args: Any) -> Image.I
 class _Table:
     """What the renderer needs from a view, checked once."""
 
-    names: list[str]
+    names: list[str]  # on one line, for sentences
+    headers: list[tuple[str, str]]  # a panel's name and second line (a computer's level)
     grids: list[list[int | str]]
     columns: int
     rows: int
@@ -316,10 +327,12 @@ class _Table:
     initial_reveals: int
 
 
-def _read(view: Mapping[str, Any], names: Sequence[str] | None) -> _Table:
+def _read(view: Mapping[str, Any], names: Sequence[str] | None, labels: Mapping[str, str]) -> _Table:
     players = list(view["players"])
     given = names if names is not None else players
-    shown = [drawable(str(name)) or f"#{seat + 1}" for seat, name in enumerate(given)]
+    headers = [picture_name(name, labels) for name in given]
+    headers = [(first or f"#{seat + 1}", second) for seat, (first, second) in enumerate(headers)]
+    shown = [one_line_name(name, labels) or f"#{seat + 1}" for seat, name in enumerate(given)]
     if len(shown) != len(players):
         raise ValueError(f"{len(shown)} names for {len(players)} players")
     columns, rows = int(view["columns"]), int(view["rows"])
@@ -340,6 +353,7 @@ def _read(view: Mapping[str, Any], names: Sequence[str] | None) -> _Table:
     discard = view["discard_pile"]
     return _Table(
         names=shown,
+        headers=headers,
         grids=grids,
         columns=columns,
         rows=rows,
@@ -383,6 +397,7 @@ def _draw_panel(
     table: _Table,
     seat: int,
     theme: Theme,
+    labels: Mapping[str, str],
 ) -> None:
     x0, y0 = origin
     pw, _ = size
@@ -392,27 +407,27 @@ def _draw_panel(
     canvas.paste(tile(theme, panel_rgb, size, theme, highlighted or winner), origin)
     bg = theme.panel
 
-    # Header: [mark] name ........ [visible sum or round score] (total)
+    # Header: [mark] name, under it the cards showing or the round score ........ (total)
     cy = y0 + PANEL_PAD + PANEL_HEADER // 2 - 4
     x = x0 + PANEL_PAD + 2
     right = x0 + pw - PANEL_PAD
-    total = tile(theme, pill_rgb, str(table.totals[seat]), NAME_SIZE, theme.panel, theme.text, bg)
+    total_text = labels["total"].format(total=table.totals[seat])
+    total = tile(theme, pill_rgb, total_text, SMALL_SIZE + 1, theme.panel, theme.text, bg)
     right -= total.width
     canvas.paste(total, (right, cy - total.height // 2))
     grid = table.grids[seat]
     if table.round_scores is not None:
         score = table.round_scores[seat]
         doubled = table.doubled and seat == table.finisher
-        note = f"+{score}" if score >= 0 else card_label(score)
+        shown = f"+{score}" if score >= 0 else card_label(score)
         if doubled:
-            note += " ×2"
+            shown += " ×2"
+        note = labels["round_score"].format(score=shown)
         colour = theme.bad if doubled else theme.text
     else:
-        note = f"Σ {card_label(sum(c for c in grid if isinstance(c, int)))}"
+        note = labels["shown"].format(sum=card_label(sum(c for c in grid if isinstance(c, int))))
         colour = theme.muted
-    right -= 8
-    nw, _ = paste_text(canvas, palette, (right, cy), note, SMALL_SIZE, colour, bg, anchor="rm")
-    right -= nw + 10
+    right -= 10
     marks: list[Image.Image] = []
     if winner:
         marks.append(tile(theme, icon_rgb, "crown", theme.accent_ink, bg, 22))
@@ -421,11 +436,14 @@ def _draw_panel(
     if table.finisher == seat:
         marks.append(tile(theme, icon_rgb, "flag", theme.text, bg, 20))
     for mark in marks:
-        canvas.paste(mark, (x, cy - mark.height // 2))
+        canvas.paste(mark, (x, cy - 8 - mark.height // 2))
         x += mark.width + 6
-    name = fit_text(table.names[seat], NAME_SIZE, max(10, right - x))
     ink = theme.accent_ink if highlighted or winner else theme.text
-    paste_text(canvas, palette, (x, cy), name, NAME_SIZE, ink, bg, anchor="lm")
+    # Under the name, in words: a computer's level, then the cards showing or the round's score.
+    name, level = table.headers[seat]
+    below = f"{level} · {note}" if level else note
+    width = max(10, right - x)
+    paste_name(canvas, palette, (x, cy), (name, below), (NAME_SIZE - 2, SMALL_SIZE), width, (ink, colour), bg)
 
     # The grid, column by column (pos = col * rows + row), centred in the panel.
     gw, _ = _grid_size(table.columns, table.rows)
@@ -567,7 +585,7 @@ def _layout(table: _Table) -> tuple[tuple[int, int], list[tuple[int, int]], tupl
 
 def panel_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     """Each seat's panel in :func:`render_table`'s image, as (left, top, right, bottom) pixels."""
-    _, origins, (pw, ph) = _layout(_read(view, None))
+    _, origins, (pw, ph) = _layout(_read(view, None, DEFAULT_LABELS))
     return [(x, y, x + pw, y + ph) for x, y in origins]
 
 
@@ -579,12 +597,13 @@ def table_image(
 ) -> Image.Image:
     """The spectator's table as a palette image (see :func:`render_table`)."""
     t = theme_named(theme)
-    table = _read(view, names)
+    words = _labels(labels)
+    table = _read(view, names, words)
     size, origins, panel = _layout(table)
     canvas = palette_of(t).canvas(size, t.background)
-    _draw_strip(canvas, table, t, _labels(labels))
+    _draw_strip(canvas, table, t, words)
     for seat, origin in enumerate(origins):
-        _draw_panel(canvas, origin, panel, table, seat, t)
+        _draw_panel(canvas, origin, panel, table, seat, t, words)
     return canvas
 
 
@@ -613,8 +632,8 @@ def grid_image(
 ) -> Image.Image:
     """One player's panel with the discard top and, on their turn, the card they drew."""
     t = theme_named(theme)
-    table = _read(view, names)
     words = _labels(labels)
+    table = _read(view, names, words)
     if not 0 <= seat < len(table.names):
         raise ValueError(f"no seat {seat} at a table of {len(table.names)}")
     pw, ph = _panel_size(table.columns, table.rows)
@@ -622,7 +641,7 @@ def grid_image(
     width = 2 * MARGIN + pw + side
     height = max(2 * MARGIN + ph, 2 * MARGIN + 2 * (CARD_H + 40))
     canvas = palette_of(t).canvas((width, height), t.background)
-    _draw_panel(canvas, (MARGIN, MARGIN), (pw, ph), table, seat, t)
+    _draw_panel(canvas, (MARGIN, MARGIN), (pw, ph), table, seat, t, words)
     x = MARGIN + pw + 8 + (side - CARD_W) // 2
     y = MARGIN + 12
     _draw_card(canvas, (x, y), _or_gone(table.discard_top), t, words["discard"])

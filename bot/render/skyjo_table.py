@@ -3,16 +3,18 @@
 Nothing here imports discord: the UI layer turns :class:`MessageBody` into a message (``embed`` is in
 Discord's JSON shape, so ``discord.Embed.from_dict`` takes it). Only views and events are read, and
 they carry nothing hidden. ``image_url`` is the seam for the table picture (``bot/render/skyjo_image``):
-when given, the embed shows it.
+when given, the embed shows it. Seat names go in as written (escaped, never markup), a computer
+player's said in the message's language (:mod:`bot.render.names`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.i18n import translate as t
+from bot.render.names import computer_name, escape_name, shown_name
 from bot.render.skyjo_text import describe_events, grid_lines, status_line
 
 JSON = dict[str, Any]
@@ -63,13 +65,16 @@ def lobby_body(
     Any game's lobby: ``lines`` are its settings in words (default: Skyjo's ``options``).
     """
     players = []
+    computers = 0
     for i, (name, user_id, level) in enumerate(seats, start=1):
         if level is not None:
-            players.append(t("table.lobby.seat_computer", locale, number=i, name=name))
+            computers += 1  # the n-th computer of the table, its name said in this message's language
+            said = computer_name(computers, level, locale)
+            players.append(t("table.lobby.seat_computer", locale, number=i, name=said))
         elif user_id == host_id:
-            players.append(t("table.lobby.seat_host", locale, number=i, name=name))
+            players.append(t("table.lobby.seat_host", locale, number=i, name=escape_name(name)))
         else:
-            players.append(t("table.lobby.seat", locale, number=i, name=name))
+            players.append(t("table.lobby.seat", locale, number=i, name=escape_name(name)))
     description = "\n".join(
         [
             t("table.lobby.intro", locale, host=f"<@{host_id}>", game=game),
@@ -89,12 +94,25 @@ def lobby_body(
     return MessageBody(embed=embed)
 
 
+def shown_seat_names(names: Sequence[str], replaced: Iterable[int], locale: object) -> list[str]:
+    """The names as the table message shows them: escaped, a computer's in ``locale``, and a seat a
+    computer player took over marked as such."""
+    replaced = set(replaced)
+    return [
+        t("table.name_computer", locale, name=shown_name(name, locale))
+        if seat in replaced
+        else shown_name(name, locale)
+        for seat, name in enumerate(names)
+    ]
+
+
 def lobby_closed_body(locale: object, *, expired: bool = False, game: str = "Skyjo") -> MessageBody:
     reason = t("table.lobby.expired" if expired else "table.lobby.cancelled", locale)
     return MessageBody(embed={"title": t("table.lobby.title", locale, game=game), "description": reason})
 
 
-SERVICE_EVENTS = frozenset({"seat_replaced", "turn_timed_out"})  # the table's own, not the engine's
+# The table's own events, not the engine's.
+SERVICE_EVENTS = frozenset({"seat_replaced", "turn_timed_out", "seat_back"})
 
 
 def service_event_lines(seat: int, events: Iterable[JSON], names: Sequence[str], locale: object) -> list[str]:
@@ -106,16 +124,43 @@ def service_event_lines(seat: int, events: Iterable[JSON], names: Sequence[str],
             lines.append(t(key, locale, player=names[seat]))
         elif event["kind"] == "turn_timed_out":
             lines.append(t("table.event.timed_out", locale, player=names[seat]))
+        elif event["kind"] == "seat_back":  # a human took their seat back from the computer
+            lines.append(t("seats.event.back", locale, player=names[seat]))
     return lines
 
 
+Describe = Callable[[Sequence[JSON], Sequence[str], object], list[str]]
+
+
 def recent_lines(
-    recent: Iterable[tuple[int, list[JSON]]], names: Sequence[str], locale: object, limit: int = 5
+    recent: Iterable[tuple[int, list[JSON]]],
+    names: Sequence[str],
+    locale: object,
+    limit: int = 5,
+    describe: Describe = describe_events,
 ) -> list[str]:
+    """The last moves, one line per move. ``recent`` holds one entry per committed action, and a turn
+    can take two (draw, then place): the actions a seat makes in a row are told together, so
+    "Bob drew a 10" and "Bob drew a 10 and replaced their 11" become the second line alone. The table's
+    own events for that seat (a timer, a takeover) come first."""
     lines: list[str] = []
-    for seat, events in recent:
-        lines.extend(service_event_lines(seat, events, names, locale))
-        lines.extend(describe_events([e for e in events if e["kind"] not in SERVICE_EVENTS], names, locale))
+    run_seat: int | None = None
+    told: list[str] = []
+    events: list[JSON] = []
+
+    def flush() -> None:
+        lines.extend(told)
+        lines.extend(describe(events, names, locale))
+        told.clear()
+        events.clear()
+
+    for seat, group in recent:
+        if seat != run_seat:
+            flush()
+            run_seat = seat
+        told.extend(service_event_lines(seat, group, names, locale))
+        events.extend(e for e in group if e["kind"] not in SERVICE_EVENTS)
+    flush()
     return lines[-limit:]
 
 
@@ -133,11 +178,7 @@ def table_body(
 ) -> MessageBody:
     """The table everyone sees: grids (backs and gaps), piles, totals, whose turn, the last moves."""
     phase = view["phase"]
-    replaced = set(replaced)
-    shown = [
-        t("table.name_computer", locale, name=name) if seat in replaced else name
-        for seat, name in enumerate(names)
-    ]
+    shown = shown_seat_names(names, replaced, locale)
     lines: list[str] = []
     if ended_by is not None:
         lines.append(t("table.ended", locale, user=f"<@{ended_by}>"))

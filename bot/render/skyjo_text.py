@@ -1,7 +1,8 @@
 """Skyjo in words: what just happened ("Alice took the 3 from the discard...") and the table as text.
 
 Everything here reads only events and views, which carry nothing hidden (GAME-INFO-1), and every word
-comes from the message catalogues.
+comes from the message catalogues. Names are put in as given: a Discord message passes them through
+:func:`bot.render.names.shown_name` first, the terminal passes them as they are.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot.i18n import a_card
 from bot.i18n import translate as t
 
 JSON = dict[str, Any]
@@ -46,8 +48,8 @@ def describe_events(events: Sequence[JSON], names: Sequence[str], locale: object
                     "skyjo.event.drew_discarded_revealed",
                     locale,
                     player=player,
-                    value=event["value"],
-                    revealed=after["value"],
+                    card=a_card(event["value"], locale),
+                    revealed=a_card(after["value"], locale),
                 )
             )
             i += 3
@@ -58,8 +60,8 @@ def describe_events(events: Sequence[JSON], names: Sequence[str], locale: object
                     "skyjo.event.discarded_revealed",
                     locale,
                     player=player,
-                    value=event["value"],
-                    revealed=nxt["value"],
+                    card=a_card(event["value"], locale),
+                    revealed=a_card(nxt["value"], locale),
                 )
             )
             i += 2
@@ -79,6 +81,7 @@ def _exchange(event: JSON, player: str, locale: object) -> str:
         locale,
         player=player,
         value=event["value"],
+        card=a_card(event["value"], locale),
         replaced=event["replaced"],
     )
 
@@ -86,17 +89,22 @@ def _exchange(event: JSON, player: str, locale: object) -> str:
 def _single(event: JSON, player: str, names: Sequence[str], locale: object) -> str | None:
     kind = event["kind"]
     if kind == "round_started":
-        return t("skyjo.event.round_started", locale, round=event["round"], value=event["discard_top"])
+        return t(
+            "skyjo.event.round_started",
+            locale,
+            round=event["round"],
+            card=a_card(event["discard_top"], locale),
+        )
     if kind == "card_revealed":
         if event["how"] == "final":
             return None  # the round summary shows every grid
-        return t("skyjo.event.revealed", locale, player=player, value=event["value"])
+        return t("skyjo.event.revealed", locale, player=player, card=a_card(event["value"], locale))
     if kind == "card_drawn":
-        return t("skyjo.event.drew", locale, player=player, value=event["value"])
+        return t("skyjo.event.drew", locale, player=player, card=a_card(event["value"], locale))
     if kind == "card_exchanged":
         return _exchange(event, player, locale)
     if kind == "card_discarded":
-        return t("skyjo.event.discarded", locale, player=player, value=event["value"])
+        return t("skyjo.event.discarded", locale, player=player, card=a_card(event["value"], locale))
     if kind == "line_cleared":
         key = "skyjo.event.column_cleared" if event["line"] == "column" else "skyjo.event.row_cleared"
         return t(key, locale, player=player, value=event["value"])
@@ -123,12 +131,18 @@ def _single(event: JSON, player: str, names: Sequence[str], locale: object) -> s
     return None  # turn_started: the table shows whose turn it is
 
 
+# Every cell is two narrow (ASCII) characters wide: a shade such as "▒" is East Asian "ambiguous"
+# width and some clients draw it double, which shifted the columns where backs and digits mix.
+CARD_BACK = "##"
+GAP = "  "
+
+
 def cell_text(cell: int | str) -> str:
-    """A grid cell as text: its value, a card back, or a gap."""
+    """A grid cell as text, always two columns wide: its value, a card back, or a gap."""
     if cell == "down":
-        return "▒▒"
+        return CARD_BACK
     if cell == "gone":
-        return "  "
+        return GAP
     return f"{cell:>2}"
 
 
@@ -148,7 +162,7 @@ def status_line(view: JSON, names: Sequence[str], locale: object = None) -> str:
     if phase == "play":
         player = _name(names, view["turn"])
         if view["drawn"] is not None:
-            return t("skyjo.status.placing", locale, player=player, value=view["drawn"])
+            return t("skyjo.status.placing", locale, player=player, card=a_card(view["drawn"], locale))
         return t("skyjo.status.turn", locale, player=player)
     if phase == "round_over":
         return t("skyjo.status.round_over", locale, round=view["round"])

@@ -34,12 +34,18 @@ What it offers (see ``tests/e2e/conftest.py`` for the pytest fixtures):
   first answer after 3 s or token use after 15 min (on :attr:`FakeDiscord.clock`, a
   manual clock: ``fake.clock.advance(901)``) -> 404/10062 or 401/50027; ephemeral
   messages visible to one user only; clicks on components absent from (or disabled on)
-  a message raise :class:`InteractionRefused`; component/embed/content limits ->
+  the message the user sees raise :class:`InteractionRefused`; component/embed/content limits ->
   400/50035 "Invalid Form Body" with Discord's nested ``errors`` shape; unknown routes
   -> 404 *and* recorded.  Every non-2xx answer the fake gives (other than injected
-  429s) is a *rejection*: :meth:`FakeDiscord.assert_clean` (run by the fixture at
-  teardown) fails the test if any unknown route, rejection or gateway protocol violation
-  was not consumed by the test with :meth:`FakeDiscord.take_rejections`.
+  429s) is a *rejection*.  Clicks are validated like Discord does (COMPONENT_VALIDATION_FAILED):
+  a test may click on :meth:`FakeMessage.snapshot` (the message as a user last saw it, before
+  the bot's later edits); if the clicked custom_id is no longer on the message as the fake
+  holds it now (or is disabled now), the click never reaches the bot, the user's client shows
+  "This interaction failed", and the fake records a :class:`FailedClick` (the handle's
+  ``failed`` is true and waiting on its answer raises :class:`InteractionFailed`).
+  :meth:`FakeDiscord.assert_clean` (run by the fixture at teardown) fails the test if any
+  unknown route, rejection, failed click or gateway protocol violation was not consumed by
+  the test with :meth:`FakeDiscord.take_rejections` / :meth:`FakeDiscord.take_failed_clicks`.
 
 Everything the bot sends is recorded in :attr:`FakeDiscord.requests`
 (:class:`RecordedRequest`) and every message in :attr:`FakeDiscord.messages`
@@ -51,6 +57,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import datetime as dt
 import json
 import logging
@@ -110,6 +117,10 @@ class FakeDiscordError(Exception):
 
 class InteractionRefused(FakeDiscordError):
     """A user action that Discord's client would not allow (e.g. clicking an invisible message)."""
+
+
+class InteractionFailed(FakeDiscordError):
+    """Waiting for the bot's answer to a click that failed before reaching it (see :class:`FailedClick`)."""
 
 
 class DiscordAPIError(Exception):
@@ -693,6 +704,58 @@ class FakeMessage:
     edited_timestamp: str | None = None
     deleted: bool = False
     history: list[dict[str, Any]] = field(default_factory=list)  # payloads before each edit
+    snapshot_revision: int | None = None  # set on the frozen copies made by snapshot()
+
+    @property
+    def is_snapshot(self) -> bool:
+        return self.snapshot_revision is not None
+
+    @property
+    def revision(self) -> int:
+        """0 as sent, +1 at each edit; a snapshot keeps the revision it was taken at."""
+        return self.snapshot_revision if self.snapshot_revision is not None else len(self.history)
+
+    def snapshot(self, revision: int | None = None) -> FakeMessage:
+        """A frozen copy of the message as a user's client shows it: now, or at ``revision``.
+
+        The bot may edit the message after the user last saw it (the store's message is edited
+        in place); :meth:`FakeDiscord.click` on a snapshot clicks "from what the user saw" and
+        then checks the click against the message as it is now, like Discord.  A past revision
+        is rebuilt from :attr:`history` (content, embeds, components, flags; no attachments).
+        """
+        if self.is_snapshot:
+            if revision is None or revision == self.snapshot_revision:
+                return self
+            raise ValueError("a snapshot has only its own revision")
+        now = len(self.history)
+        revision = now if revision is None else revision
+        if not 0 <= revision <= now:
+            raise ValueError(f"message {self.id} has revisions 0..{now}, not {revision}")
+        if revision == now:
+            shown = self.payload()
+            attachments, deleted = list(self.attachments), self.deleted
+        else:
+            shown, attachments, deleted = self.history[revision], [], False
+        # deep copies: the snapshot must not change when the stored message is edited
+        return FakeMessage(
+            id=self.id,
+            channel_id=self.channel_id,
+            guild_id=self.guild_id,
+            author=self.author,
+            content=shown.get("content") or "",
+            embeds=copy.deepcopy(list(shown.get("embeds") or [])),
+            components=copy.deepcopy(list(shown.get("components") or [])),
+            attachments=attachments,
+            flags=int(shown.get("flags") or 0),
+            type=self.type,
+            visible_to=self.visible_to,
+            interaction=self.interaction,
+            webhook_id=self.webhook_id,
+            timestamp=self.timestamp,
+            edited_timestamp=shown.get("edited_timestamp"),
+            deleted=deleted,
+            snapshot_revision=revision,
+        )
 
     @property
     def ephemeral(self) -> bool:
@@ -821,6 +884,30 @@ class Rejection:
 
 
 @dataclass(eq=False)
+class FailedClick:
+    """A click Discord failed before it reached the bot: the user's client says "This interaction failed".
+
+    Discord checks a clicked component against the message as Discord holds it (error
+    COMPONENT_VALIDATION_FAILED): a user whose client still shows an older version of the message
+    can click a button the bot has since removed, renamed or disabled.
+    """
+
+    user: FakeUser
+    message_id: int
+    custom_id: str
+    reason: str
+    seen_revision: int  # the message revision the user clicked on
+    revision: int  # the revision Discord holds
+    clock: float
+
+    def __repr__(self) -> str:
+        return (
+            f"<FailedClick {self.user.username} on {self.custom_id!r} of message {self.message_id} "
+            f"(seen r{self.seen_revision}, now r{self.revision}): {self.reason}>"
+        )
+
+
+@dataclass(eq=False)
 class CallbackRecord:
     """An accepted interaction callback (``POST /interactions/{id}/{token}/callback``)."""
 
@@ -871,9 +958,20 @@ class FakeInteraction:
         self.callback_attempts: list[RecordedRequest] = []
         self.original_message: FakeMessage | None = None
         self.followups: list[FakeMessage] = []
+        self.failure: FailedClick | None = None  # set when Discord failed the click (never sent)
 
     def __repr__(self) -> str:
         return f"<FakeInteraction id={self.id} type={self.type} user={self.user.username}>"
+
+    @property
+    def failed(self) -> bool:
+        """True when the click never reached the bot (the user saw "This interaction failed")."""
+        return self.failure is not None
+
+    def _check_not_failed(self) -> None:
+        # waiting would only time out: say why at once
+        if self.failure is not None:
+            raise InteractionFailed(f"the click never reached the bot: {self.failure!r}")
 
     @property
     def guild_id(self) -> int | None:
@@ -895,6 +993,7 @@ class FakeInteraction:
 
     async def response(self, timeout: float = 5.0) -> CallbackRecord:
         """Waits for the bot's accepted initial answer (callback) and returns it."""
+        self._check_not_failed()
 
         def ready() -> CallbackRecord | None:
             return self.callback
@@ -907,6 +1006,7 @@ class FakeInteraction:
 
     async def original(self, timeout: float = 5.0) -> FakeMessage:
         """Waits until the original response message exists and is no longer "thinking"."""
+        self._check_not_failed()
 
         def ready() -> FakeMessage | None:
             msg = self.original_message
@@ -918,6 +1018,7 @@ class FakeInteraction:
 
     async def followup(self, index: int = 0, timeout: float = 5.0) -> FakeMessage:
         """Waits for the ``index``-th follow-up message (0-based) and returns it."""
+        self._check_not_failed()
 
         def ready() -> FakeMessage | None:
             return self.followups[index] if len(self.followups) > index else None
@@ -1017,6 +1118,7 @@ class FakeDiscord:
         self.requests: list[RecordedRequest] = []
         self.unknown_routes: list[RecordedRequest] = []
         self.rejections: list[Rejection] = []
+        self.failed_clicks: list[FailedClick] = []
         self.rate_limited: list[RecordedRequest] = []
         self.protocol_violations: list[str] = []
         self.internal_errors: list[str] = []
@@ -1292,11 +1394,19 @@ class FakeDiscord:
         self.rejections.remove(rejection)
         return rejection
 
+    def take_failed_clicks(self, custom_id: str | None = None) -> list[FailedClick]:
+        """Removes (and returns) the recorded failed clicks, all or those on this custom_id."""
+        taken = [f for f in self.failed_clicks if custom_id is None or f.custom_id == custom_id]
+        self.failed_clicks = [f for f in self.failed_clicks if f not in taken]
+        return taken
+
     def assert_clean(self) -> None:
-        """Fails on unknown routes, unconsumed rejections, gateway protocol violations, fake bugs."""
+        """Fails on unknown routes, unconsumed rejections or failed clicks, gateway protocol
+        violations, fake bugs."""
         problems: list[str] = []
         problems += [f"unknown route: {r.method} {r.path}" for r in self.unknown_routes]
         problems += [f"rejected: {r!r} errors={r.errors}" for r in self.rejections]
+        problems += [f"failed click (This interaction failed): {f!r}" for f in self.failed_clicks]
         problems += [f"gateway protocol violation: {v}" for v in self.protocol_violations]
         problems += [f"fake discord internal error: {e}" for e in self.internal_errors]
         if problems:
@@ -2534,22 +2644,33 @@ class FakeDiscord:
     ) -> FakeInteraction:
         """``user`` clicks the button (or picks ``values`` in the select) ``custom_id`` of ``message``.
 
+        ``message`` is what the user's client shows: a message of the store (or its id) means the
+        message as it is now; a :meth:`FakeMessage.snapshot` means the message as the user last saw
+        it, possibly edited by the bot since.
+
         Raises :class:`InteractionRefused` when Discord's client would not let the user
-        do it: deleted or ephemeral-for-someone-else message, no such component, disabled
-        component, invalid select values.
+        do it on what they see: deleted or ephemeral-for-someone-else message, no such
+        component, disabled component, invalid select values.  Then, like Discord, checks the
+        click against the message as it is now: when the component is no longer there (or now
+        disabled, or the values no longer options), the click never reaches the bot; it is
+        recorded in :attr:`failed_clicks` (a :class:`FailedClick`, which :meth:`assert_clean`
+        reports until :meth:`take_failed_clicks` consumes it) and the returned handle has
+        ``failed`` true.
         """
-        msg = message if isinstance(message, FakeMessage) else self.messages.get(message)
-        if msg is None:
+        seen = message if isinstance(message, FakeMessage) else self.messages.get(message)
+        if seen is None:
             raise InteractionRefused(f"unknown message {message}")
-        msg = self.messages.get(msg.id, msg)
-        if msg.deleted:
-            raise InteractionRefused(f"message {msg.id} was deleted")
-        if not msg.visible_for(user):
-            raise InteractionRefused(f"message {msg.id} is ephemeral and not visible to {user.username}")
-        comp = msg.component(custom_id)
+        current = self.messages.get(seen.id, seen)
+        if not seen.is_snapshot:
+            seen = current
+        if seen.deleted:
+            raise InteractionRefused(f"message {seen.id} was deleted")
+        if not seen.visible_for(user):
+            raise InteractionRefused(f"message {seen.id} is ephemeral and not visible to {user.username}")
+        comp = seen.component(custom_id)
         if comp is None:
             raise InteractionRefused(
-                f"message {msg.id} has no component {custom_id!r} (it has {msg.custom_ids})"
+                f"message {seen.id} has no component {custom_id!r} (it has {seen.custom_ids})"
             )
         if comp.get("disabled"):
             raise InteractionRefused(f"component {custom_id!r} is disabled")
@@ -2577,17 +2698,59 @@ class FakeDiscord:
                 ids = []
                 for value in picked:
                     if ctype == 7 and isinstance(value, FakeRole):
-                        self._build_options(None, {"v": value}, resolved, msg.guild_id)
+                        self._build_options(None, {"v": value}, resolved, seen.guild_id)
                     else:
                         self._build_options(
-                            [{"name": "v", "type": otype}], {"v": value}, resolved, msg.guild_id
+                            [{"name": "v", "type": otype}], {"v": value}, resolved, seen.guild_id
                         )
                     ids.append(str(getattr(value, "id", value)))
                 data["values"] = ids
                 data["resolved"] = resolved
-        channel = self.channels[msg.channel_id]
-        inter = FakeInteraction(self, type=3, user=user, channel=channel, data=data, message=msg)
+        channel = self.channels[seen.channel_id]
+        # the bot receives the message as Discord holds it, not the user's stale copy
+        inter = FakeInteraction(self, type=3, user=user, channel=channel, data=data, message=current)
+        reason = self._component_validation(current, custom_id, ctype, data.get("values"))
+        if reason is not None:
+            failure = FailedClick(
+                user=user,
+                message_id=seen.id,
+                custom_id=custom_id,
+                reason=reason,
+                seen_revision=seen.revision,
+                revision=current.revision,
+                clock=self.clock.now(),
+            )
+            inter.failure = failure
+            self.failed_clicks.append(failure)
+            log.info("fake discord: %r", failure)
+            self._notify()
+            return inter
         return await self._send_interaction(inter)
+
+    @staticmethod
+    def _component_validation(
+        current: FakeMessage, custom_id: str, ctype: int, values: list[Any] | None
+    ) -> str | None:
+        """Why Discord fails a click on ``custom_id`` given the message as it holds it (None: it passes).
+
+        Discord's COMPONENT_VALIDATION_FAILED: the component must still be on the message,
+        of the same kind, enabled, and a string select's values must still be options.
+        """
+        if current.deleted:
+            return "the message was deleted"
+        comp = current.component(custom_id)
+        if comp is None:
+            return f"the message no longer has {custom_id!r} (it has {current.custom_ids})"
+        if comp["type"] != ctype:
+            return f"{custom_id!r} is now a component of type {comp['type']}, not {ctype}"
+        if comp.get("disabled"):
+            return f"{custom_id!r} is disabled now"
+        if ctype == STRING_SELECT:
+            allowed = [o.get("value") for o in comp.get("options") or []]
+            gone = [v for v in values or [] if v not in allowed]
+            if gone:
+                return f"values {gone} are no longer options of {custom_id!r} ({allowed})"
+        return None
 
     async def submit_modal(
         self, user: FakeUser, source: FakeInteraction, values: dict[str, Any], *, timeout: float = 5.0
@@ -2783,6 +2946,7 @@ __all__ = [
     "CallbackRecord",
     "DiscordAPIError",
     "ErrorLogCollector",
+    "FailedClick",
     "FakeAttachment",
     "FakeChannel",
     "FakeClock",
@@ -2794,6 +2958,7 @@ __all__ = [
     "FakeMessage",
     "FakeRole",
     "FakeUser",
+    "InteractionFailed",
     "InteractionRefused",
     "RecordedRequest",
     "Rejection",

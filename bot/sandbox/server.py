@@ -198,6 +198,14 @@ class Sandbox:
                 text += " " + json.dumps(rejection.errors)[:600]
             log.warning("sandbox: %s", text)
             self.notice("warning", text)
+        for failure in fake.take_failed_clicks():
+            # a click racing an edit that changed the button's custom_id: a real player hits it too
+            self.notice(
+                "warning",
+                f"{failure.user.username}'s click on {failure.custom_id!r} failed in Discord's client "
+                f"(This interaction failed; the page showed revision {failure.seen_revision}, "
+                f"Discord holds {failure.revision}): {failure.reason}",
+            )
         for record in fake.unknown_routes:
             self.notice("warning", f"the bot called a route the sandbox does not know: {record.key}")
         fake.unknown_routes.clear()
@@ -349,6 +357,7 @@ class Sandbox:
             "loading": msg.loading,
             "edited": msg.edited_timestamp is not None,
             "timestamp": msg.timestamp,
+            "rev": msg.revision,  # the page clicks "on this revision": see _act
         }
         if msg.interaction is not None:
             inter = msg.interaction
@@ -506,9 +515,22 @@ class Sandbox:
             return {"choices": answer.data.get("choices") or []}
         elif op == "click":
             values = data.get("values")
+            custom_id = str(data["custom_id"])
             message = fake.messages.get(int(data["message"]))
-            comp = message.component(str(data["custom_id"])) if message is not None else None
-            inter = await fake.click(user, int(data["message"]), str(data["custom_id"]), values=values)
+            if message is None:
+                raise ValueError(f"unknown message {data['message']}")
+            # The page may still show an older revision than the fake holds (an edit is on its
+            # way): click on what the page showed, and let the fake validate it like Discord.
+            rev = data.get("rev")
+            seen = message.snapshot(int(rev)) if isinstance(rev, int) else message
+            comp = seen.component(custom_id)
+            inter = await fake.click(user, seen, custom_id, values=values)
+            if inter.failure is not None:
+                # Discord's client says so under the message; nothing reached the bot
+                failed = {"op": "failed", "text": "This interaction failed", "message": str(message.id),
+                          "rev": message.revision}  # fmt: skip
+                await self._send(page, failed)
+                return {"interaction": str(inter.id), "failed": inter.failure.reason}
             self._labels[inter.id] = (comp or {}).get("label") or None
         elif op == "say":
             content = str(data.get("content") or "")[:2000]

@@ -4,9 +4,17 @@ Scope ``0`` is the global board; any other scope is a Discord guild id. A player
 ``user:<discord id>`` or ``ai:<level>``: every computer player of one level shares a row, so the
 strength of each level shows on the board.
 
-The board is ordered by the *conservative* rating ``mu - 3 * sigma`` (openskill's ``ordinal``): the
-skill we are ~99.7 % sure the player has at least. A newcomer with one lucky win has a large sigma and
-stays below a player who has proven the same mu over many games; a new row starts at 0.
+The model is openskill's: ``mu`` (the skill estimate) and ``sigma`` (its uncertainty), updated as
+the library says. What players see, and what the board is ordered by, is the **shown rating**
+(:func:`shown_rating`, stored in the ``conservative`` column): it starts at 0 and follows the
+*conservative* estimate ``mu - 3 * sigma`` (openskill's ``ordinal``, the skill we are ~99.7 % sure the
+player has at least), except that a game the player did not win never raises it and a game they won
+never lowers it. Why: the conservative estimate rises as sigma shrinks, so a player who lost a game
+could see "0.0 -> 1.5 (+1.5)"; and in a game of 3 or more, openskill raises the mu of a player who
+came second. A player reads a rating as "winning raises it, losing lowers it", so the shown rating
+does just that, and it catches up with the estimate at the next result that lets it (a figure held
+after a loss joins the estimate at the next win). A newcomer with one lucky win still has a large
+sigma and stays below a player who has proven the same mu over many games.
 """
 
 from __future__ import annotations
@@ -33,8 +41,24 @@ LOWER_SCORE_IS_BETTER: Mapping[str, bool] = {"skyjo": True}
 
 
 def conservative(mu: float, sigma: float) -> float:
-    """The board's order: mu - 3 sigma (openskill's ordinal)."""
+    """The conservative estimate mu - 3 sigma (openskill's ordinal), which the shown rating follows."""
     return mu - 3.0 * sigma
+
+
+NEW_RATING: float = conservative(DEFAULT_MU, DEFAULT_SIGMA)  # ~0: where every shown rating starts
+
+
+def shown_rating(previous: float, mu: float, sigma: float, *, won: bool) -> float:
+    """The rating a player sees after a game: the conservative estimate ``mu - 3 sigma``, held at
+    ``previous`` when it would move against the result.
+
+    A win (first place, ties included) never lowers it: ``max(previous, estimate)``. Any other place
+    (second of eight as much as last, and a forfeit, rated tied last) never raises it:
+    ``min(previous, estimate)``. So the figure stays within one result streak of the estimate: after a
+    loss it is at most the estimate, after a win at least.
+    """
+    estimate = conservative(mu, sigma)
+    return max(previous, estimate) if won else min(previous, estimate)
 
 
 def forfeit_ranks(ranks: Sequence[int], forfeited: set[int]) -> list[int]:
@@ -68,6 +92,9 @@ class Participant:
 
 @dataclass(frozen=True)
 class RatingChange:
+    """One player's rating change in one scope. ``shown_*`` is the shown rating (None for a change
+    built by hand without it: it is then the conservative estimate, as for games rated before it)."""
+
     scope: int
     player: str
     display_name: str
@@ -76,6 +103,8 @@ class RatingChange:
     sigma_before: float
     mu_after: float
     sigma_after: float
+    shown_before: float | None = None
+    shown_after: float | None = None
 
     @property
     def conservative_before(self) -> float:
@@ -85,10 +114,20 @@ class RatingChange:
     def conservative_after(self) -> float:
         return self.mu_after - 3 * self.sigma_after
 
+    @property
+    def rating_before(self) -> float:
+        """The shown rating before the game (what the board showed)."""
+        return self.conservative_before if self.shown_before is None else self.shown_before
+
+    @property
+    def rating_after(self) -> float:
+        return self.conservative_after if self.shown_after is None else self.shown_after
+
 
 @dataclass(frozen=True)
 class PlayerStats:
-    """One row of the board (``rank`` is the competition rank by conservative rating in its scope)."""
+    """One row of the board. ``conservative`` is the shown rating (see :func:`shown_rating`; the name is
+    its column's), ``rank`` the competition rank by it in its scope."""
 
     kind: str
     scope: int
@@ -146,11 +185,24 @@ class HistoryEntry:
     mu_after: float
     sigma_after: float
     created_at: int
+    shown_before: float | None = None  # the shown rating (None: the conservative estimate)
+    shown_after: float | None = None
+
+    @property
+    def rating_before(self) -> float:
+        if self.shown_before is None:
+            return conservative(self.mu_before, self.sigma_before)
+        return self.shown_before
+
+    @property
+    def rating_after(self) -> float:
+        if self.shown_after is None:
+            return conservative(self.mu_after, self.sigma_after)
+        return self.shown_after
 
 
-_ROW_COLUMNS = (
-    "mu, sigma, games, wins, round_count, round_sum, round_min, round_max, stats"  # order used below
-)
+# The order rate_game unpacks.
+_ROW_COLUMNS = "mu, sigma, conservative, games, wins, round_count, round_sum, round_min, round_max, stats"
 
 
 def rate_game(
@@ -166,7 +218,8 @@ def rate_game(
 
     Every seat is its own team for Plackett-Luce. Seats sharing a player key (two computer players of
     the same level) are rated as separate teams and their key's row moves by the mean of their
-    updates; the row counts the game once.
+    updates; the row counts the game once, as a win when one of its seats won. The shown rating
+    moves by :func:`shown_rating`, with "won" meaning first place (ties included).
     """
     if len(participants) < 2:
         return []
@@ -190,6 +243,7 @@ def rate_game(
             k: (existing[k][0], existing[k][1]) if k in existing else (DEFAULT_MU, DEFAULT_SIGMA)
             for k in keys
         }
+        shown_before = {k: existing[k][2] if k in existing else NEW_RATING for k in keys}
         teams = [[MODEL.rating(mu=before[p.player][0], sigma=before[p.player][1])] for p in participants]
         rated = MODEL.rate(teams, ranks=[float(p.rank) for p in participants])
         after_mu: dict[str, list[float]] = defaultdict(list)
@@ -206,7 +260,7 @@ def rate_game(
             sigma1 = sum(after_sigma[key]) / len(seats)
             old = existing.get(key)
             games, wins, r_count, r_sum, r_min, r_max, stats_text = (
-                old[2:] if old else (0, 0, 0, 0, None, None, "{}")
+                old[3:] if old else (0, 0, 0, 0, None, None, "{}")
             )
             rounds = [s for p in seats for s in p.round_scores]
             if rounds:
@@ -217,6 +271,8 @@ def rate_game(
                 for name, count in p.stats.items():
                     stats[name] = stats.get(name, 0) + int(count)
             best = min(p.rank for p in seats)
+            shown0 = float(shown_before[key])
+            shown1 = shown_rating(shown0, mu1, sigma1, won=best == 1)
             name = seats[0].display_name
             upserts.append(
                 (
@@ -226,7 +282,7 @@ def rate_game(
                     name,
                     mu1,
                     sigma1,
-                    conservative(mu1, sigma1),
+                    shown1,
                     games + 1,
                     wins + (1 if best == 1 else 0),
                     r_count + len(rounds),
@@ -237,8 +293,8 @@ def rate_game(
                     now,
                 )
             )
-            history.append((game_id, kind, scope, key, best, mu0, sigma0, mu1, sigma1, now))
-            changes.append(RatingChange(scope, key, name, best, mu0, sigma0, mu1, sigma1))
+            history.append((game_id, kind, scope, key, best, mu0, sigma0, mu1, sigma1, now, shown0, shown1))
+            changes.append(RatingChange(scope, key, name, best, mu0, sigma0, mu1, sigma1, shown0, shown1))
         conn.executemany(
             "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games, wins,"
             " round_count, round_sum, round_min, round_max, stats, updated_at)"
@@ -253,7 +309,7 @@ def rate_game(
         )
         conn.executemany(
             "INSERT INTO rating_history (game_id, kind, scope, player, rank, mu_before, sigma_before,"
-            " mu_after, sigma_after, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            " mu_after, sigma_after, created_at, shown_before, shown_after) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             history,
         )
     return changes
@@ -320,7 +376,7 @@ _DEEP_PAGE = _PAGE_SQL.format(
 def leaderboard_page(
     conn: sqlite3.Connection, kind: str, scope: int, page: int, per_page: int
 ) -> LeaderboardPage:
-    """One page of a board, ranked in SQL (competition ranking: equal conservative ratings share a rank).
+    """One page of a board, ranked in SQL (competition ranking: equal shown ratings share a rank).
 
     A window over the whole scope costs ~1.6 us a row in SQLite (160 ms for 100,000 players), so the
     window runs over the page only: the page is read along the covering ``ratings_board`` index, and
@@ -369,8 +425,8 @@ def history_rows(
 ) -> list[HistoryEntry]:
     """A player's latest rating changes of one kind in one scope, newest first."""
     rows = conn.execute(
-        "SELECT game_id, rank, mu_before, sigma_before, mu_after, sigma_after, created_at"
-        " FROM rating_history WHERE kind = ? AND scope = ? AND player = ?"
+        "SELECT game_id, rank, mu_before, sigma_before, mu_after, sigma_after, created_at, shown_before,"
+        " shown_after FROM rating_history WHERE kind = ? AND scope = ? AND player = ?"
         " ORDER BY created_at DESC, game_id DESC LIMIT ?",
         (kind, scope, player, max(1, int(limit))),
     ).fetchall()
@@ -421,7 +477,8 @@ class RatingRepository:
         def work(conn: sqlite3.Connection) -> list[RatingChange]:
             rows = conn.execute(
                 "SELECT h.scope, h.player, coalesce(r.display_name, h.player), h.rank, h.mu_before,"
-                " h.sigma_before, h.mu_after, h.sigma_after FROM rating_history AS h"
+                " h.sigma_before, h.mu_after, h.sigma_after, h.shown_before, h.shown_after"
+                " FROM rating_history AS h"
                 " LEFT JOIN ratings AS r ON r.kind = h.kind AND r.scope = h.scope AND r.player = h.player"
                 " WHERE h.game_id = ? ORDER BY h.scope, h.rank, h.player",
                 (game_id,),

@@ -52,6 +52,7 @@ from typing import Any, Final
 
 from bot.engine import skipbo
 from bot.i18n import translate as t
+from bot.render.names import shown_names
 from bot.ui.ids import encode
 from bot.ui.skyjo_panel import ButtonSpec
 
@@ -421,8 +422,9 @@ def panel_title(view: dict[str, Any], locale: object = None) -> str:
 def panel_hint(
     view: dict[str, Any], seat: int, names: Sequence[str], mode: int = MODE_MAIN, locale: object = None
 ) -> str:
-    """What to do now, in words (or whom the player is waiting for)."""
+    """What to do now, in words (or whom the player is waiting for); names as written."""
     phase = view["phase"]
+    names = shown_names(names, locale)
     if phase == skipbo.PLAY:
         turn = view["turn"]
         if turn != seat:

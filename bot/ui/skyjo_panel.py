@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.engine import skyjo
+from bot.i18n import a_card, plural
 from bot.i18n import translate as t
+from bot.render.names import shown_names
 from bot.ui.ids import encode
 
 PREFIX = "sk"
@@ -139,12 +141,13 @@ def panel_rows(
 def panel_hint(
     view: dict[str, Any], seat: int, names: Sequence[str], mode: int = MODE_MAIN, locale: object = None
 ) -> str:
-    """One line telling the player what to do now (or whom they are waiting for)."""
+    """One line telling the player what to do now (or whom they are waiting for); names as written."""
     phase = view["phase"]
+    names = shown_names(names, locale)
     if phase == "reveal":
         left = view["reveals_left"][seat]
         if left > 0:
-            return t("ui.panel.hint.reveal", locale, count=left)
+            return plural("ui.panel.hint.reveal", left, locale)
         waiting = ", ".join(names[s] for s in view["to_act"])
         return t("ui.panel.hint.waiting_reveals", locale, players=waiting)
     if phase == "play":
@@ -158,7 +161,7 @@ def panel_hint(
             return t("ui.panel.hint.turn", locale, value=top)
         if mode == MODE_DISCARD:
             return t("ui.panel.hint.discard", locale, value=drawn)
-        return t("ui.panel.hint.drawn", locale, value=drawn)
+        return t("ui.panel.hint.drawn", locale, value=drawn, card=a_card(drawn, locale))
     if phase == "round_over":
         return t("ui.panel.hint.round_over", locale, round=view["round"])
     return t("ui.panel.hint.game_over", locale)

@@ -21,6 +21,7 @@ whatever is newest). A 429 is retried by discord.py; a failed edit is retried wi
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import io
@@ -37,13 +38,16 @@ from bot.i18n import template
 from bot.i18n import translate as t
 from bot.kinds import BY_PREFIX, KINDS, GameKind
 from bot.render import boards, skyjo_table
+from bot.render.names import shown_name
 from bot.service import (
     DEFAULT_TURN_LIMIT,
+    MISSES_BEFORE_REPLACE,
     MODE_ACT,
     REFRESH_ACT,
     ChannelTaken,
     PanelState,
     Refused,
+    SeatTaken,
     Stale,
     Table,
 )
@@ -61,7 +65,17 @@ JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "a
 LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL}
 # Table-message acts, the same two letters in every kind's panel module.
 OPEN_PANEL, RULES, LEAVE, NEXT_ROUND, REMATCH = "op", "ru", "lv", "nx", "rm"
+# The buttons of a private "are you sure?" (Leave, /<game> end): game-level ids, version 0, so a
+# confirmation answered after a restart still works; the acts clash with no panel or table act.
+LEAVE_YES, END_YES, CONFIRM_NO = "ly", "ey", "no"
+# "Take my seat back", offered privately to a player a computer replaced for missed turns (version 0).
+RECLAIM = "rc"
+CONFIRMATIONS = {
+    LEAVE_YES: ("table.confirm.leave", "table.confirm.yes_leave"),
+    END_YES: ("table.confirm.end", "table.confirm.yes_end"),
+}
 TABLE_IMAGE = "skybo-table.png"
+TABLE_VERSION = 0  # the version field of table-message buttons: they do not go stale
 STYLES = {
     "primary": discord.ButtonStyle.primary,
     "secondary": discord.ButtonStyle.secondary,
@@ -175,10 +189,12 @@ def panel_content(state: PanelState, locale: object) -> str:
 
 
 def table_view(table: Table, locale: object) -> ButtonsView | None:
-    gid, version, prefix = table.id, table.version, table.kind.prefix
+    gid, prefix = table.id, table.kind.prefix
 
-    def cid(act: str) -> str:
-        return ids.encode(prefix, gid, version, act, 0)
+    def cid(act: str, arg: int = 0) -> str:
+        # Version 0: these buttons mean the same whatever the state, so their ids never change and a
+        # click racing a table edit is still on the message (Discord drops clicks whose id is gone).
+        return ids.encode(prefix, gid, TABLE_VERSION, act, arg)
 
     if table.ended_by is not None:
         return None
@@ -186,12 +202,21 @@ def table_view(table: Table, locale: object) -> ButtonsView | None:
         return ButtonsView([[_button(cid(REMATCH), t("table.button.rematch", locale), "success")]])
     buttons = []
     if table.game.phase == "round_over":
-        buttons.append(_button(cid(NEXT_ROUND), t("ui.panel.next_round", locale), "success"))
+        # One id for the whole round (its number is the arg): a vote for a round already dealt is refused.
+        buttons.append(
+            _button(cid(NEXT_ROUND, table.game.round), t("ui.panel.next_round", locale), "success")
+        )
     mine = "table.button.my_grid" if table.stored.kind == "skyjo" else "table.button.my_hand"
     buttons.append(_button(cid(OPEN_PANEL), t(mine, locale), "primary"))
     buttons.append(_button(cid(RULES), t("table.button.rules", locale)))
     buttons.append(_button(cid(LEAVE), t("table.button.leave", locale), "danger"))
     return ButtonsView([buttons])
+
+
+def seat_back_view(prefix: str, game_id: int, locale: object) -> ButtonsView:
+    """The "Take my seat back" button offered to a player a computer replaced for missed turns."""
+    custom_id = ids.encode(prefix, game_id, TABLE_VERSION, RECLAIM, 0)
+    return ButtonsView([[_button(custom_id, t("seats.button.take_back", locale), "success")]])
 
 
 def table_message(table: Table, locale: object, image_url: str | None = None) -> skyjo_table.MessageBody:
@@ -252,6 +277,57 @@ def embed_of(body: skyjo_table.MessageBody) -> discord.Embed:
 # ---------------------------------------------------------------------------------- the presenter
 
 
+PANEL_TOKEN_MS = 14 * 60 * 1000  # an interaction token lives 15 minutes: leave room for the edit
+PANEL_LOCK_WAIT = 1.0  # seconds a click's answer waits for an edit of the same panel in flight
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+def panel_key(table: Table, seat: int) -> tuple[Any, ...]:
+    """What a private panel's text depends on beyond the seat's own clicks: when it changes, an open
+    panel is edited (a new turn, the seat's turn, a round or the game over, the seat taken over)."""
+    game = table.game
+    return (
+        table.finished,
+        game.phase,
+        game.round,
+        game.turn,
+        seat in game.seats_to_act(),
+        seat in table.replaced(),
+    )
+
+
+def final_panel_content(table: Table, seat: int, locale: object) -> str:
+    """A panel's last words: how the game ended for this seat."""
+    title = t("table.panel.final_title", locale, game=table.kind.title)
+    if table.ended_by is not None or table.stored.status == "cancelled":
+        return f"{title}\n{t('table.panel.final_cancelled', locale)}"
+    results = table.game.results()
+    names = table.names()
+    winners = ", ".join(shown_name(names[s], locale) for s in results.get("winners") or [])
+    ranks = results.get("ranks") or []
+    lines = [title]
+    if winners:
+        lines.append(t("table.panel.final_winners", locale, players=winners))
+    if seat < len(ranks):
+        place = ranks[seat]
+        key = "table.panel.final_won" if place == 1 else "table.panel.final_place"
+        lines.append(t(key, locale, place=place, count=len(ranks)))
+    lines.append(t("table.panel.final_see_table", locale))
+    return "\n".join(lines)
+
+
+@dataclass
+class PanelWatch:
+    """A player's open private panel: the last interaction that showed it and what it showed."""
+
+    lock: asyncio.Lock
+    interaction: discord.Interaction[Any] | None = None
+    issued_ms: int = 0
+    locale: object = None
+    seat: int = 0
+    key: tuple[Any, ...] = ()
+
+
 @dataclass
 class _Slot:
     """One public message the presenter keeps up to date."""
@@ -271,13 +347,115 @@ class Presenter:
         self.interval = interval
         self.retries = retries
         self.images = images  # attach the rendered table picture to table messages
-        self._slots: dict[tuple[str, int], _Slot] = {}
+        self._slots: dict[tuple[Any, ...], _Slot] = {}
+        # Open private panels the bot keeps in step with the game: game id -> user id -> watch.
+        self._panels: dict[int, dict[int, PanelWatch]] = {}
         self._sends: set[asyncio.Task[None]] = set()
+        self._locks: dict[tuple[int, int], asyncio.Lock] = {}
+        self._deleting: set[int] = set()  # mentions and reminders being deleted
+        self._deleted: collections.deque[int] = collections.deque(maxlen=256)  # ... and lately deleted
         self._closed = False
 
     # the service calls this (TableListener)
     def table_changed(self, table: Table) -> None:
         self._schedule(("game", table.id), lambda: self._render_table(table))
+        if table.finished:
+            for key in [k for k in self._locks if k[0] == table.id]:
+                del self._locks[key]
+        for user_id, watch in list(self._panels.get(table.id, {}).items()):
+            if panel_key(table, watch.seat) == watch.key:
+                continue  # nothing their panel says has changed
+            self._schedule(
+                ("panel", table.id, user_id), functools.partial(self._render_panel, table, user_id)
+            )
+
+    # ------------------------------------------------------------------ private panels that follow
+
+    def panel_lock(self, game_id: int, user_id: int) -> asyncio.Lock:
+        """Held while a panel is being answered or edited: one write at a time per player's panel, so
+        Discord applies them in the order they were rendered (a later state never hides under an
+        earlier one)."""
+        watch = self._panels.get(game_id, {}).get(user_id)
+        return watch.lock if watch is not None else self._free_lock(game_id, user_id)
+
+    def _free_lock(self, game_id: int, user_id: int) -> asyncio.Lock:
+        lock = self._locks.get((game_id, user_id))
+        if lock is None:
+            lock = self._locks[(game_id, user_id)] = asyncio.Lock()
+        return lock
+
+    def panel_shown(
+        self, interaction: discord.Interaction[Any], table: Table | None, state: PanelState
+    ) -> None:
+        """A panel was just sent or edited in answer to ``interaction``: its token (fresh for 15
+        minutes) lets the bot edit that panel when the game moves on without a click of theirs."""
+        if table is None or table.finished or self._closed:
+            return
+        user_id = interaction.user.id
+        watches = self._panels.setdefault(table.id, {})
+        watch = watches.get(user_id)
+        if watch is None:
+            watch = watches[user_id] = PanelWatch(self._free_lock(table.id, user_id))
+        watch.interaction = interaction
+        watch.issued_ms = self.bot.service.clock.now_ms()
+        watch.locale = interaction.locale
+        watch.seat = state.seat
+        watch.key = panel_key(table, state.seat)
+        self._locks.pop((table.id, user_id), None)
+
+    def panel_fresh(self, game_id: int, user_id: int) -> bool:
+        """True while the bot can still edit this player's panel (the token has time left)."""
+        watch = self._panels.get(game_id, {}).get(user_id)
+        if watch is None:
+            return False
+        return self.bot.service.clock.now_ms() - watch.issued_ms < PANEL_TOKEN_MS
+
+    def _forget_panel(self, game_id: int, user_id: int) -> None:
+        watches = self._panels.get(game_id)
+        if watches is not None:
+            watches.pop(user_id, None)
+            if not watches:
+                del self._panels[game_id]
+
+    async def _render_panel(self, table: Table, user_id: int) -> None:
+        """Edit a player's open panel when what it says no longer holds (their turn came, another
+        player's turn, the round or the game ended), through the token of their last click."""
+        watch = self._panels.get(table.id, {}).get(user_id)
+        if watch is None or watch.interaction is None:
+            return
+        if not self.panel_fresh(table.id, user_id):
+            self._forget_panel(table.id, user_id)  # the token is (nearly) dead: the turn ping says so
+            return
+        async with watch.lock:
+            async with self.bot.service.lock(table.channel_id):
+                key = panel_key(table, watch.seat)
+                if key == watch.key:
+                    return
+                content, view = self._followed_panel(table, watch.seat, watch.locale)
+            try:
+                await watch.interaction.edit_original_response(
+                    content=content, view=view, allowed_mentions=NO_MENTIONS
+                )
+            except discord.HTTPException as error:
+                # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
+                log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
+                self._forget_panel(table.id, user_id)
+                return
+            watch.key = key
+        if table.finished:
+            self._forget_panel(table.id, user_id)
+
+    def _followed_panel(self, table: Table, seat: int, locale: object) -> tuple[str, ButtonsView | None]:
+        """The panel as the game stands (the channel lock is held)."""
+        if table.finished:
+            return final_panel_content(table, seat, locale), None
+        if seat in table.idle():  # replaced for missed turns: the way back, right on the panel
+            offer = t("seats.offer", locale, missed=MISSES_BEFORE_REPLACE)
+            return offer, seat_back_view(table.kind.prefix, table.id, locale)
+        if seat in table.replaced():
+            return t("table.error.seat_replaced", locale), None
+        state = self.bot.service.panel_of(table, seat)
+        return panel_content(state, locale), panel_view(state, locale)
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
@@ -324,18 +502,39 @@ class Presenter:
         old = table.stored.meta.get("reminder")
         await self.bot.service.remember_messages(table, reminder=message.id)
         if isinstance(old, int):
-            with contextlib.suppress(discord.HTTPException):
-                await channel.get_partial_message(old).delete()
+            await self._delete(channel, old)
+
+    async def _delete(self, channel: discord.PartialMessageable, message_id: int) -> None:
+        """Delete a mention or reminder once: the turn's mention and a new reminder may both find the
+        same old reminder to delete (a second delete would only get a 404)."""
+        if message_id in self._deleting or message_id in self._deleted:
+            return
+        self._deleting.add(message_id)
+        try:
+            with contextlib.suppress(discord.NotFound):
+                await channel.get_partial_message(message_id).delete()
+        finally:
+            self._deleting.discard(message_id)
+            self._deleted.append(message_id)
 
     async def _tell_replaced(self, table: Table, user_id: int) -> None:
         """A private word to the player a computer player replaced after too many missed turns."""
         stored = table.stored
         locale = self._locale(stored.guild_id)
         link = message_link(stored.guild_id, stored.channel_id, stored.message_id)
+        mine = "table.button.my_grid" if stored.kind == "skyjo" else "table.button.my_hand"
+        text = t(
+            "table.turn.replaced_dm",
+            locale,
+            missed=MISSES_BEFORE_REPLACE,
+            button=t(mine, locale),
+            take_back=t("seats.button.take_back", locale),
+            link=link,
+        )
         dm = await self.bot.create_dm(discord.Object(user_id))
-        await dm.send(t("table.turn.replaced_dm", locale, missed=3, link=link))
+        await dm.send(text)
 
-    def _schedule(self, key: tuple[str, int], render: Callable[[], Awaitable[None]]) -> None:
+    def _schedule(self, key: tuple[Any, ...], render: Callable[[], Awaitable[None]]) -> None:
         if self._closed:
             return
         slot = self._slots.get(key)
@@ -345,7 +544,7 @@ class Presenter:
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(key, slot), name=f"presenter-{key[0]}-{key[1]}")
 
-    async def _run(self, key: tuple[str, int], slot: _Slot) -> None:
+    async def _run(self, key: tuple[Any, ...], slot: _Slot) -> None:
         failures = 0
         while slot.dirty and not self._closed:
             slot.dirty = False
@@ -476,12 +675,14 @@ class Presenter:
         await self.bot.service.remember_messages(table, mention=None, reminder=None)
         for message_id in stale:
             if isinstance(message_id, int):
-                with contextlib.suppress(discord.NotFound):
-                    await channel.get_partial_message(message_id).delete()
+                await self._delete(channel, message_id)
         if key is None or user is None:
             return
+        text = table.kind.table.turn_mention(user, locale)
+        if not self.panel_fresh(table.id, user):  # their panel can no longer be edited for them
+            text += "\n" + t("table.turn.open_panel", locale)
         message = await channel.send(
-            table.kind.table.turn_mention(user, locale),
+            text,
             allowed_mentions=discord.AllowedMentions(
                 users=[discord.Object(user)], everyone=False, roles=False
             ),
@@ -502,10 +703,11 @@ class Presenter:
                     skyjo_table.lobby_closed_body(locale, expired=expired, game=KINDS[lobby.kind].title)
                 ),
                 view=None,
+                allowed_mentions=NO_MENTIONS,
             )
             return
         body = lobby_message(lobby, locale)
-        await message.edit(embed=embed_of(body), view=lobby_view(lobby, locale))
+        await message.edit(embed=embed_of(body), view=lobby_view(lobby, locale), allowed_mentions=NO_MENTIONS)
 
 
 # ---------------------------------------------------------------------------------- click handlers
@@ -570,12 +772,7 @@ class TableUI:
         if isinstance(refused, Stale):
             state = refused.panel
             state.notice = (refused.key, {})
-            if self._on_panel(interaction) and not interaction.response.is_done():
-                await interaction.response.edit_message(
-                    content=panel_content(state, locale), view=panel_view(state, locale)
-                )
-            else:
-                await self._send_panel(interaction, state)
+            await self._show_panel(interaction, state, in_place=self._on_panel(interaction))
             return
         await self.tell(interaction, reason)
 
@@ -585,12 +782,47 @@ class TableUI:
         return message is not None and message.flags.ephemeral
 
     async def _send_panel(self, interaction: discord.Interaction[Any], state: PanelState) -> None:
+        await self._show_panel(interaction, state, in_place=False)
+
+    async def _show_panel(
+        self,
+        interaction: discord.Interaction[Any],
+        state: PanelState,
+        *,
+        in_place: bool,
+        table: Table | None = None,
+    ) -> None:
+        """Answer with the panel (in place on a panel click, else a new private message) and let the
+        presenter follow it. The answer waits for an edit of the same panel already in flight (at most
+        PANEL_LOCK_WAIT), so Discord applies the two in the order they were drawn. A click that ended
+        the game gets the final result."""
         locale = interaction.locale
-        content, view = panel_content(state, locale), panel_view(state, locale)
-        if interaction.response.is_done():
-            await interaction.followup.send(content, view=view, ephemeral=True)
+        table = table or self.service.tables.get(state.game_id)
+        content: str
+        view: ButtonsView | None
+        if table is not None and table.finished:
+            content, view = final_panel_content(table, state.seat, locale), None
         else:
-            await interaction.response.send_message(content, view=view, ephemeral=True)
+            content, view = panel_content(state, locale), panel_view(state, locale)
+        lock = self.presenter.panel_lock(state.game_id, interaction.user.id)
+        try:
+            await asyncio.wait_for(lock.acquire(), PANEL_LOCK_WAIT)
+            held = True
+        except TimeoutError:
+            held = False  # a slow edit (a 429, say) must not make this click miss its 3 s
+        try:
+            buttons: dict[str, Any] = {"view": view} if view is not None else {}
+            if in_place and not interaction.response.is_done():
+                await interaction.response.edit_message(content=content, view=view)
+            elif interaction.response.is_done():
+                await interaction.followup.send(content, ephemeral=True, **buttons)
+                return  # a follow-up is not the interaction's original message: not followed
+            else:
+                await interaction.response.send_message(content, ephemeral=True, **buttons)
+            self.presenter.panel_shown(interaction, table, state)
+        finally:
+            if held:
+                lock.release()
 
     # ------------------------------------------------------------------ game buttons
 
@@ -600,27 +832,66 @@ class TableUI:
             raise Refused("table.error.forged")
         user = interaction.user
         if bid.act == OPEN_PANEL:
-            state = await self.service.open_panel(bid.game, user.id)
+            try:
+                state = await self.service.open_panel(bid.game, user.id)
+            except SeatTaken as taken:
+                if not taken.idle:
+                    raise
+                await self._offer_seat_back(interaction, bid.prefix, bid.game)
+                return
             if state.kind != kind.name:
                 raise Refused("table.error.forged")
             await self._send_panel(interaction, state)
+        elif bid.act == RECLAIM:
+            state = await self.service.reclaim_seat(bid.game, user.id)
+            if state.kind != kind.name:
+                raise Refused("table.error.forged")
+            state.notice = ("seats.back", {})
+            # The offer becomes the panel (it is the clicked private message).
+            await self._show_panel(interaction, state, in_place=self._on_panel(interaction))
         elif bid.act == RULES:
             options = await self.service.options_for(bid.game)
             if not isinstance(options, kind.engine.Options):
                 raise Refused("table.error.forged")
             await self.tell(interaction, kind.rules.rules_text(options, interaction.locale))
         elif bid.act == LEAVE:
+            # Leaving forfeits: refuse now what Yes would refuse, else ask the clicker first.
+            await self.service.check_leave(bid.game, user.id)
+            await self.confirm(interaction, bid.prefix, bid.game, LEAVE_YES)
+        elif bid.act == LEAVE_YES:
             await self.service.leave(bid.game, user.id)
-            await self.tell(interaction, t("table.left", interaction.locale))
+            await self._settle(interaction, t("table.left", interaction.locale))
+        elif bid.act == END_YES:
+            # The same check as /<game> end, made again now: the clicker may have lost the right.
+            ended = await self.service.end(
+                interaction.channel_id or 0,
+                user.id,
+                can_manage=interaction.permissions.manage_channels,
+                game_id=bid.game,
+            )
+            if isinstance(ended, Table):
+                self.presenter.table_changed(ended)
+            await self._settle(interaction, t("table.confirm.ended", interaction.locale))
+            await interaction.followup.send(
+                t("table.ended", interaction.guild_locale, user=user.mention),
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+        elif bid.act == CONFIRM_NO:
+            await self._settle(interaction, t("table.confirm.nothing_changed", interaction.locale))
         elif bid.act == REMATCH:
             await self._rematch(interaction, bid.game)
+        elif bid.act == NEXT_ROUND and not self._on_panel(interaction):  # the table's Next round
+            state = await self.service.vote_next_round(bid.game, user.id, bid.arg)
+            if state.notice is not None:
+                key, params = state.notice
+                await self.tell(interaction, t(key, interaction.locale, **params))
+            else:
+                await interaction.response.defer()
         elif bid.act in kind.panel.GAME_ACTS or bid.act in (MODE_ACT, REFRESH_ACT):
+            table = self.service.tables.get(bid.game)  # kept: a click that ends the game un-caches it
             state = await self.service.click(bid.game, bid.version, user.id, bid.act, bid.arg)
             if self._on_panel(interaction):
-                await interaction.response.edit_message(
-                    content=panel_content(state, interaction.locale),
-                    view=panel_view(state, interaction.locale),
-                )
+                await self._show_panel(interaction, state, in_place=True, table=table)
             elif state.notice is not None:  # Next round on the table message
                 key, params = state.notice
                 await self.tell(interaction, t(key, interaction.locale, **params))
@@ -628,6 +899,39 @@ class TableUI:
                 await interaction.response.defer()
         else:
             raise Refused("table.error.forged")
+
+    async def confirm(
+        self, interaction: discord.Interaction[Any], prefix: str, game_id: int, yes: str
+    ) -> None:
+        """Ask the clicker, privately, before something that cannot be undone (``yes``: LEAVE_YES or
+        END_YES). The buttons carry all their click needs, nothing is kept in memory."""
+        locale = interaction.locale
+        question, label = CONFIRMATIONS[yes]
+        buttons = [
+            _button(ids.encode(prefix, game_id, 0, yes, 0), t(label, locale), "danger"),
+            _button(ids.encode(prefix, game_id, 0, CONFIRM_NO, 0), t("table.confirm.no", locale)),
+        ]
+        await interaction.response.send_message(
+            t(question, locale), view=ButtonsView([buttons]), ephemeral=True
+        )
+
+    async def _offer_seat_back(
+        self, interaction: discord.Interaction[Any], prefix: str, game_id: int
+    ) -> None:
+        """A player a computer replaced for missed turns opened their panel: privately, a way back."""
+        locale = interaction.locale
+        await interaction.response.send_message(
+            t("seats.offer", locale, missed=MISSES_BEFORE_REPLACE),
+            view=seat_back_view(prefix, game_id, locale),
+            ephemeral=True,
+        )
+
+    async def _settle(self, interaction: discord.Interaction[Any], text: str) -> None:
+        """Answer a confirmation: its private message says what happened and loses its buttons."""
+        if self._on_panel(interaction):
+            await interaction.response.edit_message(content=text, view=None)
+        else:
+            await self.tell(interaction, text)
 
     async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
         lobby = await self.service.rematch(game_id, interaction.user.id)

@@ -8,7 +8,9 @@ Fixtures
     stops every client started through it, shuts the server down and calls
     ``fake.assert_clean()``: the test errors if the bot hit an unknown route, got a
     rejection the test did not consume (``fake.take_rejections()`` /
-    ``await fake.wait_rejection(code)``), or broke the gateway protocol.
+    ``await fake.wait_rejection(code)``), left a failed click unconsumed (a click on a
+    ``message.snapshot()`` whose component the bot has since removed or disabled:
+    ``fake.take_failed_clicks()``), or broke the gateway protocol.
 
 ``connect_bot``
     ``await connect_bot(bot)`` starts any ``discord.Client`` / ``commands.Bot`` against

@@ -26,9 +26,10 @@ from bot.ui.skipbo_panel import ACT_OF_SOURCE, card_label, discard_arg, play_arg
 from .conftest import act_of, enabled_buttons, open_panel
 
 SEED = 20240611
-HAND_LINE = re.compile(r"^Hand: (\d+) card\(s\)$")  # the guild's language (English) on the table
+HAND_LINE = re.compile(r"^Hand: (\d+) cards?$")  # the guild's language (English) on the table
 HAND_EVENT = re.compile(r"from their hand onto pile|played their whole hand|no card left in hand")
 PANEL_TITLES = {"en-US": "Your hand — Skip-Bo", "fr": "Ta main — Skip-Bo"}  # one-round games
+FINAL_TITLES = {"en-US": "**Skip-Bo: the game is over**", "fr": "**Skip-Bo : la partie est finie**"}
 SKIPBO_GAME_ACTS = frozenset({"ph", "ps", "pd", "qs", "qd", "dc", "et", "nx"})
 MODE_END, MODE_HAND, MODE_STOCK, MODE_DISCARD = 1, 100, 200, 210
 MODE_PARTNER_STOCK, MODE_PARTNER_DISCARD = 300, 310
@@ -238,6 +239,11 @@ class Clicker:
         self.panels: dict[int, FakeMessage] = {}  # user id -> the last panel of that user
 
     def record_panel(self, panel: FakeMessage, user: FakeUser) -> None:
+        if self.game_id not in self.bot.service.tables:  # the click ended the game: the final result
+            final = FINAL_TITLES[user.locale]
+            assert panel.text.startswith(final), f"{user.username}'s last panel: {panel.text!r}"
+            assert not panel.custom_ids, "a finished game's panel has nothing left to click"
+            return
         title = PANEL_TITLES[user.locale]
         assert panel.text.startswith(title), f"{user.username}'s panel: {panel.text!r}"
         for parsed, comp in panel_buttons(panel):

@@ -17,6 +17,7 @@ from .fake_discord import (
     ErrorLogCollector,
     FakeDiscord,
     FakeMessage,
+    InteractionFailed,
     InteractionRefused,
 )
 
@@ -537,6 +538,148 @@ async def test_click_on_absent_or_disabled_component_is_refused(
     with pytest.raises(InteractionRefused, match="disabled"):
         await fake_discord.click(alice, int(data["id"]), "off")
     assert len(fake_discord.interactions) == 1  # refused clicks never reached the bot
+
+
+class ClickRecorder(discord.Client):
+    """A plain client that records every component click it receives and answers it privately."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        super().__init__(intents=discord.Intents.default())
+        self.fake = fake  # to look up the messages it posts
+        self.clicks: list[tuple[str, str]] = []  # (custom_id, content of the message it came with)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id"))
+        self.clicks.append((custom_id, interaction.message.content if interaction.message else ""))
+        await interaction.response.send_message(f"got {custom_id}", ephemeral=True)
+
+
+async def edit_raw(client: discord.Client, channel_id: int, message_id: int, payload: dict[str, Any]) -> Any:
+    route = discord.http.Route(
+        "PATCH", "/channels/{channel_id}/messages/{message_id}", channel_id=channel_id, message_id=message_id
+    )
+    return await client.http.request(route, json=payload)
+
+
+async def post_with(client: ClickRecorder, channel_id: int, payload: dict[str, Any]) -> FakeMessage:
+    route = discord.http.Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
+    data = await client.http.request(route, json=payload)
+    return client.fake.messages[int(data["id"])]
+
+
+@pytest.fixture
+async def recorder(fake_discord: FakeDiscord, connect_bot: Any) -> ClickRecorder:
+    client: ClickRecorder = await connect_bot(ClickRecorder(fake_discord))
+    return client
+
+
+async def test_click_from_a_stale_snapshot_fails_like_discord_and_never_reaches_the_bot(
+    fake_discord: FakeDiscord, recorder: ClickRecorder
+) -> None:
+    alice = fake_discord.user("alice")
+    channel_id = fake_discord.channel("general").id
+    msg = await post_with(
+        recorder, channel_id, {"content": "v1", "components": [row(button("keep"), button("b:1"))]}
+    )
+    seen = msg.snapshot()  # what alice's client shows
+    assert seen.is_snapshot and seen.revision == 0 and seen.custom_ids == ["keep", "b:1"]
+    # the bot edits the message: "b:1" becomes "b:2" while alice's client still shows "b:1"
+    await edit_raw(
+        recorder, channel_id, msg.id, {"content": "v2", "components": [row(button("keep"), button("b:2"))]}
+    )
+    assert msg.revision == 1 and msg.custom_ids == ["keep", "b:2"]
+    assert seen.custom_ids == ["keep", "b:1"] and seen.content == "v1"  # the snapshot did not move
+    assert msg.snapshot(0).custom_ids == ["keep", "b:1"]  # a past revision, rebuilt from history
+
+    failed = await fake_discord.click(alice, seen, "b:1")
+    assert failed.failed
+    [record] = fake_discord.failed_clicks
+    assert (record.user, record.message_id, record.custom_id) == (alice, msg.id, "b:1")
+    assert (record.seen_revision, record.revision) == (0, 1)
+    assert "no longer has 'b:1'" in record.reason
+    with pytest.raises(InteractionFailed, match="never reached the bot"):
+        await failed.response()
+
+    # a button still on the message goes through, and the bot gets the message as it is now
+    kept = await fake_discord.click(alice, seen, "keep")
+    assert not kept.failed
+    assert (await kept.original()).content == "got keep"
+    assert recorder.clicks == [("keep", "v2")]  # the failed click came first and never arrived
+    assert list(fake_discord.interactions) == [kept.id]
+
+    # an id that was never on what alice saw is a test bug, as before
+    with pytest.raises(InteractionRefused, match="no component 'b:2'"):
+        await fake_discord.click(alice, seen, "b:2")
+    # the live message is what a fresh client shows: its new button works
+    fresh = await fake_discord.click(alice, msg, "b:2")
+    await fresh.response()
+    assert recorder.clicks[-1] == ("b:2", "v2")
+    assert fake_discord.take_failed_clicks() == [record]
+
+
+async def test_unconsumed_failed_click_fails_assert_clean(
+    fake_discord: FakeDiscord, recorder: ClickRecorder
+) -> None:
+    alice = fake_discord.user("alice")
+    channel_id = fake_discord.channel("general").id
+    msg = await post_with(recorder, channel_id, {"content": "v1", "components": [row(button("b:1"))]})
+    seen = msg.snapshot()
+    await edit_raw(recorder, channel_id, msg.id, {"components": [row(button("b:2"))]})
+    await fake_discord.click(alice, seen, "b:1")
+    with pytest.raises(AssertionError, match=r"failed click .*'b:1'.*no longer has"):
+        fake_discord.assert_clean()
+    assert fake_discord.take_failed_clicks("b:2") == []  # filtered by custom_id
+    assert [f.custom_id for f in fake_discord.take_failed_clicks("b:1")] == ["b:1"]
+    fake_discord.assert_clean()
+    assert recorder.clicks == []
+
+
+async def test_stale_clicks_on_disabled_deleted_or_changed_selects_fail(
+    fake_discord: FakeDiscord, recorder: ClickRecorder
+) -> None:
+    alice = fake_discord.user("alice")
+    channel_id = fake_discord.channel("general").id
+    pick = {
+        "type": 3,
+        "custom_id": "pick",
+        "options": [{"label": "A", "value": "a"}, {"label": "B", "value": "b"}],
+    }
+    msg = await post_with(
+        recorder, channel_id, {"content": "v1", "components": [row(button("go")), row(pick)]}
+    )
+    seen = msg.snapshot()
+    # the bot disables "go" and drops option "b"
+    new_pick = {**pick, "options": [{"label": "A", "value": "a"}]}
+    await edit_raw(
+        recorder,
+        channel_id,
+        msg.id,
+        {"components": [row({**button("go"), "disabled": True}), row(new_pick)]},
+    )
+    assert (await fake_discord.click(alice, seen, "go")).failed
+    assert (await fake_discord.click(alice, seen, "pick", values=["b"])).failed
+    still = await fake_discord.click(alice, seen, "pick", values=["a"])
+    assert not still.failed and (await still.original()).content == "got pick"
+    reasons = [f.reason for f in fake_discord.take_failed_clicks()]
+    assert reasons == ["'go' is disabled now", "values ['b'] are no longer options of 'pick' (['a'])"]
+    # on the live message the client itself refuses, as before
+    with pytest.raises(InteractionRefused, match="disabled"):
+        await fake_discord.click(alice, msg, "go")
+    with pytest.raises(InteractionRefused, match="not options"):
+        await fake_discord.click(alice, msg, "pick", values=["b"])
+
+    # the bot deletes the message while alice's client still shows it
+    route = discord.http.Route(
+        "DELETE", "/channels/{channel_id}/messages/{message_id}", channel_id=channel_id, message_id=msg.id
+    )
+    await recorder.http.request(route)
+    gone = await fake_discord.click(alice, seen, "pick", values=["a"])
+    assert gone.failed and gone.failure is not None and gone.failure.reason == "the message was deleted"
+    with pytest.raises(InteractionRefused, match="was deleted"):
+        await fake_discord.click(alice, msg, "pick", values=["a"])
+    assert len(fake_discord.take_failed_clicks()) == 1
+    assert recorder.clicks == [("pick", "v1")]  # only the still-valid pick reached the bot
 
 
 LONG = "x" * 101

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.render import boards
+from bot.render.names import escape_name
 from bot.sandbox.fake_discord import FakeMessage, FakeUser
 from bot.storage import Seat, Storage, user_key
 
@@ -72,10 +73,19 @@ async def test_a_finished_game_moves_the_board_and_the_stats(fake_discord: Any, 
     changes = await storage.ratings.changes_for_game(game_id)
     mine = {c.player: c for c in changes if c.scope == fake.guild.id}
     assert set(mine) == {user_key(alice.id), user_key(bob.id)}
-    for change in mine.values():  # both ratings moved (sigma shrinks, mu moves)
+    for change in mine.values():  # both estimates moved (sigma shrinks, mu moves)
         assert change.conservative_after != pytest.approx(change.conservative_before)
-    lines = boards.rating_change_lines(changes, {user_key(alice.id): "Alice", user_key(bob.id): "Bob"}, "en")
-    assert len(lines) == 2 and all(" → " in line for line in lines)
+    # Under the final standings, each human's shown rating: the winner's up, the loser's not.
+    await skybo_bot.presenter.flush()
+    fields = {f["name"]: f["value"] for f in table_message.embeds[0]["fields"]}
+    lines = fields["Rating changes"].split("\n")
+    assert len(lines) == 2
+    for line, change in zip(lines, sorted(mine.values(), key=lambda c: c.rank), strict=True):
+        name = alice.global_name if change.player == user_key(alice.id) else bob.global_name
+        before, after = (boards.number(v, "en") for v in (change.rating_before, change.rating_after))
+        assert line.startswith(f"{name}: {before} → {after} (")
+        assert change.rating_after != pytest.approx(change.rating_before)  # two players: it moves
+        assert ("(+" in line) == (change.rank == 1) and ("(-" in line) == (change.rank == 2)
 
     # The board shows both, ranked, with their new ratings, games and wins.
     board = await command(fake, bob, "leaderboard", game="skyjo", scope="server")
@@ -85,12 +95,12 @@ async def test_a_finished_game_moves_the_board_and_the_stats(fake_discord: Any, 
     loser = max(mine.values(), key=lambda c: c.rank)
     assert winner.rank == 1 and loser.rank == 2
     ranked = board.embeds[0]["description"].splitlines()
-    assert winner.conservative_after > loser.conservative_after
+    assert winner.rating_after > loser.rating_after
     assert ranked[0].startswith(f"🥇 <@{winner.player[5:]}> — ")
     assert ranked[1].startswith(f"🥈 <@{loser.player[5:]}> — ")
     for change in mine.values():
         line = line_of(board, f"<@{change.player[5:]}>")
-        assert f"**{boards.number(change.conservative_after, 'en')}**" in line
+        assert f"**{boards.number(change.rating_after, 'en')}**" in line
         assert "1 game" in line and ("1 win" in line) == (change.rank == 1)
 
     # /stats: private, the asker's own games by default.
@@ -100,7 +110,7 @@ async def test_a_finished_game_moves_the_board_and_the_stats(fake_discord: Any, 
     (skyjo,) = stats.embeds[0]["fields"]
     assert skyjo["name"] == "Skyjo" and "Games: **1**" in skyjo["value"]
     alice_change = mine[user_key(alice.id)]
-    assert f"**{boards.number(alice_change.conservative_after, 'en')}**" in skyjo["value"]
+    assert f"**{boards.number(alice_change.rating_after, 'en')}**" in skyjo["value"]
     assert "Last game: " in skyjo["value"] and "Rounds: " in skyjo["value"]
 
     # A French reader gets French, about whoever they ask for; a player without games is told so.
@@ -202,3 +212,82 @@ async def test_forged_ids_french_server_and_localized_commands(fake_discord: Any
         "ce serveur",
         "global (tous les serveurs)",
     ]
+
+
+async def rate_skipbo(storage: Storage, guild_id: int, seats: list[Seat], seed: int) -> list[int]:
+    """One rated one-round Skip-Bo game (short stocks) played with random legal moves; its ranks."""
+    rng = random.Random(seed)
+    stored = await storage.games.create_game(
+        guild_id=guild_id,
+        channel_id=8_000_000 + seed,
+        kind="skipbo",
+        seats=seats,
+        seed=seed,
+        options={"stock_size": 5},
+    )
+    while not stored.game.is_over:
+        seat = rng.choice(stored.game.seats_to_act())
+        await storage.games.apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
+    assert stored.status == "finished" and stored.finished is not None
+    return [r.rank for r in stored.finished.results]
+
+
+def assert_inert(text: str) -> None:
+    """No live mention, link, heading or spoiler syntax, and no right-to-left override, in ``text``."""
+    assert "\u202e" not in text
+    for at, char in enumerate(text):
+        if char in "@[]|#":
+            assert at > 0 and text[at - 1] == "\\", (char, text)
+
+
+async def test_hostile_names_stay_text_and_skipbo_stats_mean_something(fake_discord: Any, skybo: Any) -> None:
+    """A display name full of Discord syntax is shown as text in the end-of-game rating lines, on the
+    global board and on /stats; a Skip-Bo card shows no meaningless round figures."""
+    fake = fake_discord
+    skybo_bot = await skybo()
+    storage = skybo_bot.storage
+    assert storage is not None
+    alice, bob = fake.user("alice"), fake.user("bob")
+    # Discord allows 32 characters: a heading, a mass mention, a link, a spoiler, a role, an override.
+    alice.global_name = "# @everyone [a](b) ||x|| <@&1>\u202e"
+    escaped = escape_name(alice.global_name)
+    assert escaped.startswith(r"\# \@everyone")
+
+    # A whole Skyjo game by clicks: Alice's line under the standings is her escaped name.
+    table_message, game_id = await start_table(fake, skybo_bot, alice, [bob], score_limit=10)
+    await play_turns(fake, skybo_bot, game_id, table_message, [alice, bob], random.Random(5))
+    await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
+    await skybo_bot.presenter.flush()
+    fields = {f["name"]: f["value"] for f in table_message.embeds[0]["fields"]}
+    (line,) = [ln for ln in fields["Rating changes"].split("\n") if not ln.startswith("Bob: ")]
+    assert line.startswith(escaped + ": ")
+    assert_inert(line)
+
+    # A one-round Skip-Bo game: wins and the stock left, no "best 0 · mean 0.0".
+    ranks = await rate_skipbo(
+        storage,
+        fake.guild.id,
+        [Seat(0, alice.global_name, user_id=alice.id), Seat(1, "Bob", user_id=bob.id)],
+        7,
+    )
+    stats = await command(fake, alice, "stats")
+    assert stats.embeds[0]["title"] == f"Stats — {escaped}"
+    assert_inert(stats.embeds[0]["title"])
+    fields = {f["name"]: f["value"] for f in stats.embeds[0]["fields"]}
+    assert set(fields) == {"Skyjo", "Skip-Bo"}
+    skipbo = fields["Skip-Bo"]
+    wins = 1 if ranks[0] == 1 else 0
+    assert f"Games: **1** · wins: **{wins}**" in skipbo
+    assert "Stock cards left at the end of a round: " in skipbo
+    for meaningless in ("Rounds", "Final totals", "best", "mean"):
+        assert meaningless not in skipbo, skipbo
+    assert "Rounds: " in fields["Skyjo"] and "Final totals: " in fields["Skyjo"]
+    french = await command(fake, fake.user("carol"), "stats", user=alice)
+    skipbo_fr = next(f["value"] for f in french.embeds[0]["fields"] if f["name"] == "Skip-Bo")
+    assert "Cartes restées dans le stock en fin de manche : " in skipbo_fr and "Manches" not in skipbo_fr
+
+    # The global board shows stored names: Alice's as text.
+    world = await command(fake, bob, "leaderboard", game="skipbo", scope="global")
+    description = world.embeds[0]["description"]
+    assert escaped in description
+    assert_inert(description.replace(f"<@{bob.id}>", ""))

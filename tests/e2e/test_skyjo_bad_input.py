@@ -178,7 +178,8 @@ async def test_end_is_for_the_host_or_a_channel_manager_and_unrated(fake_discord
     refused = await private_answer(await fake.run_command(bob, "skyjo", "end"))
     assert "Only the host or someone who can manage" in refused.text
     assert game_id in bot.service.tables
-    answer = await (await fake.run_command(fake.owner, "skyjo", "end")).original()
+    question = await private_answer(await fake.run_command(fake.owner, "skyjo", "end"))
+    answer = await (await fake.click(fake.owner, question, button(question, "ey"))).followup()  # Yes
     assert not answer.ephemeral and "not rated" in answer.text
     await fake.wait_until(lambda: not table_message.custom_ids, what="the table without buttons")
     assert "ended by" in table_message.text
@@ -202,11 +203,20 @@ async def test_kick_gives_the_seat_to_a_computer(fake_discord: Any, skybo: Any) 
     assert "Only the host" in refused.text
     answer = await (await fake.run_command(alice, "skyjo", "kick", options={"player": bob})).original()
     assert "computer player" in answer.text
-    # The computer turns Bob's cards; Bob's old panel now tells him why he cannot play.
+    seen = bob_panel.snapshot()  # his panel as he last saw it
+    # The computer turns Bob's cards; Bob's open panel now tells him why he cannot play, without a
+    # click of his, and keeps no move button.
     await fake.wait_until(lambda: table.game.reveals_left[1] == 0, what="the computer revealing")
-    reveal = next(c for c in bob_panel.custom_ids if act_of(c) == "rv")
-    inter = await fake.click(bob, bob_panel, reveal)
-    await inter.response()
+    await fake.wait_until(
+        lambda: "A computer player now plays your seat" in bob_panel.text, what="the panel followed"
+    )
+    assert not any(act_of(c) == "rv" for c in bob_panel.custom_ids)
+    # A click from the panel as it was before the edit never reaches the bot (as on Discord).
+    reveal = next(c for c in seen.custom_ids if act_of(c) == "rv")
+    assert (await fake.click(bob, seen, reveal)).failed
+    assert len(fake.take_failed_clicks(reveal)) == 1
+    # Opening his panel again answers the same, privately.
+    inter = await fake.click(bob, table_message, button(table_message, "op"))
     assert "A computer player now plays your seat" in (await private_answer(inter)).text
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from bot.render.skyjo_text import CARD_BACK
 from bot.ui import ids
 
 from .conftest import act_of, button, open_lobby, open_panel, play_turns, start_table
@@ -19,7 +20,7 @@ async def test_two_humans_and_a_computer_play_a_whole_game(fake_discord: Any, sk
     assert {act_of(c) for c in table_message.custom_ids} == {"op", "ru", "lv"}
     # Nothing hidden is shown: the humans have not turned a card yet, so their grids are all backs.
     fields = {f["name"].split(" — ")[0].lstrip("▶ "): f["value"] for f in table_message.embeds[0]["fields"]}
-    assert fields["Alice"].count("▒▒") == 12 and fields["Bob"].count("▒▒") == 12
+    assert fields["Alice"].count(CARD_BACK) == 12 and fields["Bob"].count(CARD_BACK) == 12
     # The picture of the table is attached to the message and shown in its embed.
     await bot.presenter.flush()
     assert [a.filename for a in table_message.attachments] == ["skybo-table.png"]

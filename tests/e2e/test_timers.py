@@ -2,13 +2,15 @@
 
 A player who does not play gets a reminder at half time, then the ``normal`` computer player plays
 the turn for them (initial reveals at random) and the table says so; after 3 missed turns in a row a
-computer player takes the seat and the player is told privately. Deadlines are in the database: a
-restart in the middle of a countdown neither loses the timer nor fires it twice. Lobbies nobody
-starts close after 15 minutes.
+computer player takes the seat and the player is told privately. Every turn gets the whole limit,
+the one after a covered turn included (issue 22). Deadlines are in the database: a restart in the
+middle of a countdown neither loses the timer nor fires it twice. Lobbies nobody starts close
+after 15 minutes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from bot.client import create_bot
 from bot.clock import ManualClock
 from bot.service import LOBBY_TTL_MS, Table
 
-from .conftest import FAST, button, open_lobby, open_panel, play_turns, start_table
+from .conftest import FAST, act_of, button, open_lobby, open_panel, play_turns, start_table
 from .skipbo_helpers import start_skipbo
 
 LIMIT = 60  # seconds per turn in these tests
@@ -26,6 +28,14 @@ LIMIT = 60  # seconds per turn in these tests
 def reminders(fake: Any, user: Any) -> list[Any]:
     general = fake.channel("general")
     return [m for m in fake.channel_messages(general) if "⏳" in m.content and f"<@{user.id}>" in m.content]
+
+
+async def leave_table(fake: Any, user: Any, table_message: Any) -> None:
+    """Leave with the table's button, saying yes when the bot asks to confirm."""
+    inter = await fake.click(user, table_message, button(table_message, "lv"))
+    answer = await inter.original()
+    if any(act_of(c) == "ly" for c in answer.custom_ids):
+        await (await fake.click(user, answer, button(answer, "ly"))).response()
 
 
 async def reveal_own_cards(fake: Any, user: Any, table_message: Any, table: Table) -> None:
@@ -92,11 +102,13 @@ async def test_an_idle_player_is_covered_then_replaced_after_three_missed_turns(
         what="the private note",
     )
     assert str(table_message.id) in note.content  # a link back to the table
-    # Bob's panel now answers privately that his seat was taken; the computer plays on for him.
+    # Bob's panel now answers privately that his seat was taken, with a way back (test_seat_back.py);
+    # until he takes it, the computer plays on for him.
     inter = await fake.click(bob, table_message, button(table_message, "op"))
     answer = await inter.original()
     assert answer.ephemeral and answer.visible_to == bob.id
-    assert "computer player now plays your seat" in answer.text
+    assert "computer player took your seat" in answer.text
+    assert act_of(button(answer, "rc")) == "rc"
     version = table.version
     await play_turns(
         fake, bot, game_id, table_message, [alice], rng, until=lambda: table.version > version + 4
@@ -180,7 +192,7 @@ async def test_a_player_who_leaves_during_their_countdown_is_not_waited_for(
     bob_seat = table.seat_of(bob.id)
     await reveal_own_cards(fake, alice, table_message, table)
     assert (table.timer() or {}).get("what") == "turn"  # waiting for Bob's reveals
-    await (await fake.click(bob, table_message, button(table_message, "lv"))).response()
+    await leave_table(fake, bob, table_message)
     # The computer now in Bob's seat reveals for him; nobody's countdown is left for Bob's seat.
     await fake.wait_until(lambda: table.game.phase == "play", what="the computer revealing for Bob")
     clock.advance(LIMIT * 3)
@@ -215,3 +227,125 @@ async def test_a_skipbo_turn_left_unplayed_is_played_whole_by_the_computer(
     actions = await bot.service.storage.games.actions(game_id)
     assert [a.action["type"] for a in actions][-1] == "discard"  # each covered turn ends with a discard
     await fake.wait_until(lambda: "ran out of time" in table_message.text, what="the table saying so")
+
+
+def sent_reminders(fake: Any, user: Any) -> list[Any]:
+    """Every reminder that mentioned ``user``, deleted ones included (a turn's reminder goes when it ends)."""
+    return sorted(
+        (m for m in fake.messages.values() if "⏳" in m.content and f"<@{user.id}>" in m.content),
+        key=lambda m: m.id,
+    )
+
+
+async def miss_one_turn(fake: Any, bot: Any, clock: ManualClock, table: Table, users: dict[int, Any]) -> int:
+    """Nobody clicks during the current turn: check it got the full limit and its half-time reminder,
+    that nothing happens a second before the limit, and that the computer covers it at the limit.
+    Returns the seat whose turn it was."""
+    # The table shows the new turn (and deletes the last one's reminder) long before half time; the
+    # manual clock jumps there at once, so let the presenter catch up first, as real time would.
+    await bot.presenter.flush()
+    seat = table.game.turn
+    user = users[seat]
+    started = clock.now_ms()  # the clock stands still between turns: the turn began now
+    timer = table.timer()
+    assert timer is not None and timer["token"][2] == seat
+    assert timer["due"] == started + LIMIT * 1000 and timer["half"] == started + LIMIT * 500
+    assert not timer["reminded"] and not timer["fired"]
+    version, before = table.version, len(sent_reminders(fake, user))
+    clock.advance(LIMIT / 2)
+    await fake.wait_until(
+        lambda: len(sent_reminders(fake, user)) == before + 1, what="the half-time reminder"
+    )
+    assert f"{LIMIT // 2} s left" in sent_reminders(fake, user)[-1].content
+    assert table.version == version  # a reminder, nothing played
+    clock.advance(LIMIT / 2 - 1)
+    for _ in range(20):  # let the sweeper run: one second before the limit it must not cover the turn
+        await asyncio.sleep(0)
+    await fake.wait_until(lambda: (table.timer() or {}).get("reminded") is True, what="the stored reminder")
+    assert table.version == version and table.game.turn == seat
+    clock.advance(1)
+    await fake.wait_until(
+        lambda: table.version > version and (table.finished or table.game.turn != seat),
+        what="the turn covered at its limit",
+    )
+    return seat
+
+
+async def test_two_idle_players_each_get_every_turn_in_full_before_computers_take_their_seats(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """Issue 22: every turn waits the table's whole limit with its reminder (the turn after a covered
+    one used to get 5 s), and a seat goes to a computer only after 3 full misses of its own."""
+    fake = fake_discord
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=LIMIT)
+    table = bot.service.tables[game_id]
+    users = {table.seat_of(alice.id): alice, table.seat_of(bob.id): bob}
+    await reveal_own_cards(fake, alice, table_message, table)
+    await reveal_own_cards(fake, bob, table_message, table)
+    assert table.game.phase == "play"
+    started = clock.now_ms()
+    seats_missed: list[int] = []
+    for turn in range(6):  # three turns each, nobody clicks
+        seat = await miss_one_turn(fake, bot, clock, table, users)
+        seats_missed.append(seat)
+        assert clock.now_ms() == started + (turn + 1) * LIMIT * 1000
+        misses = seats_missed.count(seat)
+        if misses < 3:
+            assert table.missed(seat) == misses and seat not in table.replaced()
+        else:
+            await fake.wait_until(lambda s=seat: s in table.replaced(), what="the seat taken after 3 misses")
+    assert sorted(seats_missed) == sorted([*users] * 3)  # turns alternated: 3 misses each
+    for user in users.values():
+        assert len(sent_reminders(fake, user)) == 3  # one reminder per missed turn
+        dm = await fake.wait_until(lambda u=user: fake.dm_channels.get(u.id), what="the private note")
+        await fake.wait_until(
+            lambda d=dm: any("Take my seat back" in m.content for m in fake.channel_messages(d)),
+            what="the note saying how to come back",
+        )
+
+
+async def test_a_restart_between_missed_turns_keeps_the_count_and_the_full_limits(
+    fake_discord: Any, skybo: Any, db_file: Path
+) -> None:
+    fake = fake_discord
+    clock = ManualClock()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    first = create_bot(database_path=db_file, tuning=FAST.__class__(**{**FAST.__dict__, "clock": clock}))
+    async with fake.running(first, sync_commands=True):
+        table_message, game_id = await start_table(fake, first, alice, [bob], turn_limit=LIMIT)
+        table = first.service.tables[game_id]
+        users = {table.seat_of(alice.id): alice, table.seat_of(bob.id): bob}
+        await reveal_own_cards(fake, alice, table_message, table)
+        await reveal_own_cards(fake, bob, table_message, table)
+        first_seat = await miss_one_turn(fake, first, clock, table, users)
+        second_seat = table.game.turn
+        turn_started = clock.now_ms()
+        await first.presenter.flush()
+        clock.advance(LIMIT / 2)  # the second turn's reminder goes out, then the process stops
+        await fake.wait_until(
+            lambda: len(sent_reminders(fake, users[second_seat])) == 1, what="the second turn's reminder"
+        )
+        await fake.wait_until(lambda: (table.timer() or {}).get("reminded") is True, what="it stored")
+    assert first.is_closed()
+
+    second = await skybo(clock=ManualClock(clock.now_ms()))
+    clock2 = second.service.clock
+    assert isinstance(clock2, ManualClock)
+    table = second.service.tables[game_id]
+    assert table.missed(first_seat) == 1 and table.missed(second_seat) == 0
+    timer = table.timer()
+    assert timer is not None and timer["due"] == turn_started + LIMIT * 1000  # the deadline kept
+    version = table.version
+    clock2.advance(LIMIT / 2 - 1)
+    await fake.wait_until(lambda: second.service._due, what="the timer re-armed")
+    assert table.version == version
+    clock2.advance(1)
+    await fake.wait_until(lambda: table.game.turn == first_seat, what="the second turn covered")
+    assert table.missed(second_seat) == 1
+    # Back to the first player: a whole limit again, with its reminder, and the count goes on from 1.
+    assert await miss_one_turn(fake, second, clock2, table, users) == first_seat
+    assert table.missed(first_seat) == 2 and not table.replaced()
+    assert len(sent_reminders(fake, users[second_seat])) == 1  # no second reminder after the restart

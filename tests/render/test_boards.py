@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from bot.render import boards
+from bot.render.names import escape_name
 from bot.storage.ratings import HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
 from bot.storage.stats import KindOverview
 
@@ -36,7 +37,7 @@ def _row(rank: int, player: str, name: str = "Alice", **kw: Any) -> PlayerStats:
 
 
 def _history(n: int) -> list[HistoryEntry]:
-    """``n`` games, newest first, the rating going up and down."""
+    """``n`` games, newest first, the rating going up and down (no shown rating: mu - 3 sigma)."""
     entries = []
     mu, sigma = 25.0, 8.333
     for i in range(n):
@@ -150,7 +151,43 @@ def test_names_are_mentions_computers_or_escaped_text() -> None:
     assert boards.player_name("ai:hard", "whatever", "en") == "Computer (hard)"
     assert boards.player_name("ai:easy", "whatever", "fr") == "Ordinateur (facile)"
     assert boards.player_name("user:42", "x" * 200, "en", mention=False).endswith("…")
-    assert boards.escape("a\nb  <@1>") == r"a b \<@1\>"
+    assert boards.player_name("user:42", "a\nb  <@1>", "en", mention=False) == escape_name("a b  <@1>")
+
+
+# Display names chosen to break a message: mentions, a link, a heading, a spoiler, a role mention,
+# and a right-to-left override that would reverse the text after it.
+HOSTILE = ("@everyone", "[link](https://x.example)", "# Heading", "||x||", "<@&1>", "\u202eevil")
+
+
+def _inert(text: str) -> None:
+    """Nothing in ``text`` is live Discord markup: every mention, link, heading or spoiler character
+    is escaped with a backslash, and no direction override is left."""
+    assert "\u202e" not in text
+    for at, char in enumerate(text):
+        if char in "@<>[]|#":
+            assert at > 0 and text[at - 1] == "\\", (char, text)
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+@pytest.mark.parametrize("locale", LOCALES)
+def test_hostile_names_are_inert_everywhere(name: str, locale: str) -> None:
+    # names.py owns the exact escaping; what matters here is that every place uses it.
+    escaped = escape_name(name)
+    assert escaped != name
+    # The end-of-game lines, with the name the table gives (raw) and with the stored one.
+    change = RatingChange(0, "user:1", name, 2, 25.0, 8.333, 24.0, 8.0, 0.0, -1.0)
+    for names in ({"user:1": name}, {}):
+        (line,) = boards.rating_change_lines([change], names, locale)
+        assert line.startswith(escaped), line
+        _inert(line)
+    # The global board (stored names) and the stats card's title.
+    page = LeaderboardPage("skyjo", 0, 0, boards.PER_PAGE, 1, [_row(1, "user:1", name)])
+    board = boards.leaderboard_body(page, "global", locale).embed
+    assert board is not None and escaped in board["description"]
+    _inert(board["description"])
+    card = boards.stats_body(name, [_overview()], "server", locale).embed
+    assert card is not None and card["title"].endswith(escaped)
+    _inert(card["title"])
 
 
 # ---------------------------------------------------------------------------------- rating changes
@@ -166,18 +203,42 @@ def test_rating_change_lines_pick_the_server_board_and_order_by_place() -> None:
     ]
     names = {"user:1": "Alice", "user:2": "Bob"}
     lines = boards.rating_change_lines(changes, names, "en")
-    assert lines == [  # the board's rating, mu - 3 sigma: a newcomer starts at 0
-        "Alice 0.0 → 4.1 (+4.1)",
-        "Bob 0.0 → -0.9 (-0.9)",
-        "Computer (hard) 15.0 → 14.3 (-0.7)",
+    assert lines == [  # changes without a shown rating (built by hand) show mu - 3 sigma
+        "Alice: 0.0 → 4.1 (+4.1)",
+        "Bob: 0.0 → -0.9 (-0.9)",
+        "Computer (hard): 15.0 → 14.3 (-0.7)",
     ]
     global_lines = boards.rating_change_lines(changes, names, "fr", scope=0)
-    assert len(global_lines) == 2 and global_lines[0].startswith("Alice ") and "," in global_lines[0]
+    assert len(global_lines) == 2 and global_lines[0].startswith("Alice : ") and "," in global_lines[0]
     by_mean = boards.rating_change_lines(changes, names, "en", measure="mu")
-    assert by_mean[0] == "Alice 25.0 → 27.5 (+2.5)"
+    assert by_mean[0] == "Alice: 25.0 → 27.5 (+2.5)"
     only_global = [c for c in changes if c.scope == 0]
-    assert boards.rating_change_lines(only_global, {}, "en")[1].startswith("Bob ")  # stored name
+    assert boards.rating_change_lines(only_global, {}, "en")[1].startswith("Bob: ")  # stored name
     assert boards.rating_change_lines([], names, "en") == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"), [("en", "Bob: 3.2 → 3.2 (+0.0)"), ("fr", "Bob : 3,2 → 3,2 (+0,0)")]
+)
+def test_a_loser_line_shows_the_shown_rating_not_the_estimate(locale: str, expected: str) -> None:
+    """Second place: openskill raised Bob's mu - 3 sigma (3.2 -> 4.9), the shown rating stays."""
+    bob = RatingChange(0, "user:2", "Bob", 2, 28.0, 8.27, 29.0, 8.03, 3.2, 3.2)
+    assert bob.conservative_after > bob.conservative_before  # what the old line showed
+    assert boards.rating_change_lines([bob], {"user:2": "Bob"}, locale) == [expected]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_footers_explain_the_rating(locale: str) -> None:
+    page = LeaderboardPage("skyjo", 7, 0, boards.PER_PAGE, 1, [_row(1, "user:5")])
+    board = boards.leaderboard_body(page, "server", locale).embed
+    card = boards.stats_body("Alice", [_overview()], "server", locale).embed
+    assert board is not None and card is not None
+    if locale == "fr":
+        assert "une victoire ne fait jamais baisser la cote" in board["footer"]["text"]
+        assert "toute autre place ne la fait jamais monter" in card["footer"]["text"]
+    else:
+        assert "a win never lowers a rating, any other place never raises it" in board["footer"]["text"]
+        assert "a win never lowers it and any other place never raises it" in card["footer"]["text"]
 
 
 # ---------------------------------------------------------------------------------- the board
@@ -269,6 +330,49 @@ def test_stats_card(locale: str) -> None:
         assert "Columns cleared: 9" in value
     assert "<t:1700000000:R>" in value
     assert "🥇" in value
+
+
+def test_trend_follows_the_shown_rating() -> None:
+    history = [  # newest first: a win to 6.0, a loss held at 2.0 though mu - 3 sigma rose
+        HistoryEntry(2, 1, 26.0, 7.5, 28.0, 7.0, 2_000, 2.0, 7.0),
+        HistoryEntry(1, 2, 25.0, 8.333, 26.0, 7.5, 1_000, 2.0, 2.0),
+    ]
+    assert boards.trend_values(history) == [2.0, 2.0, 7.0]
+    assert boards.trend_line(history, "en") == "Last 2 games: +5.0 ▁▁█"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_skipbo_card_shows_only_figures_that_mean_something(locale: str) -> None:
+    """A one-round Skip-Bo game scores 0 for everybody: no "best 0 · mean 0.0" rounds or totals,
+    but the stock cards left at the end of a round; Skyjo's card keeps its round figures."""
+    stats = _row(
+        2,
+        "user:5",
+        kind="skipbo",
+        round_count=4,
+        round_sum=0,
+        round_min=0,
+        round_max=0,
+        stats={"stock_left": 10},
+    )
+    skipbo = KindOverview("skipbo", 7, stats, 5, _history(4), 0, 0.0)
+    embed = boards.stats_body("Alice", [_overview("skyjo"), skipbo], "server", locale).embed
+    assert embed is not None
+    _limits(embed)
+    skyjo_value, skipbo_value = (f["value"] for f in embed["fields"])
+    if locale == "fr":
+        assert "Parties : **12** · victoires : **7** (58 %)" in skipbo_value
+        assert "Cartes restées dans le stock en fin de manche : 2,5 en moyenne" in skipbo_value
+        banned = ("Manches", "Totaux", "meilleur", "moyenne 0", "Colonnes")
+        assert "Manches : 40" in skyjo_value and "Totaux finaux" in skyjo_value
+    else:
+        assert "Games: **12** · wins: **7** (58%)" in skipbo_value
+        assert "Stock cards left at the end of a round: 2.5 on average" in skipbo_value
+        banned = ("Rounds", "totals", "best", "mean 0", "Columns")
+        assert "Rounds: 40" in skyjo_value and "Final totals" in skyjo_value
+    for word in banned:
+        assert word not in skipbo_value, word
+    assert "Stock" not in skyjo_value and "stock" not in skyjo_value
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -181,8 +181,10 @@ def test_public_piles_and_hand_sizes_are_shown() -> None:
     assert "Building piles: 4 · — · 11 · —" in text and "Alice to play." in text
     alice = body.embed["fields"][0]
     assert alice["name"].startswith("▶ Alice")
-    assert "Hand: 2 card(s)" in alice["value"] and "9 (2)" in alice["value"]
-    assert f"({len(game.stocks[0])} cards)" in alice["value"]
+    assert "Hand: 2 cards" in alice["value"] and "9 (2 cards)" in alice["value"]
+    # The stock says which number is its top card and which its size.
+    top = game.stocks[0][-1]
+    assert f"Stock: top card **{top}**, {len(game.stocks[0])} left" in alice["value"]
 
 
 def _finish_round(game: Game, seed: int) -> list[dict[str, Any]]:
@@ -234,7 +236,9 @@ def test_single_round_standings_rank_by_stock_left() -> None:
         ranks = game.ranks()
         for seat in range(3):
             if seat != winner:
-                assert f"{ranks[seat]}. {NAMES[seat]} — {game.rounds[-1].stock_left[seat]} card(s)" in text
+                left = game.rounds[-1].stock_left[seat]
+                cards = "card" if left == 1 else "cards"
+                assert f"{ranks[seat]}. {NAMES[seat]} — {left} {cards} left in stock" in text
 
 
 def test_option_lines_and_turn_mention() -> None:

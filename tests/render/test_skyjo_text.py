@@ -7,7 +7,7 @@ import random
 import pytest
 
 from bot.engine.skyjo import Game, Options, TakeDiscard
-from bot.render.skyjo_text import describe_events, table_text
+from bot.render.skyjo_text import CARD_BACK, describe_events, table_text
 from tests.engine.skyjo_helpers import playing_game, set_discard, set_grid
 
 NAMES = ["Alice", "Bob", "Chloé"]
@@ -38,7 +38,7 @@ def test_a_whole_game_is_told_without_raw_keys_or_hidden_cards(locale: str) -> N
         text = table_text(game.view(None), NAMES, locale)
         # Face-down cards show as backs: the text has exactly as many backs as there are hidden cards.
         hidden = sum(len(game.face_down_positions(s)) for s in range(3))
-        assert text.count("▒▒") == hidden
+        assert text.count(CARD_BACK) == hidden
     assert told and not any(line.startswith(("skyjo.", "error.")) for line in told)
     final = told[-1]
     assert ("Game over" in final) if locale.startswith("en") else ("Partie terminée" in final)

@@ -5,9 +5,22 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from bot.render import boards
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
-from bot.storage.ratings import DEFAULT_MU, DEFAULT_SIGMA, conservative, forfeit_ranks
+from bot.storage.database import apply_migrations, load_migrations
+from bot.storage.ratings import (
+    DEFAULT_MU,
+    DEFAULT_SIGMA,
+    Participant,
+    conservative,
+    forfeit_ranks,
+    history_rows,
+    player_rows,
+    rate_game,
+)
 from bot.storage.results import seat_results_from_engine
 from tests.storage.conftest import new_game, play_to_end
 
@@ -227,3 +240,138 @@ async def test_a_replaced_human_is_rated_as_a_forfeit(storage: Storage) -> None:
     page = await storage.ratings.leaderboard("skyjo", None)
     alice = next(r for r in page.rows if r.player == user_key(11))
     assert alice.wins == 0
+
+
+# ------------------------------------------------------------------------- the shown rating
+
+
+def _rating_db() -> sqlite3.Connection:
+    """A fresh in-memory database with every migration (rate_game needs only the rating tables)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    apply_migrations(conn, load_migrations())
+    return conn
+
+
+def _competition_ranks(scores: list[int]) -> list[int]:
+    """Ranks as the engines give them: lower score better, equal scores share a place."""
+    return [1 + sum(1 for other in scores if other < mine) for mine in scores]
+
+
+_POOL = [user_key(i) for i in range(1, 9)] + [ai_key("easy"), ai_key("hard")]
+
+
+@st.composite
+def _rated_game(draw: st.DrawFn) -> tuple[list[str], list[int], set[int]]:
+    """2 to 8 seats (two computers of one level may share a key), scores with ties, and the seats of
+    humans replaced during the game (a forfeit), never every seat."""
+    n = draw(st.integers(2, 8))
+    players = draw(st.lists(st.sampled_from(_POOL), min_size=n, max_size=n))
+    humans = [seat for seat, key in enumerate(players) if key.startswith("user:")]
+    # Two seats of one person cannot happen at a table: make repeated users distinct seats' keys.
+    players = [
+        key if key.startswith("ai:") or players.index(key) == seat else f"user:{100 + seat}"
+        for seat, key in enumerate(players)
+    ]
+    scores = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    forfeited = (
+        set(draw(st.lists(st.sampled_from(humans), unique=True, max_size=max(0, n - 1)))) if humans else set()
+    )
+    return players, scores, forfeited
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games=st.lists(_rated_game(), min_size=1, max_size=5), guild=st.sampled_from([None, 7]))
+def test_the_shown_rating_never_rises_on_a_loss_nor_falls_on_a_win(
+    games: list[tuple[list[str], list[int], set[int]]], guild: int | None
+) -> None:
+    """Whatever the results (ties, forfeits: a replaced human is rated tied last), a player who did
+    not finish first never sees their shown rating go up, the last least of all, and a winner never
+    sees it go down; in English and French the change line shows that figure, with that sign. The
+    board and the history show the same figure, and it stays on the right side of mu - 3 sigma."""
+    conn = _rating_db()
+    shown: dict[tuple[int, str], float] = {}
+    for game_id, (players, scores, forfeited) in enumerate(games, start=1):
+        ranks = forfeit_ranks(_competition_ranks(scores), forfeited)
+        participants = [
+            Participant(seat, key, f"P{seat}", rank)
+            for seat, (key, rank) in enumerate(zip(players, ranks, strict=True))
+        ]
+        changes = rate_game(
+            conn, game_id=game_id, kind="skyjo", guild_id=guild, participants=participants, now=game_id
+        )
+        assert changes
+        last = max(ranks)
+        for change in changes:
+            delta = change.rating_after - change.rating_before
+            seats = [p for p in participants if p.player == change.player]
+            if change.rank == 1:
+                assert delta >= 0, change
+                assert change.rating_after >= change.conservative_after - 1e-9
+            else:
+                assert delta <= 0, change
+                assert change.rating_after <= change.conservative_after + 1e-9
+            if all(p.rank == last for p in seats) and last > 1:
+                assert delta <= 0, change
+            if any(p.seat in forfeited for p in seats) and len(seats) == 1:
+                assert delta <= 0 and change.rank == last, change
+            # The shown rating chains from game to game (it starts at 0 for a newcomer).
+            assert change.rating_before == pytest.approx(
+                shown.get((change.scope, change.player), 0.0), abs=1e-9
+            )
+            shown[(change.scope, change.player)] = change.rating_after
+            for locale, comma in (("en", "."), ("fr", ",")):
+                (line,) = boards.rating_change_lines([change], {}, locale)
+                sign = line.rsplit("(", 1)[1].rstrip(")")
+                assert comma in sign
+                assert sign.startswith("+" if change.rank == 1 else ("-", "+0" + comma + "0")), line
+                assert boards.number(change.rating_after, locale) in line
+    for (scope, player), value in shown.items():
+        (row,) = player_rows(conn, player, "skyjo", scope)
+        assert row.conservative == pytest.approx(value)
+        newest = history_rows(conn, player, "skyjo", scope, 1)[0]
+        assert newest.rating_after == pytest.approx(value)
+
+
+def test_the_old_figure_rose_for_a_loser_and_the_shown_one_does_not() -> None:
+    """The bug players met: three newcomers, the second's mu - 3 sigma goes up (openskill raises a
+    second's mu, and every sigma shrinks), so the old line read "0.0 → 1.5 (+1.5)" after a loss,
+    exactly as a player reported; the property test above fails on that figure."""
+    conn = _rating_db()
+    participants = [Participant(s, user_key(s + 1), f"P{s}", s + 1) for s in range(3)]
+    changes = rate_game(conn, game_id=1, kind="skyjo", guild_id=None, participants=participants, now=1)
+    second = next(c for c in changes if c.rank == 2)
+    assert second.conservative_after - second.conservative_before > 1.0  # the old display
+    assert second.rating_after == second.rating_before == pytest.approx(0.0, abs=1e-9)
+    assert boards.rating_change_lines([second], {}, "en") == ["P1: 0.0 → 0.0 (+0.0)"]
+    assert boards.rating_change_lines([second], {}, "en", measure="conservative")[0].endswith(
+        "0.0 → 1.5 (+1.5)"
+    )
+    winner = next(c for c in changes if c.rank == 1)
+    assert winner.rating_after == pytest.approx(winner.conservative_after) and winner.rating_after > 0
+    # The second's next win credits what the estimate gained meanwhile.
+    again = rate_game(
+        conn,
+        game_id=2,
+        kind="skyjo",
+        guild_id=None,
+        participants=[Participant(0, user_key(2), "P1", 1), Participant(1, user_key(3), "P2", 2)],
+        now=2,
+    )
+    won = next(c for c in again if c.player == user_key(2))
+    assert won.rating_before == pytest.approx(0.0, abs=1e-9)
+    assert won.rating_after == pytest.approx(won.conservative_after) and won.rating_after > 0
+
+
+def test_migration_3_keeps_old_history_as_it_was_shown(tmp_path) -> None:
+    """Games rated before the shown rating existed keep mu - 3 sigma, the figure shown for them."""
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrations = load_migrations()
+    apply_migrations(conn, migrations[:2])
+    conn.execute(
+        "INSERT INTO rating_history (game_id, kind, scope, player, rank, mu_before, sigma_before,"
+        " mu_after, sigma_after, created_at) VALUES (1, 'skyjo', 0, 'user:1', 2, 25, 8, 26, 7, 1)"
+    )
+    apply_migrations(conn, migrations)
+    (entry,) = history_rows(conn, "user:1", "skyjo", 0, 5)
+    assert entry.rating_before == pytest.approx(1.0) and entry.rating_after == pytest.approx(5.0)

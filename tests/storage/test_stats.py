@@ -38,6 +38,12 @@ async def test_overview_per_scope(storage: Storage) -> None:
         (h.created_at for h in skyjo.history), reverse=True
     )
     assert skyjo.history[0].mu_after == pytest.approx(skyjo.stats.mu)
+    # The trend and the card show one figure: the shown rating, chained from game to game.
+    assert skyjo.history[0].rating_after == pytest.approx(skyjo.stats.conservative)
+    assert [h.rating_before for h in skyjo.history[:-1]] == pytest.approx(
+        [h.rating_after for h in skyjo.history[1:]]
+    )
+    assert skyjo.history[-1].rating_before == pytest.approx(0.0, abs=1e-9)  # a newcomer starts at 0
     alice = [totals[0] for totals in in_guild]
     assert skyjo.best_total == min(alice)  # lower is better in Skyjo; the unrated game is left out
     assert skyjo.mean_total == pytest.approx(sum(alice) / 3)

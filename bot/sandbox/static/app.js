@@ -10,7 +10,7 @@ const S = {
   channel: null, // channel id (string)
   messages: new Map(), // id -> message view
   dismissed: new Set(),
-  failed: new Map(), // message id -> text ("This interaction failed")
+  failed: new Map(), // message id -> { text: "This interaction failed", rev: the message revision it failed on }
   ws: null,
   rid: 0,
   pending: new Map(),
@@ -173,7 +173,11 @@ function applyMessages(data) {
   for (const id of data.delete) S.messages.delete(id);
   for (const msg of data.upsert) {
     const before = S.messages.get(msg.id);
-    if (before && JSON.stringify(before.components) !== JSON.stringify(msg.components)) S.failed.delete(msg.id);
+    // a failure stays until the message changes past the revision it failed on (a stale click's
+    // failure may arrive before the edit that made it stale)
+    const failed = S.failed.get(msg.id);
+    if (failed && before && JSON.stringify(before.components) !== JSON.stringify(msg.components)
+        && (failed.rev == null || msg.rev > failed.rev)) S.failed.delete(msg.id);
     S.messages.set(msg.id, msg);
   }
   renderMessages(data.reset);
@@ -193,7 +197,7 @@ function renderMessages(forceBottom = false) {
   const existing = new Map([...box.querySelectorAll(":scope > .message")].map((n) => [n.dataset.id, n]));
   const nodes = ids.map((id) => {
     const msg = S.messages.get(id);
-    const key = JSON.stringify(msg) + (S.failed.get(id) || "") + myLocale() + (S.world ? S.world.users.length : 0);
+    const key = JSON.stringify(msg) + (S.failed.has(id) ? S.failed.get(id).text : "") + myLocale() + (S.world ? S.world.users.length : 0);
     const old = existing.get(id);
     if (old && old.dataset.key === key) return old;
     const node = renderMessage(msg);
@@ -239,7 +243,7 @@ function renderMessage(msg) {
   if (msg.components && msg.components.length) {
     node.append(el("div", { class: "components" }, msg.components.map((c) => renderComponent(c, msg))));
   }
-  if (S.failed.has(msg.id)) node.append(el("div", { class: "failed", text: S.failed.get(msg.id) }));
+  if (S.failed.has(msg.id)) node.append(el("div", { class: "failed", text: S.failed.get(msg.id).text }));
   if (msg.ephemeral) {
     node.append(el("div", { class: "ephemeral-note" }, "👁 Only you can see this • ",
       el("button", { type: "button", onclick: () => { S.dismissed.add(msg.id); renderMessages(); } }, "Dismiss message")));
@@ -300,7 +304,8 @@ function emoji(e) {
 async function click(msg, customId, values, button) {
   if (button) button.classList.add("pending");
   S.failed.delete(msg.id);
-  const reply = await act({ op: "click", message: msg.id, custom_id: customId, values });
+  // rev: the revision this page shows; the server clicks on it, as Discord's client would
+  const reply = await act({ op: "click", message: msg.id, rev: msg.rev, custom_id: customId, values });
   if (button) button.classList.remove("pending");
   return reply;
 }
@@ -354,7 +359,7 @@ function renderSelect(comp, msg) {
 function showFailed(data) {
   // Discord writes it under the clicked message; a command's failure has no message to write under
   if (data.message && S.messages.has(data.message)) {
-    S.failed.set(data.message, data.text);
+    S.failed.set(data.message, { text: data.text, rev: data.rev });
     renderMessages();
   } else {
     toast(data.text);
@@ -370,7 +375,10 @@ function escapeHtml(text) {
 function inline(text) {
   // text is already HTML-escaped
   return text
-    .replace(/\\([*_~`|\\>#-])/g, (_, c) => `&#${c.charCodeAt(0)};`)
+    // Discord: a backslash before any ASCII punctuation shows that character as it is (escaped display
+    // names); the text was HTML-escaped first, so "\<" arrives as "\&lt;".
+    .replace(/\\&(lt|gt|amp|quot|#39);/g, (_, name) => `&#${{ lt: 60, gt: 62, amp: 38, quot: 34, "#39": 39 }[name]};`)
+    .replace(/\\([!-\/:-@\[-`{-~])/g, (_, c) => `&#${c.charCodeAt(0)};`)
     .replace(/&lt;@!?(\d+)&gt;/g, (_, id) => {
       const user = userById(id);
       return `<span class="mention">@${escapeHtml(user ? user.name : "unknown-user")}</span>`;

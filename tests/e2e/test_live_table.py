@@ -1,0 +1,234 @@
+"""Tables that stay alive: private panels that follow the game without a click, and table buttons
+whose ids survive every edit (issue 22).
+
+A player's open panel is edited through the token of their last click while it is fresh (under 15
+minutes): when the turn moves, when a round ends and when the game ends. Past that, the turn ping
+tells them to open the panel again.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bot.clock import ManualClock
+from bot.ui.table_views import panel_content
+
+from .conftest import act_of, button, choose, enabled_buttons, open_panel, play_turns, start_table
+
+
+def _panels_of(fake: Any, user: Any) -> list[Any]:
+    """The user's private panels (ephemeral answers carrying game buttons or a final result), oldest first."""
+    return sorted(
+        (
+            m
+            for m in fake.messages.values()
+            if m.ephemeral and m.visible_to == user.id and not m.deleted and m.interaction is not None
+        ),
+        key=lambda m: m.id,
+    )
+
+
+WRITES = {
+    "POST /channels/{channel_id}/messages",
+    "PATCH /channels/{channel_id}/messages/{message_id}",
+    "POST /webhooks/{application_id}/{token}",
+    "PATCH /webhooks/{application_id}/{token}/messages/{message_id}",
+}
+
+
+def assert_mentions_locked(fake: Any) -> int:
+    """Every message the bot sent or edited carried ``allowed_mentions`` pinging no role and nobody
+    by @everyone (names as written can never ping); returns how many were checked."""
+    checked = 0
+    for request in fake.requests:
+        body = request.json
+        if request.key == "POST /interactions/{interaction_id}/{token}/callback":
+            if (body or {}).get("type") not in (4, 7):
+                continue
+            body = body.get("data")
+        elif request.key not in WRITES:
+            continue
+        mentions = (body or {}).get("allowed_mentions")
+        assert mentions is not None, f"{request.key} sent without allowed_mentions: {body}"
+        assert not {"everyone", "roles"} & set(mentions.get("parse") or []), mentions
+        assert not mentions.get("roles"), mentions
+        checked += 1
+    return checked
+
+
+def _can_draw(panel: Any) -> bool:
+    return any(act_of(b["custom_id"]) == "dr" for b in enabled_buttons(panel))
+
+
+def _clicks_by(fake: Any, user: Any) -> int:
+    return sum(1 for inter in fake.interactions.values() if inter.user is user)
+
+
+async def test_an_open_panel_follows_the_game_without_a_click(fake_discord: Any, skybo: Any) -> None:
+    fake = fake_discord
+    bot = await skybo(ai_delay=0.3)  # time to see the computer's turn
+    alice = fake.user("alice")
+    table_message, game_id = await start_table(
+        fake, bot, alice, [], computers=1, level="easy", score_limit=10, turn_limit=0
+    )
+    table = bot.service.tables[game_id]
+    seat = table.seat_of(alice.id)
+    panel = await open_panel(fake, alice, table_message)
+    while table.game.phase == "reveal" and seat in table.game.seats_to_act():
+        await (await fake.click(alice, panel, button(panel, "rv"))).response()
+    rng = random.Random(3)
+
+    def alice_waits() -> bool:
+        game = table.game
+        return game.phase == "play" and game.turn != seat
+
+    # Play until it is the computer's turn, then keep Alice's panel as she left it.
+    await play_turns(fake, bot, game_id, table_message, [alice], rng, until=alice_waits)
+    panel = _panels_of(fake, alice)[-1]
+    assert not _can_draw(panel)
+    clicks = _clicks_by(fake, alice)
+
+    # The computer plays; Alice's panel turns to "your turn" with no click of hers.
+    await fake.wait_until(
+        lambda: table.game.turn == seat and _can_draw(panel), what="the panel showing her turn"
+    )
+    assert _clicks_by(fake, alice) == clicks
+    await bot.presenter.flush()
+    assert panel.content == panel_content(bot.service.panel_of(table, seat), "en-US")
+
+    # Play to the end: the last panel Alice had open shows the result, again without a click.
+    await play_turns(fake, bot, game_id, table_message, [alice], rng)
+    last = _panels_of(fake, alice)[-1]
+    await fake.wait_until(lambda: "the game is over" in last.text, what="the final result on her panel")
+    assert ("You won" in last.text) or ("You finished in place" in last.text)
+    assert "Won by" in last.text
+    assert not last.custom_ids  # nothing left to click on a finished game's panel
+    assert assert_mentions_locked(fake) > 20
+
+
+async def test_a_panel_past_fifteen_minutes_is_not_edited_and_the_ping_says_to_open_it(
+    fake_discord: Any, skybo: Any
+) -> None:
+    fake = fake_discord
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=0, score_limit=100)
+    table = bot.service.tables[game_id]
+    a_seat, b_seat = table.seat_of(alice.id), table.seat_of(bob.id)
+    panels = {}
+    for user, seat in ((alice, a_seat), (bob, b_seat)):
+        panel = panels[user.id] = await open_panel(fake, user, table_message)
+        while seat in table.game.seats_to_act() and table.game.phase == "reveal":
+            await (await fake.click(user, panel, button(panel, "rv"))).response()
+    first, second = (alice, bob) if table.game.turn == a_seat else (bob, alice)
+    # The waiting player's panel was edited to say who plays (both reveals are done).
+    waiting_panel = panels[second.id]
+    await fake.wait_until(lambda: "is playing" in waiting_panel.text, what="the waiting panel followed")
+    before = waiting_panel.text
+
+    # Sixteen minutes later (Discord's clock and the bot's), the first player plays their turn.
+    await bot.presenter.flush()  # no edit in flight while the clocks jump
+    clock.advance(16 * 60)
+    fake.clock.advance(16 * 60)
+    rng = random.Random(1)
+    turns = table.turns
+    await play_turns(fake, bot, game_id, table_message, [first], rng, until=lambda: table.turns > turns)
+    await bot.presenter.flush()
+    # The second player's old panel is left alone (its token is dead) and the ping says what to do.
+    assert waiting_panel.text == before
+    general = fake.channel("general")
+    ping = await fake.wait_until(
+        lambda: next(
+            (
+                m
+                for m in reversed(fake.channel_messages(general))
+                if f"<@{second.id}>" in m.content and "⏳" not in m.content and not m.deleted
+            ),
+            None,
+        ),
+        what="the turn ping",
+    )
+    assert "Open your panel" in ping.content
+    assert assert_mentions_locked(fake) > 10  # the lobby's edits (Bob joining) included
+
+
+def _ids_by_act(message: Any) -> dict[str, set[str]]:
+    """Every in-game custom_id the message ever carried (all its revisions), by act."""
+    seen: dict[str, set[str]] = {}
+    for revision in range(message.revision + 1):
+        for custom_id in message.snapshot(revision).custom_ids:
+            act = act_of(custom_id)
+            if act is not None:
+                seen.setdefault(act, set()).add(custom_id)
+    return seen
+
+
+async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """Alice against three computer players for a whole game. Each time she acts, she clicks from the
+    table as she saw it after her previous move, before the computers' burst of moves and edits:
+    "My grid", "Rules" and "Next round" clicked that way all reach the bot and are answered."""
+    fake = fake_discord
+    bot = await skybo(ai_delay=0.01)
+    alice = fake.user("alice")
+    table_message, game_id = await start_table(
+        fake, bot, alice, [], computers=3, level="easy", score_limit=300, turn_limit=0
+    )
+    table = bot.service.tables[game_id]
+    seat = table.seat_of(alice.id)
+    rng = random.Random(11)
+    seen = table_message.snapshot()
+    racing = 0
+
+    def alice_to_act() -> bool:
+        game = table.game
+        if table.finished:
+            return True
+        if game.phase == "round_over":
+            return seat in table.round_waiting()
+        return seat in game.seats_to_act()
+
+    while not table.finished:
+        await fake.wait_until(alice_to_act, what="Alice's turn")
+        if table.finished:
+            break
+        await bot.presenter.flush()  # the table shows the state she acts on: her old view is older
+        stale = seen.revision < table_message.revision
+        racing += 2 if stale else 0
+        rules = await fake.click(alice, seen, button(seen, "ru"))
+        assert not rules.failed, "a click on Rules from an older table reached the bot"
+        assert (await rules.response()).type == 4
+        if table.game.phase == "round_over":
+            # The first table she saw with Next round on it (edits may have followed it).
+            snapshots = (table_message.snapshot(r) for r in range(seen.revision, table_message.revision + 1))
+            shown = next(snap for snap in snapshots if any(act_of(c) == "nx" for c in snap.custom_ids))
+            racing += shown.revision < table_message.revision
+            vote = await fake.click(alice, shown, button(shown, "nx"))
+            assert not vote.failed, "a click on Next round from an older table reached the bot"
+            await vote.response()
+        else:
+            inter = await fake.click(alice, seen, button(seen, "op"))
+            assert not inter.failed, "a click on My grid from an older table reached the bot"
+            panel = await inter.original()
+            assert panel.ephemeral and panel.visible_to == alice.id
+            version = table.version
+            for _ in range(4):
+                custom_id = choose(panel, rng)
+                if custom_id is None or table.version > version + 1:
+                    break
+                await (await fake.click(alice, panel, custom_id)).response()
+                if act_of(custom_id) in ("tk", "rp", "dv", "rv"):
+                    break
+        seen = table_message.snapshot()  # what she sees right after her move
+
+    assert racing >= 50, f"only {racing} clicks raced an edit"
+    assert assert_mentions_locked(fake) > 100
+    ids = _ids_by_act(table_message)
+    for act in ("op", "ru", "lv"):
+        assert len(ids[act]) == 1, f"the {act} button changed its id: {ids[act]}"
+    rounds = table.game.round
+    assert len(ids.get("nx", set())) == rounds - 1  # one Next round id per round that ended before the last
+    assert table_message.revision > 100  # many edits
