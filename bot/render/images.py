@@ -213,6 +213,18 @@ def paste_text(
     return w, h
 
 
+# The seat words both pictures draw (English defaults; the presenter passes each language's): what a
+# panel header's numbers are, and a computer player's name with its level on a second line.
+SEAT_LABELS: Final[Mapping[str, str]] = {
+    "round_score": "round {score}",
+    "total": "{total} pts",
+    "computer": "Computer {number}",
+    "level_easy": "easy",
+    "level_normal": "normal",
+    "level_hard": "hard",
+}
+
+
 def picture_name(name: str, labels: Mapping[str, str]) -> tuple[str, str]:
     """(name, second line) of a seat in a picture, in the picture's language (``labels``): a computer
     player is "Computer 1" with its level ("normal") as the second line; anyone else has no second

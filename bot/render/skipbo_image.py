@@ -23,6 +23,7 @@ from PIL import Image, ImageDraw
 
 from bot.render.images import (
     RGB,
+    SEAT_LABELS,
     THEMES,
     Palette,
     Theme,
@@ -90,14 +91,7 @@ DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "hand": "Hand",
     "team": "Team {team}",
     "and": "{first} and {second}",
-    # What the numbers of a panel's header are (several rounds): the last round, the total.
-    "round_score": "round {score}",
-    "total": "{total} pts",
-    # A computer player's name, said in the picture's language, its level on a second line.
-    "computer": "Computer {number}",
-    "level_easy": "easy",
-    "level_normal": "normal",
-    "level_hard": "hard",
+    **SEAT_LABELS,  # a panel header's numbers, a computer player's name
 }
 
 

@@ -17,6 +17,7 @@ from PIL import Image, ImageChops, ImageDraw
 
 from bot.render.images import (
     RGB,
+    SEAT_LABELS,
     THEMES,
     Palette,
     Theme,
@@ -70,15 +71,9 @@ DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "draw": "Draw",
     "discard": "Discard",
     "drawn": "Drawn",
-    # What the numbers of a panel's header are: the cards showing, the last round, the total.
+    # What the first number of a panel's header is (the rest: SEAT_LABELS).
     "shown": "showing {sum}",
-    "round_score": "round {score}",
-    "total": "{total} pts",
-    # A computer player's name, said in the picture's language, its level on a second line.
-    "computer": "Computer {number}",
-    "level_easy": "easy",
-    "level_normal": "normal",
-    "level_hard": "hard",
+    **SEAT_LABELS,
 }
 
 
