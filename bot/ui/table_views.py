@@ -278,7 +278,6 @@ def embed_of(body: skyjo_table.MessageBody) -> discord.Embed:
 
 
 PANEL_TOKEN_MS = 14 * 60 * 1000  # an interaction token lives 15 minutes: leave room for the edit
-PANEL_LOCK_WAIT = 1.0  # seconds a click's answer waits for an edit of the same panel in flight
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
@@ -318,14 +317,23 @@ def final_panel_content(table: Table, seat: int, locale: object) -> str:
 
 @dataclass
 class PanelWatch:
-    """A player's open private panel: the last interaction that showed it and what it showed."""
+    """A player's open private panel: the last interaction that showed it and what it showed.
 
-    lock: asyncio.Lock
+    A click's answer and the presenter's edit of the same panel must not leave an older panel on
+    screen, yet a click never waits for an edit. So: no edit starts while one of the player's clicks
+    is being answered (``busy``); a click that started while an edit was in flight (``clicks``
+    moved) may have been overtaken by it at Discord, so the presenter then sends the panel again
+    (``recheck``): what the click showed when nothing moved since, else the game as it stands."""
+
     interaction: discord.Interaction[Any] | None = None
     issued_ms: int = 0
     locale: object = None
     seat: int = 0
     key: tuple[Any, ...] = ()
+    state: PanelState | None = None  # what the last click showed (its mode and notice included)
+    busy: int = 0  # clicks of this player on this game being answered now
+    clicks: int = 0  # clicks started so far
+    recheck: bool = False
 
 
 @dataclass
@@ -351,7 +359,6 @@ class Presenter:
         # Open private panels the bot keeps in step with the game: game id -> user id -> watch.
         self._panels: dict[int, dict[int, PanelWatch]] = {}
         self._sends: set[asyncio.Task[None]] = set()
-        self._locks: dict[tuple[int, int], asyncio.Lock] = {}
         self._deleting: set[int] = set()  # mentions and reminders being deleted
         self._deleted: collections.deque[int] = collections.deque(maxlen=256)  # ... and lately deleted
         self._closed = False
@@ -359,49 +366,48 @@ class Presenter:
     # the service calls this (TableListener)
     def table_changed(self, table: Table) -> None:
         self._schedule(("game", table.id), lambda: self._render_table(table))
-        if table.finished:
-            for key in [k for k in self._locks if k[0] == table.id]:
-                del self._locks[key]
         for user_id, watch in list(self._panels.get(table.id, {}).items()):
-            if panel_key(table, watch.seat) == watch.key:
-                continue  # nothing their panel says has changed
-            self._schedule(
-                ("panel", table.id, user_id), functools.partial(self._render_panel, table, user_id)
-            )
+            if watch.interaction is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
+                continue  # nothing their panel says has changed (or no panel yet)
+            self._follow(table, user_id)
 
     # ------------------------------------------------------------------ private panels that follow
 
-    def panel_lock(self, game_id: int, user_id: int) -> asyncio.Lock:
-        """Held while a panel is being answered or edited: one write at a time per player's panel, so
-        Discord applies them in the order they were rendered (a later state never hides under an
-        earlier one)."""
-        watch = self._panels.get(game_id, {}).get(user_id)
-        return watch.lock if watch is not None else self._free_lock(game_id, user_id)
+    def panel_click_started(self, game_id: int, user_id: int) -> PanelWatch:
+        """A click of this player on this game is being answered: no edit of their panel starts until
+        :meth:`panel_click_done`."""
+        watch = self._panels.setdefault(game_id, {}).setdefault(user_id, PanelWatch())
+        watch.busy += 1
+        watch.clicks += 1
+        return watch
 
-    def _free_lock(self, game_id: int, user_id: int) -> asyncio.Lock:
-        lock = self._locks.get((game_id, user_id))
-        if lock is None:
-            lock = self._locks[(game_id, user_id)] = asyncio.Lock()
-        return lock
-
-    def panel_shown(
-        self, interaction: discord.Interaction[Any], table: Table | None, state: PanelState
+    def panel_click_done(
+        self,
+        watch: PanelWatch,
+        interaction: discord.Interaction[Any],
+        table: Table | None,
+        state: PanelState | None,
     ) -> None:
-        """A panel was just sent or edited in answer to ``interaction``: its token (fresh for 15
-        minutes) lets the bot edit that panel when the game moves on without a click of theirs."""
-        if table is None or table.finished or self._closed:
-            return
+        """The click is answered; ``state`` is the panel it showed as the interaction's original
+        message (None: nothing to follow, e.g. a follow-up). Its token, fresh for 15 minutes, lets
+        the bot edit that panel when the game moves on without a click of theirs."""
+        watch.busy -= 1
         user_id = interaction.user.id
-        watches = self._panels.setdefault(table.id, {})
-        watch = watches.get(user_id)
-        if watch is None:
-            watch = watches[user_id] = PanelWatch(self._free_lock(table.id, user_id))
+        if table is None or state is None or table.finished or self._closed:
+            if table is not None and watch.interaction is None and not watch.busy:
+                self._forget_panel(table.id, user_id)
+            return
         watch.interaction = interaction
         watch.issued_ms = self.bot.service.clock.now_ms()
         watch.locale = interaction.locale
         watch.seat = state.seat
         watch.key = panel_key(table, state.seat)
-        self._locks.pop((table.id, user_id), None)
+        watch.state = state
+        if not watch.busy and watch.recheck:
+            self._follow(table, user_id)
+
+    def _follow(self, table: Table, user_id: int) -> None:
+        self._schedule(("panel", table.id, user_id), functools.partial(self._render_panel, table, user_id))
 
     def panel_fresh(self, game_id: int, user_id: int) -> bool:
         """True while the bot can still edit this player's panel (the token has time left)."""
@@ -421,28 +427,41 @@ class Presenter:
         """Edit a player's open panel when what it says no longer holds (their turn came, another
         player's turn, the round or the game ended), through the token of their last click."""
         watch = self._panels.get(table.id, {}).get(user_id)
-        if watch is None or watch.interaction is None:
-            return
+        if watch is None or watch.interaction is None or watch.busy:
+            return  # a click being answered shows the panel itself (and calls us again if need be)
         if not self.panel_fresh(table.id, user_id):
             self._forget_panel(table.id, user_id)  # the token is (nearly) dead: the turn ping says so
             return
-        async with watch.lock:
-            async with self.bot.service.lock(table.channel_id):
-                key = panel_key(table, watch.seat)
-                if key == watch.key:
-                    return
-                content, view = self._followed_panel(table, watch.seat, watch.locale)
-            try:
-                await watch.interaction.edit_original_response(
-                    content=content, view=view, allowed_mentions=NO_MENTIONS
-                )
-            except discord.HTTPException as error:
-                # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
-                log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
-                self._forget_panel(table.id, user_id)
+        async with self.bot.service.lock(table.channel_id):
+            key = panel_key(table, watch.seat)
+            if key == watch.key and not watch.recheck:
                 return
-            watch.key = key
-        if table.finished:
+            shown = watch.state
+            content: str
+            view: ButtonsView | None
+            if watch.recheck and key == watch.key and shown is not None and shown.version == table.version:
+                # Nothing moved since the click: show again exactly what it showed (mode, notice).
+                content, view = panel_content(shown, watch.locale), panel_view(shown, watch.locale)
+            else:
+                content, view = self._followed_panel(table, watch.seat, watch.locale)
+        clicks, interaction = watch.clicks, watch.interaction
+        watch.recheck = False
+        try:
+            await interaction.edit_original_response(content=content, view=view, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as error:
+            # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
+            log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
+            if watch.clicks == clicks:
+                self._forget_panel(table.id, user_id)
+            return
+        watch.key = key
+        if watch.clicks != clicks:
+            # A click was answered while this edit was on its way: whichever Discord applied last
+            # wins, so send the newest panel once more when that click is done.
+            watch.recheck = True
+            if not watch.busy:
+                self._follow(table, user_id)
+        elif table.finished:
             self._forget_panel(table.id, user_id)
 
     def _followed_panel(self, table: Table, seat: int, locale: object) -> tuple[str, ButtonsView | None]:
@@ -793,9 +812,8 @@ class TableUI:
         table: Table | None = None,
     ) -> None:
         """Answer with the panel (in place on a panel click, else a new private message) and let the
-        presenter follow it. The answer waits for an edit of the same panel already in flight (at most
-        PANEL_LOCK_WAIT), so Discord applies the two in the order they were drawn. A click that ended
-        the game gets the final result."""
+        presenter follow it (see :class:`PanelWatch`). A click that ended the game gets the final
+        result."""
         locale = interaction.locale
         table = table or self.service.tables.get(state.game_id)
         content: str
@@ -804,25 +822,21 @@ class TableUI:
             content, view = final_panel_content(table, state.seat, locale), None
         else:
             content, view = panel_content(state, locale), panel_view(state, locale)
-        lock = self.presenter.panel_lock(state.game_id, interaction.user.id)
-        try:
-            await asyncio.wait_for(lock.acquire(), PANEL_LOCK_WAIT)
-            held = True
-        except TimeoutError:
-            held = False  # a slow edit (a 429, say) must not make this click miss its 3 s
+        watch = self.presenter.panel_click_started(state.game_id, interaction.user.id)
+        followed: PanelState | None = None
         try:
             buttons: dict[str, Any] = {"view": view} if view is not None else {}
             if in_place and not interaction.response.is_done():
                 await interaction.response.edit_message(content=content, view=view)
+                followed = state
             elif interaction.response.is_done():
+                # A follow-up is not the interaction's original message: not followed.
                 await interaction.followup.send(content, ephemeral=True, **buttons)
-                return  # a follow-up is not the interaction's original message: not followed
             else:
                 await interaction.response.send_message(content, ephemeral=True, **buttons)
-            self.presenter.panel_shown(interaction, table, state)
+                followed = state
         finally:
-            if held:
-                lock.release()
+            self.presenter.panel_click_done(watch, interaction, table, followed)
 
     # ------------------------------------------------------------------ game buttons
 

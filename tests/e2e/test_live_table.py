@@ -232,3 +232,46 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
     rounds = table.game.round
     assert len(ids.get("nx", set())) == rounds - 1  # one Next round id per round that ended before the last
     assert table_message.revision > 100  # many edits
+
+
+async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_stays_on_screen(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """The bot's edit of a panel is slowed (a 429), and meanwhile its player clicks on it: the click is
+    answered at once, and when the slow edit lands over it, the panel is sent again as the click left
+    it (a half-made move stays half made)."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=0, score_limit=100)
+    table = bot.service.tables[game_id]
+    panels = {}
+    for user in (alice, bob):
+        seat = table.seat_of(user.id)
+        panel = panels[user.id] = await open_panel(fake, user, table_message)
+        while seat in table.game.seats_to_act() and table.game.phase == "reveal":
+            await (await fake.click(user, panel, button(panel, "rv"))).response()
+    mover, waiter = (alice, bob) if table.game.turn == table.seat_of(alice.id) else (bob, alice)
+    waiting = panels[waiter.id]
+    await bot.presenter.flush()
+    edit_route = "/webhooks/{application_id}/{token}/messages/{message_id}"
+    fake.rate_limit("PATCH", edit_route, retry_after=0.5)
+
+    # The mover plays a whole turn (draw, then discard): the waiter's panel edit is slowed down.
+    mover_panel = panels[mover.id]
+    await (await fake.click(mover, mover_panel, button(mover_panel, "dr"))).response()
+    await (await fake.click(mover, mover_panel, button(mover_panel, "md", 2))).response()
+    await (await fake.click(mover, mover_panel, button(mover_panel, "dv"))).response()
+    await fake.wait_until(
+        lambda: any(r.status == 429 for r in fake.requests_to("PATCH", edit_route)), what="the slowed edit"
+    )
+    # Meanwhile the waiter clicks Refresh, then starts a move (take the discard: pick a card next).
+    await (await fake.click(waiter, waiting, button(waiting, "rf", -1))).response()
+    await (await fake.click(waiter, waiting, button(waiting, "md", 1))).response()
+    half_made = waiting.content
+    await fake.wait_until(
+        lambda: any(r.status == 200 for r in fake.requests_to("PATCH", edit_route)), what="the slow edit"
+    )
+    await bot.presenter.flush()
+    assert waiting.content == half_made
+    assert any(act_of(c) == "tk" for c in waiting.custom_ids)  # the cards to replace, as the click left them
