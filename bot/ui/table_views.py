@@ -302,15 +302,18 @@ def final_panel_content(table: Table, seat: int, locale: object) -> str:
         return f"{title}\n{t('table.panel.final_cancelled', locale)}"
     results = table.game.results()
     names = table.names()
-    winners = ", ".join(shown_name(names[s], locale) for s in results.get("winners") or [])
+    winners: list[int] = results.get("winners") or []
     ranks = results.get("ranks") or []
     lines = [title]
-    if winners:
-        lines.append(t("table.panel.final_winners", locale, players=winners))
-    if seat < len(ranks):
-        place = ranks[seat]
-        key = "table.panel.final_won" if place == 1 else "table.panel.final_place"
-        lines.append(t(key, locale, place=place, count=len(ranks)))
+    if not winners:  # a Skip-Bo game nobody could finish (SB-STALL-1)
+        lines.append(t("table.panel.final_draw", locale))
+    else:
+        players = ", ".join(shown_name(names[s], locale) for s in winners)
+        lines.append(t("table.panel.final_winners", locale, players=players))
+        if seat in winners:
+            lines.append(t("table.panel.final_won", locale))
+        elif seat < len(ranks):
+            lines.append(t("table.panel.final_place", locale, place=ranks[seat], count=len(ranks)))
     lines.append(t("table.panel.final_see_table", locale))
     return "\n".join(lines)
 
