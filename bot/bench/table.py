@@ -160,8 +160,9 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
                 {
                     "latencies": latencies,
                     "unanswered": sum(1 for i in sent_at if i not in answered_at),
-                    "clicks": sum(n for n, _ in done),
-                    "refused": sum(r for _, r in done),
+                    "clicks": sum(n for n, _, _ in done),
+                    "refused": sum(r for _, r, _ in done),
+                    "refreshes": sum(f for _, _, f in done),
                     "elapsed": elapsed,
                     "fake_loop": monitor.stop(),
                 },
@@ -219,14 +220,16 @@ def _choose(panel: Any, rng: random.Random) -> str | None:
 
 async def _player(
     fake: Any, table_message: Any, user: Any, clicks: int, rng: random.Random, answer_of: Any
-) -> tuple[int, int]:
-    """Click like a player: open the panel again, then legal moves (or Refresh while the computer plays)."""
+) -> tuple[int, int, int]:
+    """Click like a player: open the panel again, then legal moves (or Refresh while the computer plays).
+    Returns the clicks, those refused, and those on Refresh (a panel that follows the game needs fewer,
+    so more of the clicks are moves, each answered by a computer move: more work per click)."""
     await asyncio.sleep(rng.uniform(*THINK))
     op = next(c for c in table_message.custom_ids if ":op:" in c)  # its version changes as play goes on
     inter = await fake.click(user, table_message, op)
     await answer_of(inter)
     panel = inter.original_message
-    done, refused = 1, 0
+    done, refused, refreshes = 1, 0, 0
     while done < clicks:
         await asyncio.sleep(rng.uniform(*THINK))
         custom_id = _choose(panel, rng)
@@ -234,9 +237,10 @@ async def _player(
             break
         record = await answer_of(await fake.click(user, panel, custom_id))
         done += 1
+        refreshes += ":rf:" in custom_id
         if record is None or record.type != 7:  # not a panel update: a refusal in words
             refused += 1
-    return done, refused
+    return done, refused, refreshes
 
 
 # ---------------------------------------------------------------------------------- the bot's process
@@ -413,7 +417,8 @@ def run(games: int = GAMES, clicks_per_game: int = CLICKS_PER_GAME) -> None:
     print(
         f"   {len(latencies)} clicks measured in {results['elapsed']:.1f} s"
         f" ({len(latencies) / results['elapsed']:.0f}/s; {results['unanswered']} unanswered,"
-        f" {results['refused']} answered with a refusal)"
+        f" {results['refused']} answered with a refusal; {results['refreshes']} on Refresh, the rest moves"
+        " or the panel opened)"
     )
     print(
         f"   click latency (INTERACTION_CREATE sent -> callback received, synchronous=FULL):"

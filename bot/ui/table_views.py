@@ -279,6 +279,7 @@ def embed_of(body: skyjo_table.MessageBody) -> discord.Embed:
 
 PANEL_TOKEN_MS = 14 * 60 * 1000  # an interaction token lives 15 minutes: leave room for the edit
 NO_MENTIONS = discord.AllowedMentions.none()
+ORIGINAL = "@original"  # the message id of an interaction's own answer, in its webhook's routes
 
 
 def panel_key(table: Table, seat: int) -> tuple[Any, ...]:
@@ -328,7 +329,9 @@ class PanelWatch:
     moved) may have been overtaken by it at Discord, so the presenter then sends the panel again
     (``recheck``): what the click showed when nothing moved since, else the game as it stands."""
 
-    interaction: discord.Interaction[Any] | None = None
+    # The interaction webhook of the last click (its token; the Interaction itself, with the whole
+    # clicked message, would cost a few KB per open panel).
+    webhook: discord.Webhook | None = None
     issued_ms: int = 0
     locale: object = None
     seat: int = 0
@@ -370,7 +373,7 @@ class Presenter:
     def table_changed(self, table: Table) -> None:
         self._schedule(("game", table.id), lambda: self._render_table(table))
         for user_id, watch in list(self._panels.get(table.id, {}).items()):
-            if watch.interaction is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
+            if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
             self._follow(table, user_id)
 
@@ -397,10 +400,10 @@ class Presenter:
         watch.busy -= 1
         user_id = interaction.user.id
         if table is None or state is None or table.finished or self._closed:
-            if table is not None and watch.interaction is None and not watch.busy:
+            if table is not None and watch.webhook is None and not watch.busy:
                 self._forget_panel(table.id, user_id)
             return
-        watch.interaction = interaction
+        watch.webhook = interaction.followup
         watch.issued_ms = self.bot.service.clock.now_ms()
         watch.locale = interaction.locale
         watch.seat = state.seat
@@ -430,7 +433,7 @@ class Presenter:
         """Edit a player's open panel when what it says no longer holds (their turn came, another
         player's turn, the round or the game ended), through the token of their last click."""
         watch = self._panels.get(table.id, {}).get(user_id)
-        if watch is None or watch.interaction is None or watch.busy:
+        if watch is None or watch.webhook is None or watch.busy:
             return  # a click being answered shows the panel itself (and calls us again if need be)
         if not self.panel_fresh(table.id, user_id):
             self._forget_panel(table.id, user_id)  # the token is (nearly) dead: the turn ping says so
@@ -447,10 +450,15 @@ class Presenter:
                 content, view = panel_content(shown, watch.locale), panel_view(shown, watch.locale)
             else:
                 content, view = self._followed_panel(table, watch.seat, watch.locale)
-        clicks, interaction = watch.clicks, watch.interaction
+        clicks, webhook = watch.clicks, watch.webhook
         watch.recheck = False
         try:
-            await interaction.edit_original_response(content=content, view=view, allowed_mentions=NO_MENTIONS)
+            await webhook.edit_message(  # type: ignore[call-overload]
+                ORIGINAL,  # the interaction's answer, as Discord names it
+                content=content,
+                view=view,
+                allowed_mentions=NO_MENTIONS,
+            )
         except discord.HTTPException as error:
             # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
             log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
