@@ -241,6 +241,15 @@ async def play_turns(
     raise AssertionError("the game did not end")
 
 
+async def reveal_own_cards(fake: Any, user: FakeUser, table_message: FakeMessage, table: Any) -> FakeMessage:
+    """``user`` opens their panel and turns their initial Skyjo cards; returns that panel."""
+    seat = table.seat_of(user.id)
+    panel = await open_panel(fake, user, table_message)
+    while table.game.phase == "reveal" and seat in table.game.seats_to_act():
+        await (await fake.click(user, panel, button(panel, "rv"))).response()
+    return panel
+
+
 async def until_turn(
     fake: Any, bot: SkyboBot, game_id: int, table_message: FakeMessage, user: FakeUser,
     rng: random.Random | None = None,

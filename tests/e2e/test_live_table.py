@@ -14,7 +14,15 @@ from typing import Any
 from bot.clock import ManualClock
 from bot.ui.table_views import panel_content
 
-from .conftest import act_of, button, choose, enabled_buttons, open_panel, play_turns, start_table
+from .conftest import (
+    act_of,
+    button,
+    choose,
+    enabled_buttons,
+    play_turns,
+    reveal_own_cards,
+    start_table,
+)
 
 
 def _panels_of(fake: Any, user: Any) -> list[Any]:
@@ -74,9 +82,7 @@ async def test_an_open_panel_follows_the_game_without_a_click(fake_discord: Any,
     )
     table = bot.service.tables[game_id]
     seat = table.seat_of(alice.id)
-    panel = await open_panel(fake, alice, table_message)
-    while table.game.phase == "reveal" and seat in table.game.seats_to_act():
-        await (await fake.click(alice, panel, button(panel, "rv"))).response()
+    await reveal_own_cards(fake, alice, table_message, table)
     rng = random.Random(3)
 
     def alice_waits() -> bool:
@@ -116,12 +122,10 @@ async def test_a_panel_past_fifteen_minutes_is_not_edited_and_the_ping_says_to_o
     alice, bob = fake.user("alice"), fake.user("bob")
     table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=0, score_limit=100)
     table = bot.service.tables[game_id]
-    a_seat, b_seat = table.seat_of(alice.id), table.seat_of(bob.id)
+    a_seat = table.seat_of(alice.id)
     panels = {}
-    for user, seat in ((alice, a_seat), (bob, b_seat)):
-        panel = panels[user.id] = await open_panel(fake, user, table_message)
-        while seat in table.game.seats_to_act() and table.game.phase == "reveal":
-            await (await fake.click(user, panel, button(panel, "rv"))).response()
+    for user in (alice, bob):
+        panels[user.id] = await reveal_own_cards(fake, user, table_message, table)
     first, second = (alice, bob) if table.game.turn == a_seat else (bob, alice)
     # The waiting player's panel was edited to say who plays (both reveals are done).
     waiting_panel = panels[second.id]
@@ -247,10 +251,7 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
     table = bot.service.tables[game_id]
     panels = {}
     for user in (alice, bob):
-        seat = table.seat_of(user.id)
-        panel = panels[user.id] = await open_panel(fake, user, table_message)
-        while seat in table.game.seats_to_act() and table.game.phase == "reveal":
-            await (await fake.click(user, panel, button(panel, "rv"))).response()
+        panels[user.id] = await reveal_own_cards(fake, user, table_message, table)
     mover, waiter = (alice, bob) if table.game.turn == table.seat_of(alice.id) else (bob, alice)
     waiting = panels[waiter.id]
     await bot.presenter.flush()

@@ -15,8 +15,17 @@ from bot.client import create_bot
 from bot.clock import ManualClock
 from bot.service import Refused, Table
 
-from .conftest import FAST, act_of, button, open_panel, play_turns, private_answer, start_table
-from .test_timers import LIMIT, leave_table, reveal_own_cards
+from .conftest import (
+    FAST,
+    act_of,
+    button,
+    open_panel,
+    play_turns,
+    private_answer,
+    reveal_own_cards,
+    start_table,
+)
+from .test_timers import LIMIT, leave_table
 
 TAKE_BACK = "Take my seat back"
 

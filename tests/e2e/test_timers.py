@@ -19,7 +19,7 @@ from bot.client import create_bot
 from bot.clock import ManualClock
 from bot.service import LOBBY_TTL_MS, Table
 
-from .conftest import FAST, act_of, button, open_lobby, open_panel, play_turns, start_table
+from .conftest import FAST, act_of, button, open_lobby, play_turns, reveal_own_cards, start_table
 from .skipbo_helpers import start_skipbo
 
 LIMIT = 60  # seconds per turn in these tests
@@ -36,13 +36,6 @@ async def leave_table(fake: Any, user: Any, table_message: Any) -> None:
     answer = await inter.original()
     if any(act_of(c) == "ly" for c in answer.custom_ids):
         await (await fake.click(user, answer, button(answer, "ly"))).response()
-
-
-async def reveal_own_cards(fake: Any, user: Any, table_message: Any, table: Table) -> None:
-    seat = table.seat_of(user.id)
-    panel = await open_panel(fake, user, table_message)
-    while table.game.phase == "reveal" and seat in table.game.seats_to_act():
-        await (await fake.click(user, panel, button(panel, "rv"))).response()
 
 
 async def test_an_idle_player_is_covered_then_replaced_after_three_missed_turns(
