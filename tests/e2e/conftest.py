@@ -95,6 +95,7 @@ async def connect_bot(
 # --------------------------------------------------------------------------- the real bot (Skybo)
 # Fixtures and helpers for tests/e2e/test_skyjo_*.py: the project's bot on a temporary database.
 
+import dataclasses  # noqa: E402
 import random  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -105,6 +106,12 @@ from .fake_discord import FakeInteraction, FakeMessage, FakeUser  # noqa: E402
 
 FAST = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0)
 GAME_ACTS = {"rv", "dr", "tk", "rp", "dv", "nx"}
+
+
+def bot_on(db_file: Path, clock: Any) -> SkyboBot:
+    """A bot (not connected) on ``db_file`` with the fast tuning and ``clock``: the first process of a
+    restart test, which the test runs with ``fake.running(...)`` and closes itself."""
+    return create_bot(database_path=db_file, tuning=dataclasses.replace(FAST, clock=clock))
 
 
 @pytest.fixture

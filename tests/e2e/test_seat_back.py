@@ -11,13 +11,12 @@ import random
 from pathlib import Path
 from typing import Any
 
-from bot.client import create_bot
 from bot.clock import ManualClock
 from bot.service import Refused, Table
 
 from .conftest import (
-    FAST,
     act_of,
+    bot_on,
     button,
     open_panel,
     play_turns,
@@ -215,7 +214,7 @@ async def test_the_way_back_survives_a_restart(fake_discord: Any, skybo: Any, db
     fake = fake_discord
     clock = ManualClock()
     alice, bob = fake.user("alice"), fake.user("bob")
-    first = create_bot(database_path=db_file, tuning=FAST.__class__(**{**FAST.__dict__, "clock": clock}))
+    first = bot_on(db_file, clock)
     async with fake.running(first, sync_commands=True):
         table_message, game_id = await start_table(fake, first, alice, [bob], turn_limit=LIMIT)
         table = first.service.tables[game_id]

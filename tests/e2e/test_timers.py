@@ -15,11 +15,10 @@ import random
 from pathlib import Path
 from typing import Any
 
-from bot.client import create_bot
 from bot.clock import ManualClock
 from bot.service import LOBBY_TTL_MS, Table
 
-from .conftest import FAST, act_of, button, open_lobby, play_turns, reveal_own_cards, start_table
+from .conftest import act_of, bot_on, button, open_lobby, play_turns, reveal_own_cards, start_table
 from .skipbo_helpers import start_skipbo
 
 LIMIT = 60  # seconds per turn in these tests
@@ -114,7 +113,7 @@ async def test_a_restart_in_the_middle_of_a_countdown_fires_the_timer_once(
     fake = fake_discord
     clock = ManualClock()
     alice, bob = fake.user("alice"), fake.user("bob")
-    first = create_bot(database_path=db_file, tuning=FAST.__class__(**{**FAST.__dict__, "clock": clock}))
+    first = bot_on(db_file, clock)
     async with fake.running(first, sync_commands=True):
         table_message, game_id = await start_table(fake, first, alice, [bob], turn_limit=LIMIT)
         table = first.service.tables[game_id]
@@ -306,7 +305,7 @@ async def test_a_restart_between_missed_turns_keeps_the_count_and_the_full_limit
     fake = fake_discord
     clock = ManualClock()
     alice, bob = fake.user("alice"), fake.user("bob")
-    first = create_bot(database_path=db_file, tuning=FAST.__class__(**{**FAST.__dict__, "clock": clock}))
+    first = bot_on(db_file, clock)
     async with fake.running(first, sync_commands=True):
         table_message, game_id = await start_table(fake, first, alice, [bob], turn_limit=LIMIT)
         table = first.service.tables[game_id]
