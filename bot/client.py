@@ -17,11 +17,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.clock import Clock
+from bot.config import Limits
 from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
-from bot.ui import table_views
+from bot.ui import command_options, ids, on_time, table_views
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,10 @@ class CatalogueTranslator(app_commands.Translator):
 
 class SkyboTree(app_commands.CommandTree[Any]):
     """The one error funnel: a refusal becomes its localized reason, anything else an apology."""
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        # Before discord.py reads the options: it trusts them (see bot.ui.command_options).
+        return await command_options.check_interaction(self, interaction)
 
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
@@ -112,6 +117,7 @@ class SkyboBot(commands.Bot):
         synchronous: str = "FULL",
         tuning: BotTuning | None = None,
         commands_only: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
@@ -127,9 +133,13 @@ class SkyboBot(commands.Bot):
         self.database_path = database_path
         self.synchronous = synchronous
         self.tuning = tuning or BotTuning()
+        self.limits = limits or Limits()  # fair use: tables per user and per server, cool-down
         self.commands_only = commands_only  # `python -m bot sync`: commands, no storage, no games
 
     async def setup_hook(self) -> None:
+        # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task
+        # that then reads the gateway, so every event handler's task (clicks, slash commands) inherits it.
+        on_time.install()
         if self.commands_only:
             await self.tree.set_translator(CatalogueTranslator())
             for extension in EXTENSIONS:
@@ -146,6 +156,7 @@ class SkyboBot(commands.Bot):
             round_delay=self.tuning.round_delay,
             listener=self.presenter,
             clock=self.tuning.clock,
+            limits=self.limits,
         )
         self.table_ui = table_views.TableUI(self)
         await self.tree.set_translator(CatalogueTranslator())
@@ -170,8 +181,36 @@ class SkyboBot(commands.Bot):
         if table_views.dispatchable(interaction):
             await self.table_ui.click(interaction, custom_id)
             return
-        log.info("forged click refused", extra={"user_id": interaction.user.id, "custom_id": custom_id[:100]})
+        log.info(
+            "forged click refused",
+            extra={"user_id": interaction.user.id, "custom_id": ids.loggable(custom_id)},
+        )
         await self.table_ui.tell(interaction, t("table.error.forged", interaction.locale))
+
+    # Vanished places: the tables of a deleted channel or of a server the bot was removed from end,
+    # cancelled and unrated (TableService.cancel_gone); a 10003 / 10004 answer does the same (Presenter).
+
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        if getattr(self, "service", None) is not None:
+            await self.service.cancel_gone(lambda _guild, where: where == channel.id, "channel deleted")
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from the server (kicked, banned, or the server deleted). discord.py calls
+        this only for a GUILD_DELETE without ``unavailable``: an outage is ``on_guild_unavailable``,
+        which ends nothing (its games wait, as they do while the bot is stopped)."""
+        if getattr(self, "service", None) is not None:
+            await self.service.cancel_gone(lambda where, _: where == guild.id, "removed from the server")
+
+    async def on_ready(self) -> None:
+        """The bot was removed from a server while it was stopped: READY lists every server it is in,
+        those down for an outage included (as unavailable guilds, still known to ``get_guild``), so a
+        table whose server is unknown now is one the bot is no longer in."""
+        if getattr(self, "service", None) is not None:
+
+            def removed(guild_id: int | None, _channel: int) -> bool:
+                return guild_id is not None and self.get_guild(guild_id) is None
+
+            await self.service.cancel_gone(removed, "removed from the server while stopped")
 
     async def close(self) -> None:
         service = getattr(self, "service", None)
@@ -193,10 +232,12 @@ def create_bot(
     synchronous: str = "FULL",
     tuning: BotTuning | None = None,
     commands_only: bool = False,
+    limits: Limits | None = None,
 ) -> SkyboBot:
     """The bot, ready for ``start(token)``; storage opens in ``setup_hook`` unless given.
 
-    ``commands_only`` builds a bot that only knows its commands (for syncing them).
+    ``commands_only`` builds a bot that only knows its commands (for syncing them). ``limits``: the
+    fair-use caps and cool-down (default :class:`bot.config.Limits`).
     """
     return SkyboBot(
         storage=storage,
@@ -204,4 +245,5 @@ def create_bot(
         synchronous=synchronous,
         tuning=tuning,
         commands_only=commands_only,
+        limits=limits,
     )

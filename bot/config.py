@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_DATABASE = Path("data") / "skybo.sqlite3"
@@ -16,17 +16,59 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class Limits:
+    """Fair use: how many tables one user may host and one server may have at once (open lobbies and
+    games in play both count; 0: no limit), and the least time between two tables one user opens
+    (``/<game> new`` and Rematch alike; 0: none). The defaults are what a bot shared by many servers
+    needs; tests and the sandbox get them without saying anything."""
+
+    per_user: int = 3
+    per_server: int = 50
+    cooldown_seconds: int = 10
+
+    @classmethod
+    def none(cls) -> Limits:
+        """No cap and no cool-down (benchmarks, where one host opens hundreds of tables)."""
+        return cls(per_user=0, per_server=0, cooldown_seconds=0)
+
+
+# (environment variable, Limits field)
+_LIMIT_SETTINGS = (
+    ("MAX_TABLES_PER_USER", "per_user"),
+    ("MAX_TABLES_PER_SERVER", "per_server"),
+    ("TABLE_COOLDOWN_SECONDS", "cooldown_seconds"),
+)
+
+
+def _limits(env: dict[str, str]) -> Limits:
+    values: dict[str, int] = {}
+    for name, attribute in _LIMIT_SETTINGS:
+        raw = (env.get(name) or "").strip()
+        if not raw:
+            continue  # unset or empty: the default
+        try:
+            value = int(raw, 10)
+        except ValueError:
+            raise ConfigError(f"{name} must be a whole number (0 for no limit), not {raw[:20]!r}") from None
+        if value < 0:
+            raise ConfigError(f"{name} must be 0 (no limit) or more, not {value}")
+        values[attribute] = value
+    return Limits(**values)
+
+
+@dataclass(frozen=True)
 class Settings:
     token: str | None
     database_path: Path
     synchronous: str
     log_level: str
+    limits: Limits = field(default_factory=Limits)
 
     def __repr__(self) -> str:  # the token must never reach a log line
         token = "set" if self.token else "missing"
         return (
             f"Settings(token={token}, database_path={self.database_path!s}, "
-            f"synchronous={self.synchronous}, log_level={self.log_level})"
+            f"synchronous={self.synchronous}, log_level={self.log_level}, limits={self.limits})"
         )
 
 
@@ -46,4 +88,4 @@ def load_settings(env: dict[str, str] | None = None, *, dotenv: bool = True) -> 
     log_level = (env.get("LOG_LEVEL") or "INFO").strip().upper()
     if log_level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
-    return Settings(token, database_path, synchronous, log_level)
+    return Settings(token, database_path, synchronous, log_level, _limits(env))

@@ -38,11 +38,18 @@ async def _run(settings: Settings) -> int:
     import discord
 
     from bot.client import create_bot
-    from bot.storage import StorageError
+    from bot.storage import Storage, StorageError
 
     assert settings.token is not None
-    bot = create_bot(database_path=settings.database_path, synchronous=settings.synchronous)
+    # The storage opens before anything talks to Discord: a database that cannot be used (read-only,
+    # disk full, another bot on it...) stops the start with one line, without logging in.
     try:
+        storage = await Storage.open(settings.database_path, synchronous=settings.synchronous)
+    except StorageError as exc:
+        print(f"storage error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        bot = create_bot(storage=storage, limits=settings.limits)
         async with bot:
             await bot.start(settings.token)
     except discord.LoginFailure:
@@ -54,6 +61,8 @@ async def _run(settings: Settings) -> int:
     except StorageError as exc:
         print(f"storage error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        await storage.close()
     return 0
 
 

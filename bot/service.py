@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.clock import Clock, SystemClock
+from bot.config import Limits
 from bot.engine.errors import GameError
 from bot.kinds import AI_LEVELS, KINDS, GameKind
 from bot.render.names import ComputerName, computer_name, escape_name
@@ -127,6 +128,12 @@ class TableListener(Protocol):
     def seat_taken_over(self, table: Table, seat: int) -> None:
         """The player of ``seat`` missed too many turns and a computer player took the seat."""
 
+    def table_gone(self, table: Table) -> None:
+        """The game was cancelled because its channel or server is gone: post and edit nothing more."""
+
+    def lobby_gone(self, lobby_id: int) -> None:
+        """The same for an open lobby."""
+
 
 @dataclass
 class Table:
@@ -139,6 +146,7 @@ class Table:
     )
     resumed: bool = False  # loaded at start after a restart, nothing played since
     ended_by: int | None = None  # the user who ended it with /skyjo end (cancelled, unrated)
+    gone: bool = False  # cancelled because its channel or server is gone: nothing is posted for it
     ai_task: asyncio.Task[None] | None = None
 
     @property
@@ -257,6 +265,12 @@ class PanelState:
     kind: str = "skyjo"
 
 
+def _counted(key: str, count: int) -> str:
+    """``key.one`` or ``key.other`` for a count of at least 1 (English and French agree there; the
+    refusal is translated later, in the clicker's language)."""
+    return f"{key}.one" if count == 1 else f"{key}.other"
+
+
 def token_of(game: Any) -> list[Any]:
     """What a timer belongs to: a phase, a round and a turn (JSON-shaped, as stored in meta)."""
     return [game.phase, game.round, game.turn]
@@ -274,9 +288,14 @@ class TableService:
         listener: TableListener | None = None,
         seed_source: Callable[[], int] | None = None,
         clock: Clock | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.storage = storage
         self.clock: Clock = clock or SystemClock()
+        self.limits = limits or Limits()
+        # Fair use (see _create_lobby): one table opening at a time, and when each host last opened one.
+        self._opening = asyncio.Lock()
+        self._opened_at: dict[int, int] = {}
         self.lobbies = LobbyRepository(storage.db)
         self.ai_delay = ai_delay
         self.round_delay = round_delay
@@ -429,7 +448,7 @@ class TableService:
         async with self.lock(channel_id):
             await self._check_channel_free(guild_id, channel_id)
             try:
-                lobby = await self.lobbies.create(
+                lobby = await self._create_lobby(
                     guild_id=guild_id,
                     channel_id=channel_id,
                     kind=kind,
@@ -445,6 +464,54 @@ class TableService:
             "lobby opened",
             extra={"lobby_id": lobby.id, "kind": kind, "channel_id": channel_id, "host_id": host_id},
         )
+        return lobby
+
+    async def _create_lobby(self, **fields: Any) -> Lobby:
+        """Store a new lobby (``/<game> new`` or Rematch) if its host and server are within the
+        fair-use limits (:class:`bot.config.Limits`), else :class:`Refused` with the limit and what to do.
+
+        A table counts from its lobby until its game ends or the lobby is cancelled or expires (its
+        channel may be anywhere: the user cap counts every server). The cool-down runs from the last
+        table the host actually opened, on the service's clock; a refused request starts none. It is
+        kept in memory: a restart forgets it (at most one cool-down early), while the caps are
+        counted from what is stored, so they hold across a restart."""
+        host_id, guild_id = int(fields["host_id"]), fields["guild_id"]
+        limits = self.limits
+        # The caps count tables in every channel: one opening at a time, so two cannot both pass.
+        async with self._opening:
+            mine = await self.lobbies.open_ids(host_id=host_id) if limits.per_user else set()
+            server = (
+                await self.lobbies.open_ids(guild_id=guild_id)
+                if limits.per_server and guild_id is not None
+                else set()
+            )
+            # Games are read after the lobbies: a lobby dealt meanwhile is then seen as its game
+            # (lobby_start caches the game before it closes the lobby), counted once by its lobby id.
+            games = [t for t in self.tables.values() if not t.finished]
+            dealt = {t.stored.meta.get("lobby_id") for t in games}
+            if limits.per_user:
+                count = len(mine - dealt) + sum(1 for t in games if t.stored.host_id == host_id)
+                if count >= limits.per_user:
+                    raise Refused(_counted("caps.error.user_limit", limits.per_user), count=limits.per_user)
+            if limits.per_server and guild_id is not None:
+                count = len(server - dealt) + sum(1 for t in games if t.stored.guild_id == guild_id)
+                if count >= limits.per_server:
+                    raise Refused(
+                        _counted("caps.error.server_limit", limits.per_server), count=limits.per_server
+                    )
+            now = self.clock.now_ms()
+            cooldown_ms = limits.cooldown_seconds * 1000
+            last = self._opened_at.get(host_id)
+            if last is not None and now - last < cooldown_ms:
+                seconds = -(-(last + cooldown_ms - now) // 1000)  # rounded up: never "wait 0 s"
+                raise Refused("caps.error.cooldown", seconds=seconds)
+            lobby = await self.lobbies.create(**fields)
+            if cooldown_ms:
+                # Forget hosts whose cool-down is over, so the map holds only the last few seconds.
+                for user, when in list(self._opened_at.items()):
+                    if now - when >= cooldown_ms:
+                        del self._opened_at[user]
+                self._opened_at[host_id] = now
         return lobby
 
     @staticmethod
@@ -590,10 +657,11 @@ class TableService:
                 raise Refused("table.error.channel_busy") from None
             except GameError as error:
                 raise Refused(error.key, **error.params) from None
+            # Cached before the lobby closes: the table caps (_create_lobby) never miss this table.
+            table = self._cache(stored)
             with contextlib.suppress(LobbyChanged):
                 await self.lobbies.close(lobby, STARTED, stored.id)
             self._due.pop(("lobby", lobby_id), None)
-            table = self._cache(stored)
             table.recent.append((-1, [spec.opening_event(stored.game)]))
             await self._sync_timer(table)
             self._arm(table)
@@ -1182,6 +1250,48 @@ class TableService:
         self._notify(table)
         return table
 
+    async def cancel_gone(self, gone: Callable[[int | None, int], bool], why: str) -> list[Table | Lobby]:
+        """End every game and open lobby whose place is gone: ``gone(guild_id, channel_id)`` is true
+        (the channel was deleted, the bot was removed from the server, or Discord answered 10003/10004
+        for it). Each ends as ``/<game> end`` would, cancelled and unrated (note ``gone: <why>``), its
+        timer and computer players stop, and it is not resumed at the next start; nothing is posted
+        (the listener's ``table_gone`` / ``lobby_gone``). One INFO line per ended table. A table the
+        database could not close now stays as it is (the next 10003 or start tries again)."""
+        ended: list[Table | Lobby] = []
+        for table in [tb for tb in self.tables.values() if gone(tb.stored.guild_id, tb.channel_id)]:
+            async with self.lock(table.channel_id):
+                if self.tables.get(table.id) is not table or table.finished:
+                    continue
+                try:
+                    await self.storage.games.cancel_game(table.id, note=f"gone: {why}")
+                except StorageError:
+                    log.warning("could not cancel a vanished game", extra={"game_id": table.id})
+                    continue
+                table.stored.status = "cancelled"
+                table.gone = True
+                self.tables.pop(table.id, None)
+                self._due.pop(("game", table.id), None)
+                if table.ai_task is not None and table.ai_task is not asyncio.current_task():
+                    table.ai_task.cancel()
+            log.info("game cancelled: its place is gone", extra={"game_id": table.id, "why": why})
+            self._tell("table_gone", table)
+            ended.append(table)
+        try:
+            lobbies = [lb for lb in await self.lobbies.list_open() if gone(lb.guild_id, lb.channel_id)]
+        except StorageError:
+            lobbies = []
+        for lobby in lobbies:
+            async with self.lock(lobby.channel_id):
+                try:
+                    await self.lobbies.close(lobby, CANCELLED)
+                except (LobbyChanged, StorageError):
+                    continue  # started or closed meanwhile (a started one is a game: see above)
+            self._due.pop(("lobby", lobby.id), None)
+            log.info("lobby cancelled: its place is gone", extra={"lobby_id": lobby.id, "why": why})
+            self._tell("lobby_gone", lobby.id)
+            ended.append(lobby)
+        return ended
+
     async def rematch(self, game_id: int, user_id: int) -> Lobby:
         """A new lobby with the same seats and settings (the clicker hosts it)."""
         try:
@@ -1204,7 +1314,7 @@ class TableService:
         async with self.lock(stored.channel_id):
             await self._check_channel_free(stored.guild_id, stored.channel_id)
             try:
-                lobby = await self.lobbies.create(
+                lobby = await self._create_lobby(
                     guild_id=stored.guild_id,
                     channel_id=stored.channel_id,
                     kind=stored.kind,

@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot.kinds import KINDS
 from bot.service import DEFAULT_TURN_LIMIT, OPTION_RANGES
+from bot.ui import command_options
 from cogs import tables
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ class SkipboCog(commands.Cog):
     @skipbo.command(
         name=_("new", key="cmd.new.name"),
         description=_("Open a Skip-Bo table in this channel", key="cmd.skipbo.new.description"),
+        # The table service checks these values, with reasons of its own (a turn limit from the list...).
+        extras={command_options.SERVICE_CHECKS_VALUES: True},
     )
     @app_commands.rename(
         stock_size=_("stock_size", key="cmd.skipbo.new.opt.stock_size"),

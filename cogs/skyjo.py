@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot.kinds import KINDS
 from bot.service import DEFAULT_TURN_LIMIT, OPTION_RANGES
+from bot.ui import command_options
 from cogs import tables
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ class SkyjoCog(commands.Cog):
     @skyjo.command(
         name=_("new", key="cmd.new.name"),
         description=_("Open a Skyjo table in this channel", key="cmd.skyjo.new.description"),
+        # The table service checks these values, with reasons of its own (a turn limit from the list...).
+        extras={command_options.SERVICE_CHECKS_VALUES: True},
     )
     @app_commands.rename(
         score_limit=_("score_limit", key="cmd.skyjo.new.opt.score_limit"),

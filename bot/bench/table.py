@@ -12,8 +12,10 @@ at once the human opens her panel again and clicks until CLICKS_PER_GAME clicks,
 seconds (uniform) before each click; while the computer plays she clicks Refresh instead.
 
 Figures:
-* click latency: from the INTERACTION_CREATE leaving the fake to the bot's interaction callback
-  arriving at the fake (both instants taken in the fake's process), SQLite ``synchronous=FULL``;
+* click latency: from the INTERACTION_CREATE leaving the fake to the bot's answer arriving at the fake
+  (both instants taken in the fake's process): the interaction callback, or for a move (acknowledged
+  first with a deferred update, see ``bot.ui.table_views.TableUI``) the edit of the panel that shows
+  it; SQLite ``synchronous=FULL``;
 * bot memory per active game: tracemalloc in the bot's process, started once the bot is connected
   and before the first table; Python memory still allocated (after ``gc.collect()``, median of 5
   samples) when GAMES - MEASURED tables are open versus when all GAMES are, divided by MEASURED.
@@ -102,6 +104,15 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
     answered: dict[int, asyncio.Future[None]] = {}
     original_send = fake._send_interaction
     original_callback = fake._h_callback
+    original_execute = fake._h_webhook_execute
+    original_edit = fake._h_webhook_edit
+
+    def settle(key: int) -> None:
+        """The player sees the bot's answer to interaction ``key``."""
+        answered_at.setdefault(key, time.perf_counter())
+        future = answered.get(key)
+        if future is not None and not future.done():
+            future.set_result(None)
 
     async def send(inter: FakeInteraction) -> FakeInteraction:
         sent_at[inter.id] = time.perf_counter()
@@ -111,22 +122,50 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
 
     async def callback(request: Any, record: Any, interaction_id: str, token: str) -> Any:
         key = int(interaction_id)
-        answered_at.setdefault(key, time.perf_counter())
         try:
             return await original_callback(request, record, interaction_id, token)
         finally:
-            future = answered.get(key)
-            if future is not None and not future.done():
-                future.set_result(None)
+            inter = fake.interactions.get(key)
+            done = inter.callback if inter is not None else None
+            clicked = inter.message if inter is not None else None
+            # A deferred update of a panel (a move) is answered by the panel's edit; anything else
+            # (the panel itself, a lobby or table click the presenter shows) by its callback.
+            if done is None or done.type != 6 or clicked is None or not clicked.ephemeral:
+                settle(key)
+
+    async def webhook_write(
+        original: Any, request: Any, record: Any, application_id: str, token: str, **rest: str
+    ) -> Any:
+        try:
+            return await original(request, record, application_id, token, **rest)
+        finally:
+            inter = fake._interactions_by_token.get(token)
+            if inter is not None and inter.webhook_writes:
+                settle(inter.id)
+
+    async def execute(request: Any, record: Any, application_id: str, token: str) -> Any:
+        return await webhook_write(original_execute, request, record, application_id, token)
+
+    async def edit(request: Any, record: Any, application_id: str, token: str, message_id: str) -> Any:
+        return await webhook_write(
+            original_edit, request, record, application_id, token, message_id=message_id
+        )
 
     async def answer_of(inter: FakeInteraction) -> Any:
-        """The bot's callback (waits on a future: the fake's wait_until polls, too costly here)."""
+        """The message showing the bot's answer (None: a click the presenter answers on the public
+        message). Waits on a future: the fake's wait_until polls, too costly here."""
         await asyncio.wait_for(answered[inter.id], 30)
         del answered[inter.id]
-        return inter.callback
+        done = inter.callback
+        if done is not None and done.type in (4, 7):
+            return done.message
+        return inter.webhook_writes[0] if inter.webhook_writes else None
 
     fake._send_interaction = send  # type: ignore[method-assign]
-    fake._h_callback = callback  # type: ignore[method-assign]  # bound into the routes by start()
+    # bound into the routes by start()
+    fake._h_callback = callback  # type: ignore[method-assign]
+    fake._h_webhook_execute = execute  # type: ignore[method-assign]
+    fake._h_webhook_edit = edit  # type: ignore[method-assign]
     await fake.start()
     try:
         pipe.send(("fake", fake.api_base, fake.gateway_url, fake.token))
@@ -235,10 +274,10 @@ async def _player(
         custom_id = _choose(panel, rng)
         if custom_id is None:
             break
-        record = await answer_of(await fake.click(user, panel, custom_id))
+        shown = await answer_of(await fake.click(user, panel, custom_id))
         done += 1
         refreshes += ":rf:" in custom_id
-        if record is None or record.type != 7:  # not a panel update: a refusal in words
+        if shown is None or shown.id != panel.id:  # not a panel update: a refusal in words
             refused += 1
     return done, refused, refreshes
 
@@ -260,6 +299,7 @@ async def _bench(games: int, clicks: int) -> dict[str, Any]:
     import yarl
 
     from bot.client import BotTuning, create_bot
+    from bot.config import Limits
 
     measured = min(MEASURED, games)
     context = multiprocessing.get_context("spawn")
@@ -274,7 +314,13 @@ async def _bench(games: int, clicks: int) -> dict[str, Any]:
         discord.http.Route.BASE = api_base
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
         tuning = BotTuning()  # production timings: computers wait 1.2 s, one edit per message per second
-        bot = create_bot(database_path=Path(tmp.name) / "bench.sqlite3", synchronous="FULL", tuning=tuning)
+        # One host opens every table of the bench: no fair-use caps or cool-down (bot.config.Limits).
+        bot = create_bot(
+            database_path=Path(tmp.name) / "bench.sqlite3",
+            synchronous="FULL",
+            tuning=tuning,
+            limits=Limits.none(),
+        )
         bot_any: Any = bot
         bot_any._connection.guild_ready_timeout = 0.1
         task = asyncio.create_task(bot.start(token))

@@ -25,14 +25,22 @@ What it offers (see ``tests/e2e/conftest.py`` for the pytest fixtures):
   webhook, channel messages (create/edit/delete/fetch/history, embeds, components,
   multipart file attachments served back from ``/attachments/...``), DM channels,
   typing, guild members.  :meth:`FakeDiscord.rate_limit` makes the next N calls to a
-  route answer 429 the way Discord does, so discord.py sleeps ``retry_after`` and retries.
+  route answer 429 the way Discord does, so discord.py sleeps ``retry_after`` and retries;
+  :meth:`FakeDiscord.fail` makes them answer 500/502/503/504, before or after acting on them.
 * **Test-side actions**: :meth:`FakeDiscord.run_command`, :meth:`FakeDiscord.click`,
   :meth:`FakeDiscord.autocomplete`, :meth:`FakeDiscord.submit_modal`,
   :meth:`FakeDiscord.send_user_message` send a real gateway event and return a handle
-  (:class:`FakeInteraction`) whose coroutines wait for the bot's answers.
+  (:class:`FakeInteraction`) whose coroutines wait for the bot's answers (``response()``: the
+  callback; ``answer()``: what the user sees, also when the callback was a deferral).
+  :meth:`FakeDiscord.delete_channel` (CHANNEL_DELETE, then 404 10003 on it),
+  :meth:`FakeDiscord.remove_bot_from_guild` (GUILD_DELETE, then 403 50001 on its channels and 404
+  10004 on the guild; :attr:`FakeDiscord.unavailable_guilds` is an outage instead) and
+  :meth:`FakeDiscord.set_overwrite` (channel permission overwrites, e.g. the bot's Send Messages
+  denied: 403 50013 on posts, edits of its own messages still allowed) change the world under the
+  bot.
 * **Strictness** (the reason this exists): double acknowledgement -> 400/40060;
   first answer after 3 s or token use after 15 min (on :attr:`FakeDiscord.clock`, a
-  manual clock: ``fake.clock.advance(901)``) -> 404/10062 or 401/50027; ephemeral
+  manual clock: ``fake.clock.advance(901)``, or :class:`RealClock`) -> 404/10062 or 401/50027; ephemeral
   messages visible to one user only; clicks on components absent from (or disabled on)
   the message the user sees raise :class:`InteractionRefused`; component/embed/content limits ->
   400/50035 "Invalid Form Body" with Discord's nested ``errors`` shape; unknown routes
@@ -82,6 +90,21 @@ _T = TypeVar("_T")
 API_PREFIX = "/api/v10"
 DISCORD_EPOCH_MS = 1420070400000
 CALLBACK_DEADLINE = 3.0  # seconds to give the initial answer to an interaction
+# What Discord's servers answer for the 5xx statuses FakeDiscord.fail injects: content type, body.
+SERVER_ERRORS = {
+    500: ("application/json", '{"message": "500: Internal Server Error", "code": 0}'),
+    502: (
+        "text/html",
+        "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway"
+        "</h1></center><hr><center>cloudflare</center></body></html>",
+    ),
+    503: ("text/plain", "upstream connect error or disconnect/reset before headers. reset reason: overflow"),
+    504: (
+        "text/html",
+        "<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway "
+        "Time-out</h1></center><hr><center>cloudflare</center></body></html>",
+    ),
+}
 TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token stays valid
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 
@@ -194,6 +217,14 @@ class FakeClock:
         self._now += seconds
 
 
+class RealClock:
+    """Wall-clock time for the fake's deadlines: a late answer fails as it would on Discord (the
+    sandbox, and tests of answers on time: ``FakeDiscord(clock=RealClock())``)."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+
 class SnowflakeFactory:
     """Real-looking, strictly increasing snowflakes (discord.py reads their timestamps)."""
 
@@ -271,6 +302,9 @@ class FakeChannel:
     guild_id: int | None = None
     position: int = 0
     recipient: FakeUser | None = None
+    # Permission overwrites as Discord's overwrite objects: target id -> (type 0 role / 1 member, allow,
+    # deny); the @everyone role's id is the guild's. See FakeGuild.permissions_of and set_overwrite.
+    overwrites: dict[int, tuple[int, int, int]] = field(default_factory=dict)
 
     @property
     def mention(self) -> str:
@@ -290,7 +324,10 @@ class FakeChannel:
             "type": self.type,
             "name": self.name,
             "position": self.position,
-            "permission_overwrites": [],
+            "permission_overwrites": [
+                {"id": str(target), "type": kind, "allow": str(allow), "deny": str(deny)}
+                for target, (kind, allow, deny) in self.overwrites.items()
+            ],
             "nsfw": False,
             "topic": None,
             "last_message_id": None,
@@ -337,16 +374,30 @@ class FakeGuild:
     channels: list[FakeChannel] = field(default_factory=list)
     members: dict[int, FakeMember] = field(default_factory=dict)
 
-    def permissions_of(self, user_id: int) -> int:
+    def permissions_of(self, user_id: int, channel: FakeChannel | None = None) -> int:
+        """Discord's computation: the roles' permissions (none for a non-member), then, in ``channel``,
+        its overwrites (@everyone's, the member's roles' together, the member's own; deny before allow).
+        The owner and administrators have everything, overwrites or not."""
         if user_id == self.owner_id:
             return discord.Permissions.all().value
         member = self.members.get(user_id)
+        if member is None:
+            return 0
         value = 0
         for role in self.roles:
-            if role.id == self.id or (member is not None and role.id in member.roles):
+            if role.id == self.id or role.id in member.roles:
                 value |= role.permissions
         if value & discord.Permissions(administrator=True).value:
             return discord.Permissions.all().value
+        if channel is not None and channel.overwrites:
+            layers = [channel.overwrites.get(self.id)]
+            roles = [channel.overwrites[r] for r in member.roles if r in channel.overwrites]
+            layers.append((0, _or(a for _, a, _ in roles), _or(d for _, _, d in roles)) if roles else None)
+            layers.append(channel.overwrites.get(user_id))
+            for layer in layers:
+                if layer is not None:
+                    _, allow, deny = layer
+                    value = (value & ~deny) | allow
         return value
 
     def payload(self) -> dict[str, Any]:
@@ -918,6 +969,15 @@ class CallbackRecord:
 
 
 @dataclass
+class _FailureRule:
+    method: str
+    route: str
+    remaining: int
+    status: int
+    applied: bool
+
+
+@dataclass
 class _RateLimitRule:
     method: str
     route: str
@@ -958,6 +1018,8 @@ class FakeInteraction:
         self.callback_attempts: list[RecordedRequest] = []
         self.original_message: FakeMessage | None = None
         self.followups: list[FakeMessage] = []
+        # Messages the bot wrote through the interaction's webhook (follow-ups, edits), in order.
+        self.webhook_writes: list[FakeMessage] = []
         self.failure: FailedClick | None = None  # set when Discord failed the click (never sent)
 
     def __repr__(self) -> str:
@@ -1003,6 +1065,20 @@ class FakeInteraction:
         except TimeoutError as exc:
             rejected = [r for r in self.callback_attempts if r.status >= 300]
             raise TimeoutError(f"{exc}; rejected attempts: {rejected}") from None
+
+    async def answer(self, timeout: float = 5.0) -> FakeMessage:
+        """Waits for what the user sees as the bot's answer and returns the message showing it: the
+        callback's own message when the callback carried the answer (types 4 and 7), else (a
+        deferral: 5 "thinking", 6 nothing shown) the first message the bot then wrote through the
+        interaction's webhook (an edit of the original response or a follow-up)."""
+        record = await self.response(timeout)
+        if record.type in (4, 7) and record.message is not None:
+            return record.message
+
+        def ready() -> FakeMessage | None:
+            return self.webhook_writes[0] if self.webhook_writes else None
+
+        return await self.fake.wait_until(ready, timeout, what=f"the answer after the deferral of {self!r}")
 
     async def original(self, timeout: float = 5.0) -> FakeMessage:
         """Waits until the original response message exists and is no longer "thinking"."""
@@ -1109,6 +1185,8 @@ class FakeDiscord:
         self._listeners: list[Callable[[], None]] = []
         self._background: set[asyncio.Future[Any]] = set()
         self.heartbeat_ack_delay = 0.0  # seconds; the sandbox sets a network-like delay
+        # Guilds in an outage: READY lists them (unavailable) but no GUILD_CREATE follows.
+        self.unavailable_guilds: set[int] = set()
         self.new_id = SnowflakeFactory()
         self.port: int = 0
         self._runner: web.AppRunner | None = None
@@ -1127,6 +1205,8 @@ class FakeDiscord:
         self.heartbeats = 0
         self.presence_updates: list[dict[str, Any]] = []
         self._rate_limits: list[_RateLimitRule] = []
+        self.server_errors: list[RecordedRequest] = []  # requests answered with an injected 5xx
+        self._failures: list[_FailureRule] = []
 
         # world
         self.bot_user = FakeUser(self.new_id(), "Skybo", bot=True)
@@ -1447,6 +1527,43 @@ class FakeDiscord:
                 return rule
         return None
 
+    # ------------------------------------------------------------------ server errors
+
+    def fail(
+        self, method: str, route: str, count: int = 1, *, status: int = 500, applied: bool = False
+    ) -> None:
+        """Makes the next ``count`` calls of ``method route`` answer ``status`` (500, 502, 503 or 504),
+        the way Discord (500: its JSON ``{"message": "500: Internal Server Error", "code": 0}``) or
+        its Cloudflare front (502, 504: an HTML page; 503: Envoy's plain text) does.
+
+        ``applied=False``: the request never took effect. ``applied=True``: Discord acted on it and
+        then answered the error (a timeout between its own services), so a retried interaction
+        callback gets 400/40060 "already acknowledged" and a retried message create posts twice.
+        A request the fake would refuse anyway (e.g. a late callback) gets that refusal instead.
+        ``route`` as in :meth:`rate_limit`; the failed requests are in :attr:`server_errors`.
+        """
+        if status not in SERVER_ERRORS:
+            raise ValueError(f"status {status} is not one of {sorted(SERVER_ERRORS)}")
+        self._failures.append(_FailureRule(method.upper(), route, count, status, applied))
+
+    def _take_failure(self, record: RecordedRequest) -> _FailureRule | None:
+        for rule in self._failures:
+            if (
+                rule.remaining > 0
+                and rule.method == record.method
+                and rule.route in (record.route, record.path)
+            ):
+                rule.remaining -= 1
+                return rule
+        return None
+
+    def _server_error_response(self, record: RecordedRequest, status: int) -> web.Response:
+        content_type, body = SERVER_ERRORS[status]
+        record.status = status
+        record.response = body
+        self.server_errors.append(record)
+        return web.Response(status=status, body=body.encode(), headers={"Content-Type": content_type})
+
     # ------------------------------------------------------------------ HTTP plumbing
 
     def _add_routes(self, app: web.Application) -> None:
@@ -1555,7 +1672,13 @@ class FakeDiscord:
                 needs_auth = not record.path.startswith(("/webhooks/", "/interactions/"))
                 if needs_auth and request.headers.get("Authorization") != f"Bot {self.token}":
                     raise DiscordAPIError(401, 0, "401: Unauthorized")
-                return await handler(request)
+                failure = self._take_failure(record)
+                if failure is not None and not failure.applied:
+                    return self._server_error_response(record, failure.status)
+                response = await handler(request)
+                if failure is not None and 200 <= response.status < 300:
+                    return self._server_error_response(record, failure.status)  # done, then the error
+                return response
             except DiscordAPIError as exc:
                 record.status = exc.status
                 record.response = exc.body()
@@ -1674,15 +1797,18 @@ class FakeDiscord:
         return web.Response(status=404)
 
     async def _h_get_channel(self, request: web.Request, record: RecordedRequest, channel_id: str) -> Any:
-        return self._channel(channel_id).payload()
+        channel = self._channel(channel_id)
+        self._bot_can_see(channel)
+        return channel.payload()
 
     async def _h_typing(self, request: web.Request, record: RecordedRequest, channel_id: str) -> Any:
-        self._channel(channel_id)
+        self._bot_can_see(self._channel(channel_id))
         return None
 
     async def _h_get_guild(self, request: web.Request, record: RecordedRequest, guild_id: str) -> Any:
         guild = self.guilds.get(_int(guild_id))
-        if guild is None:
+        if guild is None or not self._bot_in(guild.id):
+            # Since 2023 Discord answers the same for a guild the bot is not in as for no guild at all.
             raise DiscordAPIError(404, 10004, "Unknown Guild")
         data = guild.payload()
         for key in ("channels", "members", "threads", "presences", "voice_states"):
@@ -1695,6 +1821,8 @@ class FakeDiscord:
         guild = self.guilds.get(_int(guild_id))
         if guild is None:
             raise DiscordAPIError(404, 10004, "Unknown Guild")
+        if not self._bot_in(guild.id):
+            raise DiscordAPIError(403, 50001, "Missing Access")
         member = guild.members.get(_int(user_id))
         if member is None:
             raise DiscordAPIError(404, 10007, "Unknown Member")
@@ -1713,7 +1841,7 @@ class FakeDiscord:
             raise DiscordAPIError(403, 50001, "Missing Access")
         if guild_id is None:
             return self.global_commands
-        if _int(guild_id) not in self.guilds:
+        if _int(guild_id) not in self.guilds or not self._bot_in(_int(guild_id)):
             raise DiscordAPIError(403, 50001, "Missing Access")
         return self.guild_commands.setdefault(_int(guild_id), {})
 
@@ -1992,7 +2120,7 @@ class FakeDiscord:
         if session is None or msg.visible_to is not None:
             return
         channel = self.channels.get(msg.channel_id)
-        if channel is None:
+        if channel is None or (channel.guild_id is not None and not self._bot_in(channel.guild_id)):
             return
         intent = INTENT_DIRECT_MESSAGES if channel.type == 1 else INTENT_GUILD_MESSAGES
         if not session.intents & intent:
@@ -2015,11 +2143,22 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ channel message routes
 
-    def _bot_can_see(self, channel: FakeChannel) -> None:
+    def _bot_in(self, guild_id: int | None) -> bool:
+        """True while the bot is a member of this guild (see :meth:`FakeDiscord.remove_bot_from_guild`)."""
+        guild = self.guilds.get(guild_id or 0)
+        return guild is not None and self.bot_user.id in guild.members
+
+    def _bot_permissions(self, channel: FakeChannel) -> int:
         if channel.type == 1:
-            return
-        perms = self.guilds[channel.guild_id].permissions_of(self.bot_user.id) if channel.guild_id else 0
-        if not perms & discord.Permissions(view_channel=True).value:
+            return discord.Permissions.text().value | discord.Permissions(view_channel=True).value
+        if channel.guild_id is None or not self._bot_in(channel.guild_id):
+            return 0
+        return self.guilds[channel.guild_id].permissions_of(self.bot_user.id, channel)
+
+    def _bot_can_see(self, channel: FakeChannel) -> None:
+        """Every channel route: a channel the bot cannot view (or of a guild it is no longer in) answers
+        403 50001 Missing Access, as Discord does."""
+        if not self._bot_permissions(channel) & discord.Permissions(view_channel=True).value:
             raise DiscordAPIError(403, 50001, "Missing Access")
 
     def _channel_message(self, channel_id: str, message_id: str) -> FakeMessage:
@@ -2031,6 +2170,8 @@ class FakeDiscord:
     async def _h_create_message(self, request: web.Request, record: RecordedRequest, channel_id: str) -> Any:
         channel = self._channel(channel_id)
         self._bot_can_see(channel)
+        if not self._bot_permissions(channel) & discord.Permissions(send_messages=True).value:
+            raise DiscordAPIError(403, 50013, "Missing Permissions")
         body = record.json or {}
         msg = self._create_message(channel, body, record.files, author=self.bot_user)
         await self._message_event("MESSAGE_CREATE", msg)
@@ -2039,11 +2180,12 @@ class FakeDiscord:
     async def _h_get_message(
         self, request: web.Request, record: RecordedRequest, channel_id: str, message_id: str
     ) -> Any:
-        self._channel(channel_id)
+        self._bot_can_see(self._channel(channel_id))
         return self._channel_message(channel_id, message_id).payload()
 
     async def _h_history(self, request: web.Request, record: RecordedRequest, channel_id: str) -> Any:
         channel = self._channel(channel_id)
+        self._bot_can_see(channel)
         limit = max(1, min(100, int(request.query.get("limit", 50))))
         before = _int(request.query.get("before")) if "before" in request.query else None
         after = _int(request.query.get("after")) if "after" in request.query else None
@@ -2062,7 +2204,9 @@ class FakeDiscord:
     async def _h_edit_message(
         self, request: web.Request, record: RecordedRequest, channel_id: str, message_id: str
     ) -> Any:
-        self._channel(channel_id)
+        # No Send Messages needed: Discord lets an author edit (and delete) their messages in a channel
+        # where they may no longer post (discord-api-docs#3096); not seeing it is another matter.
+        self._bot_can_see(self._channel(channel_id))
         msg = self._channel_message(channel_id, message_id)
         if msg.author.id != self.bot_user.id:
             raise DiscordAPIError(403, 50005, "Cannot edit a message authored by another user")
@@ -2073,7 +2217,7 @@ class FakeDiscord:
     async def _h_delete_message(
         self, request: web.Request, record: RecordedRequest, channel_id: str, message_id: str
     ) -> Any:
-        self._channel(channel_id)
+        self._bot_can_see(self._channel(channel_id))
         msg = self._channel_message(channel_id, message_id)
         msg.deleted = True
         await self._message_event("MESSAGE_DELETE", msg)
@@ -2218,6 +2362,7 @@ class FakeDiscord:
             )
             await self._message_event("MESSAGE_CREATE", msg)
         inter.followups.append(msg)
+        inter.webhook_writes.append(msg)
         if request.query.get("wait") in ("1", "true", "True"):
             return msg.payload()
         return None
@@ -2234,6 +2379,7 @@ class FakeDiscord:
         inter = self._interaction_for_token(application_id, token)
         msg = self._webhook_message(inter, message_id)
         self._edit_message(msg, record.json or {}, record.files)
+        inter.webhook_writes.append(msg)
         await self._message_event("MESSAGE_UPDATE", msg)
         return msg.payload()
 
@@ -2332,7 +2478,9 @@ class FakeDiscord:
         ready: dict[str, Any] = {
             "v": 10,
             "user": {**self.bot_user.payload(), "verified": True, "mfa_enabled": False, "email": None},
-            "guilds": [{"id": str(g.id), "unavailable": True} for g in self.guilds.values()],
+            "guilds": [
+                {"id": str(g.id), "unavailable": True} for g in self.guilds.values() if self._bot_in(g.id)
+            ],
             "session_id": session.session_id,
             "session_type": "normal",
             "resume_gateway_url": self.resume_gateway_url,
@@ -2350,7 +2498,8 @@ class FakeDiscord:
             ready["shard"] = data["shard"]
         await session.dispatch("READY", ready)
         for guild in self.guilds.values():
-            await session.dispatch("GUILD_CREATE", guild.payload())
+            if self._bot_in(guild.id) and guild.id not in self.unavailable_guilds:
+                await session.dispatch("GUILD_CREATE", guild.payload())
 
     async def _resume(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
         session = self.sessions.get(data.get("session_id") or "")
@@ -2373,7 +2522,7 @@ class FakeDiscord:
     async def _request_members(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
         assert conn.session is not None
         guild = self.guilds.get(_int(data.get("guild_id")))
-        if guild is None:
+        if guild is None or not self._bot_in(guild.id):
             return
         members = list(guild.members.values())
         if data.get("user_ids"):
@@ -2435,10 +2584,68 @@ class FakeDiscord:
             what="the bot to RESUME",
         )
 
+    # ------------------------------------------------------------------ places that change or vanish
+
+    async def delete_channel(self, channel: FakeChannel) -> None:
+        """An admin deletes ``channel``. Like Discord: CHANNEL_DELETE goes to the bot (if it is in the
+        guild and connected; a stopped bot never hears of it), the channel's messages go with it (no
+        click on them any more), and every REST call on it, messages included, answers 404 10003
+        Unknown Channel."""
+        self.channels.pop(channel.id, None)
+        guild = self.guilds.get(channel.guild_id or 0)
+        if guild is not None and channel in guild.channels:
+            guild.channels.remove(channel)
+        for msg in self.messages.values():
+            if msg.channel_id == channel.id:
+                msg.deleted = True
+        if self.session is not None and self._bot_in(channel.guild_id):
+            await self.session.dispatch("CHANNEL_DELETE", channel.payload())
+        self._notify()
+
+    async def remove_bot_from_guild(self, guild: FakeGuild | None = None) -> None:
+        """An admin removes the bot from ``guild`` (default: the test guild): GUILD_DELETE without
+        ``unavailable`` (what Discord sends for a removal, as opposed to an outage). Afterwards, as for
+        any bot that is not a member: REST on the guild's channels answers 403 50001 Missing Access,
+        ``GET /guilds/{id}`` 404 10004 Unknown Guild, READY no longer lists it, no event or interaction
+        comes from it."""
+        guild = guild or self.guild
+        if guild.members.pop(self.bot_user.id, None) is None:
+            raise FakeDiscordError(f"the bot is not in {guild.name}")
+        if self.session is not None:
+            await self.session.dispatch("GUILD_DELETE", {"id": str(guild.id)})
+        self._notify()
+
+    async def set_overwrite(
+        self,
+        channel: FakeChannel,
+        target: FakeUser | FakeRole | FakeGuild,
+        *,
+        allow: discord.Permissions | None = None,
+        deny: discord.Permissions | None = None,
+    ) -> None:
+        """An admin sets ``channel``'s permission overwrite of ``target`` (a member, a role, or the guild
+        for @everyone); neither ``allow`` nor ``deny`` removes it. CHANNEL_UPDATE goes to the bot. Take
+        the bot's Send Messages away with ``set_overwrite(channel, fake.bot_user,
+        deny=discord.Permissions(send_messages=True))``: posting there then answers 403 50013 Missing
+        Permissions, while editing or deleting its own messages still works (as on Discord)."""
+        kind = 1 if isinstance(target, FakeUser) else 0
+        if allow is None and deny is None:
+            channel.overwrites.pop(target.id, None)
+        else:
+            allowed, denied = (allow or discord.Permissions()).value, (deny or discord.Permissions()).value
+            channel.overwrites[target.id] = (kind, allowed, denied)
+        if self.session is not None and self._bot_in(channel.guild_id) and channel.id in self.channels:
+            await self.session.dispatch("CHANNEL_UPDATE", channel.payload())
+        self._notify()
+
     # ------------------------------------------------------------------ test-side actions
 
     def _interaction_payload(self, inter: FakeInteraction) -> dict[str, Any]:
         channel = inter.channel
+        if self.channels.get(channel.id) is not channel:
+            raise InteractionRefused(f"channel {channel.id} was deleted")
+        if channel.guild_id is not None and not self._bot_in(channel.guild_id):
+            raise InteractionRefused(f"the bot is no longer in guild {channel.guild_id}")
         payload: dict[str, Any] = {
             "id": str(inter.id),
             "application_id": str(self.application_id),
@@ -2462,8 +2669,9 @@ class FakeDiscord:
                 guild_id=str(guild.id),
                 guild={"id": str(guild.id), "locale": guild.preferred_locale, "features": []},
                 guild_locale=guild.preferred_locale,
-                member={**member.payload(), "permissions": str(guild.permissions_of(inter.user.id))},
-                app_permissions=str(guild.permissions_of(self.bot_user.id)),
+                # Both in this channel, overwrites included, as Discord computes them.
+                member={**member.payload(), "permissions": str(guild.permissions_of(inter.user.id, channel))},
+                app_permissions=str(guild.permissions_of(self.bot_user.id, channel)),
                 context=0,
             )
         else:
@@ -2892,6 +3100,13 @@ class ErrorLogCollector(logging.Handler):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _or(values: Iterable[int]) -> int:
+    result = 0
+    for value in values:
+        result |= value
+    return result
 
 
 def _int(value: Any) -> int:

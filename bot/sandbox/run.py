@@ -52,7 +52,20 @@ def bot_factory(database: Path, **tuning: Any) -> Any:
 
 
 async def serve(options: argparse.Namespace) -> int:
-    fresh_database(options.database)
+    from bot.storage import Storage, StorageError
+    from bot.storage.database import translate_os_error
+
+    # A database the bot cannot use stops the sandbox with one line, like `python -m bot run`: opened
+    # once here (each bot of the sandbox opens its own later, at every "Restart bot").
+    try:
+        fresh_database(options.database)
+        await (await Storage.open(options.database, synchronous="NORMAL")).close()
+    except OSError as exc:
+        print(f"storage error: {translate_os_error(exc, options.database)}", file=sys.stderr)
+        return 2
+    except StorageError as exc:
+        print(f"storage error: {exc}", file=sys.stderr)
+        return 2
     factory = bot_factory(options.database, ai_delay=options.ai_delay, round_delay=options.round_delay)
     sandbox = Sandbox(factory, host=options.host, port=options.port)
     try:
@@ -60,6 +73,10 @@ async def serve(options: argparse.Namespace) -> int:
     except OSError as exc:
         await sandbox.stop()
         print(f"cannot open the sandbox page on {options.host}:{options.port}: {exc}", file=sys.stderr)
+        return 2
+    except StorageError as exc:
+        await sandbox.stop()
+        print(f"storage error: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
         await sandbox.stop()

@@ -20,7 +20,6 @@ import json
 import logging
 import mimetypes
 import re
-import time
 import unicodedata
 from collections import deque
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from bot.sandbox.fake_discord import (
     FakeInteraction,
     FakeMessage,
     FakeUser,
+    RealClock,
     walk_components,
 )
 
@@ -51,13 +51,6 @@ USERS: list[tuple[str, str, str | None]] = [("alice", "en-US", "Alice"), ("bob",
 LOCALES = {"en-US": "English", "fr": "Français"}
 HISTORY = 100  # messages a page shows per channel
 PUSH_DELAY = 0.015  # seconds: changes are batched this long before being pushed
-
-
-class RealClock:
-    """Wall-clock time for the fake's deadlines: a late answer fails as it would on Discord."""
-
-    def now(self) -> float:
-        return time.monotonic()
 
 
 @dataclass(eq=False)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import fcntl
 import logging
 import os
@@ -39,7 +40,18 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.storage.errors import DatabaseBusy, DatabaseInUse, SchemaTooNew, StorageError
+from bot.storage.errors import (
+    DatabaseBusy,
+    DatabaseCannotOpen,
+    DatabaseCorrupt,
+    DatabaseInUse,
+    DatabaseReadOnly,
+    DiskFull,
+    DiskIOError,
+    SchemaTooNew,
+    StorageError,
+    StorageUnusable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -100,14 +112,17 @@ def apply_migrations(conn: sqlite3.Connection, migrations: list[Migration]) -> i
         current = int(conn.execute("PRAGMA user_version").fetchone()[0])
         if current > latest:
             raise SchemaTooNew(current, latest)
-        for migration in migrations:
-            if migration.number > current:
-                for statement in split_statements(migration.sql):
-                    conn.execute(statement)
-                log.info("storage.migrated migration=%s", migration.name)
-        if latest != current:
-            conn.execute(f"PRAGMA user_version = {int(latest)}")
+        applied = [m for m in migrations if m.number > current]
+        for migration in applied:
+            for statement in split_statements(migration.sql):
+                conn.execute(statement)
+        # Written even when unchanged: this COMMIT then writes a page, so a file that cannot be
+        # written (read-only file or file system, disk full) is refused here, at start, instead of
+        # at the first move.
+        conn.execute(f"PRAGMA user_version = {int(latest)}")
         conn.execute("COMMIT")
+        for migration in applied:  # logged once committed: a failed start migrated nothing
+            log.info("storage.migrated migration=%s", migration.name)
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
@@ -212,11 +227,52 @@ def is_busy(error: BaseException) -> bool:
     return "locked" in str(error) or "busy" in str(error)
 
 
-def translate(error: sqlite3.Error, busy_timeout_ms: int) -> StorageError:
-    """A sqlite3 error as a storage error: no raw "database is locked" reaches a caller."""
+def translate(error: sqlite3.Error, busy_timeout_ms: int, path: str | os.PathLike[str] = "") -> StorageError:
+    """A sqlite3 error as a storage error: no raw "database is locked" reaches a caller, and the
+    errors that make the file unusable (read-only, disk full, cannot open, not a database, I/O) become
+    a :class:`StorageUnusable` naming ``path`` and what to do."""
     if is_busy(error):
         return DatabaseBusy(busy_timeout_ms)
+    code = getattr(error, "sqlite_errorcode", None)
+    where = str(path) or "the database"
+    if code == sqlite3.SQLITE_IOERR_SHMSIZE:
+        # Growing the WAL index (-shm) failed: SQLite reports an I/O error, but the cause is
+        # ENOSPC/EFBIG (measured on a full tmpfs and under RLIMIT_FSIZE).
+        return DiskFull(where)
+    unusable = _UNUSABLE.get(code & 0xFF) if code is not None else None
+    if unusable is not None:
+        return unusable(where, str(error))
     return StorageError(f"sqlite error: {error}")
+
+
+def _disk_full(path: str, detail: str) -> StorageUnusable:
+    return DiskFull(path)
+
+
+# Primary result codes (the low byte of the extended code) that mean "this file cannot be used".
+_UNUSABLE: dict[int, Callable[[str, str], StorageUnusable]] = {
+    sqlite3.SQLITE_READONLY: DatabaseReadOnly,  # "attempt to write a readonly database"
+    sqlite3.SQLITE_PERM: DatabaseReadOnly,
+    sqlite3.SQLITE_FULL: _disk_full,  # "database or disk is full"
+    sqlite3.SQLITE_CANTOPEN: DatabaseCannotOpen,  # "unable to open database file"
+    sqlite3.SQLITE_NOTADB: DatabaseCorrupt,  # "file is not a database"
+    sqlite3.SQLITE_CORRUPT: DatabaseCorrupt,  # "database disk image is malformed"
+    sqlite3.SQLITE_IOERR: DiskIOError,  # "disk I/O error"
+}
+
+
+def translate_os_error(error: OSError, path: str | os.PathLike[str]) -> StorageUnusable:
+    """An OS error met while preparing the database's folder or lock file, as a clear storage error."""
+    detail = error.strerror or str(error)
+    if error.filename is not None and str(error.filename) != str(path):
+        detail = f"{detail}: {error.filename}"
+    if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return DiskFull(str(path))
+    if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return DatabaseReadOnly(str(path), detail)
+    if error.errno == errno.EIO:
+        return DiskIOError(str(path), detail)
+    return DatabaseCannotOpen(str(path), detail)
 
 
 class _ProcessLock:
@@ -286,14 +342,22 @@ class Database:
                 raise StorageError(f"{db_path} does not exist")
             target, uri = f"file:{db_path.resolve()}?mode=ro", True
         else:
-            db_path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                db_path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise translate_os_error(error, db_path) from error
             target, uri = str(db_path), False
-        process_lock = _ProcessLock(db_path) if lock and not readonly else None
+        try:
+            process_lock = _ProcessLock(db_path) if lock and not readonly else None
+        except OSError as error:
+            raise translate_os_error(error, db_path) from error
         try:
             connection = await aiosqlite.connect(target, uri=uri, isolation_level=None)
-        except BaseException:
+        except BaseException as error:
             if process_lock:
                 process_lock.release()
+            if isinstance(error, sqlite3.Error):
+                raise translate(error, busy_timeout_ms, db_path) from error
             raise
         # aiosqlite has no public "run this callable on your thread"; _execute is the queue primitive
         # every public method of it is built on. Fail loudly here if a future release renames it.
@@ -327,7 +391,7 @@ class Database:
         try:
             result: T = await execute(fn, raw)
         except sqlite3.Error as error:
-            raise translate(error, self.busy_timeout_ms) from error
+            raise translate(error, self.busy_timeout_ms, self.path) from error
         return result
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -397,7 +461,7 @@ class Database:
         if item.future.done():
             return
         if isinstance(error, sqlite3.Error):
-            translated = translate(error, self.busy_timeout_ms)
+            translated = translate(error, self.busy_timeout_ms, self.path)
             translated.__cause__ = error
             error = translated
         item.future.set_exception(error)

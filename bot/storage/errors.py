@@ -65,7 +65,10 @@ class DatabaseInUse(StorageError):
 
     def __init__(self, path: str) -> None:
         self.path = path
-        super().__init__(f"{path} is already open in another process (is another bot running?)")
+        super().__init__(
+            f"{path}: already open in another process (is another bot running?); stop it first, "
+            "or set DATABASE_PATH to another file"
+        )
 
 
 class SchemaTooNew(StorageError):
@@ -92,3 +95,71 @@ class GameQuarantined(StorageError):
         self.game_id = game_id
         self.reason = reason
         super().__init__(f"game {game_id} is quarantined: {reason}")
+
+
+class StorageUnusable(StorageError):
+    """The database file cannot be used at all (read-only, disk full, a path that cannot be created,
+    not a database, an I/O error): the bot stops at start with this message, which names the path,
+    the problem and what to do; during play the service refuses the move (nothing is stored)."""
+
+    def __init__(self, path: str, problem: str, remedy: str) -> None:
+        self.path = path
+        self.problem = problem
+        self.remedy = remedy
+        super().__init__(f"{path}: {problem}; {remedy}")
+
+
+class DatabaseReadOnly(StorageUnusable):
+    """SQLite or the system refused to write (read-only file, folder or file system)."""
+
+    def __init__(self, path: str, detail: str = "") -> None:
+        super().__init__(
+            path,
+            "cannot write there (read-only file, folder or file system" + (f": {detail})" if detail else ")"),
+            "give the bot's user write access to the file and its folder, or set DATABASE_PATH to a "
+            "writable place",
+        )
+
+
+class DiskFull(StorageUnusable):
+    """SQLITE_FULL or ENOSPC/EDQUOT/EFBIG: no room to grow the database or its journal."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            path,
+            "the disk (or the user's quota) is full",
+            "free some space on that disk",
+        )
+
+
+class DatabaseCannotOpen(StorageUnusable):
+    """SQLITE_CANTOPEN or an OS error making its folder: the path names no usable file."""
+
+    def __init__(self, path: str, detail: str = "") -> None:
+        super().__init__(
+            path,
+            "cannot open or create the database file" + (f" ({detail})" if detail else ""),
+            "set DATABASE_PATH to a file in a folder the bot's user can create or write",
+        )
+
+
+class DatabaseCorrupt(StorageUnusable):
+    """SQLITE_NOTADB / SQLITE_CORRUPT: the file is not a SQLite database, or a damaged one."""
+
+    def __init__(self, path: str, detail: str = "") -> None:
+        super().__init__(
+            path,
+            "not a Skybo database, or a damaged one" + (f" ({detail})" if detail else ""),
+            "restore it from a backup, or set DATABASE_PATH to a new file (keep this one for inspection)",
+        )
+
+
+class DiskIOError(StorageUnusable):
+    """SQLITE_IOERR or another OS error: the disk or file system failed under SQLite."""
+
+    def __init__(self, path: str, detail: str = "") -> None:
+        super().__init__(
+            path,
+            "disk I/O error" + (f" ({detail})" if detail else ""),
+            "check the disk and the file system (the system log says more)",
+        )

@@ -173,6 +173,22 @@ class LobbyRepository:
         )
         return [_row_to_lobby(r) for r in rows]
 
+    async def open_ids(self, *, host_id: int | None = None, guild_id: int | None = None) -> set[int]:
+        """The ids of the open lobbies hosted by ``host_id`` and/or in the server ``guild_id`` (the
+        table caps count them; ids, so a lobby being dealt is not counted twice with its game)."""
+        if host_id is None and guild_id is None:
+            raise ValueError("open_ids needs a host or a server")
+        clauses: list[str] = ["status = ?"]
+        params: list[object] = [OPEN]
+        for column, value in (("host_id", host_id), ("guild_id", guild_id)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        # Reads only the partial index of open lobbies (lobbies_one_open_per_channel), never the history.
+        query = f"SELECT id FROM lobbies WHERE {' AND '.join(clauses)}"
+        rows = await self.db.run(lambda c: c.execute(query, params).fetchall())
+        return {int(r[0]) for r in rows}
+
     async def set_seats(self, lobby: Lobby, seats: Sequence[LobbySeat]) -> Lobby:
         """Replace the seats of an open lobby read at ``lobby.version``; returns the updated lobby."""
         seats_json = _dump([s.to_dict() for s in seats])

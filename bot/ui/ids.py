@@ -52,3 +52,12 @@ def decode(custom_id: str) -> ButtonId | None:
     return ButtonId(
         match["prefix"], int(match["game"]), int(match["version"]), match["act"], int(match["arg"])
     )
+
+
+def loggable(custom_id: object) -> str:
+    """What a log line may say of a clicked custom_id: everything but the argument, which on a private
+    panel may name a card of the clicker's hand (a Skip-Bo hand button carries its card)."""
+    bid = decode(custom_id) if isinstance(custom_id, str) else None
+    if bid is not None:
+        return f"{bid.prefix}:{bid.game}:{bid.version}:{bid.act}"
+    return str(custom_id)[:40]

@@ -28,7 +28,7 @@ import io
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -278,6 +278,11 @@ def embed_of(body: skyjo_table.MessageBody) -> discord.Embed:
 
 
 PANEL_TOKEN_MS = 14 * 60 * 1000  # an interaction token lives 15 minutes: leave room for the edit
+# Discord's answers meaning the place of a table is gone (the table is cancelled), or that the message
+# only is (it is posted again), or that the bot may no longer post there (the next clicker is told).
+PLACE_GONE = {10003, 10004}  # Unknown Channel, Unknown Guild
+UNKNOWN_MESSAGE = 10008
+CANNOT_POST = {50001, 50013}  # Missing Access, Missing Permissions
 NO_MENTIONS = discord.AllowedMentions.none()
 ORIGINAL = "@original"  # the message id of an interaction's own answer, in its webhook's routes
 
@@ -367,11 +372,15 @@ class Presenter:
         self._sends: set[asyncio.Task[None]] = set()
         self._deleting: set[int] = set()  # mentions and reminders being deleted
         self._deleted: collections.deque[int] = collections.deque(maxlen=256)  # ... and lately deleted
+        self._gone_lobbies: collections.deque[int] = collections.deque(maxlen=256)  # never to edit again
+        self._cannot_post: set[int] = set()  # channels where the last post or edit was refused (403)
         self._closed = False
 
     # the service calls this (TableListener)
     def table_changed(self, table: Table) -> None:
-        self._schedule(("game", table.id), lambda: self._render_table(table))
+        if table.gone:
+            return
+        self._schedule(("game", table.id), functools.partial(self._render_table_in, table))
         for user_id, watch in list(self._panels.get(table.id, {}).items()):
             if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
@@ -490,9 +499,58 @@ class Presenter:
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
 
+    def table_gone(self, table: Table) -> None:
+        """Its channel or server is gone: no edit of its message or of its players' panels (those live
+        in the same channel) is made any more, pending or not."""
+        self._stop(("game", table.id))
+        for user_id in list(self._panels.get(table.id, {})):
+            self._stop(("panel", table.id, user_id))
+        self._panels.pop(table.id, None)
+
+    def lobby_gone(self, lobby_id: int) -> None:
+        self._gone_lobbies.append(lobby_id)
+        self._stop(("lobby", lobby_id))
+
+    def _stop(self, key: tuple[Any, ...]) -> None:
+        slot = self._slots.get(key)
+        if slot is not None:
+            slot.dirty = False  # a render in flight ends by itself (and is ignored if it fails)
+
+    def cannot_post(self, channel_id: int | None) -> bool:
+        """True while Discord refuses the bot's posts (or edits) in this channel, since its last refusal
+        and until a post there succeeds: the players are told when they click (:class:`TableUI`)."""
+        return channel_id in self._cannot_post
+
+    @contextlib.asynccontextmanager
+    async def _in_channel(self, channel_id: int) -> AsyncIterator[None]:
+        """Around every post or edit of a table or lobby message (and reminder) in ``channel_id``.
+
+        10003 / 10004 (the channel or server is gone, e.g. deleted while the bot was stopped): every
+        table there is cancelled (:meth:`TableService.cancel_gone`) and the failure ends here. 403
+        50001 / 50013 (the bot may no longer see or post in the channel): the table goes on, the next
+        clickers are told (:meth:`cannot_post`), and the error goes on to the caller (logged once,
+        not retried: only a later change tries again)."""
+        try:
+            yield
+        except discord.NotFound as error:
+            if error.code not in PLACE_GONE:
+                raise
+            why = "unknown channel" if error.code == 10003 else "unknown guild"
+            await self.bot.service.cancel_gone(lambda _guild, channel: channel == channel_id, why)
+        except discord.Forbidden as error:
+            if error.code in CANNOT_POST:
+                self._cannot_post.add(channel_id)
+            raise
+
+    async def _post(self, channel: discord.PartialMessageable, *args: Any, **kwargs: Any) -> discord.Message:
+        """``channel.send``; a post that succeeds ends the "I can no longer post here" warning."""
+        message = await channel.send(*args, **kwargs)
+        self._cannot_post.discard(channel.id)
+        return message
+
     def remind(self, table: Table, seats: list[int], seconds_left: int) -> None:
         users = [u for u in (table.stored.seats[s].user_id for s in seats) if u is not None]
-        if users:
+        if users and not table.gone:
             self._spawn(self._send_reminder(table, users, seconds_left), f"remind-{table.id}")
 
     def seat_taken_over(self, table: Table, seat: int) -> None:
@@ -528,7 +586,10 @@ class Presenter:
         mentions = discord.AllowedMentions(
             users=[discord.Object(u) for u in users], everyone=False, roles=False
         )
-        message = await channel.send(text, allowed_mentions=mentions)
+        async with self._in_channel(stored.channel_id):
+            message = await self._post(channel, text, allowed_mentions=mentions)
+        if table.gone:
+            return
         old = table.stored.meta.get("reminder")
         await self.bot.service.remember_messages(table, reminder=message.id)
         if isinstance(old, int):
@@ -588,7 +649,7 @@ class Presenter:
                     "message edit failed",
                     extra={"what": key[0], "id": key[1], "status": error.status, "attempt": failures},
                 )
-                if failures <= self.retries:
+                if failures <= self.retries and error.status != 403:  # a refusal stays one
                     slot.dirty = True
                     await asyncio.sleep(0.5 * failures)
             except Exception:
@@ -649,6 +710,10 @@ class Presenter:
             return None
         return discord.File(io.BytesIO(png), filename=TABLE_IMAGE)
 
+    async def _render_table_in(self, table: Table) -> None:
+        async with self._in_channel(table.channel_id):
+            await self._render_table(table)
+
     async def _render_table(self, table: Table) -> None:
         stored = table.stored
         locale = self._locale(stored.guild_id)
@@ -661,6 +726,8 @@ class Presenter:
             self._add_rating_changes(table, body, locale)
             view = table_view(table, locale)
             turn = (table.turn_user(), table.turns)
+        if table.gone:  # cancelled while this render waited for the lock
+            return
         picture = await self._picture(table, image, spectator, names, locale) if image else None
         if picture is None and body.embed is not None:
             body.embed.pop("image", None)
@@ -671,15 +738,18 @@ class Presenter:
                 await channel.get_partial_message(stored.message_id).edit(
                     content=body.content or None, embed=embed_of(body), view=view, attachments=files
                 )
-            except discord.NotFound:
+            except discord.NotFound as error:
+                if error.code != UNKNOWN_MESSAGE:
+                    raise  # the channel itself is gone: see _in_channel
                 stored.message_id = None
                 if picture is not None:
                     picture.reset()
         if stored.message_id is None:  # the table message was deleted: post a new one
-            message = await channel.send(
+            message = await self._post(
+                channel,
                 content=body.content or None,
                 embed=embed_of(body),
-                view=view,  # type: ignore[arg-type]
+                view=view,
                 files=files,
             )
             stored.message_id = message.id
@@ -711,23 +781,34 @@ class Presenter:
         text = table.kind.table.turn_mention(user, locale)
         if not self.panel_fresh(table.id, user):  # their panel can no longer be edited for them
             text += "\n" + t("table.turn.open_panel", locale)
-        message = await channel.send(
-            text,
-            allowed_mentions=discord.AllowedMentions(
-                users=[discord.Object(user)], everyone=False, roles=False
-            ),
-        )
+        try:
+            message = await self._post(
+                channel,
+                text,
+                allowed_mentions=discord.AllowedMentions(
+                    users=[discord.Object(user)], everyone=False, roles=False
+                ),
+            )
+        except discord.Forbidden:
+            # Not allowed to post here: try again at the next turn, not at every edit of this one.
+            await self.bot.service.remember_messages(table, mention=[*key, None], reminder=None)
+            raise
         await self.bot.service.remember_messages(table, mention=[*key, message.id], reminder=None)
 
     async def _render_lobby(self, lobby_id: int) -> None:
         lobby = await self.bot.service.lobbies.get(lobby_id)
-        if lobby.message_id is None or lobby.status == "started":
+        if lobby.message_id is None or lobby.status == "started" or lobby_id in self._gone_lobbies:
             return
+        async with self._in_channel(lobby.channel_id):
+            await self._edit_lobby(lobby)
+
+    async def _edit_lobby(self, lobby: Lobby) -> None:
+        assert lobby.message_id is not None
         locale = self._locale(lobby.guild_id)
         channel = self.bot.get_partial_messageable(lobby.channel_id, guild_id=lobby.guild_id)
         message = channel.get_partial_message(lobby.message_id)
         if lobby.status == "cancelled":
-            expired = lobby_id in self.bot.service.expired_lobbies
+            expired = lobby.id in self.bot.service.expired_lobbies
             await message.edit(
                 embed=embed_of(
                     skyjo_table.lobby_closed_body(locale, expired=expired, game=KINDS[lobby.kind].title)
@@ -744,7 +825,23 @@ class Presenter:
 
 
 class TableUI:
-    """What each click does: ask the service, then answer (only after the service committed)."""
+    """What each click does: ask the service, then answer (only after the service committed).
+
+    Answer first, on time. Discord wants the first answer to a click (its callback) within 3 s of
+    the click; a callback that misses it leaves the player with "This interaction failed". So a
+    click that changes the game (a move on a panel, the lobby buttons, the Yes of Leave and End,
+    Take my seat back, Next round, Rematch) is first acknowledged with a deferred update (type 6:
+    nothing shown yet, a single request that carries no result) and only then does the service
+    act; the result is shown afterwards by editing the clicked private message (the interaction's
+    original response), by a private follow-up, or by the presenter for public messages; those
+    webhook requests have the token's 15 minutes to land. If the acknowledgement cannot land in
+    time (see :mod:`bot.ui.on_time`, which retries it while the deadline allows), the service is
+    not asked: a move is never stored without an answer. The acknowledgement says nothing about the
+    move, so "every action is committed before anyone is answered" still holds.
+
+    Clicks that change nothing (open my panel, a mode, Refresh, rules, Leave's question, No) keep
+    answering in one request: if that misses the deadline, nothing was stored either.
+    """
 
     def __init__(self, bot: SkyboBot) -> None:
         self.bot = bot
@@ -764,6 +861,21 @@ class TableUI:
             await self.guard(interaction, self.lobby_click(interaction, int(lobby), act))
         else:
             await self.guard(interaction, self.game_click(interaction, ids.decode(custom_id)))
+        if self.presenter.cannot_post(interaction.channel_id):
+            await self._warn_cannot_post(interaction, custom_id)
+
+    async def _warn_cannot_post(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
+        """The bot may no longer post in this channel (see :meth:`Presenter.cannot_post`): every click
+        on its tables' buttons, once answered, gets a private word on it (the game goes on meanwhile:
+        panels are private answers, which need no permission in the channel)."""
+        kind = BY_PREFIX.get(custom_id[:2])
+        game = kind.name if kind is not None else "skyjo"
+        if custom_id.startswith("sl:"):
+            with contextlib.suppress(Exception):
+                game = (await self.service.lobbies.get(int(custom_id.split(":")[1]))).kind
+        locale = interaction.locale
+        text = t("vanished.cannot_post", locale, game=game, end=t("cmd.end.name", locale))
+        await self.tell(interaction, text)
 
     async def guard(self, interaction: discord.Interaction[Any], work: Awaitable[None]) -> None:
         """Run a click's work; any refusal or failure becomes a private answer to the clicker."""
@@ -771,9 +883,16 @@ class TableUI:
             await work
         except Refused as refused:
             await self.refuse(interaction, refused)
+        except discord.HTTPException as error:
+            # Discord did not take our answer, even after the retries (a lost interaction, a
+            # dismissed panel): nothing the bot can mend, and nothing to tell through that token.
+            log.warning(
+                "click not answered",
+                extra={"user_id": interaction.user.id, "status": error.status, "code": error.code},
+            )
         except Exception:
             data: Any = interaction.data or {}
-            log.exception("click failed", extra={"custom_id": data.get("custom_id")})
+            log.exception("click failed", extra={"custom_id": ids.loggable(data.get("custom_id"))})
             await self.tell(interaction, t("table.error.internal", interaction.locale))
 
     async def tell(self, interaction: discord.Interaction[Any], text: str) -> None:
@@ -806,6 +925,20 @@ class TableUI:
             return
         await self.tell(interaction, reason)
 
+    async def acknowledge(self, interaction: discord.Interaction[Any]) -> bool:
+        """Acknowledge a click that will change the game, before the service acts (see the class
+        docstring): a deferred update, which shows nothing. False when it could not land in time:
+        the click is lost for Discord, so the service must not be asked."""
+        try:
+            await interaction.response.defer()
+        except discord.HTTPException as error:
+            log.warning(
+                "click not acknowledged in time",
+                extra={"user_id": interaction.user.id, "status": error.status, "code": error.code},
+            )
+            return False
+        return True
+
     @staticmethod
     def _on_panel(interaction: discord.Interaction[Any]) -> bool:
         message = interaction.message
@@ -837,8 +970,13 @@ class TableUI:
         followed: PanelState | None = None
         try:
             buttons: dict[str, Any] = {"view": view} if view is not None else {}
+            deferred = interaction.response.type is discord.InteractionResponseType.deferred_message_update
             if in_place and not interaction.response.is_done():
                 await interaction.response.edit_message(content=content, view=view)
+                followed = state
+            elif in_place and deferred:
+                # Acknowledged first (a move): the clicked panel is the interaction's original message.
+                await interaction.edit_original_response(content=content, view=view)
                 followed = state
             elif interaction.response.is_done():
                 # A follow-up is not the interaction's original message: not followed.
@@ -856,6 +994,11 @@ class TableUI:
         if bid is None or kind is None:
             raise Refused("table.error.forged")
         user = interaction.user
+        changes = (
+            bid.act in (RECLAIM, LEAVE_YES, END_YES, REMATCH, NEXT_ROUND) or bid.act in kind.panel.GAME_ACTS
+        )
+        if changes and not await self.acknowledge(interaction):
+            return
         if bid.act == OPEN_PANEL:
             try:
                 state = await self.service.open_panel(bid.game, user.id)
@@ -910,8 +1053,6 @@ class TableUI:
             if state.notice is not None:
                 key, params = state.notice
                 await self.tell(interaction, t(key, interaction.locale, **params))
-            else:
-                await interaction.response.defer()
         elif bid.act in kind.panel.GAME_ACTS or bid.act in (MODE_ACT, REFRESH_ACT):
             table = self.service.tables.get(bid.game)  # kept: a click that ends the game un-caches it
             state = await self.service.click(bid.game, bid.version, user.id, bid.act, bid.arg)
@@ -920,7 +1061,7 @@ class TableUI:
             elif state.notice is not None:  # Next round on the table message
                 key, params = state.notice
                 await self.tell(interaction, t(key, interaction.locale, **params))
-            else:
+            elif not interaction.response.is_done():
                 await interaction.response.defer()
         else:
             raise Refused("table.error.forged")
@@ -953,14 +1094,27 @@ class TableUI:
 
     async def _settle(self, interaction: discord.Interaction[Any], text: str) -> None:
         """Answer a confirmation: its private message says what happened and loses its buttons."""
-        if self._on_panel(interaction):
+        if self._on_panel(interaction) and interaction.response.is_done():  # acknowledged first
+            await interaction.edit_original_response(content=text, view=None)
+        elif self._on_panel(interaction):
             await interaction.response.edit_message(content=text, view=None)
         else:
             await self.tell(interaction, text)
 
     async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
+        """The new lobby is a public follow-up of the (acknowledged) click on the table message."""
         lobby = await self.service.rematch(game_id, interaction.user.id)
-        await self.post_lobby(interaction, lobby)
+        locale = interaction.guild_locale
+        body = lobby_message(lobby, locale)
+        try:
+            message = await interaction.followup.send(
+                embed=embed_of(body), view=lobby_view(lobby, locale), wait=True
+            )
+        except discord.HTTPException:
+            with contextlib.suppress(Refused):
+                await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)
+            raise
+        await self.service.set_lobby_message(lobby, message.id)
 
     async def post_lobby(self, interaction: discord.Interaction[Any], lobby: Lobby) -> None:
         """Answer with the public lobby message (the lobby is committed already)."""
@@ -987,6 +1141,8 @@ class TableUI:
         user = interaction.user
         channel_id = interaction.channel_id or 0
         name = getattr(user, "display_name", None) or user.name
+        if not await self.acknowledge(interaction):  # every lobby button changes the lobby
+            return
         if act == JOIN:
             await self.service.lobby_join(lobby_id, channel_id, user.id, name)
         elif act == LEAVE_LOBBY:
@@ -1001,8 +1157,6 @@ class TableUI:
         elif act == START:
             message_id = interaction.message.id if interaction.message else None
             table = await self.service.lobby_start(lobby_id, channel_id, user.id, message_id)
-            await interaction.response.defer()
             self.presenter.table_changed(table)
             return
-        await interaction.response.defer()
         self.presenter.lobby_changed(lobby_id)

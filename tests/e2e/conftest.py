@@ -19,6 +19,10 @@ Fixtures
     ``FakeDiscord.running`` (e.g. ``sync_commands=True``).  Inside a test you can also
     write ``async with fake_discord.running(bot): ...``.
 
+``@pytest.mark.real_clock``
+    The fake's interaction deadlines (3 s to answer, 15 minutes for the token) run on the wall
+    clock (:class:`RealClock`) instead of the manual ``fake.clock``: a late answer really fails.
+
 ``discord_error_log`` (autouse)
     Collects every ERROR-or-worse log record (root logger: discord.py, the bot, aiohttp)
     during the test; any record left at teardown fails the test.  A test that provokes
@@ -42,7 +46,7 @@ from typing import Any
 import discord
 import pytest
 
-from .fake_discord import ErrorLogCollector, FakeDiscord
+from .fake_discord import ErrorLogCollector, FakeDiscord, RealClock
 
 
 @pytest.fixture(autouse=True)
@@ -68,9 +72,18 @@ def discord_error_log() -> Iterator[ErrorLogCollector]:
         )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "real_clock: the fake Discord's deadlines run on the wall clock (a late answer fails)"
+    )
+
+
 @pytest.fixture
-async def fake_discord(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeDiscord]:
-    fake = FakeDiscord()
+async def fake_discord(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[FakeDiscord]:
+    # @pytest.mark.real_clock: interaction deadlines on the wall clock instead of the manual one.
+    fake = FakeDiscord(clock=RealClock() if request.node.get_closest_marker("real_clock") else None)
     await fake.start()
     fake.patch(monkeypatch)
     try:
@@ -240,8 +253,9 @@ async def play_turns(
             if custom_id is None:
                 break
             inter = await fake.click(user, panel, custom_id)
-            record = await inter.response()
-            assert record.type == 7, "a panel click updates the panel in place"
+            # A move is acknowledged first, then shown by an edit of the panel: wait for what shows.
+            shown = await inter.answer()
+            assert shown.id == panel.id, "a panel click updates the panel in place"
             clicks += 1
             if act_of(custom_id) in GAME_ACTS and act_of(custom_id) != "rv":
                 break
@@ -253,7 +267,7 @@ async def reveal_own_cards(fake: Any, user: FakeUser, table_message: FakeMessage
     seat = table.seat_of(user.id)
     panel = await open_panel(fake, user, table_message)
     while table.game.phase == "reveal" and seat in table.game.seats_to_act():
-        await (await fake.click(user, panel, button(panel, "rv"))).response()
+        await (await fake.click(user, panel, button(panel, "rv"))).answer()
     return panel
 
 
@@ -284,7 +298,8 @@ async def forged_click(fake: Any, user: FakeUser, message: FakeMessage, custom_i
 
 
 async def private_answer(inter: FakeInteraction) -> FakeMessage:
-    """The answer to ``inter``, checked to be private to the clicker."""
-    message: FakeMessage = await inter.original()
+    """The answer to ``inter`` (a click that changes the game: a follow-up after its acknowledgement),
+    checked to be private to the clicker."""
+    message: FakeMessage = await inter.answer()
     assert message.ephemeral and message.visible_to == inter.user.id, "the answer is for the clicker only"
     return message

@@ -170,10 +170,11 @@ def find_button(panel: FakeMessage, act: str, arg: int) -> str:
 
 
 async def press(fake: Any, user: FakeUser, panel: FakeMessage, act: str, arg: int) -> FakeMessage:
-    """Click the panel's ``act``/``arg`` button; the panel is updated in place (type 7)."""
+    """Click the panel's ``act``/``arg`` button; the panel is updated in place (a move: acknowledged
+    first, then the panel is edited; a mode: type 7)."""
     inter = await fake.click(user, panel, find_button(panel, act, arg))
-    record = await inter.response()
-    assert record.type == 7, f"a panel click ({act}:{arg}) updates the panel in place, got type {record.type}"
+    shown = await inter.answer()
+    assert shown.id == panel.id, f"a panel click ({act}:{arg}) updates the panel in place, got {shown.text!r}"
     return panel
 
 

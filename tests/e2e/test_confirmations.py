@@ -60,7 +60,7 @@ async def test_leave_asks_first_and_yes_gives_the_seat_to_a_computer(fake_discor
     assert seat not in table.replaced() and table.version == version, "asking changes nothing"
 
     inter = await fake.click(bob, question, button(question, "ly"))
-    assert (await inter.response()).type == 7, "Yes answers on the question itself"
+    assert (await inter.answer()).id == question.id, "Yes answers on the question itself"
     await settled(fake, question, LEFT)
     assert seat in table.replaced()
     stored = await bot.service.storage.games.get_game(game_id)
@@ -132,7 +132,7 @@ async def test_end_asks_the_host_and_yes_ends_it_unrated(fake_discord: Any, skyb
 
     seen = question.snapshot()
     inter = await fake.click(alice, seen, button(seen, "ey"))
-    assert (await inter.response()).type == 7
+    assert (await inter.answer()).id == question.id  # acknowledged first, then the question edited
     await settled(fake, question, "You ended the game.")
     public = await inter.followup()
     assert not public.ephemeral and public.text == f"The game was ended by {alice.mention} (not rated)."

@@ -212,7 +212,11 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
             racing += shown.revision < table_message.revision
             vote = await fake.click(alice, shown, button(shown, "nx"))
             assert not vote.failed, "a click on Next round from an older table reached the bot"
-            await vote.response()
+            await vote.response()  # acknowledged first: the vote is counted just after
+            await fake.wait_until(
+                lambda: table.game.phase != "round_over" or table.seat_of(alice.id) in table.votes,
+                what="Alice's vote",
+            )
         else:
             inter = await fake.click(alice, seen, button(seen, "op"))
             assert not inter.failed, "a click on My grid from an older table reached the bot"
@@ -223,7 +227,7 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
                 custom_id = choose(panel, rng)
                 if custom_id is None or table.version > version + 1:
                     break
-                await (await fake.click(alice, panel, custom_id)).response()
+                await (await fake.click(alice, panel, custom_id)).answer()
                 if act_of(custom_id) in ("tk", "rp", "dv", "rv"):
                     break
         seen = table_message.snapshot()  # what she sees right after her move
@@ -255,14 +259,17 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
     mover, waiter = (alice, bob) if table.game.turn == table.seat_of(alice.id) else (bob, alice)
     waiting = panels[waiter.id]
     await bot.presenter.flush()
-    edit_route = "/webhooks/{application_id}/{token}/messages/{message_id}"
+    # The waiter's panel is followed through the token of the click that last showed it; moves are
+    # answered by edits of their own panels (other tokens), which the 429 must not slow.
+    last = [i for i in fake.interactions.values() if i.user is waiter and i.original_message is waiting][-1]
+    edit_route = f"/webhooks/{fake.application_id}/{last.token}/messages/@original"
     fake.rate_limit("PATCH", edit_route, retry_after=0.5)
 
     # The mover plays a whole turn (draw, then discard): the waiter's panel edit is slowed down.
     mover_panel = panels[mover.id]
-    await (await fake.click(mover, mover_panel, button(mover_panel, "dr"))).response()
-    await (await fake.click(mover, mover_panel, button(mover_panel, "md", 2))).response()
-    await (await fake.click(mover, mover_panel, button(mover_panel, "dv"))).response()
+    await (await fake.click(mover, mover_panel, button(mover_panel, "dr"))).answer()
+    await (await fake.click(mover, mover_panel, button(mover_panel, "md", 2))).answer()
+    await (await fake.click(mover, mover_panel, button(mover_panel, "dv"))).answer()
     await fake.wait_until(
         lambda: any(r.status == 429 for r in fake.requests_to("PATCH", edit_route)), what="the slowed edit"
     )

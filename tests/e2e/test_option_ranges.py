@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from bot.clock import ManualClock
+from bot.config import Limits
 from bot.kinds import AI_LEVELS, KINDS
 from bot.service import TURN_LIMITS, Refused, TableService
 
@@ -163,13 +165,15 @@ async def test_the_declared_bounds_open_a_lobby_through_discord(
 ) -> None:
     """The extremes of every declared range, sent through the fake's own checks, open a lobby."""
     fake = fake_discord
-    await skybo()
+    clock = ManualClock()  # Alice opens lobby after lobby: each waits out the cool-down between two
+    await skybo(clock=clock)
     alice = fake.user("alice")
     for option in new_options(fake, game):
         if option["type"] != INTEGER:
             continue
         values = declared_values(option)
         for value in {values[0], values[-1]}:
+            clock.advance(Limits().cooldown_seconds)
             lobby = await (
                 await fake.run_command(alice, game, "new", options={option["name"]: value})
             ).original()

@@ -83,7 +83,7 @@ async def test_a_replaced_player_takes_the_seat_back_and_plays_on(fake_discord: 
 
     offered = await offer(fake, bob, table_message)
     inter = await fake.click(bob, offered, button(offered, "rc"))
-    assert (await inter.response()).type == 7  # the offer becomes Bob's panel, in place
+    assert (await inter.answer()).id == offered.id  # the offer becomes Bob's panel, in place
     assert "Your seat is yours again." in offered.text
     assert "Your grid" in offered.text and "rc" not in map(act_of, offered.custom_ids)  # his panel now
     assert bob_seat not in table.replaced() and bob_seat not in table.idle()
@@ -106,7 +106,7 @@ async def test_a_replaced_player_takes_the_seat_back_and_plays_on(fake_discord: 
     assert timer["due"] == clock.now_ms() + LIMIT * 1000 and not timer["reminded"]
     version = table.version
     panel = await open_panel(fake, bob, table_message)
-    assert (await (await fake.click(bob, panel, button(panel, "dr"))).response()).type == 7
+    assert (await (await fake.click(bob, panel, button(panel, "dr"))).answer()).id == panel.id
     assert table.version == version + 1 and table.game.drawn is not None
     actions = await bot.service.storage.games.actions(game_id)
     assert actions[-1].seat == bob_seat and actions[-1].action["type"] == "draw"
@@ -147,7 +147,7 @@ async def test_taking_the_seat_back_in_the_middle_of_the_computers_turn(
     else:
         raise AssertionError("the computer never drew a card for Bob")
     version = table.version
-    assert (await (await fake.click(bob, offered, button(offered, "rc"))).response()).type == 7
+    assert (await (await fake.click(bob, offered, button(offered, "rc"))).answer()).id == offered.id
     assert table.version == version and table.game.turn == bob_seat and table.game.drawn is not None
     timer = table.timer()
     assert timer is not None and timer["token"][2] == bob_seat
@@ -158,7 +158,7 @@ async def test_taking_the_seat_back_in_the_middle_of_the_computers_turn(
     )
     assert table.version == version and table.game.drawn is not None
     place = next(c for c in offered.custom_ids if act_of(c) in {"rp", "dv"})
-    assert (await (await fake.click(bob, offered, place)).response()).type == 7
+    assert (await (await fake.click(bob, offered, place)).answer()).id == offered.id
     # One action since the computer's draw, Bob's own: the turn is over and the computer did not play it.
     assert table.version == version + 1 and table.game.turn != bob_seat
     actions = await bot.service.storage.games.actions(game_id)
@@ -183,7 +183,7 @@ async def test_a_player_who_left_or_was_kicked_cannot_take_the_seat_back(
     # Bob opens two offers, takes his seat back with one, then leaves for good: the other one no longer
     # gives it back.
     first, second = await offer(fake, bob, table_message), await offer(fake, bob, table_message)
-    await (await fake.click(bob, first, button(first, "rc"))).response()
+    await (await fake.click(bob, first, button(first, "rc"))).answer()
     assert bob_seat not in table.replaced()
     await leave_table(fake, bob, table_message)
     await fake.wait_until(lambda: bob_seat in table.replaced(), what="Bob gone for good")
@@ -226,5 +226,5 @@ async def test_the_way_back_survives_a_restart(fake_discord: Any, skybo: Any, db
     table = second.service.tables[game_id]
     assert bob_seat in table.idle() and table.missed(bob_seat) == 3
     inter = await fake.click(bob, offered, button(offered, "rc"))  # an offer made before the restart
-    assert (await inter.response()).type == 7 and "Your seat is yours again." in offered.text
+    assert (await inter.answer()).id == offered.id and "Your seat is yours again." in offered.text
     assert bob_seat not in table.replaced() and table.missed(bob_seat) == 0

@@ -168,7 +168,7 @@ async def test_teams_option_is_accepted_by_skipbo_new(fake_discord: Any, skybo: 
     bob = fake.user("bob")
     await (await fake.click(bob, answer, answer.custom_ids[0])).response()
     await fake.wait_until(lambda: "Bob" in answer.text, what="Bob in the lobby")
-    refusal = await (await fake.click(alice, answer, start)).original()  # 2 seats: no teams
+    refusal = await (await fake.click(alice, answer, start)).answer()  # 2 seats: no teams
     assert refusal.ephemeral and "teams" in refusal.text
     assert any(c.endswith(":st") for c in answer.custom_ids)  # still a lobby
 
@@ -357,7 +357,7 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
         await press(fake, carol, fresh, act, arg)
     frozen = Frozen(bot, game_id)
     inter = await fake.click(carol, stale, stale_discard)
-    assert (await inter.response()).type == 7, "a stale panel is replaced in place"
+    assert (await inter.answer()).id == stale.id, "a stale panel is replaced in place"
     assert t("table.error.stale_panel", "fr") in stale.text  # "Ce panneau n'est plus à jour…"
     assert stale.text.startswith("Ta main")
     assert {ids.decode(c).version for c in stale.custom_ids} == {table.version}  # type: ignore[union-attr]
@@ -375,10 +375,10 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     discard = next(c for c in fresh.custom_ids if act_of(c) == "dc")
     version = table.version
     inters = await asyncio.gather(*(fake.click(carol, fresh, discard) for _ in range(2)))
-    records = await asyncio.gather(*(i.response() for i in inters))
-    assert all(r.type == 7 for r in records)
+    shown = await asyncio.gather(*(i.answer() for i in inters))
+    assert all(m.id == fresh.id for m in shown)  # both acknowledged, then the panel edited in place
     assert table.version == version + 1 and table.game.turn == a_seat
-    texts = [i.callback.data.get("content", "") for i in inters if i.callback]
+    texts = [r.json.get("content", "") for i in inters for r in i.requests if r.method == "PATCH"]
     assert sum(t("table.error.stale_panel", "fr") in text for text in texts) == 1, texts
     log = await bot.service.storage.games.actions(game_id)
     pile = ids.decode(discard).arg // 100  # type: ignore[union-attr]
@@ -387,7 +387,7 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     # --- Out of turn: Carol's panel from her turn, clicked on Alice's turn: refused, fresh panel.
     frozen = Frozen(bot, game_id)
     inter = await fake.click(carol, out_of_turn, late_discard)
-    assert (await inter.response()).type == 7
+    assert (await inter.answer()).id == out_of_turn.id
     assert t("table.error.stale_panel", "fr") in out_of_turn.text
     assert "Alice joue" in out_of_turn.text
     assert not game_act_buttons(out_of_turn), "the fresh panel offers no move out of turn"

@@ -56,13 +56,13 @@ async def test_stale_and_out_of_turn_panels_get_a_fresh_panel(fake_discord: Any,
     draw = button(old_panel, "dr")
     # Alice plays her whole turn from a second panel...
     panel = await open_panel(fake, alice, table_message)
-    await (await fake.click(alice, panel, button(panel, "dr"))).response()
-    await (await fake.click(alice, panel, button(panel, "rp"))).response()
+    await (await fake.click(alice, panel, button(panel, "dr"))).answer()
+    await (await fake.click(alice, panel, button(panel, "rp"))).answer()
     assert table.game.turn != table.seat_of(alice.id) or table.game.phase != "play"
     version = table.version
     # ...then clicks Draw on the first one, out of turn: refused, and the panel is replaced in place.
     inter = await fake.click(alice, old_panel, draw)
-    assert (await inter.response()).type == 7
+    assert (await inter.answer()).id == old_panel.id
     assert "This panel is out of date" in old_panel.text
     actions = await bot.service.storage.games.actions(game_id)
     assert all(a.seat != table.seat_of(alice.id) for a in actions[version:])  # nothing of Alice's applied
@@ -111,7 +111,7 @@ async def test_double_click_and_fifty_concurrent_clicks(fake_discord: Any, skybo
     # Two players at the same instant: both reveals are legal, both apply.
     a, b = reveal_buttons(alice_panel)[0], reveal_buttons(bob_panel)[5]
     inters = await asyncio.gather(fake.click(alice, alice_panel, a), fake.click(bob, bob_panel, b))
-    await asyncio.gather(*(i.response() for i in inters))
+    await asyncio.gather(*(i.answer() for i in inters))
     assert table.version == version + 2
     assert table.game.reveals_left == [1, 1]
 
@@ -123,8 +123,8 @@ async def test_double_click_and_fifty_concurrent_clicks(fake_discord: Any, skybo
         clicks.append(fake.click(alice, alice_panel, rng.choice(reveal_buttons(alice_panel))))
         clicks.append(fake.click(bob, bob_panel, rng.choice(reveal_buttons(bob_panel))))
     inters = await asyncio.gather(*clicks)
-    records = await asyncio.gather(*(i.response() for i in inters))
-    assert all(r.type == 7 for r in records)
+    shown = await asyncio.gather(*(i.answer() for i in inters))
+    assert all(m.id in (alice_panel.id, bob_panel.id) for m in shown)  # every click edits its panel
     assert table.version == version + 2
     assert table.game.reveals_left == [0, 0] and table.game.phase == "play"
     actions = await bot.service.storage.games.actions(game_id)
@@ -139,9 +139,9 @@ async def test_double_click_and_fifty_concurrent_clicks(fake_discord: Any, skybo
     version = table.version
     draw = button(panel, "dr")
     inters = await asyncio.gather(*(fake.click(player, panel, draw) for _ in range(2)))
-    await asyncio.gather(*(i.response() for i in inters))
+    await asyncio.gather(*(i.answer() for i in inters))
     assert table.version == version + 1 and table.game.drawn is not None
-    edits = [i.callback.data.get("content", "") for i in inters if i.callback]
+    edits = [r.json.get("content", "") for i in inters for r in i.requests if r.method == "PATCH"]
     assert sum("out of date" in text for text in edits) == 1
 
 
@@ -154,7 +154,7 @@ async def test_a_429_on_the_table_edit_loses_nothing(fake_discord: Any, skybo: A
     panel = await open_panel(fake, alice, table_message)
     fake.rate_limit("PATCH", PATCH_MESSAGE, count=2, retry_after=0.05)
     version = table.version
-    await (await fake.click(alice, panel, reveal_buttons(panel)[0])).response()
+    await (await fake.click(alice, panel, reveal_buttons(panel)[0])).answer()
     assert table.version == version + 1
     await fake.wait_until(lambda: len(fake.rate_limited) == 2, what="two 429s")
 
@@ -187,8 +187,8 @@ async def test_end_is_for_the_host_or_a_channel_manager_and_unrated(fake_discord
     assert stored.status == "cancelled"
     ratings = await bot.service.storage.db.run(lambda c: c.execute("SELECT count(*) FROM ratings").fetchone())
     assert ratings[0] == 0
-    # The channel is free again.
-    again = await (await fake.run_command(alice, "skyjo", "new")).original()
+    # The channel is free again (for Bob: Alice opened a table a moment ago, within the cool-down).
+    again = await (await fake.run_command(bob, "skyjo", "new")).original()
     assert not again.ephemeral
 
 
@@ -238,9 +238,9 @@ async def test_the_human_to_play_is_mentioned_once_and_the_mention_goes_away(
     note = mentions(alice)[0]
     assert len(mentions(bob)) == 0
     panel = await open_panel(fake, alice, table_message)
-    await (await fake.click(alice, panel, button(panel, "dr"))).response()
+    await (await fake.click(alice, panel, button(panel, "dr"))).answer()
     assert not note.deleted  # drawing does not end the turn
-    await (await fake.click(alice, panel, button(panel, "rp"))).response()
+    await (await fake.click(alice, panel, button(panel, "rp"))).answer()
     await fake.wait_until(lambda: note.deleted, what="the mention deleted at the end of the turn")
     everyone = [m for m in fake.channel_messages(channel) if m.content.startswith("<@")]
     assert len(everyone) <= 1

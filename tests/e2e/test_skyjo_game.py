@@ -56,7 +56,8 @@ async def test_two_humans_and_a_computer_play_a_whole_game(fake_discord: Any, sk
 
     # Rematch: a new lobby with the same seats, hosted by the clicker.
     inter = await fake.click(bob, table_message, button(table_message, "rm"))
-    lobby = await inter.original()
+    lobby = await inter.answer()  # acknowledged first, then the lobby is a public follow-up
+    assert not lobby.ephemeral and lobby.id != table_message.id
     assert "Bob" in lobby.text and "Alice" in lobby.text and "🤖" in lobby.text
     assert any(c.endswith(":st") for c in lobby.custom_ids)
 
@@ -77,9 +78,9 @@ async def test_lobby_rules_and_second_new_links_to_the_current_table(fake_discor
     # Start is for the host only, and needs two seats.
     start = next(c for c in lobby.custom_ids if c.endswith(":st"))
     before = len(lobby.history)
-    refused = await (await fake.click(bob, lobby, start)).original()
+    refused = await (await fake.click(bob, lobby, start)).answer()
     assert refused.ephemeral and refused.visible_to == bob.id and "Only the host" in refused.text
-    refused = await (await fake.click(alice, lobby, start)).original()
+    refused = await (await fake.click(alice, lobby, start)).answer()
     assert "At least 2 seats" in refused.text
     assert len(lobby.history) == before  # nothing changed
 
@@ -87,7 +88,7 @@ async def test_lobby_rules_and_second_new_links_to_the_current_table(fake_discor
     join = next(c for c in lobby.custom_ids if c.endswith(":jn"))
     await (await fake.click(carol, lobby, join)).response()
     await fake.wait_until(lambda: "Carol" in lobby.text, what="carol seated")
-    twice = await (await fake.click(carol, lobby, join)).original()
+    twice = await (await fake.click(carol, lobby, join)).answer()
     assert "Tu es déjà à cette table." in twice.text
     add_ai = next(c for c in lobby.custom_ids if c.endswith(":ai"))
     await (await fake.click(carol, lobby, add_ai)).response()

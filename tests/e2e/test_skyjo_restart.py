@@ -37,11 +37,11 @@ async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
 
     # A panel drawn by the previous process still works: Draw on it applies in place.
     inter = await fake.click(alice, old_panel, button(old_panel, "dr"))
-    assert (await inter.response()).type == 7
+    assert (await inter.answer()).id == old_panel.id
     assert table.version == version_before + 1 and table.game.drawn is not None
     assert any(act_of(c) == "rp" for c in old_panel.custom_ids)
     inter = await fake.click(alice, old_panel, button(old_panel, "rp"))
-    assert (await inter.response()).type == 7
+    assert (await inter.answer()).id == old_panel.id
     # The computer player (next after Alice, or later) plays on without anyone clicking for it.
     ai_seat = next(s.seat for s in table.stored.seats if s.ai_level is not None)
     assert not table.recent or all(seat != ai_seat for seat, _ in list(table.recent)[:2])
@@ -90,10 +90,11 @@ async def test_next_round_votes_survive_a_restart(fake_discord: Any, skybo: Any,
     assert table.votes == {alice_seat} and table.round_waiting() == [bob_seat]
 
     # Alice asking again changes nothing; Bob asking deals the second round.
-    await (await fake.click(alice, table_message, button(table_message, "nx"))).response()
+    again = await fake.click(alice, table_message, button(table_message, "nx"))
+    assert "already" in (await again.answer()).text  # acknowledged first, then told privately
     assert table.version == version and table.game.phase == "round_over"
     await (await fake.click(bob, table_message, button(table_message, "nx"))).response()
-    await fake.wait_until(lambda: table.game.phase != "round_over", what="the second round")
+    await fake.wait_until(lambda: table.version > version, what="the second round")
     assert table.game.round == 2 and table.version == version + 1
     assert not table.votes and "votes" not in table.stored.meta
     stored = await second.service.storage.games.get_game(game_id, verify=True)
@@ -131,7 +132,7 @@ async def test_a_restart_does_not_mention_the_same_turn_twice(
     assert len(sent_to(alice)) == before and not mention.deleted  # no second mention for this turn
 
     panel = await open_panel(fake, alice, table_message)
-    await (await fake.click(alice, panel, button(panel, "dr"))).response()
-    await (await fake.click(alice, panel, button(panel, "rp"))).response()
+    await (await fake.click(alice, panel, button(panel, "dr"))).answer()
+    await (await fake.click(alice, panel, button(panel, "rp"))).answer()
     await fake.wait_until(lambda: mention.deleted, what="the old mention deleted after the restart")
     assert table.turns == turns + 1

@@ -34,7 +34,7 @@ async def leave_table(fake: Any, user: Any, table_message: Any) -> None:
     inter = await fake.click(user, table_message, button(table_message, "lv"))
     answer = await inter.original()
     if any(act_of(c) == "ly" for c in answer.custom_ids):
-        await (await fake.click(user, answer, button(answer, "ly"))).response()
+        await (await fake.click(user, answer, button(answer, "ly"))).answer()
 
 
 async def test_an_idle_player_is_covered_then_replaced_after_three_missed_turns(

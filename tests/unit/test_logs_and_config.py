@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 import signal
 import subprocess
@@ -9,10 +11,11 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import discord
 import pytest
 
 from bot.config import ConfigError, load_settings
-from bot.logs import KeyValueFormatter, RedactingFilter
+from bot.logs import QUIET_LOGGERS, KeyValueFormatter, RedactingFilter, setup_logging
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GabcDE.fake-token-for-tests-0123456789"
 
@@ -102,3 +105,87 @@ def test_make_run_without_a_token_starts_the_sandbox_and_says_so_first(tmp_path:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+# --- issue 23 item 4: tokens and message contents never reach a log line, whatever the level --------
+
+INTERACTION_TOKEN = "aW50ZXJhY3Rpb246MTIzNDU2Nzg5OnNlY3JldA-0123456789abcdef"
+
+
+def _record(name: str, msg: str, *args: object, **extra: object) -> logging.LogRecord:
+    return logging.makeLogRecord({"name": name, "levelname": "DEBUG", "msg": msg, "args": args, **extra})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"POST https://discord.com/api/v10/interactions/1234/{INTERACTION_TOKEN}/callback has returned 204",
+        f"PATCH https://discord.com/api/v10/webhooks/1234/{INTERACTION_TOKEN}/messages/%40original",
+        f"{{'id': '1', 'token': '{INTERACTION_TOKEN}', 'version': 1}}",
+        f'{{"id":"1","token":"{INTERACTION_TOKEN}","version":1}}',
+        f"answer sent token={INTERACTION_TOKEN}&wait=true",
+        f"Authorization: Bot {TOKEN}",
+    ],
+)
+def test_interaction_tokens_are_redacted_in_any_text_without_being_listed(text: str) -> None:
+    """Interaction tokens come with each click, so they cannot be listed: their places are known."""
+    line = _format(_record("bot.ui.table_views", "answered %s", text))
+    assert INTERACTION_TOKEN not in line and TOKEN not in line and "[redacted]" in line
+
+
+def test_tokens_are_redacted_in_fields_and_tracebacks() -> None:
+    try:
+        raise RuntimeError(f"400, url='https://discord.com/api/v10/webhooks/1/{INTERACTION_TOKEN}'")
+    except RuntimeError:
+        record = _record("bot.ui.table_views", "edit failed", webhook_token=INTERACTION_TOKEN)
+        record.exc_info = sys.exc_info()
+    line = _format(record)
+    assert INTERACTION_TOKEN not in line
+    assert "webhook_token=[redacted]" in line and "webhooks/1/[redacted]" in line and "RuntimeError" in line
+
+
+def test_a_gateway_event_is_logged_by_its_name_not_its_payload() -> None:
+    """discord.py logs each gateway event at DEBUG: the line says which event it was, nothing of it."""
+    panel = "Your hand — Skip-Bo"
+    frame = {
+        "op": 0,
+        "t": "INTERACTION_CREATE",
+        "s": 42,
+        "d": {"token": INTERACTION_TOKEN, "message": {"content": panel, "components": [{"label": "7"}]}},
+    }
+    line = _format(_record("discord.gateway", "For Shard ID %s: WebSocket Event: %s", None, frame))
+    assert line.endswith("discord.gateway For Shard ID None: WebSocket Event: op=0 t=INTERACTION_CREATE s=42")
+    # A request body given as JSON text, and a discord.ui component (its repr shows its label).
+    body = json.dumps({"content": panel})
+    line = _format(_record("discord.http", "%s %s with %s has returned %s", "POST", "/x", body, 200))
+    assert panel not in line and "<json: " in line
+    button = discord.ui.Button(label="Hand card 7")
+    line = _format(_record("discord.ui.view", "Ignoring exception in view %r for item %r", None, button))
+    assert "Hand card 7" not in line and "<Button>" in line
+    # Our own records keep their arguments (they never carry a payload).
+    assert _format(_record("bot.service", "seats %s", [1, 2])).endswith("seats [1, 2]")
+
+
+def test_setup_logging_keeps_payload_loggers_quiet_and_our_debug_lines() -> None:
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    quiet = {name: logging.getLogger(name).level for name in QUIET_LOGGERS}
+    stream = io.StringIO()
+    try:
+        setup_logging("DEBUG", secrets=[TOKEN], stream=stream)
+        logging.getLogger("discord.http").debug("POST /x with %s has returned 200", '{"content": "7"}')
+        logging.getLogger("aiosqlite").debug("executing %s", "partial(execute, 'INSERT', (1, 'state'))")
+        logging.getLogger("bot.service").debug("timer armed", extra={"game_id": 3})
+        logging.getLogger("discord.client").debug("Dispatching event %s", "interaction")
+        logging.getLogger("bot.run").info("token %s", TOKEN)
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        for name, was in quiet.items():
+            logging.getLogger(name).setLevel(was)
+    lines = stream.getvalue().splitlines()
+    assert [line.split(" ", 1)[1] for line in lines] == [
+        "DEBUG bot.service timer armed game_id=3",
+        "DEBUG discord.client Dispatching event interaction",
+        "INFO bot.run token [redacted]",
+    ]

@@ -1,0 +1,276 @@
+"""Clicks answered on time despite 429 and 5xx from Discord (issue 23, "Answer first, on time").
+
+The fake's deadlines run on the wall clock here (``real_clock``): a callback that lands more than 3 s
+after its click is refused (404/10062) as on Discord, and the player would see "This interaction
+failed". The invariant checked everywhere: a move is stored if and only if its click was
+acknowledged (its callback accepted by Discord), and the player then sees the stored state.
+Any ERROR log fails a test (conftest), as does any refusal of the fake the test does not expect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.ui import ids
+
+from .conftest import act_of, button, open_lobby, open_panel, start_table
+from .fake_discord import FakeDiscord, FakeInteraction, FakeMessage
+
+pytestmark = pytest.mark.real_clock
+
+CALLBACK = "/interactions/{interaction_id}/{token}/callback"
+ALREADY_ACKNOWLEDGED = 40060
+
+
+async def stored_moves(bot: Any, game_id: int) -> int:
+    return len(await bot.service.storage.games.actions(game_id))
+
+
+def reveal(panel: FakeMessage) -> str:
+    """A face-down card of a Skyjo panel in the reveal phase."""
+    return next(c for c in panel.custom_ids if act_of(c) == "rv")
+
+
+def shows_version(panel: FakeMessage, version: int) -> bool:
+    """The panel's move buttons are those of the game at ``version`` (what the player sees is stored)."""
+    return {ids.decode(c).version for c in panel.custom_ids} == {version}  # type: ignore[union-attr]
+
+
+async def assert_answered_in_place(fake: FakeDiscord, inter: FakeInteraction, panel: FakeMessage) -> None:
+    shown = await inter.answer(timeout=10)
+    assert shown.id == panel.id, "the move is shown on the clicked panel"
+    callback = inter.callback
+    assert callback is not None and callback.type == 6, "acknowledged first, with a deferred update"
+    assert callback.request.clock - inter.created_at < 3.0, "the acknowledgement landed within 3 s"
+
+
+async def test_the_fake_answers_5xx_like_discord_before_or_after_acting(fake_discord: FakeDiscord) -> None:
+    """The fault itself: 500 is Discord's JSON, 502 Cloudflare's HTML; ``applied`` acts first."""
+    fake = fake_discord
+    channel = fake.channel("general")
+    url = f"{fake.api_base}/channels/{channel.id}/messages"
+    headers = {"Authorization": f"Bot {fake.token}"}
+    fake.fail("POST", "/channels/{channel_id}/messages", status=500)
+    fake.fail("POST", "/channels/{channel_id}/messages", status=502, applied=True)
+    async with aiohttp.ClientSession() as session:
+        for text in ("not applied", "applied"):
+            async with session.post(url, json={"content": text}, headers=headers) as response:
+                assert response.status in (500, 502)
+                body = await response.text()
+                if response.status == 500:
+                    assert response.content_type == "application/json" and json.loads(body)["code"] == 0
+                else:
+                    assert response.content_type == "text/html" and "502 Bad Gateway" in body
+        async with session.post(url, json={"content": "fine"}, headers=headers) as response:
+            assert response.status == 200
+    assert [m.content for m in fake.channel_messages(channel)] == ["applied", "fine"]
+    assert [r.status for r in fake.server_errors] == [500, 502] and not fake.rejections
+
+
+@pytest.mark.parametrize(("count", "status"), [(1, 500), (2, 500), (2, 502), (3, 503)])
+async def test_5xx_on_a_move_acknowledgement_is_retried_in_time(
+    fake_discord: FakeDiscord, skybo: Any, count: int, status: int
+) -> None:
+    """Two 500s in a row: discord.py alone would retry after 1 s then 3 s, past the deadline."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob])
+    table = bot.service.tables[game_id]
+    panel = await open_panel(fake, alice, table_message)
+    before = await stored_moves(bot, game_id)
+
+    fake.fail("POST", CALLBACK, count=count, status=status)
+    inter = await fake.click(alice, panel, reveal(panel))
+    await assert_answered_in_place(fake, inter, panel)
+    assert len(fake.server_errors) == count
+    assert await stored_moves(bot, game_id) == before + 1 == table.version
+    assert shows_version(panel, table.version)
+    assert table.game.reveals_left[table.seat_of(alice.id)] == 1
+
+
+async def test_a_500_after_the_acknowledgement_was_applied_counts_as_acknowledged(
+    fake_discord: FakeDiscord, skybo: Any
+) -> None:
+    """Discord acted on the callback, then answered 500: the retry gets 40060, which means "done"."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob])
+    table = bot.service.tables[game_id]
+    panel = await open_panel(fake, alice, table_message)
+    before = await stored_moves(bot, game_id)
+
+    fake.fail("POST", CALLBACK, status=500, applied=True)
+    inter = await fake.click(alice, panel, reveal(panel))
+    await assert_answered_in_place(fake, inter, panel)
+    assert [r.code for r in fake.take_rejections()] == [ALREADY_ACKNOWLEDGED]  # the bot's retry
+    assert await stored_moves(bot, game_id) == before + 1 == table.version
+    await fake.wait_until(lambda: shows_version(panel, table.version), what="the panel of the stored state")
+
+
+async def test_a_429_of_two_seconds_on_a_move_still_lands(fake_discord: FakeDiscord, skybo: Any) -> None:
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob])
+    table = bot.service.tables[game_id]
+    panel = await open_panel(fake, alice, table_message)
+    before = await stored_moves(bot, game_id)
+
+    fake.rate_limit("POST", CALLBACK, retry_after=2.0)
+    inter = await fake.click(alice, panel, reveal(panel))
+    await assert_answered_in_place(fake, inter, panel)
+    assert inter.callback is not None and inter.callback.request.clock - inter.created_at >= 2.0  # waited
+    assert await stored_moves(bot, game_id) == before + 1 == table.version
+    assert shows_version(panel, table.version)
+
+
+async def test_an_acknowledgement_that_cannot_land_in_time_stores_nothing(
+    fake_discord: FakeDiscord, skybo: Any
+) -> None:
+    """A 429 asking for 3.5 s: no retry can land in time, so the bot gives up before asking the
+    service. The click fails for Discord, and the game is as if it had never been made."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob])
+    table = bot.service.tables[game_id]
+    panel = await open_panel(fake, alice, table_message)
+    before, content = await stored_moves(bot, game_id), panel.content
+
+    fake.rate_limit("POST", CALLBACK, retry_after=3.5)
+    inter = await fake.click(alice, panel, reveal(panel))
+    await fake.wait_until(lambda: fake.rate_limited, what="the 429")
+    await asyncio.sleep(3.6)  # past Discord's deadline and the retry_after: the bot sent nothing more
+    assert not inter.acknowledged and len(inter.requests) == 1
+    assert await stored_moves(bot, game_id) == before == table.version
+    assert panel.content == content and shows_version(panel, table.version)
+    # The player clicks again: it works.
+    again = await fake.click(alice, panel, reveal(panel))
+    await assert_answered_in_place(fake, again, panel)
+    assert await stored_moves(bot, game_id) == before + 1
+
+
+async def test_an_applied_500_on_my_grid_shows_the_panel_once(fake_discord: FakeDiscord, skybo: Any) -> None:
+    """Open-panel answers in one request (nothing to store); its applied 500 made discord.py's retry
+    fail with 40060 and the click log an ERROR."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob])
+    table = bot.service.tables[game_id]
+
+    fake.fail("POST", CALLBACK, status=500, applied=True)
+    inter = await fake.click(alice, table_message, button(table_message, "op"))
+    panel = await inter.original(timeout=10)
+    assert panel.ephemeral and panel.visible_to == alice.id and shows_version(panel, table.version)
+    await fake.wait_rejection(ALREADY_ACKNOWLEDGED)  # the bot's retry: the panel was there already
+    await bot.presenter.flush()
+    assert not fake.rejections and len(inter.messages) == 1, "one panel, no second answer"
+    # It is a working panel, followed by the bot like any other.
+    move = await fake.click(alice, panel, reveal(panel))
+    await assert_answered_in_place(fake, move, panel)
+
+
+async def test_5xx_and_429_on_lobby_clicks(fake_discord: FakeDiscord, skybo: Any) -> None:
+    """Join after an applied 502, Add a computer after two 500s, Start after a 429 of 2 s."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    lobby = await open_lobby(fake, alice)
+
+    def act(name: str) -> str:
+        return next(c for c in lobby.custom_ids if c.endswith(f":{name}"))
+
+    fake.fail("POST", CALLBACK, status=502, applied=True)
+    join = await fake.click(bob, lobby, act("jn"))
+    await join.response(timeout=10)
+    await fake.wait_until(lambda: "Bob" in lobby.text, what="Bob in the lobby")
+    assert [r.code for r in fake.take_rejections()] == [ALREADY_ACKNOWLEDGED]
+
+    fake.fail("POST", CALLBACK, count=2, status=500)
+    add = await fake.click(alice, lobby, act("ai"))
+    await add.response(timeout=10)
+    await fake.wait_until(lambda: "🤖" in lobby.text, what="a computer in the lobby")
+
+    fake.rate_limit("POST", CALLBACK, retry_after=2.0)
+    start = await fake.click(alice, lobby, act("st"))
+    await start.response(timeout=10)
+    game_id = await fake.wait_until(
+        lambda: next((t.id for t in bot.service.tables.values() if t.stored.message_id == lobby.id), None),
+        what="the game",
+    )
+    for inter in (join, add, start):
+        assert inter.callback is not None and inter.callback.request.clock - inter.created_at < 3.0
+    assert len(bot.service.tables[game_id].stored.seats) == 3
+
+
+async def test_an_applied_500_on_skyjo_new_posts_one_lobby(fake_discord: FakeDiscord, skybo: Any) -> None:
+    """Slash commands get the same retry (the lobby is stored before its message: it must not be
+    cancelled because the retry of an answer that landed got 40060)."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    fake.fail("POST", CALLBACK, status=500, applied=True)
+    inter = await fake.run_command(alice, "skyjo", "new")
+    lobby = await inter.original(timeout=10)
+    await fake.wait_rejection(ALREADY_ACKNOWLEDGED)  # the bot's retry: the lobby was posted already
+    assert not lobby.ephemeral and any(c.endswith(":jn") for c in lobby.custom_ids)
+    await (await fake.click(bob, lobby, lobby.custom_ids[0])).response()
+    await fake.wait_until(lambda: "Bob" in lobby.text, what="Bob in the lobby")
+    stored = await bot.service.lobbies.open_in_channel(lobby.channel_id)
+    assert stored is not None and stored.message_id == lobby.id and stored.status == "open"
+
+
+async def test_every_stored_move_was_acknowledged_under_random_faults(
+    fake_discord: FakeDiscord, skybo: Any
+) -> None:
+    """Moves of a whole reveal phase and more, each callback hit by a random fault (or none)."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=0)
+    table = bot.service.tables[game_id]
+    rng = random.Random(23)
+    faults = [
+        ("none", {}),
+        ("500", {"status": 500}),
+        ("2x502", {"status": 502, "count": 2}),
+        ("applied 500", {"status": 500, "applied": True}),
+        ("applied 504", {"status": 504, "applied": True}),
+        ("429 1 s", {}),
+    ]
+    panels = {u.id: await open_panel(fake, u, table_message) for u in (alice, bob)}
+    clicks: list[tuple[FakeInteraction, int]] = []
+    started = time.monotonic()
+    for _ in range(10):
+        to_act = [u for u in (alice, bob) if table.seat_of(u.id) in table.game.seats_to_act()]
+        if table.game.phase != "reveal" or not to_act:
+            break
+        user = rng.choice(to_act)
+        panel = panels[user.id]
+        name, fault = rng.choice(faults)
+        if name == "429 1 s":
+            fake.rate_limit("POST", CALLBACK, retry_after=1.0)
+        elif fault:
+            fake.fail("POST", CALLBACK, **fault)
+        before = await stored_moves(bot, game_id)
+        inter = await fake.click(user, panel, reveal(panel))
+        await assert_answered_in_place(fake, inter, panel)
+        assert await stored_moves(bot, game_id) == before + 1, name
+        clicks.append((inter, before + 1))
+        assert shows_version(panel, table.version), name
+    fake.take_rejections(ALREADY_ACKNOWLEDGED)  # the retries after an applied 5xx
+    assert len(clicks) >= 4 and time.monotonic() - started < 20
+    # The stored actions are exactly the acknowledged clicks, in order.
+    actions = await bot.service.storage.games.actions(game_id)
+    assert len(actions) == table.version
+    assert all(inter.acknowledged for inter, _ in clicks)
