@@ -990,6 +990,18 @@ class _RateLimitRule:
 # --------------------------------------------------------------------------- interactions
 
 
+_Rule = TypeVar("_Rule", _RateLimitRule, _FailureRule)
+
+
+def _take_rule(rules: list[_Rule], record: RecordedRequest) -> _Rule | None:
+    """The first injected fault with calls left that matches ``record`` (one call of it is used)."""
+    for rule in rules:
+        if rule.remaining > 0 and rule.method == record.method and rule.route in (record.route, record.path):
+            rule.remaining -= 1
+            return rule
+    return None
+
+
 class FakeInteraction:
     """A handle on one interaction sent to the bot; its coroutines wait for the bot's answers."""
 
@@ -1517,15 +1529,7 @@ class FakeDiscord:
         self._rate_limits.append(_RateLimitRule(method.upper(), route, count, retry_after, is_global, scope))
 
     def _take_rate_limit(self, record: RecordedRequest) -> _RateLimitRule | None:
-        for rule in self._rate_limits:
-            if (
-                rule.remaining > 0
-                and rule.method == record.method
-                and rule.route in (record.route, record.path)
-            ):
-                rule.remaining -= 1
-                return rule
-        return None
+        return _take_rule(self._rate_limits, record)
 
     # ------------------------------------------------------------------ server errors
 
@@ -1547,15 +1551,7 @@ class FakeDiscord:
         self._failures.append(_FailureRule(method.upper(), route, count, status, applied))
 
     def _take_failure(self, record: RecordedRequest) -> _FailureRule | None:
-        for rule in self._failures:
-            if (
-                rule.remaining > 0
-                and rule.method == record.method
-                and rule.route in (record.route, record.path)
-            ):
-                rule.remaining -= 1
-                return rule
-        return None
+        return _take_rule(self._failures, record)
 
     def _server_error_response(self, record: RecordedRequest, status: int) -> web.Response:
         content_type, body = SERVER_ERRORS[status]

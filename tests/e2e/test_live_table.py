@@ -199,6 +199,10 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
         await fake.wait_until(alice_to_act, what="Alice's turn")
         if table.finished:
             break
+        # The engine applies a move before its commit returns: wait for the commit in flight (it holds
+        # the channel lock and then schedules the table's edit), so the flush shows the state she acts on.
+        async with bot.service.lock(table.channel_id):
+            pass
         await bot.presenter.flush()  # the table shows the state she acts on: her old view is older
         stale = seen.revision < table_message.revision
         racing += 2 if stale else 0
