@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run sandbox test lint typecheck pytest browser-deps bench clean
+.PHONY: run sandbox test lint typecheck pytest browser-deps postgres-deps bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP) browser-deps
+pytest: $(STAMP) browser-deps postgres-deps
 	$(BIN)/python -m pytest -q
 
 # tests/browser drives Debian's Chromium (Playwright never downloads a browser): installed when missing if
@@ -39,6 +39,18 @@ browser-deps:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			chromium fonts-noto-color-emoji >/dev/null)
+
+# The PostgreSQL tests start their own server from Debian's binaries (bot/testing/pgserver.py finds them):
+# installed when missing if we are root (CI, containers), with the `postgres` account the server runs as
+# (PostgreSQL refuses root; the package creates it); otherwise those tests are skipped and say how to
+# install it.
+postgres-deps: $(STAMP)
+	@[ "$$(id -u)" != 0 ] || $(BIN)/python -m bot.testing.pgserver bindir >/dev/null 2>&1 || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			postgresql >/dev/null)
+	@[ "$$(id -u)" != 0 ] || [ -n "$${SKYBO_PG_USER:-}" ] || id -u postgres >/dev/null 2>&1 || \
+		useradd --system --user-group --no-create-home --home-dir /var/lib/postgresql \
+			--shell /usr/sbin/nologin postgres
 
 bench: $(STAMP)
 	$(BIN)/python -m bot bench

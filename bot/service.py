@@ -54,7 +54,6 @@ from bot.storage.lobbies import (
     Lobby,
     LobbyChanged,
     LobbyNotFound,
-    LobbyRepository,
     LobbySeat,
 )
 
@@ -296,7 +295,7 @@ class TableService:
         # Fair use (see _create_lobby): one table opening at a time, and when each host last opened one.
         self._opening = asyncio.Lock()
         self._opened_at: dict[int, int] = {}
-        self.lobbies = LobbyRepository(storage.db)
+        self.lobbies = storage.lobbies
         self.ai_delay = ai_delay
         self.round_delay = round_delay
         self.listener = listener

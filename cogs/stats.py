@@ -82,7 +82,7 @@ class StatsCog(commands.Cog):
     def stats(self) -> StatsRepository:
         storage = self.bot.storage
         assert storage is not None, "storage opens in setup_hook"
-        return StatsRepository(storage.db)
+        return storage.stats
 
     async def _board(self, kind: str, scope: str, guild_id: int | None, page: int, locale: object) -> Any:
         """The body of page ``page`` (from 1; past the end: the last page) of a board."""

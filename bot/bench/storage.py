@@ -1,6 +1,6 @@
-"""Storage benchmark: durable commits per second (aiosqlite vs the raw sqlite3 ceiling, one write at a
-time, then many games writing at once through group commit), loading 10,000 active games at start, and
-the leaderboard over 100,000 rated players. Temp files in /tmp.
+"""Storage benchmark: durable commits per second (the bot's SQLite backend vs the plain-driver ceiling,
+one write at a time, then many games writing at once through group commit), loading 10,000 active
+games at start, and the leaderboard over 100,000 rated players. Temp files in /tmp.
 
 Run: ``python -m bot bench storage``. Prints figures with their targets; asserts nothing.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import sqlite3
 import statistics
 import tempfile
 import time
@@ -20,9 +19,9 @@ from typing import Any
 
 from bot.engine import skyjo
 from bot.storage import Seat, Storage
-from bot.storage.database import apply_migrations, configure, in_transaction, load_migrations
-from bot.storage.games import _appender, canonical_json, now_ms, snapshot_hash
+from bot.storage.games import canonical_json, now_ms
 from bot.storage.ratings import conservative
+from bot.storage.sqlite.bench import raw_append_rate, write_active_games, write_ratings
 
 COMMITS = 1500  # per round, per path
 ROUNDS = 2
@@ -104,65 +103,24 @@ async def _grouped_commits(
 
 
 def _raw_commits(path: Path, stream: list[list[tuple[int, dict[str, Any], dict[str, Any]]]]) -> float:
-    """The ceiling: the same schema, pragmas, statements and transaction, plain sqlite3, no event loop."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    configure(conn, "FULL", 5000, readonly=False)
-    apply_migrations(conn, load_migrations())
-    ids = []
-    for c in range(len(stream)):
+    """The ceiling: the same schema, pragmas, statements and transaction, plain driver, no event loop."""
+    games = []
+    for c, steps in enumerate(stream):
         game = skyjo.Game.new([s.engine_name for s in SEATS], 1000 + c, skyjo.Options())
-        text = canonical_json(game.to_dict())
-        cursor = conn.execute(
-            "INSERT INTO games (guild_id, channel_id, kind, options, seed, snapshot, snapshot_hash,"
-            " created_at, updated_at) VALUES (1, ?, 'skyjo', '{}', ?, ?, ?, 0, 0)",
-            (c, 1000 + c, text, snapshot_hash(text)),
-        )
-        ids.append(int(cursor.lastrowid or 0))
-    versions = dict.fromkeys(ids, 0)
-    order = [(i, step) for step in range(len(stream[0])) for i in range(len(stream))]
-    started = time.perf_counter()
-    for i, step in order:
-        seat, action, snapshot = stream[i][step]
-        game_id = ids[i]
-        work = _appender(game_id, versions[game_id], seat, action, snapshot)
-        versions[game_id] = in_transaction(conn, work)
-    rate = len(order) / (time.perf_counter() - started)
-    conn.close()
-    return rate
+        games.append((1000 + c, canonical_json(game.to_dict()), steps))
+    return raw_append_rate(path, games)
 
 
 def _build_active_games(path: Path) -> None:
-    """10,000 active games, each 30 actions into play, written straight with sqlite3 (setup, untimed)."""
+    """10,000 active games, each 30 actions into play, written straight by the driver (setup, untimed)."""
     templates = []
     for t in range(250):
         (steps,) = _stream(1, LOAD_ACTIONS, seed=t)
         seed = 1000  # _stream's first game seed for index 0
         templates.append((seed, steps))
-    conn = sqlite3.connect(path, isolation_level=None)
-    configure(conn, "OFF", 5000, readonly=False)
-    apply_migrations(conn, load_migrations())
     options = canonical_json(skyjo.Options().to_dict())
-    now = now_ms()
-    conn.execute("BEGIN")
-    for g in range(LOAD_GAMES):
-        seed, steps = templates[g % len(templates)]
-        snapshot = canonical_json(steps[-1][2])
-        cursor = conn.execute(
-            "INSERT INTO games (guild_id, channel_id, kind, options, seed, version, snapshot, snapshot_hash,"
-            " created_at, updated_at) VALUES (1, ?, 'skyjo', ?, ?, ?, ?, ?, ?, ?)",
-            (10_000 + g, options, seed, len(steps), snapshot, snapshot_hash(snapshot), now, now),
-        )
-        game_id = cursor.lastrowid
-        conn.executemany(
-            "INSERT INTO game_seats (game_id, seat, user_id, ai_level, display_name) VALUES (?, ?, ?, ?, ?)",
-            [(game_id, s.seat, s.user_id, s.ai_level, s.display_name) for s in SEATS],
-        )
-        conn.executemany(
-            "INSERT INTO game_actions (game_id, seq, seat, action, created_at) VALUES (?, ?, ?, ?, ?)",
-            [(game_id, n, seat, canonical_json(a), now) for n, (seat, a, _) in enumerate(steps, start=1)],
-        )
-    conn.execute("COMMIT")
-    conn.close()
+    games = ((10_000 + g, *templates[g % len(templates)]) for g in range(LOAD_GAMES))
+    write_active_games(path, SEATS, options, games, now_ms())
 
 
 async def _load(path: Path, verify: str) -> tuple[float, int, int]:
@@ -175,35 +133,26 @@ async def _load(path: Path, verify: str) -> tuple[float, int, int]:
 
 def _build_board(path: Path) -> None:
     rng = random.Random(5)
-    conn = sqlite3.connect(path, isolation_level=None)
-    configure(conn, "OFF", 5000, readonly=False)
-    apply_migrations(conn, load_migrations())
-    conn.execute("BEGIN")
-    for scope in (0, 1):
-        conn.executemany(
-            "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games, wins,"
-            " round_count, round_sum, stats, updated_at)"
-            " VALUES ('skyjo', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-            (
-                (
-                    scope,
-                    f"user:{i}",
-                    f"player {i}",
-                    mu := rng.gauss(25, 5),
-                    sigma := rng.uniform(0.8, 8.3),
-                    conservative(mu, sigma),
-                    g := rng.randint(1, 200),
-                    rng.randint(0, g),
-                    g * 6,
-                    g * 6 * 20,
-                    json.dumps({"columns_cleared": g}),
-                )
-                for i in range(BOARD_PLAYERS)
-            ),
-        )
-    conn.execute("COMMIT")
-    conn.execute("ANALYZE")
-    conn.close()
+
+    def rows(scope: int) -> Any:
+        for i in range(BOARD_PLAYERS):
+            mu, sigma = rng.gauss(25, 5), rng.uniform(0.8, 8.3)
+            games = rng.randint(1, 200)
+            yield (
+                scope,
+                f"user:{i}",
+                f"player {i}",
+                mu,
+                sigma,
+                conservative(mu, sigma),
+                games,
+                rng.randint(0, games),
+                games * 6,
+                games * 6 * 20,
+                json.dumps({"columns_cleared": games}),
+            )
+
+    write_ratings(path, "skyjo", (row for scope in (0, 1) for row in rows(scope)))
 
 
 async def _board(path: Path) -> dict[str, float]:
@@ -234,22 +183,22 @@ def run() -> None:
         stream = _stream(10, COMMITS // 10, seed=1)
         raw_rates, async_rates = [], []
         for r in range(ROUNDS):
-            raw_rates.append(_raw_commits(folder / f"raw{r}.sqlite3", stream))
-            async_rates.append(asyncio.run(_async_commits(folder / f"async{r}.sqlite3", stream)))
+            raw_rates.append(_raw_commits(folder / f"raw{r}.db", stream))
+            async_rates.append(asyncio.run(_async_commits(folder / f"async{r}.db", stream)))
         raw, aio = statistics.mean(raw_rates), statistics.mean(async_rates)
-        print(f"durable commits/s, raw sqlite3 ceiling (synchronous=FULL): {raw:,.0f}")
-        print(f"durable commits/s, aiosqlite append_action (synchronous=FULL): {aio:,.0f}")
-        print(f"aiosqlite / ceiling: {aio / raw:.0%} (target >= 50%)")
+        print(f"durable commits/s, raw SQLite ceiling, plain driver (synchronous=FULL): {raw:,.0f}")
+        print(f"durable commits/s, storage append_action (synchronous=FULL): {aio:,.0f}")
+        print(f"storage / ceiling: {aio / raw:.0%} (target >= 50%)")
         for games in (10, 100):
             grouped = _stream(games, COMMITS // games, seed=2)
-            rate, per_commit = asyncio.run(_grouped_commits(folder / f"grouped{games}.sqlite3", grouped))
+            rate, per_commit = asyncio.run(_grouped_commits(folder / f"grouped{games}.db", grouped))
             print(
                 f"durable actions/s, {games} games appending at once (group commit, synchronous=FULL):"
                 f" {rate:,.0f} ({per_commit:.1f} actions per commit;"
                 f" {rate / raw:.1f}x the one-by-one raw ceiling)"
             )
 
-        games_path = folder / "games.sqlite3"
+        games_path = folder / "games.db"
         _build_active_games(games_path)
         seconds, count, repaired = asyncio.run(_load(games_path, "auto"))
         print(
@@ -262,7 +211,7 @@ def run() -> None:
             f" {seconds:.2f} s (no target: on demand, or once after an engine change)"
         )
 
-        board_path = folder / "board.sqlite3"
+        board_path = folder / "board.db"
         _build_board(board_path)
         for name, ms in asyncio.run(_board(board_path)).items():
             print(f"leaderboard over {BOARD_PLAYERS:,} rated players, {name}: {ms:.2f} ms (target < 20 ms)")

@@ -52,8 +52,7 @@ def bot_factory(database: Path, **tuning: Any) -> Any:
 
 
 async def serve(options: argparse.Namespace) -> int:
-    from bot.storage import Storage, StorageError
-    from bot.storage.database import translate_os_error
+    from bot.storage import Storage, StorageError, translate_os_error
 
     # A database the bot cannot use stops the sandbox with one line, like `python -m bot run`: opened
     # once here (each bot of the sandbox opens its own later, at every "Restart bot").

@@ -1,18 +1,24 @@
-"""Durable games and leaderboards in SQLite: one aiosqlite connection, migrations, repositories.
+"""The storage boundary: durable games, lobbies, results and leaderboards behind one facade.
 
-Open it once per process::
+Nothing outside ``bot/storage/`` writes SQL or touches a database driver (``tests/storage/
+test_boundary.py`` checks it): the service, the cogs, the timers, the stats and the command line reach
+the database only through :class:`Storage`. Open it once per process::
 
     storage = await Storage.open()               # DATABASE_PATH / SQLITE_SYNCHRONOUS from the settings
     loaded = await storage.games.load_active()   # every active game, checked against its log
     ...
     await storage.close()
+
+The repositories are shared by every backend (their SQL is the dialect subset of
+:mod:`bot.storage.backend`); a backend only provides the :class:`~bot.storage.backend.Database` they run
+on: ``bot.storage.sqlite`` today (aiosqlite, group commit, WAL).
 """
 
 from __future__ import annotations
 
 import os
 
-from bot.storage.database import DEFAULT_BUSY_TIMEOUT_MS, Database
+from bot.storage.backend import Database, WriteStats
 from bot.storage.errors import (
     ChannelBusy,
     ConcurrencyError,
@@ -34,6 +40,7 @@ from bot.storage.games import (
     StoredAction,
     StoredGame,
 )
+from bot.storage.lobbies import LobbyRepository
 from bot.storage.ratings import (
     GLOBAL_SCOPE,
     LeaderboardPage,
@@ -44,6 +51,8 @@ from bot.storage.ratings import (
     user_key,
 )
 from bot.storage.results import ResultRepository, SeatResult
+from bot.storage.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, SqliteDatabase, translate_os_error
+from bot.storage.stats import StatsRepository
 
 __all__ = [
     "GLOBAL_SCOPE",
@@ -60,6 +69,7 @@ __all__ = [
     "GameRepository",
     "LeaderboardPage",
     "LoadResult",
+    "LobbyRepository",
     "PlayerStats",
     "RatingChange",
     "RatingRepository",
@@ -68,23 +78,44 @@ __all__ = [
     "Seat",
     "SeatResult",
     "StaleVersion",
+    "StatsRepository",
     "Storage",
     "StorageError",
     "StoredAction",
     "StoredGame",
+    "WriteStats",
     "ai_key",
+    "translate_os_error",
     "user_key",
 ]
 
 
 class Storage:
-    """The database and its repositories: ``games``, ``results``, ``ratings``."""
+    """The one way to the database: a backend's :class:`~bot.storage.backend.Database` and the
+    repositories built on it. Their public methods are the whole interface (the service needs no other):
+
+    ``games`` (:class:`GameRepository`): games and their action logs, deadlines and the service's
+        metadata: ``create_game``, ``append_action``, ``append_final_action``, ``apply_action``,
+        ``finish_game``, ``cancel_game``, ``quarantine``, ``set_message_id``, ``set_meta`` (turn
+        deadlines live in the metadata), ``actions``, ``load_active``, ``get_game``, ``verify``,
+        ``active_in_channel``.
+    ``lobbies`` (:class:`LobbyRepository`): the tables being formed: ``create``, ``get``,
+        ``open_in_channel``, ``list_open``, ``open_ids``, ``set_seats``, ``set_message_id``, ``close``.
+    ``results`` (:class:`ResultRepository`): a finished game's results: ``for_game``.
+    ``ratings`` (:class:`RatingRepository`): boards and players: ``leaderboard``, ``player_stats``,
+        ``history``, ``changes_for_game`` (ratings are written by ``games`` when a game ends).
+    ``stats`` (:class:`StatsRepository`): a player's ``/stats`` card: ``overview``.
+    ``db`` (:class:`~bot.storage.backend.Database`): bookkeeping: ``schema_version``, ``stats`` (group
+        commit counters), ``where``; ``run`` / ``write`` are for the repositories and for tests.
+    """
 
     def __init__(self, db: Database) -> None:
         self.db = db
         self.games = GameRepository(db)
+        self.lobbies = LobbyRepository(db)
         self.results = ResultRepository(db)
         self.ratings = RatingRepository(db)
+        self.stats = StatsRepository(db)
 
     @classmethod
     async def open(
@@ -106,7 +137,8 @@ class Storage:
             settings = load_settings()
             path = settings.database_path if path is None else path
             synchronous = settings.synchronous if synchronous is None else synchronous
-        db = await Database.open(
+        # The one backend so far; DATABASE_URL will choose between SQLite and PostgreSQL here.
+        db = await SqliteDatabase.open(
             path, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms, lock=lock, readonly=readonly
         )
         return cls(db)

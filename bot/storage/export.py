@@ -12,21 +12,21 @@ import argparse
 import asyncio
 import json
 import os
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from bot.engine import get_engine
 from bot.engine.errors import GameError
-from bot.storage.database import Database
+from bot.storage import Storage
+from bot.storage.backend import Connection
 from bot.storage.errors import GameNotFound, StorageError
 from bot.storage.games import Seat, canonical_json, snapshot_hash
 
 FORMAT = "skybo.game/1"
 
 
-def _export(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
+def _export(conn: Connection, game_id: int) -> dict[str, Any]:
     row = conn.execute(
         "SELECT id, kind, seed, options, status, version, guild_id, channel_id, snapshot_hash, created_at,"
         " finished_at, note FROM games WHERE id = ?",
@@ -85,11 +85,8 @@ def _export(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
 
 async def export_game(path: str | Path, game_id: int) -> dict[str, Any]:
     """A stored game as a JSON-safe dict (read-only: safe while the bot runs)."""
-    db = await Database.open(path, readonly=True)
-    try:
-        return await db.run(lambda c: _export(c, game_id))
-    finally:
-        await db.close()
+    async with await Storage.open(path, synchronous="FULL", readonly=True) as storage:
+        return await storage.db.run(lambda c: _export(c, game_id))
 
 
 def _default_database() -> Path:

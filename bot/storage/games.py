@@ -21,7 +21,6 @@ import gc
 import hashlib
 import json
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from typing import Any, Literal
 
 from bot.engine import KINDS, get_engine
 from bot.engine.errors import GameError
-from bot.storage.database import Database
+from bot.storage.backend import Connection, Database
 from bot.storage.errors import (
     ChannelBusy,
     GameNotActive,
@@ -51,6 +50,8 @@ FINISHED = "finished"
 CANCELLED = "cancelled"
 QUARANTINED = "quarantined"
 Verify = Literal["auto", "full"]
+# storage_state key prefix of each engine's fingerprint ("engine:skyjo").
+_ENGINE_KEY = "engine:"
 
 
 def now_ms() -> int:
@@ -241,7 +242,7 @@ class _Row:
         )
 
 
-def _fetch_rows(conn: sqlite3.Connection, where: str, params: Sequence[Any]) -> list[_Row]:
+def _fetch_rows(conn: Connection, where: str, params: Sequence[Any]) -> list[_Row]:
     games = conn.execute(
         f"SELECT {_GAME_COLUMNS}, (SELECT max(seq) FROM game_actions AS a WHERE a.game_id = g.id)"
         f" FROM games AS g WHERE {where} ORDER BY id",
@@ -269,7 +270,7 @@ def _fetch_rows(conn: sqlite3.Connection, where: str, params: Sequence[Any]) -> 
     return list(rows.values())
 
 
-def _fetch_actions(conn: sqlite3.Connection, game_id: int) -> list[StoredAction]:
+def _fetch_actions(conn: Connection, game_id: int) -> list[StoredAction]:
     return [
         StoredAction(seq, seat, json.loads(action), created_at)
         for seq, seat, action, created_at in conn.execute(
@@ -279,13 +280,13 @@ def _fetch_actions(conn: sqlite3.Connection, game_id: int) -> list[StoredAction]
     ]
 
 
-def _raw_actions(conn: sqlite3.Connection, game_id: int) -> list[tuple[int, int, str]]:
+def _raw_actions(conn: Connection, game_id: int) -> list[tuple[int, int, str]]:
     return conn.execute(
         "SELECT seq, seat, action FROM game_actions WHERE game_id = ? ORDER BY seq", (game_id,)
     ).fetchall()
 
 
-def _why_not_written(conn: sqlite3.Connection, game_id: int, expected: int | None) -> StorageError:
+def _why_not_written(conn: Connection, game_id: int, expected: int | None) -> StorageError:
     row = conn.execute("SELECT version, status FROM games WHERE id = ?", (game_id,)).fetchone()
     if row is None:
         return GameNotFound(game_id)
@@ -395,7 +396,7 @@ def _check(row: _Row, *, full: bool, actions: list[tuple[int, int, str]] | None)
     return stored, _Repair(game_id, row.version, snapshot=text, version=len(actions))
 
 
-def _write_repairs(conn: sqlite3.Connection, repairs: Sequence[_Repair], now: int) -> None:
+def _write_repairs(conn: Connection, repairs: Sequence[_Repair], now: int) -> None:
     for r in repairs:
         if r.quarantine is not None:
             conn.execute(
@@ -420,7 +421,7 @@ def _log_quarantine(repair: _Repair, kind: str) -> None:
     )
 
 
-def _finish(conn: sqlite3.Connection, game_id: int, expected_version: int | None, now: int) -> FinishedGame:
+def _finish(conn: Connection, game_id: int, expected_version: int | None, now: int) -> FinishedGame:
     """Close an ended game in the caller's transaction: status, results, ratings (if rated)."""
     rows = _fetch_rows(conn, "g.id = ?", (game_id,))
     if not rows:
@@ -470,8 +471,8 @@ def _appender(
     action: Mapping[str, Any],
     snapshot: Mapping[str, Any],
     meta: Mapping[str, Any] | None = None,
-) -> Callable[[sqlite3.Connection], int]:
-    """The statements of one append, prepared off the database thread (JSON, hash), run on it.
+) -> Callable[[Connection], int]:
+    """The statements of one append, prepared before the hop (JSON, hash), run in it.
 
     ``meta``, when given, replaces the service's metadata in the same statement (turn deadlines and
     missed-turn counts must change together with the action that changes the turn).
@@ -484,7 +485,7 @@ def _appender(
     new_version = expected_version + 1
     now = now_ms()
 
-    def work(conn: sqlite3.Connection) -> int:
+    def work(conn: Connection) -> int:
         cursor = conn.execute(
             f"UPDATE games SET version = ?, snapshot = ?, snapshot_hash = ?, updated_at = ?{meta_sql}"
             " WHERE id = ? AND version = ? AND status = 'active'",
@@ -505,7 +506,7 @@ def _appender(
 
 
 class GameRepository:
-    """Every game read and write. Each method is one hop onto the database thread."""
+    """Every game read and write. Each method is one hop of the database (one unit of work)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -543,17 +544,17 @@ class GameRepository:
         meta_json = canonical_json(dict(meta or {}))
         now = now_ms()
 
-        def work(conn: sqlite3.Connection) -> int:
+        def work(conn: Connection) -> int:
             busy = conn.execute(
                 "SELECT id FROM games WHERE channel_id = ? AND status = ?", (channel_id, ACTIVE)
             ).fetchone()
             if busy is not None:
                 raise ChannelBusy(channel_id, busy[0])
             try:
-                cursor = conn.execute(
+                row = conn.execute(
                     "INSERT INTO games (guild_id, channel_id, kind, options, seed, status, rated, host_id,"
                     " message_id, version, snapshot, snapshot_hash, meta, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) RETURNING id",
                     (
                         guild_id,
                         channel_id,
@@ -570,10 +571,12 @@ class GameRepository:
                         now,
                         now,
                     ),
-                )
-            except sqlite3.IntegrityError as error:  # the partial unique index, should a check race
-                raise ChannelBusy(channel_id) from error
-            game_id = int(cursor.lastrowid or 0)
+                ).fetchone()
+            except Exception as error:
+                if self.db.is_unique_violation(error):  # the partial unique index, should a check race
+                    raise ChannelBusy(channel_id) from error
+                raise
+            game_id = int(row[0])
             conn.executemany(
                 "INSERT INTO game_seats (game_id, seat, user_id, ai_level, display_name)"
                 " VALUES (?, ?, ?, ?, ?)",
@@ -637,7 +640,7 @@ class GameRepository:
         append = _appender(game_id, expected_version, seat, action, snapshot, meta)
         now = now_ms()
 
-        def work(conn: sqlite3.Connection) -> FinishedGame:
+        def work(conn: Connection) -> FinishedGame:
             return _finish(conn, game_id, append(conn), now)
 
         return await self.db.write(work)
@@ -712,7 +715,7 @@ class GameRepository:
     async def _close(self, game_id: int, status: str, note: str | None) -> None:
         now = now_ms()
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             cursor = conn.execute(
                 "UPDATE games SET status = ?, note = ?, updated_at = ?, finished_at = ?"
                 " WHERE id = ? AND status = ?",
@@ -736,7 +739,7 @@ class GameRepository:
     async def _update(self, game_id: int, assignment: str, params: tuple[Any, ...]) -> None:
         now = now_ms()
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             cursor = conn.execute(
                 f"UPDATE games SET {assignment}, updated_at = ? WHERE id = ?", (*params, now, game_id)
             )
@@ -794,16 +797,18 @@ class GameRepository:
     async def _load(
         self, where: str, params: tuple[Any, ...], *, verify: Verify, record_fingerprints: bool
     ) -> LoadResult:
-        def read(conn: sqlite3.Connection) -> tuple[list[_Row], dict[str, str]]:
+        def read(conn: Connection) -> tuple[list[_Row], dict[str, str]]:
             rows = _fetch_rows(conn, where, params)
             known = dict(
-                conn.execute("SELECT key, value FROM storage_state WHERE key LIKE 'engine:%'").fetchall()
+                conn.execute(
+                    "SELECT key, value FROM storage_state WHERE key LIKE ?", (f"{_ENGINE_KEY}%",)
+                ).fetchall()
             )
             return rows, known
 
         rows, known = await self.db.run(read)
         # Kinds whose engine code changed since their snapshots were written get a full replay.
-        changed = {k for k in KINDS if known.get(f"engine:{k}") not in (None, engine_fingerprint(k))}
+        changed = {k for k in KINDS if known.get(_ENGINE_KEY + k) not in (None, engine_fingerprint(k))}
         full = {row.id: verify == "full" or row.kind in changed for row in rows}
         with _gc_paused():
             outcomes = [_check(row, full=full[row.id], actions=None) for row in rows]
@@ -827,9 +832,9 @@ class GameRepository:
                 _log_quarantine(repair, kinds.get(repair.game_id, "?"))
         fingerprints = (
             [
-                (f"engine:{k}", engine_fingerprint(k))
+                (_ENGINE_KEY + k, engine_fingerprint(k))
                 for k in KINDS
-                if known.get(f"engine:{k}") != engine_fingerprint(k)
+                if known.get(_ENGINE_KEY + k) != engine_fingerprint(k)
             ]
             if record_fingerprints
             else []
@@ -837,7 +842,7 @@ class GameRepository:
         if repairs or fingerprints:
             now = now_ms()
 
-            def write(conn: sqlite3.Connection) -> None:
+            def write(conn: Connection) -> None:
                 _write_repairs(conn, repairs, now)
                 conn.executemany(
                     "INSERT INTO storage_state (key, value) VALUES (?, ?)"

@@ -1,4 +1,4 @@
-"""Lobbies: the tables being formed (seats, options, host) before a game is dealt, in SQLite.
+"""Lobbies: the tables being formed (seats, options, host) before a game is dealt.
 
 A lobby is a small row: its seats are one JSON list. Every write checks the lobby's ``version`` (and
 that it is still open), so two clicks racing on the same lobby cannot both win.
@@ -7,13 +7,12 @@ that it is still open), so two clicks racing on the same lobby cannot both win.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.storage.database import Database
+from bot.storage.backend import Connection, Database
 from bot.storage.errors import ChannelBusy, ConcurrencyError, StorageError
 
 OPEN = "open"
@@ -107,7 +106,7 @@ def _dump(data: Any) -> str:
 
 
 class LobbyRepository:
-    """Every lobby read and write; each method is one hop onto the database thread."""
+    """Every lobby read and write; each method is one hop of the database (one unit of work)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -127,21 +126,23 @@ class LobbyRepository:
         options_json = _dump(dict(options))
         seats_json = _dump([s.to_dict() for s in seats])
 
-        def work(conn: sqlite3.Connection) -> int:
+        def work(conn: Connection) -> int:
             game = conn.execute(
                 "SELECT id FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,)
             ).fetchone()
             if game is not None:
                 raise ChannelBusy(channel_id, game[0])
             try:
-                cursor = conn.execute(
+                row = conn.execute(
                     "INSERT INTO lobbies (guild_id, channel_id, kind, host_id, options, seats, status,"
-                    " version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+                    " version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING id",
                     (guild_id, channel_id, kind, host_id, options_json, seats_json, OPEN, now, now),
-                )
-            except sqlite3.IntegrityError as error:
-                raise ChannelBusy(channel_id) from error
-            return int(cursor.lastrowid or 0)
+                ).fetchone()
+            except Exception as error:
+                if self.db.is_unique_violation(error):  # the partial unique index: one open lobby
+                    raise ChannelBusy(channel_id) from error
+                raise
+            return int(row[0])
 
         lobby_id = await self.db.write(work)
         return Lobby(
@@ -199,7 +200,7 @@ class LobbyRepository:
     async def set_message_id(self, lobby_id: int, message_id: int) -> None:
         """Remember the lobby's public message (whatever its status: a click may have started it)."""
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             conn.execute(
                 "UPDATE lobbies SET message_id = ?, updated_at = ? WHERE id = ?",
                 (message_id, _now_ms(), lobby_id),
@@ -218,7 +219,7 @@ class LobbyRepository:
     async def _update(self, lobby: Lobby, assignment: str, params: tuple[Any, ...]) -> None:
         now = _now_ms()
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             cursor = conn.execute(
                 f"UPDATE lobbies SET {assignment}, version = version + 1, updated_at = ?"
                 " WHERE id = ? AND version = ? AND status = ?",

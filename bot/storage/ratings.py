@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from bot.storage.database import Database
+from bot.storage.backend import Connection, Database
 
 GLOBAL_SCOPE = 0
 MODEL = PlackettLuce()
@@ -206,7 +205,7 @@ _ROW_COLUMNS = "mu, sigma, conservative, games, wins, round_count, round_sum, ro
 
 
 def rate_game(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     game_id: int,
     kind: str,
@@ -345,37 +344,34 @@ def _stats(kind: str, scope: int, rank: int, row: Sequence[Any]) -> PlayerStats:
     )
 
 
+# Positional ``?`` only (the dialect subset, see bot.storage.backend), so the parameters follow the text:
+# kind, scope, limit, offset (the page); the first row's rank (``higher``); the offset; kind, scope.
 _PAGE_SQL = (
-    "WITH page AS MATERIALIZED (SELECT player, conservative FROM ratings WHERE kind = ?1 AND scope = ?2"
-    " ORDER BY {order} LIMIT {limit} OFFSET {offset}),"
-    " ranked AS (SELECT player, conservative, rank() OVER (ORDER BY conservative DESC) AS local FROM page)"
-    " SELECT CASE WHEN ranked.local = 1 THEN 1 + {higher} ELSE ?4 + ranked.local END, {columns}"
-    " FROM ranked JOIN ratings AS r ON r.kind = ?1 AND r.scope = ?2 AND r.player = ranked.player"
+    "WITH page AS MATERIALIZED (SELECT player, conservative FROM ratings WHERE kind = ? AND scope = ?"
+    " ORDER BY {order} LIMIT ? OFFSET ?),"
+    " ranked AS (SELECT player, conservative, rank() OVER (ORDER BY conservative DESC) AS page_rank"
+    " FROM page)"
+    " SELECT CASE WHEN ranked.page_rank = 1 THEN 1 + {higher} ELSE ? + ranked.page_rank END, {columns}"
+    " FROM ranked JOIN ratings AS r ON r.kind = ? AND r.scope = ? AND r.player = ranked.player"
     " ORDER BY r.conservative DESC, r.games DESC, r.player"
 )
 _COUNT = (
     "(SELECT count(*) FROM ratings AS c"
-    " WHERE c.kind = ?1 AND c.scope = ?2 AND c.conservative {op} ranked.conservative)"
+    " WHERE c.kind = ? AND c.scope = ? AND c.conservative {op} ranked.conservative)"
 )
 _PAGE = _PAGE_SQL.format(
     order="conservative DESC, games DESC, player",
-    limit="?3",
-    offset="?4",
-    higher=_COUNT.format(op=">"),
+    higher=_COUNT.format(op=">"),  # parameters: kind, scope
     columns=_SELECT_STATS_R,
 )
 _DEEP_PAGE = _PAGE_SQL.format(
     order="conservative, games, player DESC",
-    limit="min(?3, ?5 - ?4)",
-    offset="max(0, ?5 - ?4 - ?3)",
-    higher="?5 - " + _COUNT.format(op="<="),
+    higher="? - " + _COUNT.format(op="<="),  # parameters: total, kind, scope
     columns=_SELECT_STATS_R,
 )
 
 
-def leaderboard_page(
-    conn: sqlite3.Connection, kind: str, scope: int, page: int, per_page: int
-) -> LeaderboardPage:
+def leaderboard_page(conn: Connection, kind: str, scope: int, page: int, per_page: int) -> LeaderboardPage:
     """One page of a board, ranked in SQL (competition ranking: equal shown ratings share a rank).
 
     A window over the whole scope costs ~1.6 us a row in SQLite (160 ms for 100,000 players), so the
@@ -393,17 +389,19 @@ def leaderboard_page(
     total = int(count[0]) if count else 0
     if offset >= total:
         return LeaderboardPage(kind, scope, page, per_page, total, [])
-    deep = 2 * offset >= total
-    params = (kind, scope, per_page, offset, total) if deep else (kind, scope, per_page, offset)
-    rows = conn.execute(_DEEP_PAGE if deep else _PAGE, params).fetchall()
+    if 2 * offset >= total:  # the deep half: the page is the reverse walk's rows, from the bottom
+        limit, skip = min(per_page, total - offset), max(0, total - offset - per_page)
+        sql = _DEEP_PAGE
+        params: tuple[object, ...] = (kind, scope, limit, skip, total, kind, scope, offset, kind, scope)
+    else:
+        sql, params = _PAGE, (kind, scope, per_page, offset, kind, scope, offset, kind, scope)
+    rows = conn.execute(sql, params).fetchall()
     return LeaderboardPage(
         kind, scope, page, per_page, total, [_stats(kind, scope, r[0], r[1:]) for r in rows]
     )
 
 
-def player_rows(
-    conn: sqlite3.Connection, player: str, kind: str | None, scope: int | None
-) -> list[PlayerStats]:
+def player_rows(conn: Connection, player: str, kind: str | None, scope: int | None) -> list[PlayerStats]:
     sql = (
         "SELECT kind, scope, (SELECT count(*) FROM ratings AS better WHERE better.kind = r.kind"
         " AND better.scope = r.scope AND better.conservative > r.conservative) + 1,"
@@ -420,9 +418,7 @@ def player_rows(
     return [_stats(r[0], r[1], r[2], r[3:]) for r in conn.execute(sql, params).fetchall()]
 
 
-def history_rows(
-    conn: sqlite3.Connection, player: str, kind: str, scope: int, limit: int
-) -> list[HistoryEntry]:
+def history_rows(conn: Connection, player: str, kind: str, scope: int, limit: int) -> list[HistoryEntry]:
     """A player's latest rating changes of one kind in one scope, newest first."""
     rows = conn.execute(
         "SELECT game_id, rank, mu_before, sigma_before, mu_after, sigma_after, created_at, shown_before,"
@@ -474,7 +470,7 @@ class RatingRepository:
     async def changes_for_game(self, game_id: int) -> list[RatingChange]:
         """The rating changes a finished game caused, for the end-of-game message."""
 
-        def work(conn: sqlite3.Connection) -> list[RatingChange]:
+        def work(conn: Connection) -> list[RatingChange]:
             rows = conn.execute(
                 "SELECT h.scope, h.player, coalesce(r.display_name, h.player), h.rank, h.mu_before,"
                 " h.sigma_before, h.mu_after, h.sigma_after, h.shown_before, h.shown_after"

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.storage.database import Database
+from bot.storage.backend import Connection, Database
 from bot.storage.errors import StorageError
 
 # Per-round lists that are scores, not counters.
@@ -75,7 +74,7 @@ def seat_results_from_engine(results: Mapping[str, Any], seats: int) -> list[Sea
     ]
 
 
-def write_results(conn: sqlite3.Connection, game_id: int, results: Sequence[SeatResult]) -> None:
+def write_results(conn: Connection, game_id: int, results: Sequence[SeatResult]) -> None:
     """Insert a finished game's results (inside the caller's transaction)."""
     conn.executemany(
         "INSERT INTO game_results (game_id, seat, rank, total, round_scores, stats)"
@@ -94,7 +93,7 @@ def write_results(conn: sqlite3.Connection, game_id: int, results: Sequence[Seat
     )
 
 
-def _read_results(conn: sqlite3.Connection, game_id: int) -> list[SeatResult]:
+def _read_results(conn: Connection, game_id: int) -> list[SeatResult]:
     rows = conn.execute(
         "SELECT seat, rank, total, round_scores, stats FROM game_results WHERE game_id = ? ORDER BY seat",
         (game_id,),

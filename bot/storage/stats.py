@@ -8,11 +8,10 @@ and mean *final* total over the rated games of the scope, read from ``game_resul
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.storage.database import Database
+from bot.storage.backend import Connection, Database
 from bot.storage.ratings import (
     GLOBAL_SCOPE,
     LOWER_SCORE_IS_BETTER,
@@ -55,7 +54,7 @@ def _player_filter(player: str) -> tuple[str, object] | None:
     return None
 
 
-def _totals(conn: sqlite3.Connection, player: str, kind: str, scope: int) -> tuple[int | None, float | None]:
+def _totals(conn: Connection, player: str, kind: str, scope: int) -> tuple[int | None, float | None]:
     condition = _player_filter(player)
     if condition is None:
         return None, None
@@ -74,7 +73,7 @@ def _totals(conn: sqlite3.Connection, player: str, kind: str, scope: int) -> tup
 
 
 def overview_rows(
-    conn: sqlite3.Connection, player: str, scope: int, kinds: Sequence[str], history: int
+    conn: Connection, player: str, scope: int, kinds: Sequence[str], history: int
 ) -> list[KindOverview]:
     """The card of ``player`` in ``scope``, one entry per kind (in the order of ``kinds``)."""
     rows = {r.kind: r for r in player_rows(conn, player, None, scope)}
@@ -103,7 +102,7 @@ def overview_rows(
 
 
 class StatsRepository:
-    """The ``/stats`` card. Build it on the bot's database: ``StatsRepository(storage.db)``."""
+    """The ``/stats`` card (``storage.stats``)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db

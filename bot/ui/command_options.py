@@ -45,11 +45,11 @@ SERVICE_CHECKS_VALUES = "values_checked_by_service"  # extras key of a command (
 SUBCOMMAND, GROUP = 1, 2
 OptionType = discord.AppCommandOptionType
 _KINDS = {
-    OptionType.integer: "secrets.kind.integer",
-    OptionType.number: "secrets.kind.number",
-    OptionType.string: "secrets.kind.string",
-    OptionType.boolean: "secrets.kind.boolean",
-    OptionType.user: "secrets.kind.user",
+    OptionType.integer: "options.kind.integer",
+    OptionType.number: "options.kind.number",
+    OptionType.string: "options.kind.string",
+    OptionType.boolean: "options.kind.boolean",
+    OptionType.user: "options.kind.user",
 }
 _SNOWFLAKE_TYPES = {OptionType.user, OptionType.channel, OptionType.role, OptionType.mentionable}
 
@@ -96,19 +96,19 @@ def _leaf(tree: app_commands.CommandTree[Any], data: Mapping[str, Any]) -> tuple
     options: Any = data.get("options", [])
     while isinstance(command, app_commands.Group):
         if not isinstance(options, list) or len(options) != 1 or not isinstance(options[0], Mapping):
-            raise Refused("secrets.command.unknown")
+            raise Refused("options.command.unknown")
         sub = options[0]
         if sub.get("type") not in (SUBCOMMAND, GROUP) or not isinstance(sub.get("name"), str):
-            raise Refused("secrets.command.unknown")
+            raise Refused("options.command.unknown")
         command = command.get_command(sub["name"])
         options = sub.get("options", [])
         wanted = GROUP if isinstance(command, app_commands.Group) else SUBCOMMAND
         if command is not None and sub["type"] != wanted:
-            raise Refused("secrets.command.unknown")
+            raise Refused("options.command.unknown")
     if not isinstance(command, app_commands.Command):
-        raise Refused("secrets.command.unknown")
+        raise Refused("options.command.unknown")
     if not isinstance(options, list) or not all(isinstance(o, Mapping) for o in options):
-        raise Refused("secrets.command.unknown")
+        raise Refused("options.command.unknown")
     return command, options
 
 
@@ -139,7 +139,7 @@ def _check_value(param: app_commands.Parameter, value: Any, locale: object) -> N
             # A choice keeps its localizable name only privately (discord.py 2.7 has no public one).
             names = [getattr(choice, "_locale_name", None) or choice.name for choice in param.choices]
             shown = ", ".join(_localized(name, locale) for name in names)
-            raise Refused("secrets.option.choice", option=name, choices=shown)
+            raise Refused("options.option.choice", option=name, choices=shown)
         return
     low, high = param.min_value, param.max_value
     if param.type in (OptionType.integer, OptionType.number):
@@ -148,18 +148,18 @@ def _check_value(param: app_commands.Parameter, value: Any, locale: object) -> N
     elif param.type is OptionType.string and (
         (low is not None and len(value) < low) or (high is not None and len(value) > high)
     ):
-        raise Refused("secrets.option.length", option=name, min=low or 0, max=high or 6000)
+        raise Refused("options.option.length", option=name, min=low or 0, max=high or 6000)
 
 
 def check_options(tree: app_commands.CommandTree[Any], interaction: discord.Interaction[Any]) -> Any:
     """The command an application command interaction runs, or Refused: see the module docstring."""
     data: Any = interaction.data
     if not isinstance(data, Mapping):
-        raise Refused("secrets.command.unknown")
+        raise Refused("options.command.unknown")
     if data.get("type", 1) != 1:  # a context menu has no options: Discord resolves its target
         command = _command_of(tree, data)
         if command is None:
-            raise Refused("secrets.command.unknown")
+            raise Refused("options.command.unknown")
         return command
     command, options = _leaf(tree, data)
     locale = interaction.locale
@@ -172,21 +172,21 @@ def check_options(tree: app_commands.CommandTree[Any], interaction: discord.Inte
         name = option.get("name")
         param = params.get(name) if isinstance(name, str) else None
         if param is None:
-            raise Refused("secrets.option.unknown", option=_shown(name))
+            raise Refused("options.option.unknown", option=_shown(name))
         shown = _localized(param.locale_name or param.display_name, locale)
         if name in seen:
-            raise Refused("secrets.option.twice", option=shown)
+            raise Refused("options.option.twice", option=shown)
         seen.add(name)
         value = option.get("value")
         if option.get("type") != param.type.value or not _type_ok(param.type, value, resolved):
-            kind = t(_KINDS.get(param.type, "secrets.kind.other"), locale)
-            raise Refused("secrets.option.type", option=shown, kind=kind)
+            kind = t(_KINDS.get(param.type, "options.kind.other"), locale)
+            raise Refused("options.option.type", option=shown, kind=kind)
         if not command.extras.get(SERVICE_CHECKS_VALUES):
             _check_value(param, value, locale)
     for param in params.values():
         if param.required and param.display_name not in seen:
             raise Refused(
-                "secrets.option.missing", option=_localized(param.locale_name or param.display_name, locale)
+                "options.option.missing", option=_localized(param.locale_name or param.display_name, locale)
             )
     return command
 

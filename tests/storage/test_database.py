@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage import SchemaTooNew, Storage, StorageError
-from bot.storage.database import Migration, apply_migrations, load_migrations, split_statements
+from bot.storage.sqlite.database import Migration, apply_migrations, load_migrations, split_statements
 
 
 def _user_version(path: Path) -> int:

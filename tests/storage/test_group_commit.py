@@ -20,11 +20,11 @@ import pytest
 
 import tests.storage.test_faults as faults
 from bot.storage import ChannelBusy, DatabaseBusy, StaleVersion, Storage, StorageError
-from bot.storage.database import Database
+from bot.storage.sqlite.database import SqliteDatabase
 from tests.storage.conftest import REPO, new_game, worker_env
 
 
-async def _scratch(db: Database) -> list[str]:
+async def _scratch(db: SqliteDatabase) -> list[str]:
     """A scratch table, and the statements the connection runs from now on (BEGIN, COMMIT...)."""
     await db.write(
         lambda c: c.execute("CREATE TABLE scratch (id INTEGER PRIMARY KEY, who TEXT, n INTEGER UNIQUE)")
@@ -54,7 +54,7 @@ def _rows(path: Path) -> list[tuple[str, int]]:
 class _Blocker:
     """Keeps the connection thread busy until released, so writes pile up behind it."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: SqliteDatabase) -> None:
         self.event = threading.Event()
         self.task = asyncio.create_task(db.run(lambda c: self.event.wait(10)))
 

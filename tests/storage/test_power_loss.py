@@ -17,7 +17,7 @@ loss throws away everything that was not fsynced. This test models exactly that 
 
 The connection is set up and written to by the bot's own code, not a copy of it: ``configure`` (the
 pragmas: WAL, the synchronous mode, ...), ``apply_migrations`` and ``run_batch`` (BEGIN IMMEDIATE, a
-SAVEPOINT per write, one COMMIT per group) from bot/storage/database.py, handed an apsw connection
+SAVEPOINT per write, one COMMIT per group) from bot/storage/sqlite/database.py, handed an apsw connection
 (same method names as sqlite3's). apsw carries its own SQLite build; the disk after reboot is opened
 with the standard library's sqlite3, the one the bot runs on, which does the WAL recovery.
 """
@@ -35,7 +35,7 @@ from typing import Any
 import apsw  # in the test extras (pyproject.toml), so `make test` installs it
 import pytest
 
-from bot.storage.database import apply_migrations, configure, load_migrations, run_batch
+from bot.storage.sqlite.database import apply_migrations, configure, load_migrations, run_batch
 
 GROUPS = 320  # write groups per run: about 1,500 WAL frames, so one automatic checkpoint runs too
 CRASHES = 12  # power-loss moments per run

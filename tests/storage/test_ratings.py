@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from bot.render import boards
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
-from bot.storage.database import apply_migrations, load_migrations
 from bot.storage.ratings import (
     DEFAULT_MU,
     DEFAULT_SIGMA,
@@ -22,6 +21,7 @@ from bot.storage.ratings import (
     rate_game,
 )
 from bot.storage.results import seat_results_from_engine
+from bot.storage.sqlite.database import apply_migrations, load_migrations
 from tests.storage.conftest import new_game, play_to_end
 
 

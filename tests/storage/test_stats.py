@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
-from bot.storage.stats import KINDS, StatsRepository
+from bot.storage.stats import KINDS
 from tests.storage.conftest import new_game, play_to_end
 
 
@@ -21,7 +21,7 @@ async def _finish(storage: Storage, channel: int, *, guild: int | None = 1, rate
 
 
 async def test_overview_per_scope(storage: Storage) -> None:
-    repo = StatsRepository(storage.db)
+    repo = storage.stats
     in_guild = [await _finish(storage, channel) for channel in (100, 101, 102)]
     outside = await _finish(storage, 103, guild=None)
     unrated = await _finish(storage, 104, rated=False)
@@ -62,7 +62,7 @@ async def test_overview_per_scope(storage: Storage) -> None:
 
 
 async def test_overview_of_nobody(storage: Storage) -> None:
-    repo = StatsRepository(storage.db)
+    repo = storage.stats
     await _finish(storage, 100)
     for player in (user_key(999), "user:not-a-number", "someone", ai_key("hard")):
         cards = await repo.overview(player, 1)

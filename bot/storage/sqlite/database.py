@@ -1,10 +1,11 @@
-"""The one aiosqlite connection of the process: pragmas, numbered migrations, group-committed writes.
+"""The SQLite backend: the one aiosqlite connection of the process, pragmas, PRAGMA user_version
+migrations, group-committed writes, the one-process lock, and sqlite3 errors as storage errors.
 
 Every unit of work is a plain function of a ``sqlite3.Connection`` that runs on aiosqlite's own thread
-in a single hop (:meth:`Database.run`), so "apply an action and commit" costs one queue round trip,
+in a single hop (:meth:`SqliteDatabase.run`), so "apply an action and commit" costs one queue round trip,
 not one per statement.
 
-Writes go through :meth:`Database.write`, which commits them in groups. A durable commit costs an
+Writes go through :meth:`SqliteDatabase.write`, which commits them in groups. A durable commit costs an
 fsync (milliseconds with ``synchronous=FULL``), so committing writes one by one caps the process at a
 few hundred writes per second. Instead, the writes that arrive while a transaction is being committed
 wait in a queue, and the next hop runs all of them in ONE transaction (:func:`run_batch`):
@@ -40,6 +41,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.storage.backend import WriteStats
 from bot.storage.errors import (
     DatabaseBusy,
     DatabaseCannotOpen,
@@ -73,7 +75,7 @@ class Migration:
 
 def load_migrations() -> list[Migration]:
     """The numbered ``migrations/NNNN_name.sql`` files shipped with the package, in order."""
-    folder = resources.files("bot.storage").joinpath("migrations")
+    folder = resources.files("bot.storage.sqlite.migrations")
     found: list[Migration] = []
     for entry in folder.iterdir():
         match = _MIGRATION_NAME.match(entry.name)
@@ -203,15 +205,6 @@ def run_batch(
 
 
 @dataclass
-class WriteStats:
-    """What :meth:`Database.write` did since the database was opened."""
-
-    writes: int = 0  # write functions run to an outcome (committed or failed)
-    transactions: int = 0  # group transactions (hops of the connection thread)
-    largest: int = 0  # the most writes one transaction carried
-
-
-@dataclass
 class _Write:
     fn: Callable[[sqlite3.Connection], Any]
     future: asyncio.Future[Any]
@@ -297,8 +290,9 @@ class _ProcessLock:
             os.close(self.fd)
 
 
-class Database:
-    """The process's connection. Open it with :meth:`open`; close it with :meth:`close`."""
+class SqliteDatabase:
+    """The process's connection (a :class:`bot.storage.backend.Database`). Open it with :meth:`open`;
+    close it with :meth:`close`."""
 
     def __init__(
         self,
@@ -329,7 +323,7 @@ class Database:
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         lock: bool = True,
         readonly: bool = False,
-    ) -> Database:
+    ) -> SqliteDatabase:
         """Open (creating the file and its folder if needed), configure and migrate the database.
 
         ``lock`` takes the one-writer-process lock (:class:`DatabaseInUse` if another process holds
@@ -383,6 +377,18 @@ class Database:
             await db.close()
             raise
         return db
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+    def is_unique_violation(self, error: BaseException) -> bool:
+        # The primary code, so NOT NULL or CHECK failures (also IntegrityError) do not count.
+        code = getattr(error, "sqlite_errorcode", None)
+        return isinstance(error, sqlite3.IntegrityError) and code in (
+            sqlite3.SQLITE_CONSTRAINT_UNIQUE,
+            sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY,
+        )
 
     async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(connection)`` on the connection's thread: one hop, whatever ``fn`` does."""
@@ -479,7 +485,7 @@ class Database:
                 self._lock.release()
                 self._lock = None
 
-    async def __aenter__(self) -> Database:
+    async def __aenter__(self) -> SqliteDatabase:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
