@@ -13,6 +13,7 @@ import asyncio
 import json
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -51,6 +52,28 @@ async def assert_answered_in_place(fake: FakeDiscord, inter: FakeInteraction, pa
     assert callback.request.clock - inter.created_at < 3.0, "the acknowledgement landed within 3 s"
 
 
+@dataclass
+class Duel:
+    """Alice and Bob at a Skyjo table, Alice's panel open: where each fault is injected."""
+
+    fake: FakeDiscord
+    bot: Any
+    alice: Any
+    table_message: FakeMessage
+    table: Any
+    panel: FakeMessage
+    before: int  # the moves stored before the click under test
+
+
+async def duel(fake: FakeDiscord, skybo: Any) -> Duel:
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob])
+    panel = await open_panel(fake, alice, table_message)
+    table = bot.service.tables[game_id]
+    return Duel(fake, bot, alice, table_message, table, panel, await stored_moves(bot, game_id))
+
+
 async def test_the_fake_answers_5xx_like_discord_before_or_after_acting(fake_discord: FakeDiscord) -> None:
     """The fault itself: 500 is Discord's JSON, 502 Cloudflare's HTML; ``applied`` acts first."""
     fake = fake_discord
@@ -80,12 +103,9 @@ async def test_5xx_on_a_move_acknowledgement_is_retried_in_time(
 ) -> None:
     """Two 500s in a row: discord.py alone would retry after 1 s then 3 s, past the deadline."""
     fake = fake_discord
-    bot = await skybo()
-    alice, bob = fake.user("alice"), fake.user("bob")
-    table_message, game_id = await start_table(fake, bot, alice, [bob])
-    table = bot.service.tables[game_id]
-    panel = await open_panel(fake, alice, table_message)
-    before = await stored_moves(bot, game_id)
+    d = await duel(fake, skybo)
+    bot, alice, table, panel, before = d.bot, d.alice, d.table, d.panel, d.before
+    game_id = table.id
 
     fake.fail("POST", CALLBACK, count=count, status=status)
     inter = await fake.click(alice, panel, reveal(panel))
@@ -101,12 +121,9 @@ async def test_a_500_after_the_acknowledgement_was_applied_counts_as_acknowledge
 ) -> None:
     """Discord acted on the callback, then answered 500: the retry gets 40060, which means "done"."""
     fake = fake_discord
-    bot = await skybo()
-    alice, bob = fake.user("alice"), fake.user("bob")
-    table_message, game_id = await start_table(fake, bot, alice, [bob])
-    table = bot.service.tables[game_id]
-    panel = await open_panel(fake, alice, table_message)
-    before = await stored_moves(bot, game_id)
+    d = await duel(fake, skybo)
+    bot, alice, table, panel, before = d.bot, d.alice, d.table, d.panel, d.before
+    game_id = table.id
 
     fake.fail("POST", CALLBACK, status=500, applied=True)
     inter = await fake.click(alice, panel, reveal(panel))
@@ -118,12 +135,9 @@ async def test_a_500_after_the_acknowledgement_was_applied_counts_as_acknowledge
 
 async def test_a_429_of_two_seconds_on_a_move_still_lands(fake_discord: FakeDiscord, skybo: Any) -> None:
     fake = fake_discord
-    bot = await skybo()
-    alice, bob = fake.user("alice"), fake.user("bob")
-    table_message, game_id = await start_table(fake, bot, alice, [bob])
-    table = bot.service.tables[game_id]
-    panel = await open_panel(fake, alice, table_message)
-    before = await stored_moves(bot, game_id)
+    d = await duel(fake, skybo)
+    bot, alice, table, panel, before = d.bot, d.alice, d.table, d.panel, d.before
+    game_id = table.id
 
     fake.rate_limit("POST", CALLBACK, retry_after=2.0)
     inter = await fake.click(alice, panel, reveal(panel))
@@ -139,12 +153,9 @@ async def test_an_acknowledgement_that_cannot_land_in_time_stores_nothing(
     """A 429 asking for 3.5 s: no retry can land in time, so the bot gives up before asking the
     service. The click fails for Discord, and the game is as if it had never been made."""
     fake = fake_discord
-    bot = await skybo()
-    alice, bob = fake.user("alice"), fake.user("bob")
-    table_message, game_id = await start_table(fake, bot, alice, [bob])
-    table = bot.service.tables[game_id]
-    panel = await open_panel(fake, alice, table_message)
-    before, content = await stored_moves(bot, game_id), panel.content
+    d = await duel(fake, skybo)
+    bot, alice, table, panel, before = d.bot, d.alice, d.table, d.panel, d.before
+    game_id, content = table.id, panel.content
 
     fake.rate_limit("POST", CALLBACK, retry_after=3.5)
     inter = await fake.click(alice, panel, reveal(panel))
