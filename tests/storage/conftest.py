@@ -1,16 +1,27 @@
-"""Storage fixtures: a real SQLite file per test (no mocks) and helpers to play legal Skyjo moves."""
+"""Storage fixtures: a real SQLite file per test, or a real PostgreSQL database (no mocks), and helpers
+to play legal Skyjo moves.
+
+``storage`` is SQLite only (for the tests of SQLite's own machinery). ``backend`` is parametrized
+(``sqlite``, ``postgres``): a :class:`Backend` opens a ``Storage`` on a fresh database of its kind and
+reads or changes that database directly (as another process would); ``any_storage`` is one opened by it.
+"""
 
 from __future__ import annotations
 
 import os
 import random
+import sqlite3
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
 from bot.storage import Seat, Storage, StoredGame
+from bot.storage.postgres.database import PostgresDatabase, apply_migrations, load_migrations, to_psycopg
+from bot.testing.pgserver import PostgresServer
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -35,6 +46,74 @@ def db_path(tmp_path: Path) -> Path:
 @pytest.fixture
 async def storage(db_path: Path) -> AsyncIterator[Storage]:
     opened = await Storage.open(db_path, synchronous="FULL")
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+class Backend:
+    """A fresh database of one kind: ``open()`` a Storage on it (again after a close: a restart),
+    ``row`` / ``execute`` a statement (``?`` placeholders) on a connection of its own, outside Storage."""
+
+    def __init__(self, kind: str, target: str) -> None:
+        self.kind = kind
+        self.target = target  # the SQLite file, or the PostgreSQL URL
+        # What the schema raises when a statement breaks a unique index.
+        self.unique_violation: type[Exception] = (
+            sqlite3.IntegrityError if kind == "sqlite" else psycopg.errors.UniqueViolation
+        )
+
+    async def open(self) -> Storage:
+        if self.kind == "sqlite":
+            return await Storage.open(self.target, synchronous="FULL")
+        return Storage(await PostgresDatabase.open(self.target))
+
+    def execute(self, sql: str, *params: object) -> list[Any]:
+        """Run one statement and commit it; its rows (none for an UPDATE)."""
+        if self.kind == "sqlite":
+            with sqlite3.connect(self.target) as conn:
+                return conn.execute(sql, params).fetchall()
+        with psycopg.connect(self.target, autocommit=True) as pg:
+            cursor = pg.execute(to_psycopg(sql), params or None)
+            return cursor.fetchall() if cursor.description else []
+
+    def row(self, sql: str, *params: object) -> Any:
+        rows = self.execute(sql, *params)
+        return rows[0] if rows else None
+
+
+@pytest.fixture(scope="session")
+def pg_storage_template(pg_server: PostgresServer) -> str:
+    """A database migrated once per session, copied for each test (no connection left open on it)."""
+    name = "skybo_storage_template"
+    pg_server.create_database(name)
+    with psycopg.connect(pg_server.dsn(name), autocommit=True) as conn:
+        apply_migrations(conn, load_migrations())
+    return name
+
+
+_pg_names = iter(range(1, 1_000_000))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    if request.param == "sqlite":
+        yield Backend("sqlite", str(tmp_path / "data" / "skybo.sqlite3"))
+        return
+    server: PostgresServer = request.getfixturevalue("pg_server")
+    template: str = request.getfixturevalue("pg_storage_template")
+    name = f"storage_{next(_pg_names)}"
+    server.create_database(name, template=template)
+    try:
+        yield Backend("postgres", server.dsn(name))
+    finally:
+        server.drop_database(name)
+
+
+@pytest.fixture
+async def any_storage(backend: Backend) -> AsyncIterator[Storage]:
+    opened = await backend.open()
     try:
         yield opened
     finally:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -23,21 +21,17 @@ from bot.storage import (
     Storage,
 )
 from bot.storage.games import canonical_json, snapshot_hash
-from tests.storage.conftest import new_game, play, play_to_end, two_seats
+from tests.storage.conftest import Backend, new_game, play, play_to_end, two_seats
 
 
-def _row(storage_path: Path, sql: str, *params: object) -> tuple:
-    with sqlite3.connect(storage_path) as conn:
-        return conn.execute(sql, params).fetchone()
+@pytest.fixture
+def storage(any_storage: Storage) -> Storage:
+    """Every test here runs on both backends (``backend`` is parametrized: sqlite, postgres)."""
+    return any_storage
 
 
-def _execute(storage_path: Path, sql: str, *params: object) -> None:
-    with sqlite3.connect(storage_path) as conn:
-        conn.execute(sql, params)
-
-
-async def test_create_append_and_load_after_restart(db_path: Path) -> None:
-    async with await Storage.open(db_path) as storage:
+async def test_create_append_and_load_after_restart(backend: Backend) -> None:
+    async with await backend.open() as storage:
         stored = await new_game(storage, host_id=5, message_id=77, meta={"lobby": "x"})
         assert stored.version == 0
         await play(storage, stored, 30, seed=3)
@@ -46,7 +40,7 @@ async def test_create_append_and_load_after_restart(db_path: Path) -> None:
         await storage.games.set_message_id(stored.id, 78)
         log = await storage.games.actions(stored.id)
         assert [a.seq for a in log] == list(range(1, 31))
-    async with await Storage.open(db_path) as storage:
+    async with await backend.open() as storage:
         loaded = await storage.games.load_active()
         assert [g.id for g in loaded.games] == [stored.id]
         game = loaded.games[0]
@@ -67,7 +61,7 @@ async def test_create_append_and_load_after_restart(db_path: Path) -> None:
         assert game.version == 35
 
 
-async def test_append_returns_the_new_version_and_logs_the_action(storage: Storage, db_path: Path) -> None:
+async def test_append_returns_the_new_version_and_logs_the_action(storage: Storage, backend: Backend) -> None:
     stored = await new_game(storage)
     game = stored.game
     seat = game.seats_to_act()[0]
@@ -75,22 +69,22 @@ async def test_append_returns_the_new_version_and_logs_the_action(storage: Stora
     game.apply(seat, action)
     version = await storage.games.append_action(stored.id, 0, seat, action.to_dict(), game.to_dict())
     assert version == 1
-    assert _row(db_path, "SELECT seq, seat, action FROM game_actions WHERE game_id = ?", stored.id) == (
+    assert backend.row("SELECT seq, seat, action FROM game_actions WHERE game_id = ?", stored.id) == (
         1,
         seat,
         canonical_json(action.to_dict()),
     )
-    assert _row(db_path, "SELECT version, snapshot FROM games WHERE id = ?", stored.id) == (
+    assert backend.row("SELECT version, snapshot FROM games WHERE id = ?", stored.id) == (
         1,
         canonical_json(game.to_dict()),
     )
 
 
-async def test_stale_version_writes_nothing(storage: Storage, db_path: Path) -> None:
+async def test_stale_version_writes_nothing(storage: Storage, backend: Backend) -> None:
     stored = await new_game(storage)
     await play(storage, stored, 4)
-    before = _row(
-        db_path, "SELECT version, snapshot, snapshot_hash, updated_at FROM games WHERE id = ?", stored.id
+    before = backend.row(
+        "SELECT version, snapshot, snapshot_hash, updated_at FROM games WHERE id = ?", stored.id
     )
     copy = skyjo.Game.from_dict(stored.game.to_dict())
     seat = copy.seats_to_act()[0]
@@ -101,12 +95,10 @@ async def test_stale_version_writes_nothing(storage: Storage, db_path: Path) -> 
     assert (raised.value.expected, raised.value.actual) == (3, 4)
     assert "reload" in str(raised.value)
     assert (
-        _row(
-            db_path, "SELECT version, snapshot, snapshot_hash, updated_at FROM games WHERE id = ?", stored.id
-        )
+        backend.row("SELECT version, snapshot, snapshot_hash, updated_at FROM games WHERE id = ?", stored.id)
         == before
     )
-    assert _row(db_path, "SELECT count(*) FROM game_actions WHERE game_id = ?", stored.id) == (4,)
+    assert backend.row("SELECT count(*) FROM game_actions WHERE game_id = ?", stored.id) == (4,)
     # the right version goes through
     assert await storage.games.append_action(stored.id, 4, seat, action.to_dict(), copy.to_dict()) == 5
 
@@ -146,7 +138,7 @@ async def test_missing_and_closed_games(storage: Storage) -> None:
     assert (await storage.games.get_game(stored.id)).status == "cancelled"
 
 
-async def test_one_active_game_per_channel(storage: Storage, db_path: Path) -> None:
+async def test_one_active_game_per_channel(storage: Storage, backend: Backend) -> None:
     stored = await new_game(storage, channel=5)
     with pytest.raises(ChannelBusy) as raised:
         await new_game(storage, channel=5)
@@ -155,8 +147,8 @@ async def test_one_active_game_per_channel(storage: Storage, db_path: Path) -> N
     assert other.id != stored.id
     assert await storage.games.active_in_channel(5) == stored.id
     # the schema itself refuses a second active game, whatever the code does
-    with pytest.raises(sqlite3.IntegrityError), sqlite3.connect(db_path) as conn:
-        conn.execute(
+    with pytest.raises(backend.unique_violation):
+        backend.execute(
             "INSERT INTO games (channel_id, kind, options, seed, snapshot, snapshot_hash, created_at,"
             " updated_at) VALUES (5, 'skyjo', '{}', 1, '{}', '', 0, 0)"
         )
@@ -173,7 +165,7 @@ async def test_seats_are_validated(storage: Storage) -> None:
         await new_game(storage, seats=[Seat(1, "a", user_id=1), Seat(0, "b", user_id=2)])
 
 
-async def test_the_last_action_finishes_the_game_with_its_results(storage: Storage, db_path: Path) -> None:
+async def test_the_last_action_finishes_the_game_with_its_results(storage: Storage, backend: Backend) -> None:
     stored = await new_game(storage, options={"score_limit": 40})
     await play_to_end(storage, stored, seed=8)
     finished = stored.finished
@@ -185,8 +177,8 @@ async def test_the_last_action_finishes_the_game_with_its_results(storage: Stora
         assert list(r.round_scores) == [played["scores"][seat] for played in results["rounds"]]
         assert r.stats == {"columns_cleared": sum(p["columns_cleared"][seat] for p in results["rounds"])}
     assert await storage.results.for_game(stored.id) == finished.results
-    status, finished_at, version = _row(
-        db_path, "SELECT status, finished_at, version FROM games WHERE id = ?", stored.id
+    status, finished_at, version = backend.row(
+        "SELECT status, finished_at, version FROM games WHERE id = ?", stored.id
     )
     assert status == "finished" and finished_at is not None and version == stored.version
     with pytest.raises(GameNotActive):
@@ -222,14 +214,13 @@ async def test_finish_game_closes_an_ended_game_left_active(storage: Storage) ->
 # ------------------------------------------------------------------------------------------ snapshots
 
 
-async def _tamper_consistently(db_path: Path, game_id: int) -> None:
+async def _tamper_consistently(backend: Backend, game_id: int) -> None:
     """A well-formed snapshot with a correct hash that is NOT what the log gives (a swapped card)."""
-    (text,) = _row(db_path, "SELECT snapshot FROM games WHERE id = ?", game_id)
+    (text,) = backend.row("SELECT snapshot FROM games WHERE id = ?", game_id)
     data = json.loads(text)
     data["draw_pile"][0], data["draw_pile"][-1] = data["draw_pile"][-1], data["draw_pile"][0] + 100
     bad = canonical_json(data)
-    _execute(
-        db_path,
+    backend.execute(
         "UPDATE games SET snapshot = ?, snapshot_hash = ? WHERE id = ?",
         bad,
         snapshot_hash(bad),
@@ -238,16 +229,16 @@ async def _tamper_consistently(db_path: Path, game_id: int) -> None:
 
 
 async def test_replay_mismatch_is_detected_logged_and_rebuilt(
-    db_path: Path, caplog: pytest.LogCaptureFixture
+    backend: Backend, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with await Storage.open(db_path) as storage:
+    async with await backend.open() as storage:
         stored = await new_game(storage)
         await play(storage, stored, 20)
         truth = stored.game.to_dict()
         untouched = await new_game(storage, channel=101)
-    await _tamper_consistently(db_path, stored.id)
+    await _tamper_consistently(backend, stored.id)
     caplog.set_level(logging.WARNING, logger="bot.storage")
-    async with await Storage.open(db_path) as storage:
+    async with await backend.open() as storage:
         loaded = await storage.games.load_active(verify="full")
         assert loaded.rebuilt == [stored.id]
         assert {g.id for g in loaded.games} == {stored.id, untouched.id}
@@ -261,12 +252,12 @@ async def test_replay_mismatch_is_detected_logged_and_rebuilt(
     assert "[" not in message and str(truth["draw_pile"][0] + 100) not in message.split("fields=")[1]
     assert records[0].__dict__["fields"] == ["draw_pile"]
     # the rebuilt snapshot was written back
-    (text,) = _row(db_path, "SELECT snapshot FROM games WHERE id = ?", stored.id)
+    (text,) = backend.row("SELECT snapshot FROM games WHERE id = ?", stored.id)
     assert json.loads(text) == truth
 
 
-async def test_cheap_checks_catch_a_damaged_snapshot_at_load(db_path: Path) -> None:
-    async with await Storage.open(db_path) as storage:
+async def test_cheap_checks_catch_a_damaged_snapshot_at_load(backend: Backend) -> None:
+    async with await backend.open() as storage:
         damaged = await new_game(storage, channel=1)
         await play(storage, damaged, 12)
         behind = await new_game(storage, channel=2)
@@ -274,17 +265,16 @@ async def test_cheap_checks_catch_a_damaged_snapshot_at_load(db_path: Path) -> N
         unreadable = await new_game(storage, channel=3)
         await play(storage, unreadable, 12)
         truths = {g.id: g.game.to_dict() for g in (damaged, behind, unreadable)}
-    (text,) = _row(db_path, "SELECT snapshot FROM games WHERE id = ?", damaged.id)
-    _execute(
-        db_path,
+    (text,) = backend.row("SELECT snapshot FROM games WHERE id = ?", damaged.id)
+    backend.execute(
         "UPDATE games SET snapshot = ? WHERE id = ?",
         text.replace('"round":1', '"round":2'),
         damaged.id,
     )
-    _execute(db_path, "DELETE FROM game_actions WHERE game_id = ? AND seq = 12", behind.id)  # log says 11
-    _execute(db_path, "UPDATE games SET snapshot = '{not json', snapshot_hash = ? WHERE id = ?",
+    backend.execute("DELETE FROM game_actions WHERE game_id = ? AND seq = 12", behind.id)  # log says 11
+    backend.execute("UPDATE games SET snapshot = '{not json', snapshot_hash = ? WHERE id = ?",
              snapshot_hash("{not json"), unreadable.id)  # fmt: skip
-    async with await Storage.open(db_path) as storage:
+    async with await backend.open() as storage:
         loaded = await storage.games.load_active()  # the default, cheap check
         assert sorted(loaded.rebuilt) == sorted(truths)
         assert loaded.quarantined == []
@@ -295,33 +285,33 @@ async def test_cheap_checks_catch_a_damaged_snapshot_at_load(db_path: Path) -> N
         assert by_id[behind.id].game.to_dict() != truths[behind.id]  # the log (11 actions) is the truth
         await play(storage, by_id[behind.id], 3)  # and play goes on from it
         assert by_id[behind.id].version == 14
-    async with await Storage.open(db_path) as storage:  # repaired for good
+    async with await backend.open() as storage:  # repaired for good
         loaded = await storage.games.load_active(verify="full")
         assert loaded.rebuilt == [] and len(loaded.games) == 3
 
 
-async def test_an_engine_change_triggers_full_verification(db_path: Path) -> None:
-    async with await Storage.open(db_path) as storage:
+async def test_an_engine_change_triggers_full_verification(backend: Backend) -> None:
+    async with await backend.open() as storage:
         stored = await new_game(storage)
         await play(storage, stored, 10)
         assert (await storage.games.load_active()).rebuilt == []  # records the engine fingerprint
-    await _tamper_consistently(db_path, stored.id)
-    async with await Storage.open(db_path) as storage:
+    await _tamper_consistently(backend, stored.id)
+    async with await backend.open() as storage:
         assert (await storage.games.load_active()).rebuilt == []  # same engine: the cheap check trusts it
         assert (await storage.games.verify(stored.id)).verified  # ...but verifying on demand replays
-    await _tamper_consistently(db_path, stored.id)
-    _execute(db_path, "UPDATE storage_state SET value = 'older-engine' WHERE key = 'engine:skyjo'")
-    async with await Storage.open(db_path) as storage:
+    await _tamper_consistently(backend, stored.id)
+    backend.execute("UPDATE storage_state SET value = 'older-engine' WHERE key = 'engine:skyjo'")
+    async with await backend.open() as storage:
         loaded = await storage.games.load_active()
         assert loaded.rebuilt == [stored.id]
-    (value,) = _row(db_path, "SELECT value FROM storage_state WHERE key = 'engine:skyjo'")
+    (value,) = backend.row("SELECT value FROM storage_state WHERE key = 'engine:skyjo'")
     assert value != "older-engine"
 
 
 async def test_corrupt_or_unknown_games_are_quarantined(
-    db_path: Path, caplog: pytest.LogCaptureFixture
+    backend: Backend, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with await Storage.open(db_path) as storage:
+    async with await backend.open() as storage:
         good = await new_game(storage, channel=1)
         await play(storage, good, 8)
         unknown = await new_game(storage, channel=2)
@@ -329,18 +319,17 @@ async def test_corrupt_or_unknown_games_are_quarantined(
         bad_log = await new_game(storage, channel=4)
         await play(storage, bad_log, 8)
         no_seats = await new_game(storage, channel=5)
-    _execute(db_path, "UPDATE games SET kind = 'poker' WHERE id = ?", unknown.id)
-    _execute(db_path, "UPDATE games SET options = '{\"columns\": ' WHERE id = ?", bad_options.id)
-    _execute(
-        db_path,
+    backend.execute("UPDATE games SET kind = 'poker' WHERE id = ?", unknown.id)
+    backend.execute("UPDATE games SET options = '{\"columns\": ' WHERE id = ?", bad_options.id)
+    backend.execute(
         'UPDATE game_actions SET action = \'{"type": "fly"}\' WHERE game_id = ? AND seq = 3',
         bad_log.id,
     )
-    _execute(db_path, "UPDATE games SET snapshot_hash = 'x' WHERE id = ?", bad_log.id)  # forces the replay
-    _execute(db_path, "DELETE FROM game_seats WHERE game_id = ? AND seat = 1", no_seats.id)
-    _execute(db_path, "UPDATE games SET snapshot_hash = 'x' WHERE id = ?", no_seats.id)
+    backend.execute("UPDATE games SET snapshot_hash = 'x' WHERE id = ?", bad_log.id)  # forces the replay
+    backend.execute("DELETE FROM game_seats WHERE game_id = ? AND seat = 1", no_seats.id)
+    backend.execute("UPDATE games SET snapshot_hash = 'x' WHERE id = ?", no_seats.id)
     caplog.set_level(logging.ERROR, logger="bot.storage")
-    async with await Storage.open(db_path) as storage:
+    async with await backend.open() as storage:
         loaded = await storage.games.load_active()
         assert [g.id for g in loaded.games] == [good.id]
         assert loaded.games[0].version == 8
@@ -351,8 +340,7 @@ async def test_corrupt_or_unknown_games_are_quarantined(
         # their channels are free again, and a second start does not see them
         await new_game(storage, channel=2)
         assert len((await storage.games.load_active()).games) == 2
-    with sqlite3.connect(db_path) as conn:
-        rows = conn.execute("SELECT id, status, note FROM games WHERE status = 'quarantined'").fetchall()
+    rows = backend.execute("SELECT id, status, note FROM games WHERE status = 'quarantined'")
     assert {r[0] for r in rows} == bad
     notes = {r[0]: r[2] for r in rows}
     assert notes[unknown.id].startswith("UnknownGameKind")

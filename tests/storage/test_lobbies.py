@@ -4,14 +4,18 @@ ChannelBusy), and every change checks the version read."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
-from bot.storage import ChannelBusy, Storage
+from bot.storage import ChannelBusy, Storage, StorageError
 from bot.storage.backend import Connection
 from bot.storage.lobbies import CANCELLED, STARTED, LobbyChanged, LobbySeat
-from tests.storage.conftest import new_game
+from tests.storage.conftest import Backend, new_game
+
+
+@pytest.fixture
+def storage(any_storage: Storage) -> Storage:
+    """Every test here runs on both backends (``backend`` is parametrized: sqlite, postgres)."""
+    return any_storage
 
 
 async def _lobby(storage: Storage, channel: int, host: int = 11) -> int:
@@ -64,23 +68,31 @@ async def test_a_stale_lobby_is_refused(storage: Storage) -> None:
     assert (await storage.lobbies.get(lobby.id)).version == 1
 
 
-async def test_the_backend_tells_unique_violations_apart(storage: Storage) -> None:
+async def test_the_backend_tells_unique_violations_apart(storage: Storage, backend: Backend) -> None:
     db = storage.db
 
-    def attempt(sql: str) -> Callable[[Connection], tuple[str, bool]]:
-        def work(conn: Connection) -> tuple[str, bool]:
+    async def attempt(sql: str) -> tuple[str, bool]:
+        seen: list[tuple[str, bool]] = []
+
+        def work(conn: Connection) -> None:
             try:
                 conn.execute(sql)
             except Exception as error:
-                return type(error).__name__, db.is_unique_violation(error)
-            return "ok", False
+                seen.append((type(error).__name__, db.is_unique_violation(error)))
+                raise  # as the repositories do: on PostgreSQL a failed statement ends the transaction
 
-        return work
+        with pytest.raises(StorageError):
+            await db.write(work)
+        return seen[0]
 
     await db.write(lambda c: c.execute("INSERT INTO storage_state (key, value) VALUES ('k', 'v')"))
-    duplicate = await db.write(attempt("INSERT INTO storage_state (key, value) VALUES ('k', 'w')"))
-    not_null = await db.write(attempt("INSERT INTO storage_state (key, value) VALUES ('n', NULL)"))
-    syntax = await db.write(attempt("INSERT INTO nowhere VALUES (1)"))
-    assert duplicate == ("IntegrityError", True)
-    assert not_null == ("IntegrityError", False)  # an integrity error, but not a unique one
-    assert syntax == ("OperationalError", False)
+    duplicate = await attempt("INSERT INTO storage_state (key, value) VALUES ('k', 'w')")
+    not_null = await attempt("INSERT INTO storage_state (key, value) VALUES ('n', NULL)")
+    syntax = await attempt("INSERT INTO nowhere VALUES (1)")
+    # only the unique violation counts: a NOT NULL failure is an integrity error, but not a unique one
+    assert (duplicate[1], not_null[1], syntax[1]) == (True, False, False)
+    names = (duplicate[0], not_null[0], syntax[0])
+    if backend.kind == "sqlite":
+        assert names == ("IntegrityError", "IntegrityError", "OperationalError")
+    else:
+        assert names == ("UniqueViolation", "NotNullViolation", "UndefinedTable")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from bot.render import boards
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
+from bot.storage.backend import Connection
 from bot.storage.ratings import (
     DEFAULT_MU,
     DEFAULT_SIGMA,
@@ -22,7 +23,14 @@ from bot.storage.ratings import (
 )
 from bot.storage.results import seat_results_from_engine
 from bot.storage.sqlite.database import apply_migrations, load_migrations
-from tests.storage.conftest import new_game, play_to_end
+from tests.storage.conftest import Backend, new_game, play_to_end
+
+
+@pytest.fixture
+def storage(any_storage: Storage) -> Storage:
+    """The tests with a Storage run on both backends (``backend`` is parametrized: sqlite, postgres);
+    the ones on an in-memory SQLite database test the rating arithmetic and SQLite's migration 3."""
+    return any_storage
 
 
 async def _finished(
@@ -91,7 +99,7 @@ async def test_stats_accumulate_over_games(storage: Storage) -> None:
     assert history[1].mu_after == pytest.approx(history[0].mu_before)  # a chain: the trend
 
 
-async def test_unrated_and_guildless_games(storage: Storage, db_path) -> None:
+async def test_unrated_and_guildless_games(storage: Storage, backend: Backend) -> None:
     seats = [Seat(0, "Alice", user_id=11), Seat(1, "Computer", ai_level="easy")]
     _, finished = await _finished(storage, seats, channel=100, rated=False)
     assert finished.rating_changes == []
@@ -99,8 +107,7 @@ async def test_unrated_and_guildless_games(storage: Storage, db_path) -> None:
     _, finished = await _finished(storage, seats, channel=101, guild=None)
     assert {c.scope for c in finished.rating_changes} == {GLOBAL_SCOPE}
     assert (await storage.ratings.leaderboard("skyjo")).total == 2
-    with sqlite3.connect(db_path) as conn:
-        assert conn.execute("SELECT count(*) FROM ratings WHERE scope != 0").fetchone()[0] == 0
+    assert backend.row("SELECT count(*) FROM ratings WHERE scope != 0") == (0,)
 
 
 async def test_two_computers_of_one_level_share_a_row(storage: Storage) -> None:
@@ -112,7 +119,7 @@ async def test_two_computers_of_one_level_share_a_row(storage: Storage) -> None:
     assert ai.games == 1 and ai.ai_level == "hard"
 
 
-def _seed_board(conn: sqlite3.Connection) -> None:
+def _seed_board(conn: Connection) -> None:
     rows = []
     for i in range(1, 26):  # user i: mu 20 + i, sigma 2 -> conservative 14 + i
         rows.append(("skyjo", 0, user_key(i), f"p{i}", 20.0 + i, 2.0, i))
@@ -180,7 +187,7 @@ def test_generic_results_extraction() -> None:
 
 async def test_every_page_size_gives_the_same_competition_ranking(storage: Storage) -> None:
     # Ties that straddle page boundaries, in both halves of the board (the deep half walks backwards).
-    def seed(conn: sqlite3.Connection) -> None:
+    def seed(conn: Connection) -> None:
         values = [30.0, 30.0, 30.0, 28.0, 27.5, 27.5, 20.0, 15.0, 15.0, 15.0, 15.0, 9.0, 3.0, 3.0, -1.0]
         conn.executemany(
             "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games,"

@@ -7,9 +7,18 @@ still in ``replaced`` at the end as forfeits.
 
 from __future__ import annotations
 
+import pytest
+
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, user_key
 from bot.storage.ratings import RatingChange
 from tests.storage.conftest import new_game, play_to_end
+
+
+@pytest.fixture
+def storage(any_storage: Storage) -> Storage:
+    """Every test here runs on both backends (``backend`` is parametrized: sqlite, postgres)."""
+    return any_storage
+
 
 SEATS = [Seat(0, "Alice", user_id=11), Seat(1, "Bob", user_id=22), Seat(2, "Cleo", user_id=33)]
 STILL_REPLACED = {"replaced": {"0": "normal"}, "idle": [0], "missed": {"0": 3}}

@@ -9,6 +9,12 @@ from bot.storage.stats import KINDS
 from tests.storage.conftest import new_game, play_to_end
 
 
+@pytest.fixture
+def storage(any_storage: Storage) -> Storage:
+    """Every test here runs on both backends (``backend`` is parametrized: sqlite, postgres)."""
+    return any_storage
+
+
 async def _finish(storage: Storage, channel: int, *, guild: int | None = 1, rated: bool = True) -> list[int]:
     """A finished Alice (user 11) vs Bob (22) vs computer game; returns the seats' final totals."""
     seats = [Seat(0, "Alice", user_id=11), Seat(1, "Bob", user_id=22), Seat(2, "C", ai_level="easy")]

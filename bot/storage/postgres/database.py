@@ -1,0 +1,416 @@
+"""The PostgreSQL backend: psycopg 3 SYNC connections on worker threads, migrations under an advisory
+lock, group-committed writes, and psycopg errors as storage errors.
+
+Every unit of work is the same plain function of a connection the SQLite backend runs; here it gets a
+:class:`PgConnection`, an adapter that turns the shared SQL's ``?`` placeholders into psycopg's ``%s``
+(the shared SQL holds no literal ``?`` or ``%``, see :mod:`bot.storage.backend`). The units of work run
+on threads, each in one hop: a read (:meth:`PostgresDatabase.run`) on one of a few reader connections,
+inside its own REPEATABLE READ transaction (one snapshot for all its statements); a write
+(:meth:`PostgresDatabase.write`) on the one writer connection, committed in groups.
+
+The group commit is the one measured in docs/storage.md ("group, retry on error"): the writes that
+arrive while a transaction is being committed wait in a queue, and the next hop runs all of them in ONE
+transaction WITHOUT a savepoint per write (two round trips fewer each). If one of them raises, that
+transaction is rolled back and the group runs again with a savepoint per write, so only the failing
+write fails and the others commit (:func:`run_group`): two passes at most, the outcome SQLite's
+``run_batch`` gives. Only after COMMIT returned is any caller resumed (``synchronous_commit`` left on),
+so an acknowledged write is a durable one. A write function must act only through its connection: it
+may run twice.
+
+At open, the migrations of ``bot/storage/postgres/migrations`` are applied in ONE transaction under
+``pg_advisory_xact_lock``, so processes starting together migrate once; ``schema_migrations`` records
+each one (``version``, ``name``, ``applied_at``), and a schema newer than the code is refused
+(:class:`SchemaTooNew`). A server that refuses the connection, cannot be reached or refuses the
+credentials stops the open with a :class:`StorageUnusable` naming the host and the database, never the
+password.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import queue
+import re
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.adapt import Loader
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
+
+from bot.storage.backend import WriteStats
+from bot.storage.errors import SchemaTooNew, StorageError, StorageUnusable
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+READERS = 4  # reader connections (and threads); the writer has its own
+MAX_BATCH = 256  # writes per group transaction, as the SQLite backend
+CONNECT_TIMEOUT_S = 10  # unless the URL sets connect_timeout
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+# pg_advisory_xact_lock's key for "migrating Skybo's schema": any fixed number, the same in every process.
+_MIGRATION_LOCK = 0x536B79626F  # "Skybo"
+
+
+@dataclass(frozen=True)
+class Migration:
+    number: int
+    name: str
+    sql: str
+
+
+def load_migrations() -> list[Migration]:
+    """The numbered ``migrations/NNNN_name.sql`` files shipped with the package, in order."""
+    found: list[Migration] = []
+    for entry in resources.files("bot.storage.postgres.migrations").iterdir():
+        match = _MIGRATION_NAME.match(entry.name)
+        if match:
+            found.append(Migration(int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
+    found.sort(key=lambda m: m.number)
+    numbers = [m.number for m in found]
+    if numbers != list(range(1, len(found) + 1)):
+        raise StorageError(f"migrations must be numbered 1, 2, 3... without gaps; found {numbers}")
+    return found
+
+
+def apply_migrations(conn: psycopg.Connection[Any], migrations: list[Migration]) -> int:
+    """Bring the schema up to date in ONE transaction, under an advisory lock; return its version."""
+    latest = migrations[-1].number if migrations else 0
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
+            " name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
+        )
+        row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+        current = int(row[0]) if row else 0
+        if current > latest:
+            raise SchemaTooNew(current, latest)
+        applied = [m for m in migrations if m.number > current]
+        now = int(time.time() * 1000)
+        for migration in applied:
+            conn.execute(migration.sql.encode("utf-8"))  # no parameters: the whole file at once
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
+                (migration.number, migration.name, now),
+            )
+    for migration in applied:  # logged once committed: a failed start migrated nothing
+        log.info("storage.migrated migration=%s", migration.name)
+    return latest
+
+
+@functools.lru_cache(maxsize=1024)
+def to_psycopg(sql: str) -> str:
+    """The shared SQL with psycopg's placeholders: each ``?`` becomes ``%s``."""
+    if "%" in sql:
+        raise StorageError(f"the shared SQL must hold no literal %: {sql[:80]!r}")
+    return sql.replace("?", "%s")
+
+
+class _NumericLoader(Loader):
+    """``numeric`` (what ``sum`` of BIGINT and ``avg`` return) as SQLite gives it: an int when whole
+    (``sum``), a float otherwise (``avg``), never a Decimal."""
+
+    def load(self, data: Any) -> int | float:
+        text = bytes(data).decode("ascii")
+        return float(text) if any(c in text for c in ".eEN") else int(text)
+
+
+class PgConnection:
+    """What a unit of work gets (a :class:`bot.storage.backend.Connection`): ``?`` placeholders."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: psycopg.Connection[Any]) -> None:
+        self.raw = raw
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> psycopg.Cursor[Any]:
+        return self.raw.execute(to_psycopg(sql), parameters if parameters else None)
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> None:
+        with self.raw.cursor() as cursor:
+            cursor.executemany(to_psycopg(sql), parameters)
+
+
+def _call(fn: Callable[[Any], T], adapter: PgConnection) -> T:
+    """``fn(adapter)``, refused if it swallowed a failed statement: PostgreSQL then ends the transaction
+    (its COMMIT would silently roll back the whole group), so a unit of work must re-raise."""
+    value = fn(adapter)
+    if adapter.raw.info.transaction_status == TransactionStatus.INERROR:
+        raise StorageError("a write went on after a failed statement; it must re-raise the error")
+    return value
+
+
+class _Abort(Exception):
+    """Unwinds the group's first pass (rolling it back) after one of its writes raised."""
+
+
+def run_group(conn: psycopg.Connection[Any], fns: Sequence[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
+    """Run ``fns`` in ONE transaction; one ``(committed, value or exception)`` each, once committed.
+
+    First without savepoints; if a write raises, that pass is rolled back and the group runs again
+    with a savepoint per write, so only the failing writes fail. An error of BEGIN or COMMIT themselves
+    (a lost connection) is raised: nothing of the group is written.
+    """
+    adapter = PgConnection(conn)
+    try:
+        with conn.transaction():  # BEGIN ... COMMIT; ROLLBACK if an exception leaves the block
+            values: list[tuple[bool, Any]] = []
+            for fn in fns:
+                try:
+                    values.append((True, _call(fn, adapter)))
+                except Exception as error:
+                    raise _Abort from error
+        return values
+    except _Abort:
+        pass
+    outcomes: list[tuple[bool, Any]] = []
+    with conn.transaction():
+        for fn in fns:
+            try:
+                with conn.transaction():  # nested: SAVEPOINT ... RELEASE, or ROLLBACK TO on error
+                    outcomes.append((True, _call(fn, adapter)))
+            except Exception as error:
+                outcomes.append((False, error))
+    return outcomes
+
+
+def describe(url: str) -> tuple[str, dict[str, Any]]:
+    """``(where, params)`` of a PostgreSQL URL: where names the host, port and database, not the password."""
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.Error:
+        raise StorageError(
+            "DATABASE_URL is not a valid PostgreSQL URL (postgresql://user:pass@host:5432/db)"
+        ) from None
+    host = str(params.get("host") or "localhost")
+    port = str(params.get("port") or "5432")
+    dbname = str(params.get("dbname") or params.get("user") or "postgres")
+    return f"PostgreSQL database {dbname!r} on {host}:{port}", params
+
+
+def _connect_error(error: psycopg.Error, where: str, params: dict[str, Any]) -> StorageUnusable:
+    """A failed connection as one clear line naming the server and database (libpq never prints the
+    password; it is scrubbed anyway)."""
+    detail = "; ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    detail = detail or type(error).__name__
+    password = params.get("password")
+    if password:
+        detail = detail.replace(str(password), "***")
+    low = detail.lower()
+    user = params.get("user") or "the default user"
+    if (
+        "authentication failed" in low
+        or "no password supplied" in low
+        or ("role" in low and "does not exist" in low)
+    ):
+        problem, remedy = (
+            f"the server refused the credentials of {user}",
+            "check the user and password in DATABASE_URL",
+        )
+    elif "database" in low and "does not exist" in low:
+        problem, remedy = "no such database on that server", "create it (createdb) or fix DATABASE_URL"
+    elif "refused" in low or "no such file" in low:
+        problem, remedy = (
+            "connection refused",
+            "is PostgreSQL running and listening there? check DATABASE_URL",
+        )
+    else:
+        problem, remedy = (
+            "cannot reach the server",
+            "check the host, the port and the network in DATABASE_URL",
+        )
+    return StorageUnusable(where, f"{problem} ({detail})", remedy)
+
+
+def translate(error: psycopg.Error, where: str) -> StorageError:
+    """A psycopg error met while running a unit of work, as a storage error."""
+    state = error.sqlstate or ""  # none for the client's own errors (the connection dropped)
+    if isinstance(error, psycopg.OperationalError) and (not state or state.startswith(("08", "57P"))):
+        return StorageUnusable(
+            where, f"lost the connection to the server ({error})", "check that PostgreSQL is up"
+        )
+    return StorageError(f"postgresql error: {error}")
+
+
+@dataclass
+class _Write:
+    fn: Callable[[Any], Any]
+    future: asyncio.Future[Any]
+
+
+class PostgresDatabase:
+    """A PostgreSQL database (a :class:`bot.storage.backend.Database`). Open it with :meth:`open`; close
+    it with :meth:`close`."""
+
+    def __init__(self, url: str, where: str, params: dict[str, Any], writer: psycopg.Connection[Any]) -> None:
+        self._url = url
+        self._params = params
+        self._where = where
+        self._writer = writer
+        self._idle: queue.SimpleQueue[psycopg.Connection[Any]] = queue.SimpleQueue()
+        self._opened: list[psycopg.Connection[Any]] = [writer]
+        self._write_thread = ThreadPoolExecutor(1, thread_name_prefix="skybo-pg-writer")
+        self._read_threads = ThreadPoolExecutor(READERS, thread_name_prefix="skybo-pg-reader")
+        self.schema_version = 0
+        self.stats = WriteStats()
+        self._pending: deque[_Write] = deque()
+        self._flusher: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, url: str) -> PostgresDatabase:
+        """Connect to ``url`` (``postgresql://user:pass@host:5432/db``) and migrate the database."""
+        where, params = describe(url)
+        writer = await asyncio.to_thread(cls._connect, url, where, params)
+        db = cls(url, where, params, writer)
+        try:
+            migrations = load_migrations()
+            db.schema_version = await db._on(
+                db._write_thread, lambda: apply_migrations(db._writer, migrations)
+            )
+        except BaseException:
+            await db.close()
+            raise
+        return db
+
+    @staticmethod
+    def _connect(url: str, where: str, params: dict[str, Any]) -> psycopg.Connection[Any]:
+        extra: dict[str, Any] = {} if "connect_timeout" in params else {"connect_timeout": CONNECT_TIMEOUT_S}
+        try:
+            conn = psycopg.connect(url, autocommit=True, **extra)
+        except psycopg.Error as error:
+            raise _connect_error(error, where, params) from None
+        conn.adapters.register_loader("numeric", _NumericLoader)
+        return conn
+
+    @property
+    def where(self) -> str:
+        return self._where
+
+    def is_unique_violation(self, error: BaseException) -> bool:
+        return isinstance(error, pg_errors.UniqueViolation)
+
+    async def _on(self, executor: ThreadPoolExecutor, call: Callable[[], T]) -> T:
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, call)
+        except psycopg.Error as error:
+            raise translate(error, self._where) from error
+
+    def _read(self, fn: Callable[[PgConnection], T]) -> T:
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            conn = self._connect(self._url, self._where, self._params)
+            # One snapshot for the whole read: a write committed between two of its statements (the
+            # writer is another connection) must not show a game's log ahead of its row.
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            self._opened.append(conn)
+        try:
+            with conn.transaction():
+                return fn(PgConnection(conn))
+        finally:
+            if conn.closed or conn.broken:
+                self._opened.remove(conn)
+            else:
+                self._idle.put(conn)
+
+    async def run(self, fn: Callable[[PgConnection], T]) -> T:
+        """Run ``fn(connection)`` on a reader connection's thread, in one transaction: one hop."""
+        return await self._on(self._read_threads, lambda: self._read(fn))
+
+    async def write(self, fn: Callable[[PgConnection], T]) -> T:
+        """Run ``fn`` in a write transaction; return once that transaction is committed (durable).
+
+        ``fn`` may share its transaction with other writes queued meanwhile (see the module doc); if it
+        raises, only its changes are rolled back and its exception (a psycopg error translated, as
+        :meth:`run`) is raised here. ``fn`` must act only through the connection: it may run twice.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._pending.append(_Write(fn, future))
+        if self._flusher is None:
+            self._flusher = loop.create_task(self._flush(), name="storage-group-commit")
+        return await future
+
+    def _group(self, fns: list[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
+        if self._writer.closed or self._writer.broken:  # the server restarted: connect again
+            self._opened.remove(self._writer)
+            self._writer = self._connect(self._url, self._where, self._params)
+            self._opened.append(self._writer)
+        return run_group(self._writer, fns)
+
+    async def _flush(self) -> None:
+        """Commit the queued writes, group after group, until the queue is empty."""
+        loop = asyncio.get_running_loop()
+        pending = self._pending
+        try:
+            while pending:
+                batch: list[_Write] = []
+                while pending and len(batch) < MAX_BATCH:
+                    item = pending.popleft()
+                    if not item.future.done():  # a caller cancelled before its write ran: skip it
+                        batch.append(item)
+                if not batch:
+                    continue
+                try:
+                    outcomes = await loop.run_in_executor(
+                        self._write_thread, self._group, [w.fn for w in batch]
+                    )
+                except asyncio.CancelledError:
+                    for item in batch:
+                        item.future.cancel()
+                    raise
+                except BaseException as error:  # BEGIN or COMMIT failed: nothing of the group is written
+                    for item in batch:
+                        self._fail(item, error)
+                    continue
+                self.stats.transactions += 1
+                self.stats.largest = max(self.stats.largest, len(batch))
+                for item, (committed, value) in zip(batch, outcomes, strict=True):
+                    self.stats.writes += 1
+                    if not committed:
+                        self._fail(item, value)
+                    elif not item.future.done():
+                        item.future.set_result(value)
+        finally:
+            self._flusher = None
+            for item in pending:  # cancelled with writes still queued: they were never run
+                item.future.cancel()
+            pending.clear()
+
+    def _fail(self, item: _Write, error: BaseException) -> None:
+        if item.future.done():
+            return
+        if isinstance(error, psycopg.Error):
+            translated = translate(error, self._where)
+            translated.__cause__ = error
+            error = translated
+        item.future.set_exception(error)
+
+    async def close(self) -> None:
+        flusher = self._flusher
+        if flusher is not None:  # let the queued writes commit first
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await flusher
+        self._write_thread.shutdown(wait=True)
+        self._read_threads.shutdown(wait=True)
+        for conn in self._opened:
+            with contextlib.suppress(psycopg.Error):
+                conn.close()
+        self._opened.clear()
+
+    async def __aenter__(self) -> PostgresDatabase:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
