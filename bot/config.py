@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,12 +64,15 @@ class Settings:
     synchronous: str
     log_level: str
     limits: Limits = field(default_factory=Limits)
+    # A PostgreSQL server (DATABASE_URL=postgresql://...); None: SQLite at database_path.
+    database_url: str | None = None
 
     def __repr__(self) -> str:  # the token must never reach a log line
         token = "set" if self.token else "missing"
         return (
             f"Settings(token={token}, database_path={self.database_path!s}, "
-            f"synchronous={self.synchronous}, log_level={self.log_level}, limits={self.limits})"
+            f"synchronous={self.synchronous}, log_level={self.log_level}, limits={self.limits}, "
+            f"database_url={shown_url(self.database_url)})"
         )
 
 
@@ -82,10 +86,42 @@ def load_settings(env: dict[str, str] | None = None, *, dotenv: bool = True) -> 
         env = dict(os.environ)
     token = (env.get("DISCORD_TOKEN") or "").strip() or None
     database_path = Path(env.get("DATABASE_PATH") or DEFAULT_DATABASE)
+    database_url, database_path = _database(env.get("DATABASE_URL"), database_path)
     synchronous = (env.get("SQLITE_SYNCHRONOUS") or "FULL").strip().upper()
     if synchronous not in SYNCHRONOUS_MODES:
         raise ConfigError(f"SQLITE_SYNCHRONOUS must be one of {', '.join(SYNCHRONOUS_MODES)}")
     log_level = (env.get("LOG_LEVEL") or "INFO").strip().upper()
     if log_level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
-    return Settings(token, database_path, synchronous, log_level, _limits(env))
+    return Settings(token, database_path, synchronous, log_level, _limits(env), database_url)
+
+
+SQLITE_URL = "sqlite:///"
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def _database(url: str | None, path: Path) -> tuple[str | None, Path]:
+    """``DATABASE_URL``: ``sqlite:///relative/path`` or ``sqlite:////absolute/path`` (SQLite at that
+    path, as ``DATABASE_PATH`` says), or ``postgresql://user:pass@host:5432/db`` (a PostgreSQL server).
+    Unset or empty: SQLite at ``DATABASE_PATH``. Returns ``(postgres url or None, sqlite path)``."""
+    url = (url or "").strip()
+    if not url:
+        return None, path
+    if url.startswith(SQLITE_URL):
+        rest = url[len(SQLITE_URL) :]
+        if not rest:
+            raise ConfigError("DATABASE_URL=sqlite:/// needs a file path (sqlite:///data/skybo.sqlite3)")
+        return None, Path(rest)
+    if url.startswith(POSTGRES_SCHEMES):
+        return url, path
+    raise ConfigError(
+        "DATABASE_URL must start with sqlite:/// (a SQLite file) or postgresql:// (a PostgreSQL server), "
+        f"not {shown_url(url.split('://', 1)[0] + '://')!s}"
+    )
+
+
+def shown_url(url: str | None) -> str | None:
+    """A database URL as logs and messages may show it: the password replaced by ``***``."""
+    if url is None:
+        return None
+    return re.sub(r"(://[^:/@?#]*:)[^@/?#]*@", r"\1***@", url)

@@ -44,7 +44,9 @@ async def _run(settings: Settings) -> int:
     # The storage opens before anything talks to Discord: a database that cannot be used (read-only,
     # disk full, another bot on it...) stops the start with one line, without logging in.
     try:
-        storage = await Storage.open(settings.database_path, synchronous=settings.synchronous)
+        storage = await Storage.open(
+            settings.database_path, synchronous=settings.synchronous, url=settings.database_url
+        )
     except StorageError as exc:
         print(f"storage error: {exc}", file=sys.stderr)
         return 2

@@ -127,18 +127,28 @@ class Storage:
         busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         lock: bool = True,
         readonly: bool = False,
+        url: str | None = None,
     ) -> Storage:
-        """Open the database (by default the settings' ``DATABASE_PATH``, ``data/skybo.sqlite3``).
+        """Open the database: PostgreSQL at ``url`` (``postgresql://...``) when given, else SQLite at
+        ``path`` (by default the settings' ``DATABASE_URL`` / ``DATABASE_PATH``, ``data/skybo.sqlite3``).
 
-        ``lock`` refuses a second bot process on the same file (:class:`DatabaseInUse`).
+        ``lock`` refuses a second bot process on the same SQLite file (:class:`DatabaseInUse`); several
+        processes may share one PostgreSQL database.
         """
-        if path is None or synchronous is None:
+        if url is None and (path is None or synchronous is None):
             from bot.config import load_settings
 
             settings = load_settings()
-            path = settings.database_path if path is None else path
+            if path is None:
+                url = settings.database_url
+                path = settings.database_path
             synchronous = settings.synchronous if synchronous is None else synchronous
-        # The one backend so far; DATABASE_URL will choose between SQLite and PostgreSQL here.
+        if url is not None:
+            # Imported here: a SQLite bot never loads the PostgreSQL driver.
+            from bot.storage.postgres.database import PostgresDatabase
+
+            return cls(await PostgresDatabase.open(url))
+        assert path is not None and synchronous is not None
         db = await SqliteDatabase.open(
             path, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms, lock=lock, readonly=readonly
         )
