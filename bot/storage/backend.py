@@ -25,7 +25,10 @@ The schema itself (migrations) is per backend, with the same tables and columns.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -97,3 +100,110 @@ class Database(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+# What became of one write of a group (a backend's ``run_group``).
+COMMITTED, FAILED, RETRY = 0, 1, 2
+
+Outcomes = list[tuple[int, Any]]
+
+
+@dataclass
+class _Write:
+    fn: Callable[[Any], Any]
+    future: asyncio.Future[Any]
+
+
+class GroupCommit:
+    """The write queue of every backend: the writes that arrive while a group transaction is being
+    committed wait here, and the next hop runs all of them (at most ``max_batch``) in ONE transaction.
+
+    ``run_group(fns)`` is the backend's: it runs the functions in one transaction on its writer and
+    returns one ``(outcome, value)`` each once that transaction is over: ``(COMMITTED, result)``,
+    ``(FAILED, exception)`` (only that write's changes were rolled back), or ``(RETRY, None)`` (the
+    backend aborted the whole transaction under another write: this one runs again, first in the next
+    group). If ``run_group`` itself raises (BEGIN or COMMIT failed), nothing of the group is written and
+    every write of it fails with that error. ``translate`` turns a driver's error into a storage error.
+    A caller is resumed only after its group's outcome is known, so an acknowledged write is durable.
+    """
+
+    def __init__(
+        self,
+        run_group: Callable[[list[Callable[[Any], Any]]], Awaitable[Outcomes]],
+        translate: Callable[[BaseException], BaseException],
+        stats: WriteStats,
+        max_batch: int,
+    ) -> None:
+        self._run_group = run_group
+        self._translate = translate
+        self.stats = stats
+        self.max_batch = max_batch
+        self.pending: deque[_Write] = deque()
+        self.flusher: asyncio.Task[None] | None = None
+
+    async def write(self, fn: Callable[[Any], T]) -> T:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self.pending.append(_Write(fn, future))
+        if self.flusher is None:
+            self.flusher = loop.create_task(self._flush(), name="storage-group-commit")
+        return await future
+
+    async def drain(self) -> None:
+        """Let the queued writes commit (closing the database)."""
+        flusher = self.flusher
+        if flusher is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await flusher
+
+    async def _flush(self) -> None:
+        """Commit the queued writes, group after group, until the queue is empty."""
+        pending = self.pending
+        try:
+            while pending:
+                batch: list[_Write] = []
+                while pending and len(batch) < self.max_batch:
+                    item = pending.popleft()
+                    if not item.future.done():  # a caller cancelled before its write ran: skip it
+                        batch.append(item)
+                if not batch:
+                    continue
+                try:
+                    outcomes = await self._run_group([w.fn for w in batch])
+                except asyncio.CancelledError:
+                    for item in batch:
+                        if not item.future.done():
+                            item.future.cancel()
+                    raise
+                except BaseException as error:  # BEGIN or COMMIT failed: nothing of the group is written
+                    for item in batch:
+                        self._fail(item, error)
+                    continue
+                self.stats.transactions += 1
+                self.stats.largest = max(self.stats.largest, len(batch))
+                retry: list[_Write] = []
+                for item, (outcome, value) in zip(batch, outcomes, strict=True):
+                    if outcome == RETRY:
+                        retry.append(item)
+                        continue
+                    self.stats.writes += 1
+                    if outcome == COMMITTED:
+                        if not item.future.done():
+                            item.future.set_result(value)
+                    else:
+                        self._fail(item, value)
+                pending.extendleft(reversed(retry))  # first in the next group, in their order
+        finally:
+            self.flusher = None
+            for item in pending:  # cancelled with writes still queued: they were never run
+                if not item.future.done():
+                    item.future.cancel()
+            pending.clear()
+
+    def _fail(self, item: _Write, error: BaseException) -> None:
+        if item.future.done():
+            return
+        translated = self._translate(error)
+        if translated is not error:
+            translated.__cause__ = error
+        item.future.set_exception(translated)

@@ -89,9 +89,11 @@ async def test_writes_arriving_during_a_commit_form_the_next_group(storage: Stor
     statements = await _scratch(db)
     blocker = _Blocker(db)
     first = asyncio.create_task(db.write(_insert("first", 0)))
-    await _until(lambda: db._flusher is not None and not db._pending)  # its group is on the thread
+    await _until(
+        lambda: db._queue.flusher is not None and not db._queue.pending
+    )  # its group is on the thread
     rest = [asyncio.create_task(db.write(_insert("rest", n))) for n in range(1, 9)]
-    await _until(lambda: len(db._pending) == 8)
+    await _until(lambda: len(db._queue.pending) == 8)
     await blocker.release()
     await asyncio.gather(first, *rest)
     assert _count(statements, "BEGIN") == 2 and _count(statements, "COMMIT") == 2
@@ -183,7 +185,7 @@ async def test_a_write_cancelled_before_it_ran_is_not_written(storage: Storage) 
     await _scratch(db)
     blocker = _Blocker(db)
     first = asyncio.create_task(db.write(_insert("kept", 1)))
-    await _until(lambda: db._flusher is not None and not db._pending)
+    await _until(lambda: db._queue.flusher is not None and not db._queue.pending)
     ran: list[int] = []
 
     def second(conn: sqlite3.Connection) -> None:
@@ -191,7 +193,7 @@ async def test_a_write_cancelled_before_it_ran_is_not_written(storage: Storage) 
         conn.execute("INSERT INTO scratch (who, n) VALUES ('cancelled', 2)")
 
     dropped = asyncio.create_task(db.write(second))
-    await _until(lambda: len(db._pending) == 1)
+    await _until(lambda: len(db._queue.pending) == 1)
     dropped.cancel()
     await blocker.release()
     await first

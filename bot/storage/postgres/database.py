@@ -34,7 +34,6 @@ import logging
 import queue
 import re
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -47,7 +46,7 @@ from psycopg.adapt import Loader
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 
-from bot.storage.backend import WriteStats
+from bot.storage.backend import COMMITTED, FAILED, GroupCommit, Outcomes, WriteStats
 from bot.storage.errors import SchemaTooNew, StorageError, StorageUnusable
 
 log = logging.getLogger(__name__)
@@ -155,8 +154,9 @@ class _Abort(Exception):
     """Unwinds the group's first pass (rolling it back) after one of its writes raised."""
 
 
-def run_group(conn: psycopg.Connection[Any], fns: Sequence[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
-    """Run ``fns`` in ONE transaction; one ``(committed, value or exception)`` each, once committed.
+def run_group(conn: psycopg.Connection[Any], fns: Sequence[Callable[[Any], Any]]) -> Outcomes:
+    """Run ``fns`` in ONE transaction; one ``(COMMITTED, value)`` or ``(FAILED, exception)`` each, once
+    committed (:class:`bot.storage.backend.GroupCommit`'s outcomes; never RETRY).
 
     First without savepoints; if a write raises, that pass is rolled back and the group runs again
     with a savepoint per write, so only the failing writes fail. An error of BEGIN or COMMIT themselves
@@ -165,23 +165,23 @@ def run_group(conn: psycopg.Connection[Any], fns: Sequence[Callable[[Any], Any]]
     adapter = PgConnection(conn)
     try:
         with conn.transaction():  # BEGIN ... COMMIT; ROLLBACK if an exception leaves the block
-            values: list[tuple[bool, Any]] = []
+            values: Outcomes = []
             for fn in fns:
                 try:
-                    values.append((True, _call(fn, adapter)))
+                    values.append((COMMITTED, _call(fn, adapter)))
                 except Exception as error:
                     raise _Abort from error
         return values
     except _Abort:
         pass
-    outcomes: list[tuple[bool, Any]] = []
+    outcomes: Outcomes = []
     with conn.transaction():
         for fn in fns:
             try:
                 with conn.transaction():  # nested: SAVEPOINT ... RELEASE, or ROLLBACK TO on error
-                    outcomes.append((True, _call(fn, adapter)))
+                    outcomes.append((COMMITTED, _call(fn, adapter)))
             except Exception as error:
-                outcomes.append((False, error))
+                outcomes.append((FAILED, error))
     return outcomes
 
 
@@ -243,12 +243,6 @@ def translate(error: psycopg.Error, where: str) -> StorageError:
     return StorageError(f"postgresql error: {error}")
 
 
-@dataclass
-class _Write:
-    fn: Callable[[Any], Any]
-    future: asyncio.Future[Any]
-
-
 class PostgresDatabase:
     """A PostgreSQL database (a :class:`bot.storage.backend.Database`). Open it with :meth:`open`; close
     it with :meth:`close`."""
@@ -264,8 +258,7 @@ class PostgresDatabase:
         self._read_threads = ThreadPoolExecutor(READERS, thread_name_prefix="skybo-pg-reader")
         self.schema_version = 0
         self.stats = WriteStats()
-        self._pending: deque[_Write] = deque()
-        self._flusher: asyncio.Task[None] | None = None
+        self._queue = GroupCommit(self._run_group, self._translate, self.stats, MAX_BATCH)
 
     @classmethod
     async def open(cls, url: str) -> PostgresDatabase:
@@ -335,73 +328,23 @@ class PostgresDatabase:
         raises, only its changes are rolled back and its exception (a psycopg error translated, as
         :meth:`run`) is raised here. ``fn`` must act only through the connection: it may run twice.
         """
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        self._pending.append(_Write(fn, future))
-        if self._flusher is None:
-            self._flusher = loop.create_task(self._flush(), name="storage-group-commit")
-        return await future
+        return await self._queue.write(fn)
 
-    def _group(self, fns: list[Callable[[Any], Any]]) -> list[tuple[bool, Any]]:
+    def _group(self, fns: list[Callable[[Any], Any]]) -> Outcomes:
         if self._writer.closed or self._writer.broken:  # the server restarted: connect again
             self._opened.remove(self._writer)
             self._writer = self._connect(self._url, self._where, self._params)
             self._opened.append(self._writer)
         return run_group(self._writer, fns)
 
-    async def _flush(self) -> None:
-        """Commit the queued writes, group after group, until the queue is empty."""
-        loop = asyncio.get_running_loop()
-        pending = self._pending
-        try:
-            while pending:
-                batch: list[_Write] = []
-                while pending and len(batch) < MAX_BATCH:
-                    item = pending.popleft()
-                    if not item.future.done():  # a caller cancelled before its write ran: skip it
-                        batch.append(item)
-                if not batch:
-                    continue
-                try:
-                    outcomes = await loop.run_in_executor(
-                        self._write_thread, self._group, [w.fn for w in batch]
-                    )
-                except asyncio.CancelledError:
-                    for item in batch:
-                        item.future.cancel()
-                    raise
-                except BaseException as error:  # BEGIN or COMMIT failed: nothing of the group is written
-                    for item in batch:
-                        self._fail(item, error)
-                    continue
-                self.stats.transactions += 1
-                self.stats.largest = max(self.stats.largest, len(batch))
-                for item, (committed, value) in zip(batch, outcomes, strict=True):
-                    self.stats.writes += 1
-                    if not committed:
-                        self._fail(item, value)
-                    elif not item.future.done():
-                        item.future.set_result(value)
-        finally:
-            self._flusher = None
-            for item in pending:  # cancelled with writes still queued: they were never run
-                item.future.cancel()
-            pending.clear()
+    async def _run_group(self, fns: list[Callable[[Any], Any]]) -> Outcomes:
+        return await asyncio.get_running_loop().run_in_executor(self._write_thread, self._group, fns)
 
-    def _fail(self, item: _Write, error: BaseException) -> None:
-        if item.future.done():
-            return
-        if isinstance(error, psycopg.Error):
-            translated = translate(error, self._where)
-            translated.__cause__ = error
-            error = translated
-        item.future.set_exception(error)
+    def _translate(self, error: BaseException) -> BaseException:
+        return translate(error, self._where) if isinstance(error, psycopg.Error) else error
 
     async def close(self) -> None:
-        flusher = self._flusher
-        if flusher is not None:  # let the queued writes commit first
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await flusher
+        await self._queue.drain()  # let the queued writes commit first
         self._write_thread.shutdown(wait=True)
         self._read_threads.shutdown(wait=True)
         for conn in self._opened:

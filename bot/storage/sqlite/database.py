@@ -24,7 +24,6 @@ group, rolled back with it, are run again in the next transaction.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
 import fcntl
@@ -32,7 +31,6 @@ import logging
 import os
 import re
 import sqlite3
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -41,7 +39,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.storage.backend import WriteStats
+from bot.storage.backend import COMMITTED, FAILED, RETRY, GroupCommit, WriteStats
 from bot.storage.errors import (
     DatabaseBusy,
     DatabaseCannotOpen,
@@ -160,8 +158,6 @@ def in_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], 
     return result
 
 
-# What became of one write of a group (run_batch).
-COMMITTED, FAILED, RETRY = 0, 1, 2
 _SAVEPOINT = "skybo_write"
 
 
@@ -202,12 +198,6 @@ def run_batch(
             conn.execute("ROLLBACK")
         raise
     return outcomes
-
-
-@dataclass
-class _Write:
-    fn: Callable[[sqlite3.Connection], Any]
-    future: asyncio.Future[Any]
 
 
 def is_busy(error: BaseException) -> bool:
@@ -311,8 +301,10 @@ class SqliteDatabase:
         self.schema_version = schema_version
         self._lock = lock
         self.stats = WriteStats()
-        self._pending: deque[_Write] = deque()
-        self._flusher: asyncio.Task[None] | None = None
+        execute: Any = connection._execute  # one hop onto aiosqlite's thread
+        self._queue = GroupCommit(
+            lambda fns: execute(run_batch, raw, fns), self._translate, self.stats, MAX_BATCH
+        )
 
     @classmethod
     async def open(
@@ -408,75 +400,15 @@ class SqliteDatabase:
         exception (a sqlite3 error translated, like :meth:`run`) is raised here. ``fn`` must act only
         through the connection: it may run a second time if SQLite aborts a group under another write.
         """
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        self._pending.append(_Write(fn, future))
-        if self._flusher is None:
-            self._flusher = loop.create_task(self._flush(), name="storage-group-commit")
-        return await future
+        return await self._queue.write(fn)
 
-    async def _flush(self) -> None:
-        """Commit the queued writes, group after group, until the queue is empty."""
-        execute: Any = self._connection._execute
-        pending = self._pending
-        try:
-            while pending:
-                batch: list[_Write] = []
-                while pending and len(batch) < MAX_BATCH:
-                    item = pending.popleft()
-                    if not item.future.done():  # a caller cancelled before its write ran: skip it
-                        batch.append(item)
-                if not batch:
-                    continue
-                try:
-                    outcomes: list[tuple[int, Any]] = await execute(
-                        run_batch, self._raw, [w.fn for w in batch]
-                    )
-                except asyncio.CancelledError:
-                    for item in batch:
-                        if not item.future.done():
-                            item.future.cancel()
-                    raise
-                except BaseException as error:  # BEGIN or COMMIT failed: nothing of the group is written
-                    for item in batch:
-                        self._fail(item, error)
-                    continue
-                self.stats.transactions += 1
-                self.stats.largest = max(self.stats.largest, len(batch))
-                retry: list[_Write] = []
-                for item, (outcome, value) in zip(batch, outcomes, strict=True):
-                    if outcome == RETRY:
-                        retry.append(item)
-                        continue
-                    self.stats.writes += 1
-                    if outcome == COMMITTED:
-                        if not item.future.done():
-                            item.future.set_result(value)
-                    else:
-                        self._fail(item, value)
-                pending.extendleft(reversed(retry))  # first in the next group, in their order
-        finally:
-            self._flusher = None
-            if pending:  # cancelled with writes still queued: they were never run
-                for item in pending:
-                    if not item.future.done():
-                        item.future.cancel()
-                pending.clear()
-
-    def _fail(self, item: _Write, error: BaseException) -> None:
-        if item.future.done():
-            return
+    def _translate(self, error: BaseException) -> BaseException:
         if isinstance(error, sqlite3.Error):
-            translated = translate(error, self.busy_timeout_ms, self.path)
-            translated.__cause__ = error
-            error = translated
-        item.future.set_exception(error)
+            return translate(error, self.busy_timeout_ms, self.path)
+        return error
 
     async def close(self) -> None:
-        flusher = self._flusher
-        if flusher is not None:  # let the queued writes commit first
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await flusher
+        await self._queue.drain()  # let the queued writes commit first
         try:
             with contextlib.suppress(ValueError):  # already closed
                 await self._connection.close()
