@@ -103,7 +103,8 @@ def intents() -> discord.Intents:
 
 
 class SkyboBot(commands.Bot):
-    """Skybo. Pass ``storage`` (tests) or a ``database_path`` to open at start."""
+    """Skybo. Pass ``storage`` (tests), or where to open it at start: a PostgreSQL ``database_url``, else
+    the SQLite ``database_path`` (neither: the settings' ``DATABASE_URL`` / ``DATABASE_PATH``)."""
 
     service: TableService
     presenter: table_views.Presenter
@@ -114,6 +115,7 @@ class SkyboBot(commands.Bot):
         *,
         storage: Storage | None = None,
         database_path: str | os.PathLike[str] | None = None,
+        database_url: str | None = None,
         synchronous: str = "FULL",
         tuning: BotTuning | None = None,
         commands_only: bool = False,
@@ -131,6 +133,7 @@ class SkyboBot(commands.Bot):
         self.storage: Storage | None = storage
         self._owns_storage = storage is None
         self.database_path = database_path
+        self.database_url = database_url
         self.synchronous = synchronous
         self.tuning = tuning or BotTuning()
         self.limits = limits or Limits()  # fair use: tables per user and per server, cool-down
@@ -146,7 +149,9 @@ class SkyboBot(commands.Bot):
                 await self.load_extension(extension)
             return
         if self.storage is None:
-            self.storage = await Storage.open(self.database_path, synchronous=self.synchronous)
+            self.storage = await Storage.open(
+                self.database_path, synchronous=self.synchronous, url=self.database_url
+            )
         self.presenter = table_views.Presenter(
             self, interval=self.tuning.edit_interval, images=self.tuning.images
         )
@@ -229,6 +234,7 @@ def create_bot(
     *,
     storage: Storage | None = None,
     database_path: str | os.PathLike[str] | None = None,
+    database_url: str | None = None,
     synchronous: str = "FULL",
     tuning: BotTuning | None = None,
     commands_only: bool = False,
@@ -242,6 +248,7 @@ def create_bot(
     return SkyboBot(
         storage=storage,
         database_path=database_path,
+        database_url=database_url,
         synchronous=synchronous,
         tuning=tuning,
         commands_only=commands_only,

@@ -11,6 +11,9 @@
 ``pg_database`` / ``pg_dsn``
     A fresh database copied from ``pg_template`` (owned by the app role ``skybo``, dropped after the
     test), and its URL through the unix socket.
+``pg_password`` (session)
+    The password of the role ``PASSWORD_ROLE`` (a member of the app role), the only one the server asks
+    a password of: for the tests of right and wrong credentials.
 ``pg_start``
     ``pg_start(**kw)`` starts another server for the test (same skip or failure policy), stopped at the
     end of the test: for tests about the server itself.
@@ -20,13 +23,14 @@ from __future__ import annotations
 
 import itertools
 import os
+import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from bot.testing.pgserver import PostgresServer, PostgresUnavailable
+from bot.testing.pgserver import PASSWORD_ROLE, SUPERUSER, PostgresServer, PostgresUnavailable
 
 _started: list[PostgresServer] = []  # the session's server, for the start time in the summary
 _names = itertools.count(1)
@@ -59,6 +63,16 @@ def pg_server() -> Iterator[PostgresServer]:
 def pg_template(pg_server: PostgresServer) -> str:
     pg_server.create_database("skybo_template")
     return "skybo_template"
+
+
+@pytest.fixture(scope="session")
+def pg_password(pg_server: PostgresServer) -> str:
+    import psycopg
+
+    password = "pw-" + secrets.token_urlsafe(12)
+    with psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {PASSWORD_ROLE} LOGIN PASSWORD '{password}' IN ROLE skybo")
+    return password
 
 
 @dataclass(frozen=True)

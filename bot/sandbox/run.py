@@ -29,43 +29,65 @@ def parser() -> argparse.ArgumentParser:
         default=DEFAULT_DATABASE,
         help=f"SQLite file, emptied at every start (default {DEFAULT_DATABASE})",
     )
+    out.add_argument(
+        "--database-url",
+        default=None,
+        help="a PostgreSQL server instead (postgresql://user:pass@host/db; default: DATABASE_URL when it"
+        " is one): the sandbox uses its own schema there (skybo_sandbox), emptied at every start",
+    )
     out.add_argument("--ai-delay", type=float, default=None, help="a computer player's pause (seconds)")
     out.add_argument("--round-delay", type=float, default=None, help="the pause between rounds (seconds)")
     out.add_argument("--log-level", default=os.environ.get("LOG_LEVEL") or "INFO", help="default INFO")
     return out
 
 
-def fresh_database(path: Path) -> None:
-    """The fake Discord lives in memory, so a database from an earlier run would point at channels
-    and messages that no longer exist: start empty (``Restart bot`` in the page shows a resume)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
-
-
-def bot_factory(database: Path, **tuning: Any) -> Any:
+def bot_factory(database: Path, url: str | None = None, **tuning: Any) -> Any:
+    """What the sandbox starts (again at every "Restart bot"): the real bot on the sandbox's database,
+    SQLite at ``database`` or PostgreSQL at ``url`` (already scoped to the sandbox's schema)."""
     from bot.client import BotTuning, create_bot
 
     settings = BotTuning(**{k: v for k, v in tuning.items() if v is not None})
-    return lambda: create_bot(database_path=database, synchronous="NORMAL", tuning=settings)
+    return lambda: create_bot(database_path=database, database_url=url, synchronous="NORMAL", tuning=settings)
+
+
+def postgres_url(options: argparse.Namespace) -> str | None:
+    """The PostgreSQL URL the sandbox runs on: ``--database-url``, else a postgresql:// DATABASE_URL;
+    None: SQLite. Raises ``ConfigError`` for a DATABASE_URL that is neither."""
+    from bot.config import POSTGRES_SCHEMES, ConfigError, load_settings
+
+    if options.database_url:
+        if not str(options.database_url).startswith(POSTGRES_SCHEMES):
+            raise ConfigError("--database-url takes a postgresql:// URL (a SQLite file is --database)")
+        return str(options.database_url)
+    return load_settings().database_url
 
 
 async def serve(options: argparse.Namespace) -> int:
-    from bot.storage import Storage, StorageError, translate_os_error
+    from bot.config import ConfigError
+    from bot.storage import StorageError, translate_os_error
+    from bot.storage import sandbox as sandbox_storage
 
-    # A database the bot cannot use stops the sandbox with one line, like `python -m bot run`: opened
-    # once here (each bot of the sandbox opens its own later, at every "Restart bot").
+    # A database the bot cannot use stops the sandbox with one line, like `python -m bot run`: emptied
+    # and opened once here (each bot of the sandbox opens its own later, at every "Restart bot").
     try:
-        fresh_database(options.database)
-        await (await Storage.open(options.database, synchronous="NORMAL")).close()
+        url = postgres_url(options)
+        where = await sandbox_storage.fresh(options.database, url)
+    except ConfigError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"storage error: {translate_os_error(exc, options.database)}", file=sys.stderr)
         return 2
     except StorageError as exc:
         print(f"storage error: {exc}", file=sys.stderr)
         return 2
-    factory = bot_factory(options.database, ai_delay=options.ai_delay, round_delay=options.round_delay)
+    print(f"Database: {where} (emptied at each start).", flush=True)
+    factory = bot_factory(
+        options.database,
+        None if url is None else sandbox_storage.postgres_url(url),
+        ai_delay=options.ai_delay,
+        round_delay=options.round_delay,
+    )
     sandbox = Sandbox(factory, host=options.host, port=options.port)
     try:
         await sandbox.start()
@@ -102,7 +124,6 @@ def main(args: list[str], *, no_token: bool = False) -> int:
         print(f"DISCORD_TOKEN is not set: starting the local sandbox instead on {url} (docs/sandbox.md).")
     else:
         print(f"Skybo sandbox on {url}: the real bot, a local stand-in for Discord, no token needed.")
-    print(f"Database: {options.database} (emptied at each start).", flush=True)
     from bot.logs import setup_logging
 
     setup_logging(str(options.log_level).upper())

@@ -50,6 +50,10 @@ INSTALL_HINT = (
 )
 SUPERUSER = "postgres"
 APP_ROLE = "skybo"
+# The one role that must give its password (scram-sha-256, over TCP and the socket): everything else is
+# trusted, so the tests of wrong credentials create it (``CREATE ROLE ... PASSWORD``, SQL that belongs
+# in the tests) and try good and bad passwords against a real server.
+PASSWORD_ROLE = "skybo_password"
 # The programs we run; the client ones (createuser, createdb, dropdb) ship with the server's on Debian.
 PROGRAMS = ("initdb", "pg_ctl", "postgres", "createuser", "createdb", "dropdb")
 # Settings for a test server. fsync and synchronous_commit stay on: the durability claims and the bench
@@ -241,6 +245,12 @@ class PostgresServer:
 
     def _configure_and_start(self, settings: Mapping[str, str]) -> None:
         base_conf = (self.datadir / "postgresql.conf").read_text()
+        hba = self.datadir / "pg_hba.conf"
+        # The first matching line wins: PASSWORD_ROLE needs its password, initdb's trust lines follow.
+        hba.write_text(
+            f"local all {PASSWORD_ROLE} scram-sha-256\n"
+            f"host all {PASSWORD_ROLE} 127.0.0.1/32 scram-sha-256\n" + hba.read_text()
+        )
         for attempt in range(3):
             self.port = free_port() if self.tcp else 5432  # with no TCP, the port only names the socket
             values = {
@@ -293,13 +303,16 @@ class PostgresServer:
         except (OSError, ValueError):
             return None
 
-    def dsn(self, dbname: str, *, user: str = APP_ROLE, tcp: bool = False) -> str:
+    def dsn(
+        self, dbname: str, *, user: str = APP_ROLE, tcp: bool = False, password: str | None = None
+    ) -> str:
         """A libpq URL for ``dbname``: through the unix socket (the fastest), or over loopback TCP."""
+        login = user if password is None else f"{user}:{quote(password, safe='')}"
         if tcp:
             if not self.tcp:
                 raise ValueError("this server was started without TCP (tcp=False)")
-            return f"postgresql://{user}@127.0.0.1:{self.port}/{dbname}"
-        return f"postgresql://{user}@/{dbname}?host={quote(str(self.root), safe='/')}&port={self.port}"
+            return f"postgresql://{login}@127.0.0.1:{self.port}/{dbname}"
+        return f"postgresql://{login}@/{dbname}?host={quote(str(self.root), safe='/')}&port={self.port}"
 
     def create_database(self, name: str, *, template: str | None = None, owner: str = APP_ROLE) -> str:
         """Create ``name`` (owned by the app role) as a copy of ``template`` (template1 by default) and

@@ -132,15 +132,43 @@ def db_file(tmp_path: Path) -> Path:
     return tmp_path / "data" / "skybo.sqlite3"
 
 
+@dataclasses.dataclass(frozen=True)
+class BotDatabase:
+    """Where a test's bots store their games: SQLite at ``path``, or the PostgreSQL database ``url``."""
+
+    path: Path
+    url: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return "sqlite" if self.url is None else "postgres"
+
+    def bot(self, tuning: BotTuning = FAST) -> SkyboBot:
+        """A bot (not connected) on this database: one process of a restart test."""
+        return create_bot(database_path=self.path, database_url=self.url, tuning=tuning)
+
+
+@pytest.fixture
+def database(request: pytest.FixtureRequest, db_file: Path) -> BotDatabase:
+    """SQLite at ``db_file``; a test marked ``@pytest.mark.parametrize("database", ["sqlite",
+    "postgres"], indirect=True)`` also runs on a fresh database of the local PostgreSQL test server."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        return BotDatabase(db_file)
+    return BotDatabase(db_file, request.getfixturevalue("pg_dsn"))
+
+
+BOTH_BACKENDS = pytest.mark.parametrize("database", ["sqlite", "postgres"], indirect=True)
+
+
 @pytest.fixture
 async def skybo(
-    connect_bot: Callable[..., Awaitable[Any]], db_file: Path
+    connect_bot: Callable[..., Awaitable[Any]], database: BotDatabase
 ) -> Callable[..., Awaitable[SkyboBot]]:
     """``await skybo(**tuning)``: the real bot on the test's database, connected, commands synced."""
 
     async def start(**tuning: Any) -> SkyboBot:
         settings = BotTuning(**{**FAST.__dict__, **tuning})
-        bot = create_bot(database_path=db_file, tuning=settings)
+        bot = database.bot(settings)
         started: SkyboBot = await connect_bot(bot, sync_commands=True)
         return started
 

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.client import create_bot
 from bot.engine import skipbo
 from bot.i18n import translate as t
 from bot.sandbox.fake_discord import FakeMessage
@@ -23,7 +21,15 @@ from bot.service import Refused
 from bot.storage.ratings import user_key
 from bot.ui import ids
 
-from .conftest import FAST, act_of, button, forged_click, open_panel, private_answer
+from .conftest import (
+    BOTH_BACKENDS,
+    BotDatabase,
+    act_of,
+    button,
+    forged_click,
+    open_panel,
+    private_answer,
+)
 from .skipbo_helpers import (
     MODE_HAND,
     MODE_PARTNER_DISCARD,
@@ -241,14 +247,15 @@ async def test_a_team_game_shows_partners_and_offers_the_partner_piles(
 # ------------------------------------------------------------------------------------------ 3. a restart
 
 
+@BOTH_BACKENDS
 async def test_a_game_resumes_after_a_restart_with_old_panels_working(
-    fake_discord: Any, skybo: Any, db_file: Path
+    fake_discord: Any, skybo: Any, database: BotDatabase
 ) -> None:
     fake = fake_discord
     alice, bob = fake.user("alice"), fake.user("bob")
     rng = random.Random(3)
 
-    first = create_bot(database_path=db_file, tuning=FAST)
+    first = database.bot()
     async with fake.running(first, sync_commands=True):
         table_message, game_id = await start_skipbo(
             fake, first, alice, [bob], stock_size=5, computers=1, turn_limit=0

@@ -8,12 +8,25 @@ from typing import Any
 from bot.render.skyjo_text import CARD_BACK
 from bot.ui import ids
 
-from .conftest import act_of, button, open_lobby, open_panel, play_turns, start_table
+from .conftest import (
+    BOTH_BACKENDS,
+    BotDatabase,
+    act_of,
+    button,
+    open_lobby,
+    open_panel,
+    play_turns,
+    start_table,
+)
 
 
-async def test_two_humans_and_a_computer_play_a_whole_game(fake_discord: Any, skybo: Any) -> None:
+@BOTH_BACKENDS
+async def test_two_humans_and_a_computer_play_a_whole_game(
+    fake_discord: Any, skybo: Any, database: BotDatabase
+) -> None:
     fake = fake_discord
     bot = await skybo()
+    assert bot.service.storage.db.where.startswith("PostgreSQL") == (database.kind == "postgres")
     alice, bob = fake.user("alice"), fake.user("bob")
     table_message, game_id = await start_table(fake, bot, alice, [bob], score_limit=150, computers=1)
     assert "Alice" in table_message.text and "Bob" in table_message.text

@@ -8,17 +8,28 @@ from typing import Any
 
 from bot.client import create_bot
 
-from .conftest import FAST, act_of, button, open_panel, play_turns, start_table, until_turn
+from .conftest import (
+    BOTH_BACKENDS,
+    FAST,
+    BotDatabase,
+    act_of,
+    button,
+    open_panel,
+    play_turns,
+    start_table,
+    until_turn,
+)
 
 
+@BOTH_BACKENDS
 async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
-    fake_discord: Any, skybo: Any, db_file: Path
+    fake_discord: Any, skybo: Any, database: BotDatabase
 ) -> None:
     fake = fake_discord
     alice, bob = fake.user("alice"), fake.user("bob")
     rng = random.Random(3)
 
-    first = create_bot(database_path=db_file, tuning=FAST)
+    first = database.bot()
     async with fake.running(first, sync_commands=True):
         table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=10, computers=1)
         table = await until_turn(fake, first, game_id, table_message, alice, rng)
@@ -30,6 +41,7 @@ async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
 
     # A new process on the same database: the same game, in the same state.
     second = await skybo()
+    assert second.service.storage.db.where.startswith("PostgreSQL") == (database.kind == "postgres")
     table = second.service.tables[game_id]
     assert table.version == version_before
     assert table.game.to_dict() == state_before

@@ -13,7 +13,7 @@ import pytest
 from bot.storage import ChannelBusy, SchemaTooNew, StaleVersion, Storage, StorageError
 from bot.storage.errors import StorageUnusable
 from bot.storage.postgres.database import PostgresDatabase, load_migrations
-from bot.testing.pgserver import PostgresServer
+from bot.testing.pgserver import PASSWORD_ROLE, PostgresServer
 from tests.conftest import PgDatabase
 from tests.storage.conftest import new_game
 
@@ -172,5 +172,26 @@ async def test_a_lost_connection_fails_its_group_and_the_next_write_reconnects(p
             await db.write(lambda c: c.execute("INSERT INTO t VALUES (1)"))
         await db.write(lambda c: c.execute("INSERT INTO t VALUES (2)"))  # on a new connection
         assert await db.run(lambda c: c.execute("SELECT k FROM t").fetchall()) == [(2,)]
+    finally:
+        await db.close()
+
+
+@pytest.mark.parametrize("tcp", [True, False], ids=["tcp", "socket"])
+async def test_wrong_credentials_stop_the_open_with_one_line_never_the_password(
+    pg_server: PostgresServer, pg_database: PgDatabase, pg_password: str, tcp: bool
+) -> None:
+    wrong = pg_password[::-1]
+    url = pg_server.dsn(pg_database.name, user=PASSWORD_ROLE, password=wrong, tcp=tcp)
+    with pytest.raises(StorageUnusable) as raised:
+        await PostgresDatabase.open(url)
+    message = str(raised.value)
+    assert "refused the credentials of skybo_password" in message and pg_database.name in message
+    assert "\n" not in message and wrong not in message and pg_password not in message
+    # The right password opens it (and migrates it): the refusal was about the password.
+    db = await PostgresDatabase.open(
+        pg_server.dsn(pg_database.name, user=PASSWORD_ROLE, password=pg_password, tcp=tcp)
+    )
+    try:
+        assert db.schema_version > 0
     finally:
         await db.close()
