@@ -58,6 +58,106 @@ def _limits(env: dict[str, str]) -> Limits:
 
 
 @dataclass(frozen=True)
+class Shards:
+    """Which of Discord's shards this process runs (``SHARD_COUNT``, ``SHARD_IDS``).
+
+    ``count`` None: one process, every shard, as many as Discord recommends (no sharding for a small
+    bot). Otherwise ``count`` shards in all, of which this process runs ``ids`` (all of them when
+    ``SHARD_IDS`` is unset). A guild belongs to shard ``(guild_id >> 22) % count`` (Discord's rule);
+    a process loads, times and plays only the games of its shards' guilds.
+    """
+
+    count: int | None = None
+    ids: tuple[int, ...] | None = None
+
+    @property
+    def shard_ids(self) -> tuple[int, ...] | None:
+        """The shards this process runs; None: all of them."""
+        if self.count is None:
+            return None
+        return self.ids if self.ids is not None else tuple(range(self.count))
+
+    @property
+    def partial(self) -> bool:
+        """True when other processes must run the other shards (a fleet)."""
+        ids = self.shard_ids
+        return self.count is not None and ids is not None and len(ids) < self.count
+
+    def owns(self, guild_id: int | None) -> bool:
+        """True if this process runs the games of ``guild_id`` (a game without a guild: shard 0)."""
+        ids = self.shard_ids
+        if self.count is None or ids is None:
+            return True
+        return shard_of(guild_id, self.count) in ids
+
+    def __str__(self) -> str:
+        if self.count is None:
+            return "all shards"
+        ids = self.shard_ids or ()
+        return f"shard{'' if len(ids) == 1 else 's'} {format_shard_ids(ids)} of {self.count}"
+
+
+def shard_of(guild_id: int | None, count: int) -> int:
+    """Discord's shard of a guild: ``(guild_id >> 22) % count``; direct messages are on shard 0."""
+    return 0 if not guild_id else (int(guild_id) >> 22) % count
+
+
+MAX_SHARDS = 4096
+
+
+def parse_shard_ids(raw: str, count: int) -> tuple[int, ...]:
+    """``0-3``, ``0,2`` or ``0-1,5``: the shard ids, sorted, each once, each below ``count``."""
+    ids: set[int] = set()
+    for part in raw.replace(" ", "").split(","):
+        if not part:
+            raise ConfigError(
+                f"SHARD_IDS must be ids or ranges separated by commas (0-3 or 0,2), not {raw!r}"
+            )
+        low, dash, high = part.partition("-")
+        try:
+            first = int(low, 10)
+            last = int(high, 10) if dash else first
+        except ValueError:
+            raise ConfigError(f"SHARD_IDS must be ids or ranges (0-3 or 0,2), not {raw[:40]!r}") from None
+        if first < 0 or last < first:
+            raise ConfigError(f"SHARD_IDS: {part!r} is not a shard id or an increasing range")
+        if last >= count:
+            raise ConfigError(
+                f"SHARD_IDS: shard {last} does not exist with SHARD_COUNT={count} (ids go 0 to {count - 1})"
+            )
+        ids.update(range(first, last + 1))
+    return tuple(sorted(ids))
+
+
+def format_shard_ids(ids: tuple[int, ...]) -> str:
+    """The ids as ``SHARD_IDS`` writes them: ``0-3``, ``0,2``."""
+    runs: list[list[int]] = []  # [first, last] of each run of consecutive ids
+    for shard in ids:
+        if runs and runs[-1][1] == shard - 1:
+            runs[-1][1] = shard
+        else:
+            runs.append([shard, shard])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def shards_from(count_raw: str | None, ids_raw: str | None) -> Shards:
+    """``SHARD_COUNT`` and ``SHARD_IDS`` (or the same command-line flags) as :class:`Shards`."""
+    count_text = (count_raw or "").strip()
+    ids_text = (ids_raw or "").strip()
+    if not count_text:
+        if ids_text:
+            raise ConfigError("SHARD_IDS needs SHARD_COUNT (how many shards there are in all)")
+        return Shards()
+    try:
+        count = int(count_text, 10)
+    except ValueError:
+        raise ConfigError(f"SHARD_COUNT must be a whole number, not {count_text[:20]!r}") from None
+    if not 1 <= count <= MAX_SHARDS:
+        raise ConfigError(f"SHARD_COUNT must be between 1 and {MAX_SHARDS}, not {count}")
+    return Shards(count, parse_shard_ids(ids_text, count) if ids_text else None)
+
+
+@dataclass(frozen=True)
 class Settings:
     token: str | None
     database_path: Path
@@ -66,13 +166,16 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     # A PostgreSQL server (DATABASE_URL=postgresql://...); None: SQLite at database_path.
     database_url: str | None = None
+    shards: Shards = field(default_factory=Shards)
+    metrics_port: int | None = None  # METRICS_PORT: /healthz and /metrics on 127.0.0.1; None: off
 
     def __repr__(self) -> str:  # the token must never reach a log line
         token = "set" if self.token else "missing"
         return (
             f"Settings(token={token}, database_path={self.database_path!s}, "
             f"synchronous={self.synchronous}, log_level={self.log_level}, limits={self.limits}, "
-            f"database_url={shown_url(self.database_url)})"
+            f"database_url={shown_url(self.database_url)}, shards={self.shards}, "
+            f"metrics_port={self.metrics_port})"
         )
 
 
@@ -93,7 +196,37 @@ def load_settings(env: dict[str, str] | None = None, *, dotenv: bool = True) -> 
     log_level = (env.get("LOG_LEVEL") or "INFO").strip().upper()
     if log_level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
-    return Settings(token, database_path, synchronous, log_level, _limits(env), database_url)
+    shards = shards_from(env.get("SHARD_COUNT"), env.get("SHARD_IDS"))
+    check_shards_with_database(shards, database_url)
+    return Settings(
+        token, database_path, synchronous, log_level, _limits(env), database_url, shards, _metrics_port(env)
+    )
+
+
+def check_shards_with_database(shards: Shards, database_url: str | None) -> None:
+    """Part of the shards here means other processes run the rest, on one shared database: SQLite
+    serves one process only."""
+    if shards.partial and database_url is None:
+        raise ConfigError(
+            f"SHARD_IDS runs {shards} in this process, so other processes must run the rest, but SQLite "
+            "serves one process only: set DATABASE_URL=postgresql://... for a fleet, or run every shard "
+            "here (leave SHARD_IDS unset)"
+        )
+
+
+def _metrics_port(env: dict[str, str]) -> int | None:
+    raw = (env.get("METRICS_PORT") or "").strip()
+    if not raw or raw == "0":
+        return None
+    try:
+        port = int(raw, 10)
+    except ValueError:
+        raise ConfigError(
+            f"METRICS_PORT must be a port number (1-65535, or 0 for off), not {raw[:20]!r}"
+        ) from None
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"METRICS_PORT must be between 1 and 65535 (0 for off), not {port}")
+    return port
 
 
 SQLITE_URL = "sqlite:///"

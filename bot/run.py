@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 
 from bot.config import ConfigError, Settings, load_settings
@@ -22,9 +23,16 @@ Meanwhile you can play in this terminal: python -m bot play skyjo
 """
 
 
-def _settings() -> Settings | int:
+def _settings(overrides: dict[str, str] | None = None) -> Settings | int:
+    """The settings (environment, ``.env``), with ``overrides`` (command-line flags) on top."""
     try:
-        settings = load_settings()
+        if overrides:
+            from dotenv import load_dotenv
+
+            load_dotenv(override=False)
+            settings = load_settings({**os.environ, **overrides}, dotenv=False)
+        else:
+            settings = load_settings()
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
@@ -68,8 +76,25 @@ async def _run(settings: Settings) -> int:
     return 0
 
 
+def parser() -> argparse.ArgumentParser:
+    out = argparse.ArgumentParser(
+        prog="python -m bot run", description="Run the bot on Discord (settings: README, Configuration)."
+    )
+    out.add_argument("--shard-count", metavar="N", help="shards in all (overrides SHARD_COUNT)")
+    out.add_argument(
+        "--shard-ids", metavar="IDS", help="the shards this process runs, 0-3 or 0,2 (overrides SHARD_IDS)"
+    )
+    return out
+
+
 def main(args: list[str]) -> int:
-    settings = _settings()
+    options = parser().parse_args(args)
+    overrides = {
+        name: value
+        for name, value in (("SHARD_COUNT", options.shard_count), ("SHARD_IDS", options.shard_ids))
+        if value is not None
+    }
+    settings = _settings(overrides)
     if isinstance(settings, int):
         return settings
     from bot.logs import setup_logging
