@@ -288,8 +288,12 @@ class TableService:
         seed_source: Callable[[], int] | None = None,
         clock: Clock | None = None,
         limits: Limits | None = None,
+        owns: Callable[[int | None], bool] | None = None,
     ) -> None:
         self.storage = storage
+        # A fleet (bot.config.Shards): this process resumes, times and plays only the games and lobbies
+        # of the guilds on its shards; the others belong to the processes that receive their clicks.
+        self.owns: Callable[[int | None], bool] = owns or (lambda _guild_id: True)
         self.clock: Clock = clock or SystemClock()
         self.limits = limits or Limits()
         # Fair use (see _create_lobby): one table opening at a time, and when each host last opened one.
@@ -354,7 +358,7 @@ class TableService:
         loaded = await self.storage.games.load_active()
         tables: list[Table] = []
         for stored in loaded.games:
-            if stored.kind not in KINDS:
+            if stored.kind not in KINDS or not self.owns(stored.guild_id):
                 continue
             table = self._cache(stored)
             table.resumed = True
@@ -364,6 +368,8 @@ class TableService:
                     stored.finished = await self.storage.games.finish_game(stored.id)
                     stored.status = "finished"
         for lobby in await self.lobbies.list_open():
+            if not self.owns(lobby.guild_id):
+                continue
             # A crash between "deal the game" and "close the lobby" leaves both: the game wins.
             busy = next((tb for tb in tables if tb.channel_id == lobby.channel_id), None)
             if busy is not None:
@@ -1276,7 +1282,11 @@ class TableService:
             self._tell("table_gone", table)
             ended.append(table)
         try:
-            lobbies = [lb for lb in await self.lobbies.list_open() if gone(lb.guild_id, lb.channel_id)]
+            lobbies = [
+                lb
+                for lb in await self.lobbies.list_open()
+                if self.owns(lb.guild_id) and gone(lb.guild_id, lb.channel_id)
+            ]
         except StorageError:
             lobbies = []
         for lobby in lobbies:
