@@ -163,3 +163,26 @@ class DiskIOError(StorageUnusable):
             "disk I/O error" + (f" ({detail})" if detail else ""),
             "check the disk and the file system (the system log says more)",
         )
+
+
+class ShardsTaken(StorageError):
+    """Another live process holds some of the shards this one was told to run (or runs the fleet with
+    another shard count): two processes must never drive the same game."""
+
+    def __init__(
+        self, where: str, taken: tuple[int, ...], count: int, other_counts: tuple[int, ...] = ()
+    ) -> None:
+        self.taken = taken
+        self.count = count
+        self.other_counts = other_counts
+        if other_counts:
+            problem = (
+                f"another process runs the fleet with SHARD_COUNT={','.join(map(str, other_counts))}, "
+                f"this one with {count}: every process must use the same count"
+            )
+        else:
+            ids = ", ".join(map(str, taken))
+            problem = (
+                f"shard{'' if len(taken) == 1 else 's'} {ids} of {count} already run in another live process"
+            )
+        super().__init__(f"{where}: {problem}; stop it first or give this process other SHARD_IDS")
