@@ -20,6 +20,7 @@ from bot.clock import Clock
 from bot.config import Limits
 from bot.i18n import language_of
 from bot.i18n import translate as t
+from bot.lifecycle import InFlight
 from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
 from bot.ui import command_options, ids, on_time, table_views
@@ -138,6 +139,7 @@ class SkyboBot(commands.Bot):
         self.tuning = tuning or BotTuning()
         self.limits = limits or Limits()  # fair use: tables per user and per server, cool-down
         self.commands_only = commands_only  # `python -m bot sync`: commands, no storage, no games
+        self.in_flight = InFlight()  # the interactions being handled; a graceful stop waits for them
 
     async def setup_hook(self) -> None:
         # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task
@@ -148,6 +150,7 @@ class SkyboBot(commands.Bot):
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
             return
+        self.in_flight.install(self._connection.parsers)
         if self.storage is None:
             self.storage = await Storage.open(
                 self.database_path, synchronous=self.synchronous, url=self.database_url

@@ -46,6 +46,7 @@ async def _run(settings: Settings) -> int:
     import discord
 
     from bot.client import create_bot
+    from bot.lifecycle import run_until_stopped
     from bot.storage import Storage, StorageError
 
     assert settings.token is not None
@@ -61,7 +62,9 @@ async def _run(settings: Settings) -> int:
     try:
         bot = create_bot(storage=storage, limits=settings.limits)
         async with bot:
-            await bot.start(settings.token)
+            # SIGTERM / SIGINT: no new interaction, those in flight finished, then a clean exit
+            # (bot.lifecycle), within STOP_GRACE seconds.
+            await run_until_stopped(bot, settings.token)
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN): check it in the developer portal.", file=sys.stderr)
         return 2

@@ -1,0 +1,144 @@
+"""A graceful stop: on SIGTERM or SIGINT the bot takes no new interaction, finishes the ones in flight
+(committed and answered), gives its shards back and exits, all within a bounded time.
+
+Why it is safe: an interaction is either taken (its handler runs to its end: the move is committed, then
+answered) or dropped before anything is done with it (never acknowledged, so the player sees "This
+interaction failed" exactly as when the bot is down, and clicks again once it is back: the buttons
+survive restarts). Nothing is half-done: the stop never cuts a handler between its commit and its
+answer unless the bound runs out, and even then the commit stands and the next process shows it.
+
+:class:`InFlight` sits in front of discord.py's parser of ``INTERACTION_CREATE`` (the one place every
+interaction enters: component clicks, slash commands, modals): while the bot runs, it notes the tasks
+that parsing one interaction creates (the command tree's invoker, the ``on_interaction`` handlers);
+once stopping, it drops new interactions before discord.py sees them. :func:`run_until_stopped` runs a
+bot until it stops by itself or a signal asks it to, then stops it gracefully.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+STOP_GRACE = 10.0  # seconds from the signal to the exit, by default
+CLOSE_SHARE = 0.3  # of the grace kept for closing (timers, table edits, the gateway, the database)
+
+
+class InFlight:
+    """The interactions being handled, and the switch that stops taking new ones."""
+
+    def __init__(self) -> None:
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.stopping = False
+        self.dropped = 0  # interactions that arrived while stopping
+
+    def install(self, parsers: dict[str, Callable[[Any], Any]]) -> None:
+        """Wrap discord.py's ``INTERACTION_CREATE`` parser (``client._connection.parsers``: the
+        gateway reads its parsers from this very dict)."""
+        original = parsers["INTERACTION_CREATE"]
+
+        def parse(data: Any) -> None:
+            if self.stopping:
+                self.dropped += 1
+                log.info("interaction dropped: the bot is stopping", extra={"type": data.get("type")})
+                return
+            loop = asyncio.get_running_loop()
+            previous = loop.get_task_factory()
+            created: list[asyncio.Task[Any]] = []
+
+            def factory(
+                loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], **kwargs: Any
+            ) -> asyncio.Task[Any]:
+                task: asyncio.Task[Any] = (
+                    previous(loop, coro, **kwargs)  # type: ignore[assignment]
+                    if previous is not None
+                    else asyncio.Task(coro, loop=loop, **kwargs)
+                )
+                created.append(task)
+                return task
+
+            loop.set_task_factory(factory)  # type: ignore[arg-type]
+            try:
+                original(data)
+            finally:
+                loop.set_task_factory(previous)
+            for task in created:
+                self.tasks.add(task)
+                task.add_done_callback(self.tasks.discard)
+
+        parsers["INTERACTION_CREATE"] = parse
+
+    async def drain(self, timeout: float) -> int:
+        """Stop taking interactions and wait (at most ``timeout`` s) for those in flight; returns how
+        many were still running when the time ran out."""
+        self.stopping = True
+        pending = {task for task in self.tasks if not task.done()}
+        if pending and timeout > 0:
+            _, pending = await asyncio.wait(pending, timeout=timeout)
+        return len(pending)
+
+
+class Stoppable(Protocol):
+    in_flight: InFlight
+
+    async def start(self, token: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+async def stop_gracefully(bot: Stoppable, grace: float = STOP_GRACE) -> None:
+    """Finish the interactions in flight, then close the bot (its service, presenter, gateway and
+    storage: leases are released with it), within ``grace`` seconds."""
+    began = time.monotonic()
+    left = await bot.in_flight.drain(grace * (1 - CLOSE_SHARE))
+    log.info(
+        "stopping: interactions finished",
+        extra={
+            "unfinished": left,
+            "dropped": bot.in_flight.dropped,
+            "seconds": round(time.monotonic() - began, 2),
+        },
+    )
+    remaining = max(0.5, grace - (time.monotonic() - began))
+    try:
+        await asyncio.wait_for(bot.close(), timeout=remaining)
+    except TimeoutError:
+        log.warning("stopping: the bot did not close in time", extra={"grace": grace})
+
+
+async def run_until_stopped(bot: Stoppable, token: str, *, grace: float = STOP_GRACE) -> bool:
+    """Run ``bot`` until it stops by itself (its error is raised) or SIGTERM / SIGINT asks it to stop
+    (then :func:`stop_gracefully`); True if a signal stopped it."""
+    loop = asyncio.get_running_loop()
+    asked = asyncio.Event()
+    handled: list[signal.Signals] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, asked.set)
+            handled.append(sig)
+    runner = asyncio.create_task(bot.start(token), name="bot")
+    waiter = asyncio.create_task(asked.wait(), name="stop-signal")
+    try:
+        done, _ = await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if runner in done:
+            runner.result()
+            return False
+        log.info("stop asked: no new interaction, finishing those in flight", extra={"grace": grace})
+        await stop_gracefully(bot, grace)
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(runner, timeout=2.0)
+        return True
+    finally:
+        waiter.cancel()
+        if not runner.done():
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await runner
+        for sig in handled:
+            loop.remove_signal_handler(sig)
