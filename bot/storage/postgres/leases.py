@@ -93,11 +93,11 @@ def _take(conn: psycopg.Connection[Any], where: str, count: int, shards: tuple[i
         ]
         if others:
             raise ShardsTaken(where, (), count, tuple(sorted(others)))
-        taken = [
-            shard
-            for shard in shards
-            if not conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (SHARD_LOCK, shard)).fetchone()[0]
-        ]
+        taken: list[int] = []
+        for shard in shards:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (SHARD_LOCK, shard)).fetchone()
+            if not (row and row[0]):
+                taken.append(shard)
     except psycopg.Error as error:
         raise translate(error, where) from error
     if taken:
