@@ -21,6 +21,7 @@ from bot.config import Limits
 from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.lifecycle import InFlight
+from bot.metrics import Metrics, MetricsServer
 from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
 from bot.ui import command_options, ids, on_time, table_views
@@ -121,6 +122,8 @@ class SkyboBot(commands.Bot):
         tuning: BotTuning | None = None,
         commands_only: bool = False,
         limits: Limits | None = None,
+        metrics_port: int | None = None,
+        metrics_host: str = "127.0.0.1",
     ) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
@@ -139,7 +142,12 @@ class SkyboBot(commands.Bot):
         self.tuning = tuning or BotTuning()
         self.limits = limits or Limits()  # fair use: tables per user and per server, cool-down
         self.commands_only = commands_only  # `python -m bot sync`: commands, no storage, no games
-        self.in_flight = InFlight()  # the interactions being handled; a graceful stop waits for them
+        self.metrics = Metrics()  # bot.metrics: served on metrics_port (off by default)
+        self.metrics_address = (metrics_host, metrics_port)
+        self.metrics_server: MetricsServer | None = None
+        # The interactions being handled; a graceful stop waits for them (bot.lifecycle).
+        self.in_flight = InFlight(self.metrics.interaction)
+        self.shard_lease: Any = None  # a fleet's shard leases (bot.storage), held while the bot runs
 
     async def setup_hook(self) -> None:
         # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task
@@ -165,7 +173,10 @@ class SkyboBot(commands.Bot):
             listener=self.presenter,
             clock=self.tuning.clock,
             limits=self.limits,
+            observer=self.metrics,
         )
+        self.metrics.watch(self)
+        await self.start_metrics()
         self.table_ui = table_views.TableUI(self)
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
@@ -220,7 +231,24 @@ class SkyboBot(commands.Bot):
 
             await self.service.cancel_gone(removed, "removed from the server while stopped")
 
+    async def start_metrics(self) -> None:
+        """Serve /healthz and /metrics on ``metrics_port`` (once; nothing when it is None). Raises
+        OSError when the port cannot be listened on (python -m bot run calls it before logging in)."""
+        host, port = self.metrics_address
+        if port is not None and self.metrics_server is None:
+            server = MetricsServer(self, host, port)
+            await server.start()
+            self.metrics_server = server
+
+    def shards_run(self) -> tuple[int, ...]:
+        """The shards this process runs (empty: not sharded)."""
+        ids = getattr(self, "shard_ids", None)
+        return tuple(ids) if ids else ()
+
     async def close(self) -> None:
+        if self.metrics_server is not None:
+            await self.metrics_server.stop()
+            self.metrics_server = None
         service = getattr(self, "service", None)
         if service is not None:
             await service.close()
@@ -242,11 +270,14 @@ def create_bot(
     tuning: BotTuning | None = None,
     commands_only: bool = False,
     limits: Limits | None = None,
+    metrics_port: int | None = None,
+    metrics_host: str = "127.0.0.1",
 ) -> SkyboBot:
     """The bot, ready for ``start(token)``; storage opens in ``setup_hook`` unless given.
 
     ``commands_only`` builds a bot that only knows its commands (for syncing them). ``limits``: the
-    fair-use caps and cool-down (default :class:`bot.config.Limits`).
+    fair-use caps and cool-down (default :class:`bot.config.Limits`). ``metrics_port``: serve
+    /healthz and /metrics there (:mod:`bot.metrics`; None: off).
     """
     return SkyboBot(
         storage=storage,
@@ -256,4 +287,6 @@ def create_bot(
         tuning=tuning,
         commands_only=commands_only,
         limits=limits,
+        metrics_port=metrics_port,
+        metrics_host=metrics_host,
     )

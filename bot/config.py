@@ -167,7 +167,8 @@ class Settings:
     # A PostgreSQL server (DATABASE_URL=postgresql://...); None: SQLite at database_path.
     database_url: str | None = None
     shards: Shards = field(default_factory=Shards)
-    metrics_port: int | None = None  # METRICS_PORT: /healthz and /metrics on 127.0.0.1; None: off
+    metrics_port: int | None = None  # METRICS_PORT: /healthz and /metrics; None: off
+    metrics_host: str = "127.0.0.1"  # METRICS_HOST: where they listen (0.0.0.0 in a container)
 
     def __repr__(self) -> str:  # the token must never reach a log line
         token = "set" if self.token else "missing"
@@ -175,7 +176,7 @@ class Settings:
             f"Settings(token={token}, database_path={self.database_path!s}, "
             f"synchronous={self.synchronous}, log_level={self.log_level}, limits={self.limits}, "
             f"database_url={shown_url(self.database_url)}, shards={self.shards}, "
-            f"metrics_port={self.metrics_port})"
+            f"metrics_port={self.metrics_port}, metrics_host={self.metrics_host})"
         )
 
 
@@ -199,7 +200,15 @@ def load_settings(env: dict[str, str] | None = None, *, dotenv: bool = True) -> 
     shards = shards_from(env.get("SHARD_COUNT"), env.get("SHARD_IDS"))
     check_shards_with_database(shards, database_url)
     return Settings(
-        token, database_path, synchronous, log_level, _limits(env), database_url, shards, _metrics_port(env)
+        token,
+        database_path,
+        synchronous,
+        log_level,
+        _limits(env),
+        database_url,
+        shards,
+        _metrics_port(env),
+        (env.get("METRICS_HOST") or "").strip() or "127.0.0.1",
     )
 
 

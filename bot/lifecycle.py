@@ -33,10 +33,12 @@ CLOSE_SHARE = 0.3  # of the grace kept for closing (timers, table edits, the gat
 class InFlight:
     """The interactions being handled, and the switch that stops taking new ones."""
 
-    def __init__(self) -> None:
+    def __init__(self, observer: Callable[[int | None, str], None] | None = None) -> None:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.stopping = False
         self.dropped = 0  # interactions that arrived while stopping
+        # Told of each interaction once its handling is over: (type, "handled" | "error" | "dropped").
+        self.observer = observer
 
     def install(self, parsers: dict[str, Callable[[Any], Any]]) -> None:
         """Wrap discord.py's ``INTERACTION_CREATE`` parser (``client._connection.parsers``: the
@@ -44,9 +46,12 @@ class InFlight:
         original = parsers["INTERACTION_CREATE"]
 
         def parse(data: Any) -> None:
+            kind = data.get("type")
             if self.stopping:
                 self.dropped += 1
-                log.info("interaction dropped: the bot is stopping", extra={"type": data.get("type")})
+                log.info("interaction dropped: the bot is stopping", extra={"type": kind})
+                if self.observer is not None:
+                    self.observer(kind, "dropped")
                 return
             loop = asyncio.get_running_loop()
             previous = loop.get_task_factory()
@@ -68,9 +73,22 @@ class InFlight:
                 original(data)
             finally:
                 loop.set_task_factory(previous)
+            left = len(created)
+            failed = False
+
+            def done(task: asyncio.Task[Any]) -> None:
+                nonlocal left, failed
+                self.tasks.discard(task)
+                failed = failed or (not task.cancelled() and task.exception() is not None)
+                left -= 1
+                if left == 0 and self.observer is not None:
+                    self.observer(kind, "error" if failed else "handled")
+
             for task in created:
                 self.tasks.add(task)
-                task.add_done_callback(self.tasks.discard)
+                task.add_done_callback(done)
+            if not created and self.observer is not None:
+                self.observer(kind, "handled")
 
         parsers["INTERACTION_CREATE"] = parse
 

@@ -60,7 +60,21 @@ async def _run(settings: Settings) -> int:
         print(f"storage error: {exc}", file=sys.stderr)
         return 2
     try:
-        bot = create_bot(storage=storage, limits=settings.limits)
+        bot = create_bot(
+            storage=storage,
+            limits=settings.limits,
+            metrics_port=settings.metrics_port,
+            metrics_host=settings.metrics_host,
+        )
+        try:
+            await bot.start_metrics()
+        except OSError as exc:
+            print(
+                f"METRICS_PORT={settings.metrics_port}: cannot listen on {settings.metrics_host}: "
+                f"{os.strerror(exc.errno) if exc.errno else exc}",
+                file=sys.stderr,
+            )
+            return 2
         async with bot:
             # SIGTERM / SIGINT: no new interaction, those in flight finished, then a clean exit
             # (bot.lifecycle), within STOP_GRACE seconds.

@@ -37,6 +37,7 @@ import contextlib
 import logging
 import random
 import secrets
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -275,6 +276,16 @@ def token_of(game: Any) -> list[Any]:
     return [game.phase, game.round, game.turn]
 
 
+class ServiceObserver(Protocol):
+    """What the service reports as it works (bot.metrics.Metrics implements it)."""
+
+    def committed(self, kind: str, seconds: float) -> None: ...
+
+    def commit_failed(self, kind: str) -> None: ...
+
+    def timer_fired(self, what: str) -> None: ...
+
+
 class TableService:
     """Lobbies and games of every channel; the only writer of game state."""
 
@@ -289,8 +300,10 @@ class TableService:
         clock: Clock | None = None,
         limits: Limits | None = None,
         owns: Callable[[int | None], bool] | None = None,
+        observer: ServiceObserver | None = None,
     ) -> None:
         self.storage = storage
+        self.observer = observer
         # A fleet (bot.config.Shards): this process resumes, times and plays only the games and lobbies
         # of the guilds on its shards; the others belong to the processes that receive their clicks.
         self.owns: Callable[[int | None], bool] = owns or (lambda _guild_id: True)
@@ -802,13 +815,18 @@ class TableService:
         def meta_after(game: Any) -> dict[str, Any] | None:
             return self._meta_after(table, game, seat if by_player else None, token_of(game) != turn_before)
 
+        began = time.perf_counter()
         try:
             events = await self.storage.games.apply_action(stored, seat, action, meta_after)
         except StorageError:
+            if self.observer is not None:
+                self.observer.commit_failed(stored.kind)
             # storage reloaded ``stored`` from the log: every open panel is now suspect
             table.marks = [stored.version] * len(stored.seats)
             log.warning("commit failed", extra={"game_id": table.id, "seat": seat}, exc_info=True)
             raise Refused("table.error.unavailable") from None
+        if self.observer is not None:
+            self.observer.committed(stored.kind, time.perf_counter() - began)
         game = table.game
         table.resumed = False
         version = stored.version
@@ -961,6 +979,8 @@ class TableService:
                 continue
             for key in due:
                 self._due.pop(key, None)
+                if self.observer is not None:
+                    self.observer.timer_fired("lobby" if key[0] == "lobby" else "turn")
                 try:
                     if key[0] == "lobby":
                         await self._expire_lobby(key[1])

@@ -154,6 +154,10 @@ class Storage:
         )
         return cls(db)
 
+    async def ping(self) -> None:
+        """One read round trip (health checks): raises a storage error when the database cannot answer."""
+        await self.db.run(lambda conn: conn.execute("SELECT 1").fetchone())
+
     async def close(self) -> None:
         await self.db.close()
 
