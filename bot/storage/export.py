@@ -1,8 +1,9 @@
 """Export a stored game as JSON and replay an export in the terminal, so any bug report reproduces.
 
-``python -m bot export-game ID [--database PATH]`` prints the game's kind, seed, options, players and
-action log; ``python -m bot replay FILE`` (``-`` for stdin) rebuilds it with the engine, printing each
-action with the events it caused, then the results. The export holds the seed, so it reveals every
+``python -m bot export-game ID [--database PATH | --database-url postgresql://...]`` prints the game's
+kind, seed, options, players and action log (by default from the settings' database: DATABASE_URL, else
+DATABASE_PATH); ``python -m bot replay FILE`` (``-`` for stdin) rebuilds it with the engine, printing
+each action with the events it caused, then the results. The export holds the seed, so it reveals every
 card: it is a tool for the people who run the bot, not for players.
 """
 
@@ -83,31 +84,54 @@ def _export(conn: Connection, game_id: int) -> dict[str, Any]:
     }
 
 
-async def export_game(path: str | Path, game_id: int) -> dict[str, Any]:
-    """A stored game as a JSON-safe dict (read-only: safe while the bot runs)."""
+async def export_game(path: str | Path | None, game_id: int, *, url: str | None = None) -> dict[str, Any]:
+    """A stored game as a JSON-safe dict, from the SQLite file ``path`` or the PostgreSQL database at
+    ``url`` (read-only either way: safe while the bot runs)."""
+    if url is not None:
+        return await asyncio.to_thread(_export_postgres, url, game_id)
+    assert path is not None
     async with await Storage.open(path, synchronous="FULL", readonly=True) as storage:
         return await storage.db.run(lambda c: _export(c, game_id))
 
 
-def _default_database() -> Path:
+def _export_postgres(url: str, game_id: int) -> dict[str, Any]:
+    """One read-only transaction on a connection of its own: unlike ``Storage.open``, it never migrates
+    the database (an export changes nothing)."""
+    from bot.storage.postgres.bulk import read_once  # a SQLite export never loads the PostgreSQL driver
+
+    return read_once(url, lambda c: _export(c, game_id))
+
+
+def _default_database() -> tuple[Path, str | None]:
+    """The settings' database: ``(DATABASE_PATH, DATABASE_URL when it is a PostgreSQL one)``."""
     from bot.config import load_settings
 
-    return load_settings().database_path
+    settings = load_settings()
+    return settings.database_path, settings.database_url
 
 
 def main_export(args: list[str]) -> int:
+    """``export-game``; a database that cannot be read (no such file, server, database or game) is one
+    line on stderr and exit status 1, never the password of a URL."""
     parser = argparse.ArgumentParser(
         prog="python -m bot export-game", description="Print a stored game as JSON."
     )
     parser.add_argument("game_id", type=int, metavar="ID")
-    parser.add_argument(
-        "--database", type=Path, default=None, help="the SQLite file (default: DATABASE_PATH)"
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--database", type=Path, default=None, help="the SQLite file (default: DATABASE_URL or DATABASE_PATH)"
+    )
+    where.add_argument(
+        "--database-url", default=None, metavar="URL", help="a PostgreSQL database: postgresql://..."
     )
     parser.add_argument("--indent", type=int, default=2)
     options = parser.parse_args(args)
-    path = options.database or _default_database()
+    path: Path | None = options.database
+    url: str | None = options.database_url
+    if path is None and url is None:
+        path, url = _default_database()
     try:
-        exported = asyncio.run(export_game(path, options.game_id))
+        exported = asyncio.run(export_game(path, options.game_id, url=url))
     except StorageError as error:
         print(f"export-game: {error}", file=sys.stderr)
         return 1
