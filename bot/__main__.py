@@ -21,6 +21,7 @@ commands:
   export-game ID           print a stored game (seed, options, players, actions) as JSON
   replay FILE              replay an exported game in the terminal
   migrate-db --to URL      copy the SQLite database into an empty PostgreSQL one, verified
+  backup DEST              copy the SQLite database while the bot runs, checked (PostgreSQL: pg_dump)
   sync [--guild ID]        register the slash commands with Discord
 """
 
@@ -73,6 +74,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "simulate": _per_game("bot.sim"),
     "bench": _entry("bot.bench"),
     "export-game": _entry("bot.storage.export", "main_export"),
+    "backup": _entry("bot.storage.sqlite.backup", "main"),
     "replay": _entry("bot.storage.export", "main_replay"),
     "migrate-db": _entry("bot.storage.migrate", "main"),
     "sync": _entry("bot.run", "main_sync"),

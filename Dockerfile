@@ -1,0 +1,60 @@
+# syntax=docker/dockerfile:1
+# Skybo's image: the bot installed from pyproject.toml into a virtual environment, run as a non-root user,
+# its SQLite database on the /data volume. docs/deploy.md says how to run it (one process on SQLite, or a
+# fleet on PostgreSQL with compose.yaml); tests/unit/test_containers.py checks this file without docker.
+#
+# The base is pinned by version tag AND by the digest of its multi-architecture index, so a rebuild gets
+# the same Python and Debian. To move to a newer patch release, look up the new digest with
+# `docker buildx imagetools inspect python:3.11.X-slim-bookworm` and change both FROM lines together.
+
+# ---- build: the virtual environment, built from pyproject.toml (no test extra) ----------------------------
+FROM python:3.11.14-slim-bookworm@sha256:65a93d69fa75478d554f4ad27c85c1e69fa184956261b4301ebaf6dbb0a3543d AS build
+
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PYTHONDONTWRITEBYTECODE=1
+
+# Every dependency has a manylinux wheel (Pillow bundles its image libraries and FreeType, psycopg[binary]
+# its libpq), so no compiler and no apt package are needed here.
+RUN python -m venv /opt/venv
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+COPY cogs ./cogs
+RUN /opt/venv/bin/pip install --no-cache-dir .
+
+# ---- the image that runs -----------------------------------------------------------------------------
+FROM python:3.11.14-slim-bookworm@sha256:65a93d69fa75478d554f4ad27c85c1e69fa184956261b4301ebaf6dbb0a3543d
+
+# A system user of its own (no login, no home); /data is the only place it writes.
+RUN groupadd --system --gid 10001 skybo \
+    && useradd --system --uid 10001 --gid skybo --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin skybo \
+    && mkdir /data \
+    && chown skybo:skybo /data
+
+COPY --from=build /opt/venv /opt/venv
+# The table pictures (bot/render) draw with the bundled DejaVu Sans Bold, which bot/render/images.py looks
+# for at <the folder that holds the bot package>/data/fonts: for an installed package that is
+# site-packages. Without it Pillow's default font would draw other pictures than the tests check.
+COPY data/fonts/ /opt/venv/lib/python3.11/site-packages/data/fonts/
+
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    DATABASE_PATH=/data/skybo.sqlite3
+
+VOLUME ["/data"]
+WORKDIR /data
+USER skybo:skybo
+
+# METRICS_PORT (off by default) serves /healthz and /metrics; compose.yaml turns it on at this port.
+EXPOSE 9464
+# With METRICS_PORT set, healthy means /healthz answers 200 (gateway connected, database reachable,
+# shards owned); without it there is nothing to ask, and the check passes (the process being up is all
+# that is known).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "-c", "import os, urllib.request as r; p = os.environ.get('METRICS_PORT', '').strip(); p in ('', '0') or r.urlopen(f'http://127.0.0.1:{p}/healthz', timeout=4)"]
+
+# SIGTERM asks the bot to stop gracefully (in-flight clicks finished, shard leases released).
+STOPSIGNAL SIGTERM
+CMD ["python", "-m", "bot", "run"]
