@@ -14,12 +14,31 @@ What it offers (see ``tests/e2e/conftest.py`` for the pytest fixtures):
   text channels (``fake.channel("general")``, ``fake.channel("games")``), three human
   members (``fake.user("alice")``, ``"bob"``, ``"carol"``, French locale for carol) and the
   bot member.  Add more with :meth:`FakeDiscord.add_user` / :meth:`FakeDiscord.add_channel`
-  *before* the bot connects.
+  *before* the bot connects, and more guilds with :meth:`FakeDiscord.add_guild` (``shard=(1, 2)``
+  picks an id on that shard; added while a bot runs, it is the bot joining a guild).
 * **Gateway**: HELLO, heartbeat/ACK, IDENTIFY -> READY -> GUILD_CREATE, zlib-stream
   compression (``compress=zlib-stream``), RESUME with replay of missed events,
   REQUEST_GUILD_MEMBERS -> GUILD_MEMBERS_CHUNK, MESSAGE_CREATE/UPDATE/DELETE events for
   public messages (when the bot asked for the message intents).
-  :meth:`FakeDiscord.drop_gateway` and :meth:`FakeDiscord.gateway_outage` cut the socket.
+  :meth:`FakeDiscord.drop_gateway` and :meth:`FakeDiscord.gateway_outage` cut a socket.
+* **Shards**, as Discord routes them: IDENTIFY's ``shard: [shard_id, num_shards]`` (absent: ``[0,
+  1]``, the whole bot) makes a :class:`GatewaySession` of that shard; READY lists (and carries the
+  ``shard``), and GUILD_CREATE, every guild event (channel update/delete, guild delete, messages,
+  raw :meth:`FakeDiscord.dispatch`) and every INTERACTION_CREATE go, only to the sessions whose
+  ``(guild_id >> 22) % num_shards == shard_id`` (:func:`shard_of`); DMs to shard 0. Several
+  processes or clients (``Client(shard_id=, shard_count=)``, ``AutoShardedClient``) may run
+  against one fake at once. Refusals: a malformed or out-of-range shard (``num_shards < 1``,
+  ``shard_id >= num_shards``) closes with 4010 Invalid shard; ``sharding_required=True`` (a bot
+  past Discord's 2,500 guilds per session) closes an unsharded IDENTIFY with 4011 Sharding
+  required; ``GET /gateway/bot`` answers ``recommended_shards``. *Stricter than Discord*: Discord
+  accepts a second session on a shard that a live session holds, and sessions whose shard counts
+  differ (it routes each event to every session its formula selects, so both would receive, and
+  answer, the same interactions: the "Interaction has already been acknowledged" of a bot run
+  twice). The fake refuses such a newcomer with 4010 and a protocol violation, because for this
+  project it is a bug (two processes driving one shard); ``allow_shard_overlap=True`` models
+  Discord exactly. A session that dropped without resuming is not live: a new IDENTIFY on its
+  shard (the restarted process) takes over and *retires* it (its RESUME then gets
+  INVALID_SESSION), as does one of an older shard count.
 * **REST**: users, application info, command sync, interaction callbacks (types
   4, 5, 6, 7, 8, 9), follow-ups and original-response edits through the interaction
   webhook, channel messages (create/edit/delete/fetch/history, embeds, components,
@@ -53,7 +72,8 @@ What it offers (see ``tests/e2e/conftest.py`` for the pytest fixtures):
   ``failed`` is true and waiting on its answer raises :class:`InteractionFailed`).
   :meth:`FakeDiscord.assert_clean` (run by the fixture at teardown) fails the test if any
   unknown route, rejection, failed click or gateway protocol violation was not consumed by
-  the test with :meth:`FakeDiscord.take_rejections` / :meth:`FakeDiscord.take_failed_clicks`.
+  the test with :meth:`FakeDiscord.take_rejections` / :meth:`FakeDiscord.take_failed_clicks` /
+  :meth:`FakeDiscord.take_protocol_violations`.
 
 Everything the bot sends is recorded in :attr:`FakeDiscord.requests`
 (:class:`RecordedRequest`) and every message in :attr:`FakeDiscord.messages`
@@ -236,6 +256,23 @@ class SnowflakeFactory:
         candidate = now_ms << 22
         self._last = max(candidate, self._last + 1)
         return self._last
+
+    def on_shard(self, shard_id: int, shard_count: int) -> int:
+        """A new snowflake whose guild shard, ``(id >> 22) % shard_count``, is ``shard_id``: its
+        timestamp moved forward by less than ``shard_count`` milliseconds (still strictly increasing)."""
+        if not 0 <= shard_id < shard_count:
+            raise ValueError(f"shard {shard_id} is not one of {shard_count}")
+        snowflake = self()
+        timestamp = snowflake >> 22
+        timestamp += (shard_id - timestamp) % shard_count
+        self._last = max(self._last, (timestamp << 22) | (snowflake & ((1 << 22) - 1)))
+        return self._last
+
+
+def shard_of(guild_id: int | None, shard_count: int) -> int:
+    """Discord's sharding formula: the shard (of ``shard_count``) that receives a guild's events;
+    events without a guild (DMs) go to shard 0."""
+    return 0 if guild_id is None else (guild_id >> 22) % shard_count
 
 
 def iso_now() -> str:
@@ -1033,6 +1070,7 @@ class FakeInteraction:
         # Messages the bot wrote through the interaction's webhook (follow-ups, edits), in order.
         self.webhook_writes: list[FakeMessage] = []
         self.failure: FailedClick | None = None  # set when Discord failed the click (never sent)
+        self.sessions: list[GatewaySession] = []  # the gateway sessions INTERACTION_CREATE went to
 
     def __repr__(self) -> str:
         return f"<FakeInteraction id={self.id} type={self.type} user={self.user.username}>"
@@ -1133,6 +1171,15 @@ class GatewayConnection:
         self.session: GatewaySession | None = None
         self.closed = False
         self.frames_sent = 0
+        self.close_code: int | None = None  # the close code the fake sent on this socket, if it closed it
+        self.close_reason = ""
+
+    async def close(self, code: int, reason: str) -> None:
+        """The fake closes the socket with a gateway close code (kept on the connection for the tests)."""
+        self.close_code, self.close_reason = code, reason
+        self.closed = True
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=code, message=reason.encode())
 
     async def send(self, payload: dict[str, Any]) -> None:
         raw = json.dumps(payload, separators=(",", ":"))
@@ -1151,14 +1198,47 @@ class GatewayConnection:
 
 
 class GatewaySession:
-    def __init__(self, session_id: str, intents: int, identify: dict[str, Any]) -> None:
+    """One IDENTIFYed gateway session: shard ``shard_id`` of ``shard_count`` ([0, 1] when the IDENTIFY
+    had no ``shard``). It receives the events of the guilds of its shard (DMs: shard 0) until it is
+    *retired*: replaced by a new IDENTIFY on its shard while it was disconnected (a RESUME of it then
+    gets INVALID_SESSION)."""
+
+    def __init__(
+        self,
+        session_id: str,
+        intents: int,
+        identify: dict[str, Any],
+        *,
+        shard_id: int = 0,
+        shard_count: int = 1,
+    ) -> None:
         self.session_id = session_id
         self.intents = intents
         self.identify = identify
+        self.shard_id = shard_id
+        self.shard_count = shard_count
         self.seq = 0
         self.events: list[dict[str, Any]] = []
         self.connection: GatewayConnection | None = None
         self.resumes = 0
+        self.retired = False
+
+    def __repr__(self) -> str:
+        return f"<GatewaySession {self.session_id[:8]} shard=[{self.shard_id}, {self.shard_count}]>"
+
+    @property
+    def shard(self) -> tuple[int, int]:
+        return self.shard_id, self.shard_count
+
+    @property
+    def live(self) -> bool:
+        """A socket is attached and open (a dropped session waiting for its RESUME is not live)."""
+        conn = self.connection
+        return conn is not None and not conn.closed and not conn.ws.closed
+
+    def handles(self, guild_id: int | None) -> bool:
+        """Whether this session receives the events of ``guild_id`` (``None``: a DM, shard 0)."""
+        return not self.retired and shard_of(guild_id, self.shard_count) == self.shard_id
 
     async def dispatch(self, event: str, data: Any) -> None:
         self.seq += 1
@@ -1182,10 +1262,25 @@ class FakeDiscord:
         clock: Any = None,
         users: Iterable[tuple[str, str, str | None]] | None = None,
         guild_name: str = "Skybo Test Guild",
+        recommended_shards: int = 1,
+        sharding_required: bool = False,
+        allow_shard_overlap: bool = False,
     ) -> None:
         """``clock``: anything with ``now()`` (default a manual :class:`FakeClock`); ``users``:
-        ``(username, locale, global_name)`` of the human members (default alice, bob, carol (fr))."""
+        ``(username, locale, global_name)`` of the human members (default alice, bob, carol (fr)).
+
+        Shards: ``recommended_shards`` is what ``GET /gateway/bot`` answers; ``sharding_required``
+        models a bot past Discord's 2,500 guilds per session: an unsharded IDENTIFY (no ``shard``, or a
+        count of 1) is closed with 4011; ``allow_shard_overlap`` lets sessions on the same shard, or
+        with different shard counts, live together as Discord allows (each receives the events its
+        shard formula selects), instead of refusing the newcomer with 4010 (the default)."""
+        if recommended_shards < 1:
+            raise ValueError("recommended_shards must be at least 1")
         self.token = token
+        self.recommended_shards = recommended_shards
+        self.sharding_required = sharding_required
+        self.allow_shard_overlap = allow_shard_overlap
+        self.max_concurrency = 1  # session_start_limit.max_concurrency of GET /gateway/bot
         self.strict_commands = strict_commands
         self.clock = clock if clock is not None else FakeClock()
         self._guild_name = guild_name
@@ -1214,6 +1309,8 @@ class FakeDiscord:
         self.internal_errors: list[str] = []
         self.gateway_urls: list[str] = []
         self.gateway_connections: list[GatewayConnection] = []  # every socket, with .compress/.frames_sent
+        # (close code, reason) of every gateway socket the fake closed itself, in order
+        self.gateway_closes: list[tuple[int, str]] = []
         self.heartbeats = 0
         self.presence_updates: list[dict[str, Any]] = []
         self._rate_limits: list[_RateLimitRule] = []
@@ -1250,7 +1347,14 @@ class FakeDiscord:
     def _build_world(self) -> None:
         self.users[self.bot_user.id] = self.bot_user
         self.users[self.owner.id] = self.owner
-        gid = self.new_id()
+        self.guild = self._new_guild(self.new_id(), self._guild_name)
+        self.add_channel("general")
+        self.add_channel("games")
+        for username, locale, global_name in self._initial_users:
+            self.add_user(username, locale=locale, global_name=global_name)
+
+    def _new_guild(self, gid: int, name: str) -> FakeGuild:
+        """A guild with @everyone, the bot's role, the owner and the bot as members."""
         everyone = FakeRole(
             gid, "@everyone", (discord.Permissions.general() | discord.Permissions.text()).value
         )
@@ -1263,14 +1367,33 @@ class FakeDiscord:
             (discord.Permissions.text() | discord.Permissions(view_channel=True)).value,
             1,
         )
-        self.guild = FakeGuild(gid, self._guild_name, owner_id=self.owner.id, roles=[everyone, bot_role])
-        self.guilds[gid] = self.guild
-        self.guild.members[self.owner.id] = FakeMember(self.owner)
-        self.guild.members[self.bot_user.id] = FakeMember(self.bot_user, roles=[bot_role.id])
-        self.add_channel("general")
-        self.add_channel("games")
-        for username, locale, global_name in self._initial_users:
-            self.add_user(username, locale=locale, global_name=global_name)
+        guild = FakeGuild(gid, name, owner_id=self.owner.id, roles=[everyone, bot_role])
+        self.guilds[gid] = guild
+        guild.members[self.owner.id] = FakeMember(self.owner)
+        guild.members[self.bot_user.id] = FakeMember(self.bot_user, roles=[bot_role.id])
+        return guild
+
+    async def add_guild(
+        self,
+        name: str,
+        *,
+        shard: tuple[int, int] | None = None,
+        channels: Iterable[str] = (),
+        members: Iterable[FakeUser] = (),
+    ) -> FakeGuild:
+        """Adds a guild the bot is in, with text ``channels`` (names unique in the whole fake, for
+        :meth:`channel`) and human ``members``. ``shard=(shard_id, shard_count)`` picks its id so that
+        it lands on that shard (``(id >> 22) % shard_count``). Added while bots are connected, it is
+        the bot joining a guild: GUILD_CREATE goes to the sessions of its shard."""
+        gid = self.new_id() if shard is None else self.new_id.on_shard(*shard)
+        guild = self._new_guild(gid, name)
+        for channel_name in channels:
+            self.add_channel(channel_name, guild=guild)
+        for user in members:
+            guild.members[user.id] = FakeMember(user)
+        await self._guild_event(guild.id, "GUILD_CREATE", guild.payload())
+        self._notify()
+        return guild
 
     def add_user(self, username: str, *, locale: str = "en-US", global_name: str | None = None) -> FakeUser:
         """Creates a human user, member of the default guild (do it before the bot connects)."""
@@ -1279,12 +1402,12 @@ class FakeDiscord:
         self.guild.members[user.id] = FakeMember(user)
         return user
 
-    def add_channel(self, name: str) -> FakeChannel:
-        """Creates a text channel in the default guild (do it before the bot connects)."""
-        channel = FakeChannel(
-            self.new_id(), name, 0, guild_id=self.guild.id, position=len(self.guild.channels)
-        )
-        self.guild.channels.append(channel)
+    def add_channel(self, name: str, *, guild: FakeGuild | None = None) -> FakeChannel:
+        """Creates a text channel in ``guild`` (default: the default guild; do it before the bot
+        connects)."""
+        guild = guild or self.guild
+        channel = FakeChannel(self.new_id(), name, 0, guild_id=guild.id, position=len(guild.channels))
+        guild.channels.append(channel)
         self.channels[channel.id] = channel
         return channel
 
@@ -1490,6 +1613,13 @@ class FakeDiscord:
         """Removes (and returns) the recorded failed clicks, all or those on this custom_id."""
         taken = [f for f in self.failed_clicks if custom_id is None or f.custom_id == custom_id]
         self.failed_clicks = [f for f in self.failed_clicks if f not in taken]
+        return taken
+
+    def take_protocol_violations(self, needle: str | None = None) -> list[str]:
+        """Removes (and returns) the recorded gateway protocol violations, all or those containing
+        ``needle``: for a test that provokes one on purpose (e.g. an IDENTIFY on an invalid shard)."""
+        taken = [v for v in self.protocol_violations if needle is None or needle in v]
+        self.protocol_violations = [v for v in self.protocol_violations if v not in taken]
         return taken
 
     def assert_clean(self) -> None:
@@ -1739,8 +1869,13 @@ class FakeDiscord:
     async def _h_gateway_bot(self, request: web.Request, record: RecordedRequest) -> Any:
         return {
             "url": self.gateway_url.rstrip("/"),
-            "shards": 1,
-            "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1},
+            "shards": self.recommended_shards,
+            "session_start_limit": {
+                "total": 1000,
+                "remaining": 999,
+                "reset_after": 0,
+                "max_concurrency": self.max_concurrency,
+            },
         }
 
     async def _h_get_user(self, request: web.Request, record: RecordedRequest, user_id: str) -> Any:
@@ -2112,30 +2247,30 @@ class FakeDiscord:
         return msg
 
     async def _message_event(self, event: str, msg: FakeMessage) -> None:
-        session = self.session
-        if session is None or msg.visible_to is not None:
+        if msg.visible_to is not None:
             return
         channel = self.channels.get(msg.channel_id)
         if channel is None or (channel.guild_id is not None and not self._bot_in(channel.guild_id)):
             return
         intent = INTENT_DIRECT_MESSAGES if channel.type == 1 else INTENT_GUILD_MESSAGES
-        if not session.intents & intent:
-            return
-        if event == "MESSAGE_DELETE":
-            data: dict[str, Any] = {"id": str(msg.id), "channel_id": str(msg.channel_id)}
-            if msg.guild_id is not None:
-                data["guild_id"] = str(msg.guild_id)
-        else:
-            data = msg.payload()
-            if msg.author.id != self.bot_user.id and not session.intents & INTENT_MESSAGE_CONTENT:
-                data.update(content="", embeds=[], attachments=[], components=[])
-            if msg.guild_id is not None and msg.guild_id in self.guilds:
-                member = self.guilds[msg.guild_id].members.get(msg.author.id)
-                if member is not None:
-                    member_data = member.payload()
-                    member_data.pop("user")
-                    data["member"] = member_data
-        await session.dispatch(event, data)
+        for session in self.sessions_for(channel.guild_id):
+            if not session.intents & intent:
+                continue
+            if event == "MESSAGE_DELETE":
+                data: dict[str, Any] = {"id": str(msg.id), "channel_id": str(msg.channel_id)}
+                if msg.guild_id is not None:
+                    data["guild_id"] = str(msg.guild_id)
+            else:
+                data = msg.payload()
+                if msg.author.id != self.bot_user.id and not session.intents & INTENT_MESSAGE_CONTENT:
+                    data.update(content="", embeds=[], attachments=[], components=[])
+                if msg.guild_id is not None and msg.guild_id in self.guilds:
+                    member = self.guilds[msg.guild_id].members.get(msg.author.id)
+                    if member is not None:
+                        member_data = member.payload()
+                        member_data.pop("user")
+                        data["member"] = member_data
+            await session.dispatch(event, data)
 
     # ------------------------------------------------------------------ channel message routes
 
@@ -2446,7 +2581,7 @@ class FakeDiscord:
             await self._resume(conn, data or {})
         elif conn.session is None:
             self.protocol_violations.append(f"op {op} sent before IDENTIFY")
-            await conn.ws.close(code=4003, message=b"Not authenticated.")
+            await self._close_gateway(conn, 4003, "Not authenticated.")
         elif op == 3:
             self.presence_updates.append(data or {})
         elif op == 4:
@@ -2455,18 +2590,84 @@ class FakeDiscord:
             await self._request_members(conn, data or {})
         else:
             self.protocol_violations.append(f"unknown gateway opcode {op}")
-            await conn.ws.close(code=4001, message=b"Unknown opcode.")
+            await self._close_gateway(conn, 4001, "Unknown opcode.")
         self._notify()
+
+    async def _close_gateway(self, conn: GatewayConnection, code: int, reason: str) -> None:
+        self.gateway_closes.append((code, reason))
+        await conn.close(code, reason)
+
+    def _identify_shard(self, data: dict[str, Any]) -> tuple[int, int] | str:
+        """The IDENTIFY's ``[shard_id, num_shards]`` (``[0, 1]`` when absent), or why it is invalid."""
+        shard = data.get("shard")
+        if shard is None:
+            return 0, 1
+        if (
+            not isinstance(shard, list)
+            or len(shard) != 2
+            or not all(isinstance(n, int) and not isinstance(n, bool) for n in shard)
+        ):
+            return f"IDENTIFY shard must be [shard_id, num_shards], got {shard!r}"
+        shard_id, shard_count = shard
+        if shard_count < 1 or not 0 <= shard_id < shard_count:
+            return f"IDENTIFY shard {shard!r} is out of range (0 <= shard_id < num_shards, num_shards >= 1)"
+        return shard_id, shard_count
+
+    def _shard_conflict(self, shard_id: int, shard_count: int) -> str | None:
+        """Why a new session on this shard may not join the live ones (``None``: it may)."""
+        if self.allow_shard_overlap:
+            return None
+        for other in self.sessions.values():
+            if other.retired or not other.live:
+                continue
+            here = f"IDENTIFY on shard [{shard_id}, {shard_count}] while live session {other.session_id[:8]}"
+            if other.shard_count != shard_count:
+                return (
+                    f"{here} is on shard [{other.shard_id}, {other.shard_count}]: the shard counts disagree"
+                )
+            if other.shard_id == shard_id:
+                return f"{here} still holds that shard: a second session on one shard"
+        return None
 
     async def _identify(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
         if conn.session is not None:
             self.protocol_violations.append("IDENTIFY sent twice on one connection")
-            await conn.ws.close(code=4005, message=b"Already authenticated.")
+            await self._close_gateway(conn, 4005, "Already authenticated.")
             return
         if data.get("token") != self.token:
-            await conn.ws.close(code=4004, message=b"Authentication failed.")
+            await self._close_gateway(conn, 4004, "Authentication failed.")
             return
-        session = GatewaySession(secrets.token_hex(16), int(data.get("intents") or 0), data)
+        shard = self._identify_shard(data)
+        if isinstance(shard, str):
+            self.protocol_violations.append(shard)
+            await self._close_gateway(conn, 4010, "Invalid shard.")
+            return
+        shard_id, shard_count = shard
+        conflict = self._shard_conflict(shard_id, shard_count)
+        if conflict is not None:
+            self.protocol_violations.append(conflict)
+            await self._close_gateway(conn, 4010, "Invalid shard.")
+            return
+        if self.sharding_required and shard_count == 1:
+            await self._close_gateway(conn, 4011, "Sharding required.")
+            return
+        # The new session takes over its shard: a disconnected session on it (a process that died),
+        # or of an older shard layout, will never be resumed; it stops collecting events.
+        for old in self.sessions.values():
+            if (
+                not old.retired
+                and not old.live
+                and (old.shard_count != shard_count or old.shard_id == shard_id)
+            ):
+                old.retired = True
+                old.events.clear()
+        session = GatewaySession(
+            secrets.token_hex(16),
+            int(data.get("intents") or 0),
+            data,
+            shard_id=shard_id,
+            shard_count=shard_count,
+        )
         self.sessions[session.session_id] = session
         self.session = session
         session.connection = conn
@@ -2475,7 +2676,9 @@ class FakeDiscord:
             "v": 10,
             "user": {**self.bot_user.payload(), "verified": True, "mfa_enabled": False, "email": None},
             "guilds": [
-                {"id": str(g.id), "unavailable": True} for g in self.guilds.values() if self._bot_in(g.id)
+                {"id": str(g.id), "unavailable": True}
+                for g in self.guilds.values()
+                if self._bot_in(g.id) and session.handles(g.id)
             ],
             "session_id": session.session_id,
             "session_type": "normal",
@@ -2494,12 +2697,16 @@ class FakeDiscord:
             ready["shard"] = data["shard"]
         await session.dispatch("READY", ready)
         for guild in self.guilds.values():
-            if self._bot_in(guild.id) and guild.id not in self.unavailable_guilds:
+            if (
+                self._bot_in(guild.id)
+                and guild.id not in self.unavailable_guilds
+                and session.handles(guild.id)
+            ):
                 await session.dispatch("GUILD_CREATE", guild.payload())
 
     async def _resume(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
         session = self.sessions.get(data.get("session_id") or "")
-        if session is None or data.get("token") != self.token:
+        if session is None or session.retired or data.get("token") != self.token:
             await conn.send({"op": 9, "d": False, "s": None, "t": None})
             return
         if conn.url.split("?")[0] != "/resume":
@@ -2518,7 +2725,7 @@ class FakeDiscord:
     async def _request_members(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
         assert conn.session is not None
         guild = self.guilds.get(_int(data.get("guild_id")))
-        if guild is None or not self._bot_in(guild.id):
+        if guild is None or not self._bot_in(guild.id) or not conn.session.handles(guild.id):
             return
         members = list(guild.members.values())
         if data.get("user_ids"):
@@ -2539,43 +2746,80 @@ class FakeDiscord:
             chunk["nonce"] = data["nonce"]
         await conn.session.dispatch("GUILD_MEMBERS_CHUNK", chunk)
 
-    async def dispatch(self, event: str, data: Any) -> None:
-        """Sends a raw DISPATCH event to the connected bot (queued for replay if the socket is down)."""
+    def sessions_for(self, guild_id: int | None) -> list[GatewaySession]:
+        """The sessions that receive ``guild_id``'s events (``None``: DMs, shard 0), dropped ones
+        (queuing for their RESUME) included: one, unless ``allow_shard_overlap`` let several in."""
+        return [s for s in self.sessions.values() if s.handles(guild_id)]
+
+    def session_on(self, shard_id: int, shard_count: int | None = None) -> GatewaySession:
+        """The newest not retired session on shard ``shard_id`` (of ``shard_count``, any if omitted)."""
+        for session in reversed(list(self.sessions.values())):
+            if (
+                not session.retired
+                and session.shard_id == shard_id
+                and shard_count in (None, session.shard_count)
+            ):
+                return session
+        raise FakeDiscordError(f"no gateway session on shard {shard_id} of {shard_count}")
+
+    async def _guild_event(self, guild_id: int | None, event: str, data: Any) -> list[GatewaySession]:
+        """Dispatches a guild's event (``None``: a DM's) to the sessions of its shard."""
+        sessions = self.sessions_for(guild_id)
+        for session in sessions:
+            await session.dispatch(event, data)
+        return sessions
+
+    async def dispatch(self, event: str, data: Any, *, session: GatewaySession | None = None) -> None:
+        """Sends a raw DISPATCH event (queued for replay if the socket is down) to ``session``, by
+        default to the sessions of the guild in ``data`` (``guild_id``, or ``id`` for GUILD_* events;
+        none: shard 0)."""
         if self.session is None:
             raise FakeDiscordError("no bot has identified on the gateway")
-        await self.session.dispatch(event, data)
+        if session is not None:
+            await session.dispatch(event, data)
+        else:
+            raw = data.get("guild_id") if isinstance(data, dict) else None
+            if raw is None and isinstance(data, dict) and event.startswith("GUILD_"):
+                raw = data.get("id")
+            await self._guild_event(None if raw is None else _int(raw), event, data)
         self._notify()
 
-    async def drop_gateway(self, code: int = 4000) -> None:
-        """Closes the bot's gateway socket with ``code`` (a resumable code by default)."""
-        if self.session is None or self.session.connection is None:
+    async def drop_gateway(self, code: int = 4000, *, session: GatewaySession | None = None) -> None:
+        """Closes the gateway socket of ``session`` (default: the last one identified) with ``code``
+        (a resumable code by default)."""
+        session = session or self.session
+        if session is None or session.connection is None:
             raise FakeDiscordError("no gateway connection to drop")
-        conn = self.session.connection
-        self.session.connection = None
+        conn = session.connection
+        session.connection = None
         conn.closed = True
+        conn.close_code, conn.close_reason = code, "dropped by the test"
         await conn.ws.close(code=code, message=b"dropped by the test")
         self._notify()
 
     @contextlib.asynccontextmanager
-    async def gateway_outage(self, code: int = 4000, timeout: float = 10.0) -> AsyncIterator[None]:
-        """Drops the socket and keeps new connections waiting until the block exits.
+    async def gateway_outage(
+        self, code: int = 4000, timeout: float = 10.0, *, session: GatewaySession | None = None
+    ) -> AsyncIterator[None]:
+        """Drops the socket of ``session`` (default: the last one identified) and keeps new
+        connections waiting until the block exits.
 
         Events dispatched inside the block (``dispatch``, ``run_command``, ``click``) are
         queued; on exit the bot reconnects, RESUMEs, and receives them as a replay.  The
         context exit waits for the RESUMED event to be sent.
         """
-        if self.session is None:
+        target = session or self.session
+        if target is None:
             raise FakeDiscordError("no bot has identified on the gateway")
-        session = self.session
-        resumes = session.resumes
+        resumes = target.resumes
         self._gateway_open.clear()
         try:
-            await self.drop_gateway(code)
+            await self.drop_gateway(code, session=target)
             yield
         finally:
             self._gateway_open.set()
         await self.wait_until(
-            lambda: session.resumes > resumes and session.connection is not None,
+            lambda: target.resumes > resumes and target.connection is not None,
             timeout,
             what="the bot to RESUME",
         )
@@ -2594,8 +2838,8 @@ class FakeDiscord:
         for msg in self.messages.values():
             if msg.channel_id == channel.id:
                 msg.deleted = True
-        if self.session is not None and self._bot_in(channel.guild_id):
-            await self.session.dispatch("CHANNEL_DELETE", channel.payload())
+        if self._bot_in(channel.guild_id):
+            await self._guild_event(channel.guild_id, "CHANNEL_DELETE", channel.payload())
         self._notify()
 
     async def remove_bot_from_guild(self, guild: FakeGuild | None = None) -> None:
@@ -2607,8 +2851,7 @@ class FakeDiscord:
         guild = guild or self.guild
         if guild.members.pop(self.bot_user.id, None) is None:
             raise FakeDiscordError(f"the bot is not in {guild.name}")
-        if self.session is not None:
-            await self.session.dispatch("GUILD_DELETE", {"id": str(guild.id)})
+        await self._guild_event(guild.id, "GUILD_DELETE", {"id": str(guild.id)})
         self._notify()
 
     async def set_overwrite(
@@ -2630,8 +2873,8 @@ class FakeDiscord:
         else:
             allowed, denied = (allow or discord.Permissions()).value, (deny or discord.Permissions()).value
             channel.overwrites[target.id] = (kind, allowed, denied)
-        if self.session is not None and self._bot_in(channel.guild_id) and channel.id in self.channels:
-            await self.session.dispatch("CHANNEL_UPDATE", channel.payload())
+        if self._bot_in(channel.guild_id) and channel.id in self.channels:
+            await self._guild_event(channel.guild_id, "CHANNEL_UPDATE", channel.payload())
         self._notify()
 
     # ------------------------------------------------------------------ test-side actions
@@ -2682,9 +2925,16 @@ class FakeDiscord:
         if self.session is None:
             raise FakeDiscordError("no bot has identified on the gateway")
         payload = self._interaction_payload(inter)
+        guild_id = inter.channel.guild_id
+        sessions = self.sessions_for(guild_id)
+        if not sessions:
+            where = "DMs" if guild_id is None else f"guild {guild_id}"
+            raise FakeDiscordError(f"no gateway session receives the events of {where} (shard 0 for DMs)")
         self.interactions[inter.id] = inter
         self._interactions_by_token[inter.token] = inter
-        await self.session.dispatch("INTERACTION_CREATE", payload)
+        inter.sessions = sessions
+        for session in sessions:
+            await session.dispatch("INTERACTION_CREATE", payload)
         self._notify()
         return inter
 
