@@ -6,6 +6,7 @@ Commands are synced only on request (``python -m bot sync``), never at start.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
@@ -17,16 +18,17 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.clock import Clock
-from bot.config import Limits
+from bot.config import Limits, Shards
 from bot.i18n import language_of
 from bot.i18n import translate as t
-from bot.lifecycle import InFlight
+from bot.lifecycle import InFlight, stop_gracefully
 from bot.metrics import Metrics, MetricsServer
 from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
 from bot.ui import command_options, ids, on_time, table_views
 
 log = logging.getLogger(__name__)
+LEASE_CHECK_S = 5.0  # how often a fleet process checks that its shard leases still hold
 
 # A card table never joins a voice channel: discord.py's start-up warnings that voice needs PyNaCl
 # and davey would only be noise in every log (they are printed once, when the first Client is built).
@@ -104,9 +106,16 @@ def intents() -> discord.Intents:
     return wanted
 
 
-class SkyboBot(commands.Bot):
+class SkyboBot(commands.AutoShardedBot):
     """Skybo. Pass ``storage`` (tests), or where to open it at start: a PostgreSQL ``database_url``, else
-    the SQLite ``database_path`` (neither: the settings' ``DATABASE_URL`` / ``DATABASE_PATH``)."""
+    the SQLite ``database_path`` (neither: the settings' ``DATABASE_URL`` / ``DATABASE_PATH``).
+
+    Sharded as Discord recommends (discord.py's ``AutoShardedBot``: one gateway connection per shard in
+    this process): ``shards`` (:class:`bot.config.Shards`, ``SHARD_COUNT`` / ``SHARD_IDS``) fixes the
+    count and which of them this process runs; then it resumes, times and plays only the games of the
+    guilds on its shards (``TableService.owns``), and holds them with ``shard_lease`` (bot.run).
+    Without shard settings it runs every shard of the recommended count (one, for a small bot).
+    """
 
     service: TableService
     presenter: table_views.Presenter
@@ -124,8 +133,13 @@ class SkyboBot(commands.Bot):
         limits: Limits | None = None,
         metrics_port: int | None = None,
         metrics_host: str = "127.0.0.1",
+        shards: Shards | None = None,
     ) -> None:
+        self.shard_plan = shards or Shards()
+        ids = self.shard_plan.shard_ids
         super().__init__(
+            shard_count=self.shard_plan.count,
+            shard_ids=list(ids) if ids is not None else None,  # type: ignore[arg-type]  # None: all
             command_prefix=commands.when_mentioned,
             intents=intents(),
             tree_cls=SkyboTree,
@@ -148,6 +162,8 @@ class SkyboBot(commands.Bot):
         # The interactions being handled; a graceful stop waits for them (bot.lifecycle).
         self.in_flight = InFlight(self.metrics.interaction)
         self.shard_lease: Any = None  # a fleet's shard leases (bot.storage), held while the bot runs
+        self.lease_lost = False
+        self._lease_watch: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task
@@ -174,9 +190,12 @@ class SkyboBot(commands.Bot):
             clock=self.tuning.clock,
             limits=self.limits,
             observer=self.metrics,
+            owns=self.shard_plan.owns,
         )
         self.metrics.watch(self)
         await self.start_metrics()
+        if self.shard_lease is not None:
+            self._lease_watch = asyncio.create_task(self._watch_lease(), name="shard-lease-watch")
         self.table_ui = table_views.TableUI(self)
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
@@ -231,6 +250,19 @@ class SkyboBot(commands.Bot):
 
             await self.service.cancel_gone(removed, "removed from the server while stopped")
 
+    async def _watch_lease(self) -> None:
+        """The shards must stay ours: if the connection holding their locks is lost, another process
+        may take them over, so this one stops (gracefully; its supervisor starts it again)."""
+        while not self.is_closed():
+            await asyncio.sleep(LEASE_CHECK_S)
+            if self.is_closed() or self.in_flight.stopping:
+                return
+            if not await self.shard_lease.alive():
+                log.error("shard lease lost: stopping", extra={"shards": list(self.shard_lease.shards)})
+                self.lease_lost = True
+                await stop_gracefully(self)
+                return
+
     async def start_metrics(self) -> None:
         """Serve /healthz and /metrics on ``metrics_port`` (once; nothing when it is None). Raises
         OSError when the port cannot be listened on (python -m bot run calls it before logging in)."""
@@ -241,11 +273,13 @@ class SkyboBot(commands.Bot):
             self.metrics_server = server
 
     def shards_run(self) -> tuple[int, ...]:
-        """The shards this process runs (empty: not sharded)."""
-        ids = getattr(self, "shard_ids", None)
-        return tuple(ids) if ids else ()
+        """The shards this process runs (their gateway connections; empty before the first connects)."""
+        return tuple(sorted(self.shards))
 
     async def close(self) -> None:
+        watch, self._lease_watch = self._lease_watch, None
+        if watch is not None and watch is not asyncio.current_task():
+            watch.cancel()
         if self.metrics_server is not None:
             await self.metrics_server.stop()
             self.metrics_server = None
@@ -272,6 +306,7 @@ def create_bot(
     limits: Limits | None = None,
     metrics_port: int | None = None,
     metrics_host: str = "127.0.0.1",
+    shards: Shards | None = None,
 ) -> SkyboBot:
     """The bot, ready for ``start(token)``; storage opens in ``setup_hook`` unless given.
 
@@ -289,4 +324,5 @@ def create_bot(
         limits=limits,
         metrics_port=metrics_port,
         metrics_host=metrics_host,
+        shards=shards,
     )

@@ -5,7 +5,7 @@ which check failed:
 
 - ``gateway``: connected to Discord and ready (every shard this process runs);
 - ``database``: a read through the storage answers within 2 s;
-- ``shards``: the shard leases are held (a fleet on PostgreSQL; "not sharded" otherwise).
+- ``shards``: the shard leases are held (a fleet on PostgreSQL; "not a fleet" otherwise).
 
 ``/metrics`` is Prometheus' text format (``prometheus_client``), one registry per bot:
 
@@ -142,7 +142,7 @@ async def health(bot: Any) -> tuple[bool, dict[str, str]]:
             checks["database"] = f"unreachable ({type(error).__name__})"
     lease = getattr(bot, "shard_lease", None)
     if lease is None:
-        checks["shards"] = "ok (not sharded)" if not bot.shards_run() else "ok"
+        checks["shards"] = "ok (not a fleet)"  # every shard in this one process: nothing to hold
     else:
         checks["shards"] = "ok" if await lease.alive() else "lease lost"
     healthy = all(value.startswith("ok") for value in checks.values())

@@ -47,7 +47,7 @@ async def _run(settings: Settings) -> int:
 
     from bot.client import create_bot
     from bot.lifecycle import run_until_stopped
-    from bot.storage import Storage, StorageError
+    from bot.storage import ShardsTaken, Storage, StorageError
 
     assert settings.token is not None
     # The storage opens before anything talks to Discord: a database that cannot be used (read-only,
@@ -59,13 +59,24 @@ async def _run(settings: Settings) -> int:
     except StorageError as exc:
         print(f"storage error: {exc}", file=sys.stderr)
         return 2
+    lease = None
     try:
+        shards = settings.shards
+        if shards.count is not None and shards.shard_ids is not None:
+            # Before logging in: a shard another live process runs is refused, never driven twice.
+            try:
+                lease = await storage.hold_shards(shards.count, shards.shard_ids)
+            except ShardsTaken as exc:
+                print(f"shards: {exc}", file=sys.stderr)
+                return 2
         bot = create_bot(
             storage=storage,
             limits=settings.limits,
             metrics_port=settings.metrics_port,
             metrics_host=settings.metrics_host,
+            shards=shards,
         )
+        bot.shard_lease = lease
         try:
             await bot.start_metrics()
         except OSError as exc:
@@ -79,6 +90,9 @@ async def _run(settings: Settings) -> int:
             # SIGTERM / SIGINT: no new interaction, those in flight finished, then a clean exit
             # (bot.lifecycle), within STOP_GRACE seconds.
             await run_until_stopped(bot, settings.token)
+        if bot.lease_lost:  # stopped itself: another process may run those shards now
+            print(f"shards: lost the hold on {shards}; stopped (start it again)", file=sys.stderr)
+            return 1
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN): check it in the developer portal.", file=sys.stderr)
         return 2
@@ -89,6 +103,8 @@ async def _run(settings: Settings) -> int:
         print(f"storage error: {exc}", file=sys.stderr)
         return 2
     finally:
+        if lease is not None:
+            await lease.release()
         await storage.close()
     return 0
 

@@ -18,6 +18,8 @@ on: ``bot.storage.sqlite`` (aiosqlite, group commit, WAL), the default, or ``bot
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import Protocol
 
 from bot.storage.backend import Database, WriteStats
 from bot.storage.errors import (
@@ -30,6 +32,7 @@ from bot.storage.errors import (
     GameNotOver,
     GameQuarantined,
     SchemaTooNew,
+    ShardsTaken,
     StaleVersion,
     StorageError,
 )
@@ -78,6 +81,8 @@ __all__ = [
     "SchemaTooNew",
     "Seat",
     "SeatResult",
+    "ShardLease",
+    "ShardsTaken",
     "StaleVersion",
     "StatsRepository",
     "Storage",
@@ -89,6 +94,16 @@ __all__ = [
     "translate_os_error",
     "user_key",
 ]
+
+
+class ShardLease(Protocol):
+    """Shards held by this process (:meth:`Storage.hold_shards`); keep a reference while running them."""
+
+    shards: tuple[int, ...]
+
+    async def alive(self) -> bool: ...
+
+    async def release(self) -> None: ...
 
 
 class Storage:
@@ -153,6 +168,17 @@ class Storage:
             path, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms, lock=lock, readonly=readonly
         )
         return cls(db)
+
+    async def hold_shards(self, count: int, shards: Sequence[int]) -> ShardLease | None:
+        """Hold ``shards`` (of ``count``) for this process while it runs them, or raise
+        :class:`ShardsTaken`: two processes must never drive the same games. PostgreSQL: one advisory
+        lock per shard (:mod:`bot.storage.postgres.leases`). SQLite: None, nothing to hold: its file
+        lock already keeps a second process away (and a part of the shards is refused by the settings)."""
+        lease_shards = getattr(self.db, "lease_shards", None)
+        if lease_shards is None:
+            return None
+        lease: ShardLease = await lease_shards(count, shards)
+        return lease
 
     async def ping(self) -> None:
         """One read round trip (health checks): raises a storage error when the database cannot answer."""

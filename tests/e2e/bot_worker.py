@@ -1,11 +1,14 @@
 """The real bot in a process of its own, against a fake Discord served by the test process.
 
 usage: python tests/e2e/bot_worker.py API_BASE GATEWAY_URL DATABASE [--sync] [--seed N] [--grace S]
-       [--no-limits]
+       [--no-limits] [--shard-count N --shard-ids IDS]
 
 ``API_BASE`` (``http://127.0.0.1:<port>/api/v10``) and ``GATEWAY_URL`` (``ws://127.0.0.1:<port>/``)
 point discord.py at the fake the way ``FakeDiscord.patched`` does in-process. The bot is the
-project's own (``bot.client.create_bot``) on ``DATABASE`` with fast timings. ``--sync`` syncs the
+project's own (``bot.client.create_bot``) on ``DATABASE`` (a SQLite file or a ``postgresql://`` URL)
+with fast timings; with ``--shard-count`` / ``--shard-ids`` it runs those shards and holds them as
+``python -m bot run`` does (``SHARDS TAKEN: ...`` on stdout and exit status 3 when another process
+holds one). ``--sync`` syncs the
 command tree once ready (the fake keeps the commands across processes, as Discord does); ``--seed``
 deals every game this process starts from seed N (the test's deals are then the same every run).
 The worker prints ``READY`` (flushed) once discord.py is ready; it runs until it is killed (the point of
@@ -19,17 +22,20 @@ cool-down (one host opens several tables at once).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import sys
 import threading
+from typing import Any
 
 import discord
 import yarl
 
 from bot.client import BotTuning, create_bot
-from bot.config import Limits
+from bot.config import Limits, shards_from
 from bot.lifecycle import STOP_GRACE, run_until_stopped
+from bot.storage import ShardsTaken, Storage
 
 # The fake's token (FakeDiscord's default): a test token, not a secret.
 TOKEN = "fake-bot-token"
@@ -39,18 +45,33 @@ TOKEN = "fake-bot-token"
 TUNING = BotTuning(ai_delay=0.0, round_delay=600.0, edit_interval=0.0, images=False)
 
 
-async def main(
-    api_base: str,
-    gateway_url: str,
-    database: str,
-    sync: bool,
-    seed: int | None,
-    grace: float = STOP_GRACE,
-    no_limits: bool = False,
-) -> None:
-    discord.http.Route.BASE = api_base
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
-    bot = create_bot(database_path=database, tuning=TUNING, limits=Limits.none() if no_limits else None)
+async def main(options: argparse.Namespace) -> int:
+    discord.http.Route.BASE = options.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(options.gateway_url)
+    url = options.database if options.database.startswith("postgresql://") else None
+    shards = shards_from(options.shard_count, options.shard_ids)
+    storage = await Storage.open(options.database if url is None else None, synchronous="FULL", url=url)
+    lease = None
+    try:
+        if shards.count is not None and shards.shard_ids is not None:
+            # As python -m bot run does (bot.run): hold the shards before logging in.
+            try:
+                lease = await storage.hold_shards(shards.count, shards.shard_ids)
+            except ShardsTaken as exc:
+                print(f"SHARDS TAKEN: {exc}", flush=True)
+                return 3
+        bot = create_bot(
+            storage=storage, tuning=TUNING, limits=Limits.none() if options.no_limits else None, shards=shards
+        )
+        bot.shard_lease = lease
+        return await serve(bot, options)
+    finally:
+        if lease is not None:
+            await lease.release()
+        await storage.close()
+
+
+async def serve(bot: Any, options: argparse.Namespace) -> int:
     # discord.py waits 2 s after the last GUILD_CREATE before "ready"; the fake sends them at once.
     bot._connection.guild_ready_timeout = 0.1
     loop = asyncio.get_running_loop()
@@ -62,26 +83,37 @@ async def main(
 
     threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
     async with bot:
-        runner = asyncio.create_task(run_until_stopped(bot, TOKEN, grace=grace))
+        runner = asyncio.create_task(run_until_stopped(bot, TOKEN, grace=options.grace))
         await bot.wait_until_ready()
-        if seed is not None:
-            bot.service._seed = lambda: seed
-        if sync:
+        if options.seed is not None:
+            bot.service._seed = lambda: options.seed
+        if options.sync:
             await bot.tree.sync()
         print("READY", flush=True)
         done, _ = await asyncio.wait({runner, stdin_closed}, return_when=asyncio.FIRST_COMPLETED)
         if runner in done:
             if runner.result():
                 print("STOPPED", flush=True)  # by a signal, gracefully
-            return  # else the bot stopped by itself: runner.result() raised why (a traceback on stderr)
+            return 0  # else the bot stopped by itself: runner.result() raised why (a traceback on stderr)
         await bot.close()
         await runner
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    out = argparse.ArgumentParser(prog="bot_worker.py")
+    out.add_argument("api_base")
+    out.add_argument("gateway_url")
+    out.add_argument("database", help="a SQLite file, or a postgresql:// URL")
+    out.add_argument("--sync", action="store_true")
+    out.add_argument("--seed", type=int, default=None)
+    out.add_argument("--grace", type=float, default=STOP_GRACE)
+    out.add_argument("--no-limits", action="store_true")
+    out.add_argument("--shard-count", default=None)
+    out.add_argument("--shard-ids", default=None)
+    return out
 
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s %(message)s")
-    flags = sys.argv[4:]
-    seed = int(flags[flags.index("--seed") + 1]) if "--seed" in flags else None
-    grace = float(flags[flags.index("--grace") + 1]) if "--grace" in flags else STOP_GRACE
-    no_limits = "--no-limits" in flags
-    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], "--sync" in flags, seed, grace, no_limits))
+    sys.exit(asyncio.run(main(parser().parse_args())))
