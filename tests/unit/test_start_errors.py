@@ -1,4 +1,5 @@
-"""``python -m bot run`` with a database it cannot use stops with ONE line on stderr and exit code 2:
+"""``python -m bot run`` with a database it cannot use (or a shard another process holds) stops with ONE
+line on stderr and exit code 2:
 no traceback, the token never printed, and before any contact with Discord (issue 23 item 6).
 
 Each case runs the real command in a child process with a dummy token. The test machine has no
@@ -203,3 +204,38 @@ def test_a_path_that_cannot_be_created_stops_the_start_with_one_line(tmp_path: P
     database = blocker / "skybo.sqlite3" if name == "file" else blocker / "sub" / "skybo.sqlite3"
     result = _run_bot(tmp_path, database)
     _assert_one_clear_line(result, database, "cannot open or create the database file")
+
+
+async def test_a_shard_held_by_another_process_stops_the_start_with_one_line(
+    tmp_path: Path, pg_dsn: str
+) -> None:
+    """A fleet process asking for a shard another live process runs: one line, before Discord."""
+    storage = await Storage.open(url=pg_dsn)  # migrated, as by the process that runs the shard
+    lease = await storage.hold_shards(2, (1,))
+    try:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(tmp_path),
+            "DISCORD_TOKEN": TOKEN,
+            "DATABASE_URL": pg_dsn,
+            "SHARD_COUNT": "2",
+            "SHARD_IDS": "0-1",
+        }
+        result = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "bot", "run"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            check=False,
+        )
+    finally:
+        assert lease is not None
+        await lease.release()
+        await storage.close()
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert lines[0].startswith("shards: ") and "shard 1 of 2 already run in another live process" in lines[0]
+    assert "Traceback" not in result.stderr and TOKEN not in result.stderr + result.stdout
