@@ -1,6 +1,6 @@
 """``python -m bot run`` with a database it cannot use (or a shard another process holds) stops with ONE
-line on stderr and exit code 2:
-no traceback, the token never printed, and before any contact with Discord (issue 23 item 6).
+line on stderr and exit code 2: no traceback, the token never printed, and before any contact with
+Discord (issue 23 item 6, issue 25).
 
 Each case runs the real command in a child process with a dummy token. The test machine has no
 network, and discord.py logs "logging in using static token" before its first request: a run that
