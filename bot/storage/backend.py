@@ -99,6 +99,16 @@ class Database(Protocol):
         """True if ``error``, raised by a statement, broke a unique constraint or index."""
         ...
 
+    @property
+    def row_lock(self) -> str:
+        """The clause a read-modify-write appends to its SELECT to lock the rows it will update.
+
+        ``" FOR UPDATE"`` where another process may write the same rows between the read and the write
+        (PostgreSQL, READ COMMITTED); ``""`` where the one writer already excludes that (SQLite, which
+        refuses the clause). The rating update uses it (:func:`bot.storage.ratings.rate_game`).
+        """
+        ...
+
     async def close(self) -> None: ...
 
 

@@ -421,8 +421,11 @@ def _log_quarantine(repair: _Repair, kind: str) -> None:
     )
 
 
-def _finish(conn: Connection, game_id: int, expected_version: int | None, now: int) -> FinishedGame:
-    """Close an ended game in the caller's transaction: status, results, ratings (if rated)."""
+def _finish(
+    conn: Connection, game_id: int, expected_version: int | None, now: int, row_lock: str
+) -> FinishedGame:
+    """Close an ended game in the caller's transaction: status, results, ratings (if rated, their rows
+    locked with the backend's ``row_lock``)."""
     rows = _fetch_rows(conn, "g.id = ?", (game_id,))
     if not rows:
         raise GameNotFound(game_id)
@@ -460,6 +463,7 @@ def _finish(conn: Connection, game_id: int, expected_version: int | None, now: i
             guild_id=stored.guild_id,
             participants=participants,
             now=now,
+            row_lock=row_lock,
         )
     return FinishedGame(game_id, results, changes)
 
@@ -639,9 +643,10 @@ class GameRepository:
         """Log the action that ends the game and finish it (results, ratings) in ONE transaction."""
         append = _appender(game_id, expected_version, seat, action, snapshot, meta)
         now = now_ms()
+        row_lock = self.db.row_lock
 
         def work(conn: Connection) -> FinishedGame:
-            return _finish(conn, game_id, append(conn), now)
+            return _finish(conn, game_id, append(conn), now, row_lock)
 
         return await self.db.write(work)
 
@@ -701,7 +706,8 @@ class GameRepository:
         loaded over but still active (``stored.game.is_over``) should be finished with this.
         """
         now = now_ms()
-        return await self.db.write(lambda c: _finish(c, game_id, expected_version, now))
+        row_lock = self.db.row_lock
+        return await self.db.write(lambda c: _finish(c, game_id, expected_version, now, row_lock))
 
     async def cancel_game(self, game_id: int, note: str | None = None) -> None:
         """End an active game without results or ratings (abandoned, stopped by the host...)."""

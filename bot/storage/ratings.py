@@ -212,6 +212,7 @@ def rate_game(
     guild_id: int | None,
     participants: Sequence[Participant],
     now: int,
+    row_lock: str = "",
 ) -> list[RatingChange]:
     """Update ratings, stats and history for one finished game, in the caller's transaction.
 
@@ -219,30 +220,46 @@ def rate_game(
     the same level) are rated as separate teams and their key's row moves by the mean of their
     updates; the row counts the game once, as a win when one of its seats won. The shown rating
     moves by :func:`shown_rating`, with "won" meaning first place (ties included).
+
+    This is a read-modify-write, and on PostgreSQL another process may rate the same player at the
+    same moment. So, scope by scope (ascending), the rows are first created with the default rating
+    if missing (one statement, keys in order: a concurrent creator of the same row is waited for, not
+    overwritten), then read with ``row_lock`` (the backend's :attr:`Database.row_lock`, ``" FOR
+    UPDATE"`` on PostgreSQL) in key order, so a second game's update waits for the first's commit and
+    starts from its figures; every process locks in the same order, so they cannot deadlock on these
+    rows. A row created here counts on the board exactly as an inserted one did (same trigger).
     """
     if len(participants) < 2:
         return []
-    scopes = [GLOBAL_SCOPE] if not guild_id else [GLOBAL_SCOPE, int(guild_id)]
+    scopes = [GLOBAL_SCOPE] if not guild_id else sorted({GLOBAL_SCOPE, int(guild_id)})
     by_key: dict[str, list[Participant]] = defaultdict(list)
     for p in participants:
         by_key[p.player].append(p)
     keys = sorted(by_key)
     marks = ",".join("?" * len(keys))
     changes: list[RatingChange] = []
+    new_rows = ",".join(["(?,?,?,?,?,?,?,0,0,0,0,NULL,NULL,'{}',?)"] * len(keys))
     for scope in scopes:
+        defaults = [
+            (kind, scope, k, by_key[k][0].display_name, DEFAULT_MU, DEFAULT_SIGMA, NEW_RATING, now)
+            for k in keys
+        ]
+        conn.execute(
+            "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games, wins,"
+            f" round_count, round_sum, round_min, round_max, stats, updated_at) VALUES {new_rows}"
+            " ON CONFLICT (kind, scope, player) DO NOTHING",
+            [value for row in defaults for value in row],
+        )
         existing: dict[str, tuple[Any, ...]] = {
             row[0]: row[1:]
             for row in conn.execute(
                 f"SELECT player, {_ROW_COLUMNS} FROM ratings"
-                f" WHERE kind = ? AND scope = ? AND player IN ({marks})",
+                f" WHERE kind = ? AND scope = ? AND player IN ({marks}) ORDER BY player{row_lock}",
                 (kind, scope, *keys),
             )
         }
-        before = {
-            k: (existing[k][0], existing[k][1]) if k in existing else (DEFAULT_MU, DEFAULT_SIGMA)
-            for k in keys
-        }
-        shown_before = {k: existing[k][2] if k in existing else NEW_RATING for k in keys}
+        before = {k: (existing[k][0], existing[k][1]) for k in keys}
+        shown_before = {k: existing[k][2] for k in keys}
         teams = [[MODEL.rating(mu=before[p.player][0], sigma=before[p.player][1])] for p in participants]
         rated = MODEL.rate(teams, ranks=[float(p.rank) for p in participants])
         after_mu: dict[str, list[float]] = defaultdict(list)
@@ -250,17 +267,14 @@ def rate_game(
         for p, team in zip(participants, rated, strict=True):
             after_mu[p.player].append(float(team[0].mu))
             after_sigma[p.player].append(float(team[0].sigma))
-        upserts: list[tuple[Any, ...]] = []
+        updates: list[tuple[Any, ...]] = []
         history: list[tuple[Any, ...]] = []
         for key in keys:
             seats = by_key[key]
             mu0, sigma0 = before[key]
             mu1 = mu0 + sum(m - mu0 for m in after_mu[key]) / len(seats)
             sigma1 = sum(after_sigma[key]) / len(seats)
-            old = existing.get(key)
-            games, wins, r_count, r_sum, r_min, r_max, stats_text = (
-                old[3:] if old else (0, 0, 0, 0, None, None, "{}")
-            )
+            games, wins, r_count, r_sum, r_min, r_max, stats_text = existing[key][3:]
             rounds = [s for p in seats for s in p.round_scores]
             if rounds:
                 r_min = min(rounds) if r_min is None else min(r_min, *rounds)
@@ -273,11 +287,8 @@ def rate_game(
             shown0 = float(shown_before[key])
             shown1 = shown_rating(shown0, mu1, sigma1, won=best == 1)
             name = seats[0].display_name
-            upserts.append(
+            updates.append(
                 (
-                    kind,
-                    scope,
-                    key,
                     name,
                     mu1,
                     sigma1,
@@ -290,21 +301,18 @@ def rate_game(
                     r_max,
                     json.dumps(stats, sort_keys=True),
                     now,
+                    kind,
+                    scope,
+                    key,
                 )
             )
             history.append((game_id, kind, scope, key, best, mu0, sigma0, mu1, sigma1, now, shown0, shown1))
             changes.append(RatingChange(scope, key, name, best, mu0, sigma0, mu1, sigma1, shown0, shown1))
         conn.executemany(
-            "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games, wins,"
-            " round_count, round_sum, round_min, round_max, stats, updated_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-            " ON CONFLICT (kind, scope, player) DO UPDATE SET display_name = excluded.display_name,"
-            " mu = excluded.mu, sigma = excluded.sigma, conservative = excluded.conservative,"
-            " games = excluded.games, wins = excluded.wins,"
-            " round_count = excluded.round_count, round_sum = excluded.round_sum,"
-            " round_min = excluded.round_min, round_max = excluded.round_max, stats = excluded.stats,"
-            " updated_at = excluded.updated_at",
-            upserts,
+            "UPDATE ratings SET display_name = ?, mu = ?, sigma = ?, conservative = ?, games = ?, wins = ?,"
+            " round_count = ?, round_sum = ?, round_min = ?, round_max = ?, stats = ?, updated_at = ?"
+            " WHERE kind = ? AND scope = ? AND player = ?",
+            updates,
         )
         conn.executemany(
             "INSERT INTO rating_history (game_id, kind, scope, player, rank, mu_before, sigma_before,"

@@ -374,6 +374,10 @@ class SqliteDatabase:
     def where(self) -> str:
         return str(self.path)
 
+    # The one writer connection of the one process already serialises every read-modify-write, and
+    # SQLite has no SELECT ... FOR UPDATE (see Database.row_lock).
+    row_lock = ""
+
     def is_unique_violation(self, error: BaseException) -> bool:
         # The primary code, so NOT NULL or CHECK failures (also IntegrityError) do not count.
         code = getattr(error, "sqlite_errorcode", None)
