@@ -12,7 +12,7 @@ the database only through :class:`Storage`. Open it once per process::
 The repositories are shared by every backend (their SQL is the dialect subset of
 :mod:`bot.storage.backend`); a backend only provides the :class:`~bot.storage.backend.Database` they run
 on: ``bot.storage.sqlite`` (aiosqlite, group commit, WAL), the default, or ``bot.storage.postgres``
-(psycopg 3, group commit; ``Storage(await PostgresDatabase.open(url))``, not yet chosen by the settings).
+(psycopg 3, pipelined group commit), chosen by ``DATABASE_URL`` (``Storage.open(url=...)``).
 """
 
 from __future__ import annotations
