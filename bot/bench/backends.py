@@ -42,6 +42,7 @@ from typing import Any
 from bot.engine import skyjo
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.games import canonical_json, snapshot_hash
+from bot.testing.pgserver import server_cpu
 
 GAMES = (1, 50, 200)
 PACED_GAMES = 200
@@ -74,23 +75,6 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
     if not ordered:
         return float("nan")
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def server_cpu(postmaster: int | None) -> float:
-    """CPU seconds used so far by the postmaster and its children (the backends, the WAL writer...)."""
-    if postmaster is None:
-        return 0.0
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the process ended meanwhile
-            continue
-        if int(entry) == postmaster or int(fields[1]) == postmaster:
-            total += int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _seats(game: int) -> list[Seat]:

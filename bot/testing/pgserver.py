@@ -420,6 +420,24 @@ class PostgresServer:
             )
 
 
+def server_cpu(postmaster: int | None) -> float:
+    """CPU seconds used so far by the postmaster ``postmaster`` (a pid, see ``PostgresServer.postmaster_pid``)
+    and its children (the backends, the WAL writer...): what a benchmark charges to the server."""
+    if postmaster is None:
+        return 0.0
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if int(entry) == postmaster or int(fields[1]) == postmaster:
+            total += int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def _make_root(account: pwd.struct_passwd | None) -> Path:
     """A private folder for one cluster, owned by the account the server runs as."""
     base = tempfile.gettempdir()

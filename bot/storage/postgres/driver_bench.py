@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.engine import skyjo
+from bot.testing.pgserver import server_cpu
 
 T = TypeVar("T")
 
@@ -577,23 +578,6 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def _server_cpu(postmaster: int | None) -> float:
-    """CPU seconds used so far by the postmaster and its children (the backends, the WAL writer...)."""
-    if postmaster is None:
-        return 0.0
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the process ended meanwhile
-            continue
-        if int(entry) == postmaster or int(fields[1]) == postmaster:
-            total += int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks
-    return total / os.sysconf("SC_CLK_TCK")
-
-
 async def _measure(
     backend: Backend, games: int, steps: list[Step], *, pace_s: float = 0.0, postmaster: int | None = None
 ) -> Figures:
@@ -634,10 +618,10 @@ async def _measure(
 
     async def sample_cpu() -> None:
         await asyncio.sleep(max(0.0, window_open - loop.time()))
-        cpu["client"], cpu["server"] = time.process_time(), _server_cpu(postmaster)
+        cpu["client"], cpu["server"] = time.process_time(), server_cpu(postmaster)
         await asyncio.sleep(max(0.0, window_close - loop.time()))
         cpu["client"] = time.process_time() - cpu["client"]
-        cpu["server"] = _server_cpu(postmaster) - cpu["server"]
+        cpu["server"] = server_cpu(postmaster) - cpu["server"]
 
     try:
         await asyncio.gather(sample_cpu(), *(play(i, game_id) for i, game_id in enumerate(ids)))
