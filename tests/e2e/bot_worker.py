@@ -25,8 +25,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -37,6 +39,7 @@ from bot.config import Limits, shards_from
 from bot.lifecycle import STOP_GRACE, run_until_stopped
 from bot.storage import ShardsTaken, Storage
 
+REPO = Path(__file__).resolve().parents[2]
 # The fake's token (FakeDiscord's default): a test token, not a secret.
 TOKEN = "fake-bot-token"
 # Computer players move at once; between rounds the table waits for the humans' Next round (600 s:
@@ -98,6 +101,29 @@ async def serve(bot: Any, options: argparse.Namespace) -> int:
         await bot.close()
         await runner
     return 0
+
+
+async def spawn(
+    fake: Any, database: str | Path, *flags: str, stdout: int = asyncio.subprocess.PIPE
+) -> asyncio.subprocess.Process:
+    """This worker in a process of its own against ``fake`` (served by the calling test) on ``database``
+    with ``flags``; stdin is a pipe (closing it stops the worker), stderr a pipe (its log)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("DATABASE_PATH", None)
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        fake.api_base,
+        fake.gateway_url,
+        str(database),
+        *flags,
+        cwd=REPO,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=stdout,
+        stderr=asyncio.subprocess.PIPE,
+    )
 
 
 def parser() -> argparse.ArgumentParser:

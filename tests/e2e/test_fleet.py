@@ -15,7 +15,6 @@ import asyncio
 import os
 import random
 import signal
-import sys
 import time
 from typing import Any
 
@@ -25,8 +24,8 @@ import pytest
 from bot.config import shard_of
 from bot.sandbox.fake_discord import FakeDiscord, FakeMessage, FakeUser
 
+from .bot_worker import spawn
 from .conftest import GAME_ACTS, act_of, choose, enabled_buttons, open_panel
-from .test_kills import REPO, WORKER
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -38,29 +37,26 @@ class Process:
 
     def __init__(self, fake: FakeDiscord, dsn: str, shard: int, *, sync: bool = False) -> None:
         self.fake = fake
+        self.dsn = dsn
         self.shard = shard
-        self.args = [str(WORKER), fake.api_base, fake.gateway_url, dsn, "--seed", str(40 + shard)]
-        self.args += ["--no-limits", "--shard-count", str(SHARDS), "--shard-ids", str(shard)]
+        self.flags = [
+            "--seed",
+            str(40 + shard),
+            "--no-limits",
+            "--shard-count",
+            str(SHARDS),
+            "--shard-ids",
+            str(shard),
+        ]
         if sync:
-            self.args.append("--sync")
+            self.flags.append("--sync")
         self.proc: asyncio.subprocess.Process | None = None
         self.err = b""
         self._err_task: asyncio.Task[None] | None = None
 
     async def start(self) -> str:
         """Start it; its first line: READY, or why it refused."""
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-        env.pop("DATABASE_PATH", None)
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *self.args,
-            cwd=REPO,
-            env=env,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        self.proc = await spawn(self.fake, self.dsn, *self.flags)
         self._err_task = asyncio.create_task(self._read_err())
         assert self.proc.stdout is not None
         line = (await asyncio.wait_for(self.proc.stdout.readline(), 60)).decode().strip()

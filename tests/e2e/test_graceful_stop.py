@@ -15,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sqlite3
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,8 +24,9 @@ from typing import Any
 from bot.sandbox.fake_discord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from bot.ui import ids
 
+from .bot_worker import spawn
 from .conftest import act_of, open_panel
-from .test_kills import REPO, WORKER, result_of
+from .test_kills import result_of
 
 TABLES = 4
 GRACE = 8.0  # the worker's bound: SIGTERM to exit
@@ -37,25 +36,14 @@ EDIT_ORIGINAL = "/webhooks/{application_id}/{token}/messages/{message_id}"
 class Worker:
     def __init__(self, fake: FakeDiscord, db_path: Path) -> None:
         self.fake = fake
-        self.args = [str(WORKER), fake.api_base, fake.gateway_url, str(db_path), "--sync", "--seed", "5"]
-        self.args += ["--no-limits", "--grace", str(GRACE)]
+        self.db_path = db_path
+        self.flags = ["--sync", "--seed", "5", "--no-limits", "--grace", str(GRACE)]
         self.proc: asyncio.subprocess.Process | None = None
         self.out = b""
         self.err = b""
 
     async def start(self) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-        env.pop("DATABASE_PATH", None)
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *self.args,
-            cwd=REPO,
-            env=env,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        self.proc = await spawn(self.fake, self.db_path, *self.flags)
         assert self.proc.stdout is not None
         line = await asyncio.wait_for(self.proc.stdout.readline(), 60)
         assert line.strip() == b"READY", line + await self.proc.stderr.read()  # type: ignore[union-attr]

@@ -41,7 +41,6 @@ import os
 import random
 import signal
 import sqlite3
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,11 +53,10 @@ from bot.sandbox.fake_discord import FakeDiscord, FakeInteraction, FakeMessage, 
 from bot.storage.games import canonical_json, snapshot_hash
 from bot.ui import ids
 
+from .bot_worker import spawn
 from .conftest import act_of, choose, enabled_buttons
 from .skipbo_helpers import pick_action, steps_for
 
-REPO = Path(__file__).resolve().parents[2]
-WORKER = Path(__file__).with_name("bot_worker.py")
 SEED = 20261123
 KILLS = 20
 TIME_BUDGET_S = 60.0  # for the 20 kills and restarts (about 25 s here)
@@ -233,23 +231,11 @@ class BotProcess:
         self.previous_session = fake.session
         self.stderr = b""
         self.proc: asyncio.subprocess.Process | None = None
-        self._args = [str(WORKER), fake.api_base, fake.gateway_url, str(db_path), "--seed", str(SEED)]
-        if sync:
-            self._args.append("--sync")
+        self.db_path = db_path
+        self._flags = ["--seed", str(SEED)] + (["--sync"] if sync else [])
 
     async def start(self) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-        env.pop("DATABASE_PATH", None)
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *self._args,
-            cwd=REPO,
-            env=env,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        self.proc = await spawn(self.fake, self.db_path, *self._flags, stdout=asyncio.subprocess.DEVNULL)
         self._stderr_task = asyncio.create_task(self._read_stderr())
 
     async def _read_stderr(self) -> None:

@@ -57,7 +57,7 @@ async def test_healthz_and_metrics_follow_the_bot(
     }
 
     alice, bob = fake.user("alice"), fake.user("bob")
-    table_message, game_id = await start_table(fake, bot, alice, [bob], computers=1)
+    table_message, _ = await start_table(fake, bot, alice, [bob], computers=1)
     panel = await open_panel(fake, alice, table_message)
     await (await fake.click(alice, panel, button(panel, "rv"))).answer()
 
