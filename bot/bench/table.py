@@ -44,9 +44,13 @@ import statistics
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.sandbox.fake_discord import FakeDiscord, FakeInteraction
 
 GAMES = 200
 CLICKS_PER_GAME = 12
@@ -94,78 +98,13 @@ def _fake_process(pipe: Connection, games: int, clicks: int, measured: int) -> N
 
 
 async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -> None:
-    from bot.sandbox.fake_discord import FakeDiscord, FakeInteraction
+    from bot.sandbox.fake_discord import FakeDiscord
 
     fake = FakeDiscord()
     channels = [fake.add_channel(f"table-{i}") for i in range(games)]
     alice = fake.user("alice")
-    sent_at: dict[int, float] = {}
-    answered_at: dict[int, float] = {}
-    answered: dict[int, asyncio.Future[None]] = {}
-    original_send = fake._send_interaction
-    original_callback = fake._h_callback
-    original_execute = fake._h_webhook_execute
-    original_edit = fake._h_webhook_edit
-
-    def settle(key: int) -> None:
-        """The player sees the bot's answer to interaction ``key``."""
-        answered_at.setdefault(key, time.perf_counter())
-        future = answered.get(key)
-        if future is not None and not future.done():
-            future.set_result(None)
-
-    async def send(inter: FakeInteraction) -> FakeInteraction:
-        sent_at[inter.id] = time.perf_counter()
-        answered[inter.id] = asyncio.get_running_loop().create_future()
-        result: FakeInteraction = await original_send(inter)
-        return result
-
-    async def callback(request: Any, record: Any, interaction_id: str, token: str) -> Any:
-        key = int(interaction_id)
-        try:
-            return await original_callback(request, record, interaction_id, token)
-        finally:
-            inter = fake.interactions.get(key)
-            done = inter.callback if inter is not None else None
-            clicked = inter.message if inter is not None else None
-            # A deferred update of a panel (a move) is answered by the panel's edit; anything else
-            # (the panel itself, a lobby or table click the presenter shows) by its callback.
-            if done is None or done.type != 6 or clicked is None or not clicked.ephemeral:
-                settle(key)
-
-    async def webhook_write(
-        original: Any, request: Any, record: Any, application_id: str, token: str, **rest: str
-    ) -> Any:
-        try:
-            return await original(request, record, application_id, token, **rest)
-        finally:
-            inter = fake._interactions_by_token.get(token)
-            if inter is not None and inter.webhook_writes:
-                settle(inter.id)
-
-    async def execute(request: Any, record: Any, application_id: str, token: str) -> Any:
-        return await webhook_write(original_execute, request, record, application_id, token)
-
-    async def edit(request: Any, record: Any, application_id: str, token: str, message_id: str) -> Any:
-        return await webhook_write(
-            original_edit, request, record, application_id, token, message_id=message_id
-        )
-
-    async def answer_of(inter: FakeInteraction) -> Any:
-        """The message showing the bot's answer (None: a click the presenter answers on the public
-        message). Waits on a future: the fake's wait_until polls, too costly here."""
-        await asyncio.wait_for(answered[inter.id], 30)
-        del answered[inter.id]
-        done = inter.callback
-        if done is not None and done.type in (4, 7):
-            return done.message
-        return inter.webhook_writes[0] if inter.webhook_writes else None
-
-    fake._send_interaction = send  # type: ignore[method-assign]
-    # bound into the routes by start()
-    fake._h_callback = callback  # type: ignore[method-assign]
-    fake._h_webhook_execute = execute  # type: ignore[method-assign]
-    fake._h_webhook_edit = edit  # type: ignore[method-assign]
+    answers = Answers(fake)
+    sent_at, answered_at, answer_of = answers.sent_at, answers.answered_at, answers.answer_of
     await fake.start()
     try:
         pipe.send(("fake", fake.api_base, fake.gateway_url, fake.token))
@@ -213,6 +152,82 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
         await fake.stop()
 
 
+class Answers:
+    """When the bot answered each interaction, as its player sees it (both instants taken in the fake's
+    process, so the bot's own clock and loop play no part). Wraps the fake's send and answer routes:
+    build it before ``fake.start()``, which binds the routes. Also used by bot/bench/fleet.py."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        self.sent_at: dict[int, float] = {}
+        self.answered_at: dict[int, float] = {}
+        self._answered: dict[int, asyncio.Future[None]] = {}
+        sent_at, answered_at, answered = self.sent_at, self.answered_at, self._answered
+        original_send = fake._send_interaction
+        original_callback = fake._h_callback
+        original_execute = fake._h_webhook_execute
+        original_edit = fake._h_webhook_edit
+
+        def settle(key: int) -> None:
+            """The player sees the bot's answer to interaction ``key``."""
+            answered_at.setdefault(key, time.perf_counter())
+            future = answered.get(key)
+            if future is not None and not future.done():
+                future.set_result(None)
+
+        async def send(inter: FakeInteraction) -> FakeInteraction:
+            sent_at[inter.id] = time.perf_counter()
+            answered[inter.id] = asyncio.get_running_loop().create_future()
+            result: FakeInteraction = await original_send(inter)
+            return result
+
+        async def callback(request: Any, record: Any, interaction_id: str, token: str) -> Any:
+            key = int(interaction_id)
+            try:
+                return await original_callback(request, record, interaction_id, token)
+            finally:
+                inter = fake.interactions.get(key)
+                done = inter.callback if inter is not None else None
+                clicked = inter.message if inter is not None else None
+                # A deferred update of a panel (a move) is answered by the panel's edit; anything else
+                # (the panel itself, a lobby or table click the presenter shows) by its callback.
+                if done is None or done.type != 6 or clicked is None or not clicked.ephemeral:
+                    settle(key)
+
+        async def webhook_write(
+            original: Any, request: Any, record: Any, application_id: str, token: str, **rest: str
+        ) -> Any:
+            try:
+                return await original(request, record, application_id, token, **rest)
+            finally:
+                inter = fake._interactions_by_token.get(token)
+                if inter is not None and inter.webhook_writes:
+                    settle(inter.id)
+
+        async def execute(request: Any, record: Any, application_id: str, token: str) -> Any:
+            return await webhook_write(original_execute, request, record, application_id, token)
+
+        async def edit(request: Any, record: Any, application_id: str, token: str, message_id: str) -> Any:
+            return await webhook_write(
+                original_edit, request, record, application_id, token, message_id=message_id
+            )
+
+        fake._send_interaction = send  # type: ignore[method-assign]
+        # bound into the routes by start()
+        fake._h_callback = callback  # type: ignore[method-assign]
+        fake._h_webhook_execute = execute  # type: ignore[method-assign]
+        fake._h_webhook_edit = edit  # type: ignore[method-assign]
+
+    async def answer_of(self, inter: Any) -> Any:
+        """The message showing the bot's answer (None: a click the presenter answers on the public
+        message). Waits on a future: the fake's wait_until polls, too costly here."""
+        await asyncio.wait_for(self._answered[inter.id], 30)
+        del self._answered[inter.id]
+        done = inter.callback
+        if done is not None and done.type in (4, 7):
+            return done.message
+        return inter.webhook_writes[0] if inter.webhook_writes else None
+
+
 async def _open_tables(fake: Any, channels: list[Any], host: Any, answer_of: Any) -> list[Any]:
     """/skyjo new with one computer, Start, then (so the game is in play when memory is measured) the
     host opens her panel and reveals WARMUP cards. Returns the table messages (the lobby messages)."""
@@ -258,19 +273,31 @@ def _choose(panel: Any, rng: random.Random) -> str | None:
 
 
 async def _player(
-    fake: Any, table_message: Any, user: Any, clicks: int, rng: random.Random, answer_of: Any
+    fake: Any,
+    table_message: Any,
+    user: Any,
+    clicks: int,
+    rng: random.Random,
+    answer_of: Any,
+    think: Sequence[float] | None = None,
+    until: float | None = None,
 ) -> tuple[int, int, int]:
     """Click like a player: open the panel again, then legal moves (or Refresh while the computer plays).
     Returns the clicks, those refused, and those on Refresh (a panel that follows the game needs fewer,
-    so more of the clicks are moves, each answered by a computer move: more work per click)."""
-    await asyncio.sleep(rng.uniform(*THINK))
+    so more of the clicks are moves, each answered by a computer move: more work per click). ``think``:
+    another think range than THINK, read before every click (bot/bench/fleet.py changes it in place to
+    ramp the load up); ``until``: no click is sent at or after this ``time.perf_counter()``."""
+    await asyncio.sleep(rng.uniform(*(think or THINK)[:2]))
     op = next(c for c in table_message.custom_ids if ":op:" in c)  # its version changes as play goes on
     inter = await fake.click(user, table_message, op)
     await answer_of(inter)
     panel = inter.original_message
     done, refused, refreshes = 1, 0, 0
     while done < clicks:
-        await asyncio.sleep(rng.uniform(*THINK))
+        pause = rng.uniform(*(think or THINK)[:2])
+        if until is not None and time.perf_counter() + pause >= until:
+            break
+        await asyncio.sleep(pause)
         custom_id = _choose(panel, rng)
         if custom_id is None:
             break
