@@ -26,6 +26,7 @@ from bot.metrics import Metrics, MetricsServer
 from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
 from bot.ui import command_options, ids, on_time, table_views
+from bot.ui.rest_budget import DEFAULT_REST_PER_SECOND, RestBudget, share
 
 log = logging.getLogger(__name__)
 LEASE_CHECK_S = 5.0  # how often a fleet process checks that its shard leases still hold
@@ -47,6 +48,9 @@ class BotTuning:
     edit_interval: float = 1.0  # at least this long between two edits of one public message
     images: bool = True  # attach the rendered table picture to table messages
     clock: Clock | None = field(default=None, compare=False)  # deadlines' clock (tests: a manual one)
+    # Bot-token requests per second for the whole bot (bot.ui.rest_budget; this process takes its share
+    # of the shards); None: no budget.
+    rest_per_second: float | None = DEFAULT_REST_PER_SECOND
 
 
 class CatalogueTranslator(app_commands.Translator):
@@ -163,6 +167,7 @@ class SkyboBot(commands.AutoShardedBot):
         self.in_flight = InFlight(self.metrics.interaction)
         self.shard_lease: Any = None  # a fleet's shard leases (bot.storage), held while the bot runs
         self.lease_lost = False
+        self.rest_budget: RestBudget | None = None  # bot.ui.rest_budget, from setup_hook
         self._lease_watch: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
@@ -175,6 +180,11 @@ class SkyboBot(commands.AutoShardedBot):
                 await self.load_extension(extension)
             return
         self.in_flight.install(self._connection.parsers)
+        if self.tuning.rest_per_second is not None:
+            ids = self.shard_plan.shard_ids
+            rate = share(self.tuning.rest_per_second, len(ids) if ids else None, self.shard_plan.count)
+            self.rest_budget = RestBudget(rate)
+            self.rest_budget.install(self.http)
         if self.storage is None:
             self.storage = await Storage.open(
                 self.database_path, synchronous=self.synchronous, url=self.database_url

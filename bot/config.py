@@ -169,6 +169,9 @@ class Settings:
     shards: Shards = field(default_factory=Shards)
     metrics_port: int | None = None  # METRICS_PORT: /healthz and /metrics; None: off
     metrics_host: str = "127.0.0.1"  # METRICS_HOST: where they listen (0.0.0.0 in a container)
+    # REST_PER_SECOND: bot-token requests per second for the whole bot, shared by a fleet's processes
+    # (bot.ui.rest_budget; Discord allows 50 per application).
+    rest_per_second: float = 40.0
 
     def __repr__(self) -> str:  # the token must never reach a log line
         token = "set" if self.token else "missing"
@@ -176,7 +179,8 @@ class Settings:
             f"Settings(token={token}, database_path={self.database_path!s}, "
             f"synchronous={self.synchronous}, log_level={self.log_level}, limits={self.limits}, "
             f"database_url={shown_url(self.database_url)}, shards={self.shards}, "
-            f"metrics_port={self.metrics_port}, metrics_host={self.metrics_host})"
+            f"metrics_port={self.metrics_port}, metrics_host={self.metrics_host}, "
+            f"rest_per_second={self.rest_per_second})"
         )
 
 
@@ -209,7 +213,26 @@ def load_settings(env: dict[str, str] | None = None, *, dotenv: bool = True) -> 
         shards,
         _metrics_port(env),
         (env.get("METRICS_HOST") or "").strip() or "127.0.0.1",
+        _rest_per_second(env),
     )
+
+
+def _rest_per_second(env: dict[str, str]) -> float:
+    raw = (env.get("REST_PER_SECOND") or "").strip()
+    if not raw:
+        return 40.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(
+            f"REST_PER_SECOND must be a number of requests per second, not {raw[:20]!r}"
+        ) from None
+    if not 1 <= value <= 10_000:
+        raise ConfigError(
+            f"REST_PER_SECOND must be between 1 and 10000 (Discord allows 50 unless it raised yours), "
+            f"not {raw}"
+        )
+    return value
 
 
 def check_shards_with_database(shards: Shards, database_url: str | None) -> None:

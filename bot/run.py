@@ -45,7 +45,7 @@ def _settings(overrides: dict[str, str] | None = None) -> Settings | int:
 async def _run(settings: Settings) -> int:
     import discord
 
-    from bot.client import create_bot
+    from bot.client import BotTuning, create_bot
     from bot.lifecycle import run_until_stopped
     from bot.storage import ShardsTaken, Storage, StorageError
 
@@ -71,6 +71,7 @@ async def _run(settings: Settings) -> int:
                 return 2
         bot = create_bot(
             storage=storage,
+            tuning=BotTuning(rest_per_second=settings.rest_per_second),
             limits=settings.limits,
             metrics_port=settings.metrics_port,
             metrics_host=settings.metrics_host,

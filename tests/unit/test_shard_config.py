@@ -103,3 +103,14 @@ def test_metrics_port_is_off_by_default(raw: str, port: int | None) -> None:
 def test_a_bad_metrics_port_is_refused(raw: str) -> None:
     with pytest.raises(ConfigError, match="METRICS_PORT"):
         load_settings({"METRICS_PORT": raw}, dotenv=False)
+
+
+@pytest.mark.parametrize(("raw", "rate"), [("", 40.0), ("25", 25.0), ("500.5", 500.5)])
+def test_rest_per_second_defaults_to_40(raw: str, rate: float) -> None:
+    assert load_settings({"REST_PER_SECOND": raw}, dotenv=False).rest_per_second == rate
+
+
+@pytest.mark.parametrize("raw", ["fast", "0", "-5", "20000"])
+def test_a_bad_rest_per_second_is_refused(raw: str) -> None:
+    with pytest.raises(ConfigError, match="REST_PER_SECOND"):
+        load_settings({"REST_PER_SECOND": raw}, dotenv=False)
