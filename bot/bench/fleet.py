@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 from bot.bench import table
 
 if TYPE_CHECKING:
-    from bot.storage.backend import Connection as DbConnection
+    pass
 
 REPO = Path(__file__).resolve().parents[2]
 SHARDS = 2
@@ -491,13 +491,9 @@ async def _stored_actions(dsn: str) -> int:
     (and the computer players) applied and committed."""
     from bot.storage import Storage
 
-    def count(conn: DbConnection) -> int:
-        (actions,) = conn.execute("SELECT count(*) FROM game_actions").fetchone()
-        return int(actions)
-
     storage = await Storage.open(url=dsn)
     try:
-        return await storage.db.run(count)
+        return await storage.games.action_count()
     finally:
         await storage.close()
 

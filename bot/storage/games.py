@@ -791,6 +791,11 @@ class GameRepository:
         """Replay a game's log, compare with its snapshot, rebuild it if they differ."""
         return await self.get_game(game_id, verify=True)
 
+    async def action_count(self) -> int:
+        """How many actions every game's log holds together (benchmarks count what was committed)."""
+        row = await self.db.run(lambda c: c.execute("SELECT count(*) FROM game_actions").fetchone())
+        return int(row[0])
+
     async def active_in_channel(self, channel_id: int) -> int | None:
         """The id of the channel's active game, if any."""
         row = await self.db.run(
