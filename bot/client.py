@@ -169,6 +169,7 @@ class SkyboBot(commands.AutoShardedBot):
         self.lease_lost = False
         self.rest_budget: RestBudget | None = None  # bot.ui.rest_budget, from setup_hook
         self._lease_watch: asyncio.Task[None] | None = None
+        self._stopping: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task
@@ -270,7 +271,8 @@ class SkyboBot(commands.AutoShardedBot):
             if not await self.shard_lease.alive():
                 log.error("shard lease lost: stopping", extra={"shards": list(self.shard_lease.shards)})
                 self.lease_lost = True
-                await stop_gracefully(self)
+                # A task of its own: close() cancels this watch, which must not cut the stop short.
+                self._stopping = asyncio.create_task(stop_gracefully(self), name="stop-lease-lost")
                 return
 
     async def start_metrics(self) -> None:

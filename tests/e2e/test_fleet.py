@@ -234,3 +234,44 @@ async def test_two_processes_share_the_shards_and_one_survives_the_others_kill(
     assert codes == {home: 0, other: 0}, codes
     for process in processes.values():
         process.check_log()
+
+
+async def test_a_process_that_loses_its_shard_lease_stops(
+    fake_discord: FakeDiscord,
+    connect_bot: Any,
+    pg_server: Any,
+    pg_dsn: str,
+    monkeypatch: pytest.MonkeyPatch,
+    discord_error_log: Any,
+) -> None:
+    """The connection holding the shard locks is gone (the server restarted, the network was cut):
+    another process may take the shards now, so this one stops by itself, saying why."""
+    from bot import client
+    from bot.config import shards_from
+    from bot.storage import Storage
+    from bot.storage.postgres.leases import SHARD_LOCK
+    from bot.testing.pgserver import SUPERUSER
+
+    from .conftest import FAST
+
+    monkeypatch.setattr(client, "LEASE_CHECK_S", 0.05)
+    storage = await Storage.open(url=pg_dsn)
+    try:
+        lease = await storage.hold_shards(1, (0,))
+        assert lease is not None
+        bot = client.create_bot(storage=storage, tuning=FAST, shards=shards_from("1", "0"))
+        bot.shard_lease = lease
+        await connect_bot(bot)
+        assert not bot.is_closed() and await lease.alive()
+        with psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s",
+                (SHARD_LOCK,),
+            )
+        await fake_discord.wait_until(bot.is_closed, 10, what="the bot stopped")
+        assert bot.lease_lost
+        said = [r.getMessage() for r in discord_error_log.records]
+        assert said == ["shard lease lost: stopping"], said
+        discord_error_log.records.clear()  # the one ERROR this test expects
+    finally:
+        await storage.close()
