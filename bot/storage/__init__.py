@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.storage.backend import Database, WriteStats
 from bot.storage.errors import (
@@ -174,11 +174,13 @@ class Storage:
         :class:`ShardsTaken`: two processes must never drive the same games. PostgreSQL: one advisory
         lock per shard (:mod:`bot.storage.postgres.leases`). SQLite: None, nothing to hold: its file
         lock already keeps a second process away (and a part of the shards is refused by the settings)."""
-        lease_shards = getattr(self.db, "lease_shards", None)
-        if lease_shards is None:
+        if isinstance(self.db, SqliteDatabase):
             return None
-        lease: ShardLease = await lease_shards(count, shards)
-        return lease
+        # Imported here: a SQLite bot never loads the PostgreSQL driver.
+        from bot.storage.postgres.leases import PostgresShardLease
+
+        db: Any = self.db
+        return await PostgresShardLease.acquire(db, count, shards)
 
     async def ping(self) -> None:
         """One read round trip (health checks): raises a storage error when the database cannot answer."""

@@ -503,6 +503,11 @@ class PostgresDatabase:
     def where(self) -> str:
         return self._where
 
+    def connect_apart(self) -> psycopg.Connection[Any]:
+        """A new autocommit connection to the same database, outside the pool (the shard leases hold
+        theirs for the whole life of the process): blocking, errors as :class:`StorageUnusable`."""
+        return self._connect(self._url, self._where, self._params)
+
     # Another process's writer may update the same rows between a read and its write (READ COMMITTED):
     # a read-modify-write locks them first (see Database.row_lock).
     row_lock = " FOR UPDATE"
@@ -575,13 +580,6 @@ class PostgresDatabase:
             with contextlib.suppress(psycopg.Error):
                 conn.close()
         self._opened.clear()
-
-    async def lease_shards(self, count: int, shards: Sequence[int]) -> Any:
-        """Hold ``shards`` of ``count`` for this process (:mod:`bot.storage.postgres.leases`): a
-        ``PostgresShardLease``, or :class:`~bot.storage.errors.ShardsTaken`."""
-        from bot.storage.postgres.leases import PostgresShardLease
-
-        return await PostgresShardLease.acquire(self._url, count, shards)
 
     async def __aenter__(self) -> PostgresDatabase:
         return self

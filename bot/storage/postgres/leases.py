@@ -23,7 +23,7 @@ from typing import Any
 import psycopg
 
 from bot.storage.errors import ShardsTaken
-from bot.storage.postgres.database import PostgresDatabase, describe, translate
+from bot.storage.postgres.database import PostgresDatabase, translate
 
 # The first key of the two-key advisory locks: "Skybo shard", "Skybo shard count" (any fixed numbers,
 # the same in every process; distinct from the migration lock's single bigint key space).
@@ -45,9 +45,10 @@ class PostgresShardLease:
         self.shards = shards
 
     @classmethod
-    async def acquire(cls, url: str, count: int, shards: Sequence[int]) -> PostgresShardLease:
-        where, params = describe(url)
-        conn = await asyncio.to_thread(PostgresDatabase._connect, url, where, params)
+    async def acquire(cls, db: PostgresDatabase, count: int, shards: Sequence[int]) -> PostgresShardLease:
+        """Hold ``shards`` of ``count`` on a new connection to ``db``'s database, or raise ShardsTaken."""
+        where = db.where
+        conn = await asyncio.to_thread(db.connect_apart)
         try:
             await asyncio.to_thread(_take, conn, where, count, tuple(shards))
         except BaseException:
