@@ -39,9 +39,9 @@ import random
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from bot.clock import Clock, SystemClock
 from bot.config import Limits
@@ -59,6 +59,7 @@ from bot.storage.lobbies import (
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RECENT_EVENTS = 6  # actions whose events the table message keeps in words
 DEFAULT_TURN_LIMIT = 120  # seconds; a lobby option, stored with the game (0: no limit)
@@ -276,6 +277,17 @@ def token_of(game: Any) -> list[Any]:
     return [game.phase, game.round, game.turn]
 
 
+async def _together(writes: Sequence[Awaitable[T]]) -> list[T | None]:
+    """Await writes at once, so the group commit packs them into few transactions (each write in its
+    own savepoint); a write that failed with a StorageError gives None (the start goes on without it),
+    any other error is raised once all are over."""
+    outcomes = await asyncio.gather(*writes, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not isinstance(outcome, StorageError):
+            raise outcome
+    return [None if isinstance(outcome, BaseException) else outcome for outcome in outcomes]
+
+
 class ServiceObserver(Protocol):
     """What the service reports as it works (bot.metrics.Metrics implements it)."""
 
@@ -367,7 +379,12 @@ class TableService:
     # ------------------------------------------------------------------ start of the process
 
     async def resume(self) -> list[Table]:
-        """Load every active game and open lobby, re-arm timers and computer players; returns the tables."""
+        """Load every active game and open lobby, re-arm timers and computer players; returns the tables.
+
+        The start's writes go out together rather than one durable commit each (10,000 timers took
+        seconds): the closings at once, so the group commit packs them (each still in its savepoint),
+        and every timer in one transaction. A write that fails leaves its table as the one-by-one
+        writes did: not finished, the lobby open, the timer as stored."""
         loaded = await self.storage.games.load_active()
         tables: list[Table] = []
         for stored in loaded.games:
@@ -376,26 +393,41 @@ class TableService:
             table = self._cache(stored)
             table.resumed = True
             tables.append(table)
-            if stored.game.is_over:  # ended by its last action but not closed (an old crash)
-                with contextlib.suppress(StorageError):
-                    stored.finished = await self.storage.games.finish_game(stored.id)
-                    stored.status = "finished"
+        # Ended by its last action but not closed (an old crash): finish it now.
+        over = [table.stored for table in tables if table.stored.game.is_over]
+        done = await _together([self.storage.games.finish_game(stored.id) for stored in over])
+        for stored, finished in zip(over, done, strict=True):
+            if finished is not None:
+                stored.finished = finished
+                stored.status = "finished"
+        closing = []
         for lobby in await self.lobbies.list_open():
             if not self.owns(lobby.guild_id):
                 continue
             # A crash between "deal the game" and "close the lobby" leaves both: the game wins.
             busy = next((tb for tb in tables if tb.channel_id == lobby.channel_id), None)
             if busy is not None:
-                with contextlib.suppress(StorageError):
-                    await self.lobbies.close(lobby, STARTED, busy.id)
+                closing.append(self.lobbies.close(lobby, STARTED, busy.id))
             else:
                 self._schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
+        await _together(closing)
+        live = []
         for table in tables:
             if table.finished:
                 self.tables.pop(table.id, None)
             else:
-                await self._sync_timer(table)
-                self._arm(table)
+                live.append(table)
+        synced = [(table, meta) for table in live if (meta := self._synced_meta(table)) is not None]
+        try:
+            missing = await self.storage.games.set_metas([(table.id, meta) for table, meta in synced])
+        except StorageError:
+            missing = {table.id for table, _ in synced}  # nothing written: the stored timers stay
+        for table, meta in synced:
+            if table.id not in missing:
+                table.stored.meta = meta
+        for table in live:
+            self._index(table)
+            self._arm(table)
         log.info("tables resumed", extra={"games": len(tables), "quarantined": len(loaded.quarantined)})
         return tables
 
@@ -936,12 +968,18 @@ class TableService:
         table.stored.meta = meta
 
     async def _sync_timer(self, table: Table) -> None:
-        """Make the stored timer match the state (at start, at resume, after a seat changed hands)."""
-        timer = self._timer_for(table, table.game, table.timer())
-        if timer != table.timer():
+        """Make the stored timer match the state (at start, after a seat changed hands...; the resume
+        of every game writes them all at once, see :meth:`resume`)."""
+        meta = self._synced_meta(table)
+        if meta is not None:
             with contextlib.suppress(Refused):
-                await self._set_meta(table, {**table.stored.meta, "timer": timer})
+                await self._set_meta(table, meta)
         self._index(table)
+
+    def _synced_meta(self, table: Table) -> dict[str, Any] | None:
+        """The meta with the timer the state calls for; None if the stored timer already is that."""
+        timer = self._timer_for(table, table.game, table.timer())
+        return None if timer == table.timer() else {**table.stored.meta, "timer": timer}
 
     def _index(self, table: Table) -> None:
         """Tell the sweeper when to look at this table next."""

@@ -113,8 +113,9 @@ class Storage:
     ``games`` (:class:`GameRepository`): games and their action logs, deadlines and the service's
         metadata: ``create_game``, ``append_action``, ``append_final_action``, ``apply_action``,
         ``finish_game``, ``cancel_game``, ``quarantine``, ``set_message_id``, ``set_meta`` (turn
-        deadlines live in the metadata), ``actions``, ``action_count``, ``load_active``, ``get_game``,
-        ``verify``, ``active_in_channel``.
+        deadlines live in the metadata), ``set_metas`` (many games' metadata in one transaction: the
+        start), ``actions``, ``action_count``, ``load_active``, ``get_game``, ``verify``,
+        ``active_in_channel``.
     ``lobbies`` (:class:`LobbyRepository`): the tables being formed: ``create``, ``get``,
         ``open_in_channel``, ``list_open``, ``open_ids``, ``set_seats``, ``set_message_id``, ``close``.
     ``results`` (:class:`ResultRepository`): a finished game's results: ``for_game``.

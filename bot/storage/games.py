@@ -742,6 +742,27 @@ class GameRepository:
         """Replace the service's free JSON metadata of a game."""
         await self._update(game_id, "meta = ?", (canonical_json(dict(meta)),))
 
+    async def set_metas(self, metas: Sequence[tuple[int, Mapping[str, Any]]]) -> set[int]:
+        """:meth:`set_meta` for many games in ONE transaction (one durable commit instead of one each:
+        the start re-arms every timer at once); returns the ids that name no game (nothing written
+        for those, as :meth:`set_meta` would raise :class:`GameNotFound`; the others are written)."""
+        if not metas:
+            return set()
+        rows = [(canonical_json(dict(meta)), game_id) for game_id, meta in metas]
+        now = now_ms()
+
+        def work(conn: Connection) -> set[int]:
+            missing: set[int] = set()  # built afresh on each run: a unit of work may run twice
+            for meta_json, game_id in rows:
+                cursor = conn.execute(
+                    "UPDATE games SET meta = ?, updated_at = ? WHERE id = ?", (meta_json, now, game_id)
+                )
+                if cursor.rowcount != 1:
+                    missing.add(game_id)
+            return missing
+
+        return await self.db.write(work)
+
     async def _update(self, game_id: int, assignment: str, params: tuple[Any, ...]) -> None:
         now = now_ms()
 
