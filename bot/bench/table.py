@@ -1,4 +1,4 @@
-"""Skyjo tables under load: 200 concurrent games through the wire-level fake Discord.
+"""Skyjo tables under load: 200 (or more) concurrent games through the wire-level fake Discord.
 
 Two processes, like production: the bot (this process) talks over HTTP and the gateway websocket to the
 fake Discord of ``tests/e2e/fake_discord.py``, which runs in a child process together with the
@@ -23,12 +23,24 @@ Figures:
   buffers in flight, the service's caches, the database layer's Python objects (SQLite's own page
   cache is outside Python's allocator and not counted). Also printed: the same over all GAMES tables.
 
-Bounded: every phase has a deadline; it stops by itself in well under 2 minutes. Needs the
+Heavier runs (issue 26): ``python -m bot.bench.table --games 200,1000 --ramp`` (or, through
+``python -m bot bench table``, which passes no arguments: ``SKYBO_BENCH_GAMES=200,1000
+SKYBO_BENCH_RAMP=1``). Each count of games is a session of its own (a fresh fake, bot and database,
+one after the other) and their figures are printed side by side. ``--ramp`` adds, to the first
+session once its measured clicks are done, a ramp of the think time (RAMP, RAMP_STEP_S per step, the
+windows of bot/bench/fleet.py: closed-loop players, so past its capacity the process slows them
+down): the most clicks per second of a window whose p99 stayed within 50 ms is what one process
+sustains. Without options: 200 games, no ramp (``make bench``).
+
+Bounded: every phase has a deadline, scaled with the games (x games / 200); 200 games stop by
+themselves in about 70 s, ``--games 200,1000 --ramp`` in about 6 minutes on 2 cores. Needs the
 repository's ``tests`` package (run it from the repository root: ``python -m bot bench table``).
 ``SKYBO_BENCH_THINK=lo,hi`` changes the think time; ``SKYBO_BENCH_DEBUG=1`` also prints the lines of code
 that hold the measured memory and what the garbage collector tracks; ``SKYBO_BENCH_PROFILE=FILE``
-writes a cProfile of the bot's process during the clicks; ``SKYBO_BENCH_TRACE=FILE`` writes each
-click's send time and latency.
+writes a cProfile of the bot's process during the clicks, ``SKYBO_BENCH_PYSPY=FILE`` a py-spy sample
+of it (collapsed stacks, ``--format raw``: what docs/performance.md breaks down);
+``SKYBO_BENCH_TRACE=FILE`` writes each click's send time and latency. With several counts of games
+the files of the first session are written.
 """
 
 from __future__ import annotations
@@ -40,7 +52,10 @@ import logging
 import multiprocessing
 import os
 import random
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -59,10 +74,37 @@ MEASURED = 20  # the last tables opened: memory per game is what they add
 # a human a second or more. SKYBO_BENCH_THINK="0.3,1.0" sets another range (e.g. a stress test).
 THINK = tuple(float(x) for x in os.environ.get("SKYBO_BENCH_THINK", "1.0,3.0").split(","))[:2]
 _DEBUG = bool(os.environ.get("SKYBO_BENCH_DEBUG"))
-SETUP_DEADLINE = 60.0 * (4 if _DEBUG else 1)
+SETUP_DEADLINE = 60.0 * (4 if _DEBUG else 1)  # for GAMES games; scaled with the games (_scale)
 PLAY_DEADLINE = 50.0
+# The ramp (--ramp): think ranges from light to heavy, RAMP_STEP_S seconds each, after a warm-up window
+# in which every player opens her panel again (not counted for the capacity). At 200 games their
+# offered loads are about 50, 100, 150, 230, 400 and 900 clicks per second.
+RAMP_WARMUP: tuple[tuple[float, float], float] = ((0.5, 2.0), 3.0)
+RAMP: tuple[tuple[float, float], ...] = (
+    (3.0, 5.0),
+    (1.0, 3.0),
+    (0.7, 2.0),
+    (0.4, 1.3),
+    (0.2, 0.8),
+    (0.05, 0.4),
+)
+RAMP_STEP_S = 6.0
 OPEN_CHUNK = 25  # tables opened at once during the setup
 WARMUP = 2  # moves played in each game while it is set up (before memory is measured)
+SETTLE_S = 1.0  # after the tables are opened, before memory is measured (the last answers)
+SAMPLE_S = 0.2  # between the 5 samples of memory
+
+
+def _scale(games: int) -> float:
+    """How much longer than for GAMES games each phase may take (setting up 1,000 tables takes about
+    five times as long as 200; an overloaded process answers every click later)."""
+    return max(1.0, games / GAMES)
+
+
+def _ramp_plan() -> list[tuple[str, tuple[float, float], float]]:
+    """The windows of the ramp, as bot/bench/fleet.py's plan: (name, think range, seconds)."""
+    steps = [(f"ramp {i + 1}", span, RAMP_STEP_S) for i, span in enumerate(RAMP)]
+    return [("warm-up", *RAMP_WARMUP), *steps]
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -101,6 +143,7 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
     from bot.sandbox.fake_discord import FakeDiscord
 
     fake = FakeDiscord()
+    setup_deadline, play_deadline = SETUP_DEADLINE * _scale(games), PLAY_DEADLINE * _scale(games)
     channels = [fake.add_channel(f"table-{i}") for i in range(games)]
     alice = fake.user("alice")
     answers = Answers(fake)
@@ -108,14 +151,16 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
     await fake.start()
     try:
         pipe.send(("fake", fake.api_base, fake.gateway_url, fake.token))
-        assert (await _recv(pipe, SETUP_DEADLINE))[0] == "ready"
+        assert (await _recv(pipe, setup_deadline))[0] == "ready"
         first, last = channels[: games - measured], channels[games - measured :]
-        tables = await asyncio.wait_for(_open_tables(fake, first, alice, answer_of), SETUP_DEADLINE)
+        setup_started = time.perf_counter()
+        tables = await asyncio.wait_for(_open_tables(fake, first, alice, answer_of), setup_deadline)
         pipe.send(("opened", len(tables)))
-        assert (await _recv(pipe, SETUP_DEADLINE))[0] == "more"
-        tables += await asyncio.wait_for(_open_tables(fake, last, alice, answer_of), SETUP_DEADLINE)
+        assert (await _recv(pipe, setup_deadline))[0] == "more"
+        tables += await asyncio.wait_for(_open_tables(fake, last, alice, answer_of), setup_deadline)
+        setup_s = time.perf_counter() - setup_started
         pipe.send(("opened", len(tables)))
-        assert (await _recv(pipe, SETUP_DEADLINE))[0] == "play"
+        assert (await _recv(pipe, setup_deadline))[0] == "play"
         sent_at.clear()
         answered_at.clear()
         monitor = _LoopMonitor()
@@ -124,7 +169,7 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
             _player(fake, message, alice, clicks, random.Random(i), answer_of)
             for i, message in enumerate(tables)
         ]
-        done = await asyncio.wait_for(asyncio.gather(*players), PLAY_DEADLINE)
+        done = await asyncio.wait_for(asyncio.gather(*players), play_deadline)
         elapsed = time.perf_counter() - started
         latencies = [(answered_at[i] - t0) * 1000 for i, t0 in sent_at.items() if i in answered_at]
         if os.environ.get("SKYBO_BENCH_TRACE"):
@@ -142,12 +187,20 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
                     "refused": sum(r for _, r, _ in done),
                     "refreshes": sum(f for _, _, f in done),
                     "elapsed": elapsed,
+                    "setup_s": setup_s,
                     "fake_loop": monitor.stop(),
                 },
             )
         )
+        message: Any = ("stop",)
         with contextlib.suppress(TimeoutError):
-            await _recv(pipe, 30)  # "stop": the bot has closed
+            message = await _recv(pipe, 30)  # "ramp" right away, or "stop" once the bot has closed
+        if message[0] == "ramp":
+            from bot.bench import fleet
+
+            pipe.send(("ramp-done", await fleet._play(fake, answers, tables, alice, message[1], pipe)))
+            with contextlib.suppress(TimeoutError):
+                await _recv(pipe, 30)  # "stop": the bot has closed
     finally:
         await fake.stop()
 
@@ -317,11 +370,19 @@ async def _measure() -> int:
     for _ in range(5):
         gc.collect()
         values.append(tracemalloc.get_traced_memory()[0])
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(SAMPLE_S)
     return int(statistics.median(values))
 
 
-async def _bench(games: int, clicks: int) -> dict[str, Any]:
+async def _bench(
+    games: int,
+    clicks: int,
+    ramp: list[tuple[str, tuple[float, float], float]] | None = None,
+    files: bool = True,
+) -> dict[str, Any]:
+    """One session: a fresh fake (in its process), bot and database; GAMES tables, the measured
+    clicks, then the ramp's windows if ``ramp``. ``files``: write the profile and trace files asked
+    for in the environment."""
     import discord
     import yarl
 
@@ -329,14 +390,15 @@ async def _bench(games: int, clicks: int) -> dict[str, Any]:
     from bot.config import Limits
 
     measured = min(MEASURED, games)
+    setup_deadline, play_deadline = SETUP_DEADLINE * _scale(games), PLAY_DEADLINE * _scale(games)
     context = multiprocessing.get_context("spawn")
     pipe, child_pipe = context.Pipe()
     child = context.Process(target=_fake_process, args=(child_pipe, games, clicks, measured), daemon=True)
     child.start()
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = {"games": games, "measured": measured}
     tmp = tempfile.TemporaryDirectory(prefix="skybo-bench-")
     try:
-        kind, api_base, gateway_url, token = await _recv(pipe, SETUP_DEADLINE)
+        kind, api_base, gateway_url, token = await _recv(pipe, setup_deadline)
         assert kind == "fake", (kind, api_base)
         discord.http.Route.BASE = api_base
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
@@ -352,7 +414,7 @@ async def _bench(games: int, clicks: int) -> dict[str, Any]:
         bot_any._connection.guild_ready_timeout = 0.1
         task = asyncio.create_task(bot.start(token))
         try:
-            deadline = time.monotonic() + SETUP_DEADLINE
+            deadline = time.monotonic() + setup_deadline
             while not bot.is_ready():
                 if task.done() or time.monotonic() > deadline:
                     raise RuntimeError(f"the bot did not connect: {task.exception() if task.done() else ''}")
@@ -362,15 +424,15 @@ async def _bench(games: int, clicks: int) -> dict[str, Any]:
             tracemalloc.start(12 if _DEBUG else 1)
             start_memory = await _measure()
             pipe.send(("ready",))
-            message = await _recv(pipe, SETUP_DEADLINE * 2)
+            message = await _recv(pipe, setup_deadline * 2)
             assert message[0] == "opened", message
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(SETTLE_S)
             before = await _measure()
             snapshot = tracemalloc.take_snapshot() if _DEBUG else None
             pipe.send(("more",))
-            message = await _recv(pipe, SETUP_DEADLINE)
+            message = await _recv(pipe, setup_deadline)
             assert message[0] == "opened", message
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(SETTLE_S)
             after = await _measure()
             if snapshot is not None:
                 _print_top(tracemalloc.take_snapshot().compare_to(snapshot, "traceback"), measured)
@@ -380,7 +442,7 @@ async def _bench(games: int, clicks: int) -> dict[str, Any]:
             results["memory_per_game"] = (after - before) / measured
             results["memory_all"] = (after - start_memory) / games
             profile = None
-            if os.environ.get("SKYBO_BENCH_PROFILE"):
+            if files and os.environ.get("SKYBO_BENCH_PROFILE"):
                 import cProfile
 
                 profile = cProfile.Profile()
@@ -391,16 +453,25 @@ async def _bench(games: int, clicks: int) -> dict[str, Any]:
                 for obj in gc.get_objects():
                     by_type[type(obj).__name__] = by_type.get(type(obj).__name__, 0) + 1
                 print("      ", sorted(by_type.items(), key=lambda kv: -kv[1])[:15])
+            spy = (
+                _start_pyspy(os.environ["SKYBO_BENCH_PYSPY"])
+                if files and "SKYBO_BENCH_PYSPY" in os.environ
+                else None
+            )
             monitor = _LoopMonitor()
             pipe.send(("play",))
-            message = await _recv(pipe, PLAY_DEADLINE + 5)
+            message = await _recv(pipe, play_deadline + 5)
             results["loop"] = monitor.stop()
+            if spy is not None:
+                _stop_pyspy(spy)
             if profile is not None:
                 profile.disable()
                 profile.dump_stats(os.environ["SKYBO_BENCH_PROFILE"])
             assert message[0] == "done", message
             results.update(message[1])
             results["db"] = bot.service.storage.db.stats
+            if ramp:
+                results["ramp"] = await _bot_ramp(pipe, ramp)
         finally:
             await bot.close()
             with contextlib.suppress(Exception):
@@ -414,6 +485,49 @@ async def _bench(games: int, clicks: int) -> dict[str, Any]:
             child.kill()
         tmp.cleanup()
     return results
+
+
+async def _bot_ramp(pipe: Connection, plan: list[tuple[str, tuple[float, float], float]]) -> dict[str, Any]:
+    """The bot's side of the ramp: the fake's players run bot/bench/fleet.py's windows; at each
+    window's mark the bot's CPU time is read (its share of one core in each window)."""
+    from bot.bench import fleet
+
+    pipe.send(("ramp", plan))
+    cpus: list[dict[str, float]] = []
+    last = (time.perf_counter(), time.process_time())
+    deadline = sum(seconds for _, _, seconds in plan) + fleet.SLACK + 10
+    while True:
+        message = await _recv(pipe, deadline)
+        if message[0] != "mark":
+            break
+        now = (time.perf_counter(), time.process_time())
+        if message[1] > 0:
+            cpus.append({"bot": (now[1] - last[1]) / max(1e-9, now[0] - last[0])})
+        last = now
+    assert message[0] == "ramp-done", message
+    result = message[1]
+    windows = [fleet.Window(**w, cpu=cpu) for w, cpu in zip(result["windows"], cpus, strict=True)]
+    return {"windows": windows, "refused": result["refused"], "stopped_early": result["stopped_early"]}
+
+
+def _start_pyspy(path: str) -> subprocess.Popen[bytes]:
+    """py-spy sampling this process (every thread, 200 Hz, without pausing it) until _stop_pyspy."""
+    exe = Path(sys.executable).with_name("py-spy")
+    command = [str(exe) if exe.exists() else "py-spy", "record", "--pid", str(os.getpid())]
+    command += ["--rate", "200", "--nonblocking", "--threads", "--format", "raw", "--output", path]
+    with open(f"{path}.log", "wb") as log:  # py-spy's own messages (e.g. "sampling is behind")
+        spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+    time.sleep(0.5)  # attached before the first click
+    return spy
+
+
+def _stop_pyspy(spy: subprocess.Popen[bytes]) -> None:
+    spy.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+    try:
+        spy.wait(30)
+    except subprocess.TimeoutExpired:
+        spy.kill()
+        spy.wait(5)
 
 
 class _LoopMonitor:
@@ -473,33 +587,157 @@ def _print_top(diff: list[tracemalloc.StatisticDiff], measured: int) -> None:
         print(f"      {size:7.1f} KB  {count:6.1f} blocks  {where}")
 
 
-def run(games: int = GAMES, clicks_per_game: int = CLICKS_PER_GAME) -> None:
-    for name in ("discord", "bot", "aiohttp"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-    results = asyncio.run(_bench(games, clicks_per_game))
+# ---------------------------------------------------------------------------------- the profile's breakdown
+
+# Where a sample of the bot's event loop thread goes (docs/performance.md): the first rule of OWNERS that
+# matches any frame of the stack, else the deepest frame that matches a rule of LAYERS (the first rule
+# that matches that frame). A rule: (category, part of the file, part of the function or "").
+OWNERS: tuple[tuple[str, str, str], ...] = (
+    ("bench harness", "bot/bench/", "_recv"),
+    ("bench harness", "bot/bench/", "_LoopMonitor"),
+    ("computer players", "bot/ai/", ""),
+    ("computer players", "bot/service.py", "_ai_decide"),
+    ("decode", "discord/gateway.py", ""),
+    ("render picture", "bot/", "_picture"),
+)
+LAYERS: tuple[tuple[str, str, str], ...] = (
+    ("View construction", "", "urandom"),
+    ("View construction", "discord/ui/", "__init__"),
+    ("View construction", "discord/ui/", "add_item"),
+    ("View construction", "discord/ui/", "_init_children"),
+    ("encode", "discord/ui/", "to_components"),
+    ("encode", "json/encoder", ""),
+    ("encode", "aiohttp/formdata", ""),
+    ("encode", "aiohttp/multipart", ""),
+    ("encode", "aiohttp/payload", ""),
+    ("encode", "discord/file.py", ""),
+    ("encode", "", "to_dict"),
+    ("encode", "discord/utils.py", "_to_json"),
+    ("encode", "discord/http.py", "handle_message_parameters"),
+    ("encode", "discord/http.py", "MultipartParameters"),
+    ("decode", "json/decoder", ""),
+    ("decode", "aiohttp/_websocket", ""),
+    ("decode", "aiohttp/http_websocket", ""),
+    ("decode", "discord/utils.py", ""),
+    ("decode", "discord/state.py", ""),
+    ("decode", "discord/message.py", "__init__"),
+    ("decode", "discord/message.py", "_handle"),
+    ("decode", "discord/components.py", ""),
+    ("decode", "discord/interactions.py", "__init__"),
+    ("decode", "discord/interactions.py", "_from_data"),
+    ("decode", "discord/user.py", ""),
+    ("decode", "discord/member.py", ""),
+    ("send", "aiohttp/", ""),
+    ("send", "discord/http.py", ""),
+    ("send", "discord/webhook/", ""),
+    ("send", "asyncio/selector_events.py", "write"),
+    ("send", "asyncio/selector_events.py", "_sock_connect"),
+    ("send", "discord/interactions.py", ""),
+    ("send", "discord/message.py", ""),
+    ("commit", "bot/storage/", ""),
+    ("commit", "aiosqlite/", ""),
+    ("commit", "bot/service.py", "_commit"),
+    ("timers", "", "timer"),
+    ("engine apply", "bot/engine/", "apply"),
+    ("engine: game views", "bot/engine/", ""),
+    ("render picture", "PIL/", ""),
+    ("render picture", "bot/render/skyjo_image", ""),
+    ("render picture", "bot/render/skipbo_image", ""),
+    ("render picture", "bot/render/images", ""),
+    ("render text", "bot/ui/", ""),
+    ("render text", "bot/render/", ""),
+    ("render text", "bot/i18n/", ""),
+    ("discord.py other", "discord/", ""),
+    ("service (other)", "bot/", ""),
+    ("asyncio loop", "asyncio/", ""),
+)
+
+
+def _category(frames: list[str]) -> str:
+    """The category of one sample; ``frames``: "function (file:line)", outermost first."""
+    parsed = [(f.rsplit(" (", 1)[0], f.rsplit(" (", 1)[-1]) for f in frames]
+    for category, where, function in OWNERS:
+        if any(where in file and function in name for name, file in parsed):
+            return category
+    for name, file in reversed(parsed):
+        for category, where, function in LAYERS:
+            if where in file and function in name:
+                return category
+    return "other"
+
+
+def breakdown(path: str) -> list[str]:
+    """Shares of a py-spy file (``SKYBO_BENCH_PYSPY``: raw, one line per stack and thread) by category:
+    the event loop's thread (MainThread) without its idle samples (waiting in select), then the other
+    threads (pictures, the SQLite connection) in samples of the same rate."""
+    loop: dict[str, int] = {}
+    threads: dict[str, int] = {}
+    idle = 0
+    with open(path) as lines:
+        for line in lines:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            thread, *frames = stack.split(";")
+            n = int(count)
+            if "MainThread" not in thread:
+                name = thread.split(": ", 1)[-1].rstrip("_0123456789")
+                threads[name] = threads.get(name, 0) + n
+            elif frames and frames[-1].startswith(("EpollSelector.select", "BaseSelector.select")):
+                idle += n
+            else:
+                category = _category(frames)
+                loop[category] = loop.get(category, 0) + n
+    busy = sum(loop.values())
+    out = [f"   event loop thread: {busy} busy samples ({idle} idle in select not counted)"]
+    for category, n in sorted(loop.items(), key=lambda kv: -kv[1]):
+        out.append(f"   {category:<24} {n / max(1, busy):6.1%}  ({n})")
+    out.append("   other threads (samples at the same rate, and as a share of the loop's busy samples):")
+    for name, n in sorted(threads.items(), key=lambda kv: -kv[1]):
+        out.append(f"   {name:<50} {n:6d}  ({n / max(1, busy):.0%})")
+    return out
+
+
+def measure(
+    counts: Sequence[int], clicks_per_game: int = CLICKS_PER_GAME, ramp: bool = False
+) -> list[dict[str, Any]]:
+    """One session per count of games, one after the other; the ramp (``ramp``) and the profile and
+    trace files only in the first."""
+    return [
+        asyncio.run(_bench(games, clicks_per_game, _ramp_plan() if ramp and i == 0 else None, i == 0))
+        for i, games in enumerate(counts)
+    ]
+
+
+def _ms(value: float) -> str:
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def _latency(latencies: list[float]) -> str:
+    if not latencies:
+        return "none answered"
+    p = [statistics.median(latencies), _percentile(latencies, 0.95), _percentile(latencies, 0.99)]
+    return "/".join(_ms(v) for v in [*p, max(latencies)]) + " ms"
+
+
+def report_one(results: dict[str, Any]) -> list[str]:
+    """The figures of one session (the output of ``make bench``)."""
     latencies = results.get("latencies") or []
     if not latencies:
-        print("   no click was answered")
-        return
-    db = results["db"]
-    print(
+        return ["   no click was answered"]
+    db, measured = results["db"], results["measured"]
+    lines = [
         f"   load: {results['active_games']} concurrent games (1 human + 1 computer each, computer moves"
         f" every 1.2 s); the human thinks {THINK[0]}-{THINK[1]} s (uniform) before each click,"
-        f" {CLICKS_PER_GAME} clicks per game, all games at once"
-    )
-    print(
+        f" {CLICKS_PER_GAME} clicks per game, all games at once",
         f"   {len(latencies)} clicks measured in {results['elapsed']:.1f} s"
         f" ({len(latencies) / results['elapsed']:.0f}/s; {results['unanswered']} unanswered,"
         f" {results['refused']} answered with a refusal; {results['refreshes']} on Refresh, the rest moves"
-        " or the panel opened)"
-    )
-    print(
+        " or the panel opened)",
         f"   click latency (INTERACTION_CREATE sent -> callback received, synchronous=FULL):"
         f" p50 {statistics.median(latencies):.1f} ms, p95 {_percentile(latencies, 0.95):.1f} ms,"
-        f" p99 {_percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms   (target p99 < 50 ms)"
-    )
+        f" p99 {_percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms   (target p99 < 50 ms)",
+    ]
     loop = results["loop"]
-    print(
+    lines.append(
         f"   bot process: {loop['cpu']:.0%} of a core; event loop lag: p50 {loop['lag_p50']:.1f} ms,"
         f" p99 {loop['lag_p99']:.1f} ms,"
         f" max {loop['lag_max']:.1f} ms; {loop['gc_count']} GC runs ({loop['gc_total']:.0f} ms in all,"
@@ -507,22 +745,172 @@ def run(games: int = GAMES, clicks_per_game: int = CLICKS_PER_GAME) -> None:
         f" {loop['gc_full']} full (longest {loop['gc_full_max']:.1f} ms)"
     )
     fake = results["fake_loop"]
-    print(
+    lines.append(
         f"   fake Discord + players process: {fake['cpu']:.0%} of a core; its event loop lag (counted in"
         f" the latency): p50 {fake['lag_p50']:.1f} ms,"
         f" p99 {fake['lag_p99']:.1f} ms, max {fake['lag_max']:.1f} ms (its garbage collector is off)"
     )
-    print(
+    lines.append(
         f"   storage: {db.writes} writes in {db.transactions} transactions"
         f" ({db.writes / max(1, db.transactions):.1f} per commit on average, at most {db.largest})"
     )
-    print(
+    lines.append(
         f"   bot memory per active game: {results['memory_per_game'] / 1024:.1f} KB   (target < 50 KB)"
-        f"   [tracemalloc in the bot's process, fake Discord in another process: the last {MEASURED}"
-        f" tables opened while {results['active_games'] - MEASURED} others are active;"
+        f"   [tracemalloc in the bot's process, fake Discord in another process: the last {measured}"
+        f" tables opened while {results['active_games'] - measured} others are active;"
         f" over all {results['active_games']}: {results['memory_all'] / 1024:.1f} KB per game]"
     )
+    return lines
+
+
+def report(runs: list[dict[str, Any]]) -> list[str]:
+    """Several sessions side by side, then the ramp of the first if it ran."""
+    width = 30
+    lines = [
+        f"   load: 1 human + 1 computer per game (computer moves every 1.2 s), the human thinks"
+        f" {THINK[0]}-{THINK[1]} s before each click, {CLICKS_PER_GAME} clicks per game, all games at once;"
+        f" SQLite synchronous=FULL; {os.cpu_count()} cores. Latency: INTERACTION_CREATE sent -> answer"
+        " received, in the fake's process. CPU: share of one core"
+    ]
+
+    def row(label: str, cells: list[str]) -> None:
+        lines.append(f"   {label:<34}" + "".join(f"{c:>{width}}" for c in cells))
+
+    row("concurrent games", [str(r.get("active_games", r["games"])) for r in runs])
+    row("tables set up in", [f"{r['setup_s']:.1f} s" for r in runs])
+    row(
+        "clicks measured (per second)",
+        [
+            f"{len(r['latencies'])} in {r['elapsed']:.0f} s ({len(r['latencies']) / r['elapsed']:.0f}/s)"
+            for r in runs
+        ],
+    )
+    row(
+        "unanswered / refused / Refresh",
+        [f"{r['unanswered']} / {r['refused']} / {r['refreshes']}" for r in runs],
+    )
+    row("latency p50/p95/p99/max", [_latency(r.get("latencies") or []) for r in runs])
+    row("bot CPU", [f"{r['loop']['cpu']:.0%}" for r in runs])
+    row(
+        "bot loop lag p50/p99/max",
+        [
+            f"{_ms(r['loop']['lag_p50'])}/{_ms(r['loop']['lag_p99'])}/{_ms(r['loop']['lag_max'])} ms"
+            for r in runs
+        ],
+    )
+    row(
+        "bot GC runs (ms in all, longest)",
+        [f"{r['loop']['gc_count']} ({r['loop']['gc_total']:.0f}, {_ms(r['loop']['gc_max'])})" for r in runs],
+    )
+    row(
+        "fake+players CPU (loop lag p99)",
+        [f"{r['fake_loop']['cpu']:.0%} ({_ms(r['fake_loop']['lag_p99'])} ms)" for r in runs],
+    )
+    row(
+        "storage writes / commits",
+        [f"{r['db'].writes} / {r['db'].transactions}" for r in runs],
+    )
+    row(
+        "bot memory per game (last, all)",
+        [f"{r['memory_per_game'] / 1024:.1f} KB, {r['memory_all'] / 1024:.1f} KB" for r in runs],
+    )
+    ramped = next((r for r in runs if "ramp" in r), None)
+    if ramped is not None:
+        lines += report_ramp(ramped["ramp"], ramped["games"])
+    return lines
+
+
+def report_ramp(ramp: dict[str, Any], games: int) -> list[str]:
+    """The ramp's windows and the capacity: the most clicks per second of a window (past the warm-up)
+    whose p99 stayed within bot/bench/fleet.py's P99_TARGET_MS, every click answered."""
+    from bot.bench import fleet
+
+    windows = ramp["windows"]
+    lines = [f"   ramp at {games} games (closed-loop players; the think range changes every window):"]
+    for w in windows:
+        lines.append(
+            f"   {w.name:<9} think {w.think[0]:>4}-{w.think[1]:<4} s {w.seconds:5.1f} s:"
+            f" {w.rate:6.1f} clicks/s, p50/p95/p99/max {_latency(w.latencies)},"
+            f" bot CPU {w.cpu['bot']:.0%}, {w.unanswered} unanswered"
+        )
+    best = capacity(windows)
+    peak = max(windows[1:], key=lambda w: w.rate, default=None)
+    sustained = (
+        f"{best.rate:.1f} clicks/s ({best.name}, p99 {_ms(best.p(0.99))} ms)" if best is not None else "none"
+    )
+    lines.append(
+        f"   sustained by one process (p99 <= {fleet.P99_TARGET_MS:.0f} ms): {sustained};"
+        + (f" peak {peak.rate:.1f} clicks/s ({peak.name}, p99 {_ms(peak.p(0.99))} ms);" if peak else "")
+        + f" {ramp['refused']} refused, {ramp['stopped_early']} players whose game ended"
+    )
+    shown = best or peak
+    if shown is not None and shown.clicks:
+        routes = ", ".join(f"{route} {n / shown.clicks:.2f}" for route, n in list(shown.by_route.items())[:5])
+        lines.append(
+            f"   REST requests per click in {shown.name}: {shown.rest['all'] / shown.clicks:.2f}"
+            f" (interaction routes {shown.rest['interaction'] / shown.clicks:.2f},"
+            f" channel routes {shown.rest['channel'] / shown.clicks:.2f}): {routes}"
+        )
+    return lines
+
+
+def capacity(windows: list[Any]) -> Any:
+    """The window of the most clicks per second whose p99 stayed within the target (None: none did)."""
+    from bot.bench import fleet
+
+    within = [w for w in windows[1:] if w.latencies and w.p(0.99) <= fleet.P99_TARGET_MS and not w.unanswered]
+    return max(within, key=lambda w: w.rate, default=None)
+
+
+def _counts(text: str) -> list[int]:
+    counts = [int(part) for part in text.split(",") if part.strip()]
+    if not counts or min(counts) < 1:
+        raise ValueError(f"games: positive numbers separated by commas, not {text!r}")
+    return counts
+
+
+def run(
+    games: Sequence[int] | None = None, clicks_per_game: int = CLICKS_PER_GAME, ramp: bool | None = None
+) -> None:
+    """``python -m bot bench table``: the counts of games from SKYBO_BENCH_GAMES (default GAMES), the
+    ramp if SKYBO_BENCH_RAMP=1."""
+    for name in ("discord", "bot", "aiohttp"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    counts = list(games) if games else _counts(os.environ.get("SKYBO_BENCH_GAMES", str(GAMES)))
+    if ramp is None:
+        ramp = os.environ.get("SKYBO_BENCH_RAMP", "0") not in ("", "0")
+    runs = measure(counts, clicks_per_game, ramp)
+    lines = report_one(runs[0]) if len(runs) == 1 else report(runs)
+    if len(runs) == 1 and "ramp" in runs[0]:
+        lines += report_ramp(runs[0]["ramp"], runs[0]["games"])
+    for line in lines:
+        print(line, flush=True)
+
+
+def main(argv: list[str]) -> int:
+    """``python -m bot.bench.table [--games N[,N...]] [--ramp]``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m bot.bench.table", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--games",
+        type=_counts,
+        default=None,
+        help=f"concurrent games; several (200,1000): side by side (default {GAMES})",
+    )
+    parser.add_argument(
+        "--ramp", action="store_true", help="then ramp the think time up (first count of games)"
+    )
+    parser.add_argument("--breakdown", metavar="FILE", help="print the shares of a SKYBO_BENCH_PYSPY file")
+    options = parser.parse_args(argv)
+    if options.breakdown:
+        print("\n".join(breakdown(options.breakdown)))
+        return 0
+    started = time.perf_counter()
+    run(options.games, ramp=options.ramp)
+    print(f"   ({time.perf_counter() - started:.1f} s)", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    run()
+    sys.exit(main(sys.argv[1:]))
