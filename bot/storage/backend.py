@@ -27,10 +27,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any, Protocol, TypeVar
+
+from bot.storage.errors import StorageError
 
 T = TypeVar("T")
 
@@ -110,6 +114,33 @@ class Database(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One numbered schema change of a backend: ``migrations/NNNN_name.sql``."""
+
+    number: int
+    name: str
+    sql: str
+
+
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+def read_migrations(package: str) -> list[Migration]:
+    """The numbered ``NNNN_name.sql`` files of a backend's migrations package, in order (each backend
+    has its own folder, with the same numbers and names)."""
+    found: list[Migration] = []
+    for entry in resources.files(package).iterdir():
+        match = _MIGRATION_NAME.match(entry.name)
+        if match:
+            found.append(Migration(int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
+    found.sort(key=lambda m: m.number)
+    numbers = [m.number for m in found]
+    if numbers != list(range(1, len(found) + 1)):
+        raise StorageError(f"migrations must be numbered 1, 2, 3... without gaps; found {numbers}")
+    return found
 
 
 # What became of one write of a group (a backend's ``run_group``).

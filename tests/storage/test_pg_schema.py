@@ -22,17 +22,16 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
-from importlib import resources
 from typing import Any
 
 import psycopg
 import pytest
 from psycopg.errors import UniqueViolation
 
+from bot.storage.backend import read_migrations
 from bot.storage.sqlite.database import apply_migrations, load_migrations
 from tests.conftest import PgDatabase
 
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 _SAME_FAMILY = {"INTEGER": {"integer", "bigint"}, "REAL": {"double precision"}, "TEXT": {"text"}}
 _FK_ACTION = {"a": "NO ACTION", "c": "CASCADE", "r": "RESTRICT", "n": "SET NULL", "d": "SET DEFAULT"}
 
@@ -41,12 +40,7 @@ Columns = list[tuple[str, str, bool, str | None]]  # (name, type, not null, defa
 
 def migration_files(package: str) -> list[tuple[str, str]]:
     """(file name, SQL) of a migrations package, in number order."""
-    found = [
-        (entry.name, entry.read_text(encoding="utf-8"))
-        for entry in resources.files(package).iterdir()
-        if _MIGRATION_NAME.match(entry.name)
-    ]
-    return sorted(found)
+    return [(m.name, m.sql) for m in read_migrations(package)]
 
 
 def migrate_postgres(dsn: str) -> None:

@@ -41,12 +41,9 @@ import functools
 import logging
 import queue
 import random
-import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from importlib import resources
 from typing import Any, TypeVar
 
 import psycopg
@@ -55,7 +52,16 @@ from psycopg.adapt import Loader
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 
-from bot.storage.backend import COMMITTED, FAILED, RETRY, GroupCommit, Outcomes, WriteStats
+from bot.storage.backend import (
+    COMMITTED,
+    FAILED,
+    RETRY,
+    GroupCommit,
+    Migration,
+    Outcomes,
+    WriteStats,
+    read_migrations,
+)
 from bot.storage.errors import SchemaTooNew, StorageError, StorageUnusable
 
 log = logging.getLogger(__name__)
@@ -70,30 +76,13 @@ CONNECT_TIMEOUT_S = 10  # unless the URL sets connect_timeout
 CONFLICT_ATTEMPTS = 5
 CONFLICT_PAUSE_S = 0.005
 _CONFLICT_STATES = frozenset({"40P01", "40001"})  # deadlock_detected, serialization_failure
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 # pg_advisory_xact_lock's key for "migrating Skybo's schema": any fixed number, the same in every process.
 _MIGRATION_LOCK = 0x536B79626F  # "Skybo"
 
 
-@dataclass(frozen=True)
-class Migration:
-    number: int
-    name: str
-    sql: str
-
-
 def load_migrations() -> list[Migration]:
-    """The numbered ``migrations/NNNN_name.sql`` files shipped with the package, in order."""
-    found: list[Migration] = []
-    for entry in resources.files("bot.storage.postgres.migrations").iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append(Migration(int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    found.sort(key=lambda m: m.number)
-    numbers = [m.number for m in found]
-    if numbers != list(range(1, len(found) + 1)):
-        raise StorageError(f"migrations must be numbered 1, 2, 3... without gaps; found {numbers}")
-    return found
+    """This backend's numbered ``migrations/NNNN_name.sql`` files, in order."""
+    return read_migrations("bot.storage.postgres.migrations")
 
 
 def apply_migrations(conn: psycopg.Connection[Any], migrations: list[Migration]) -> int:

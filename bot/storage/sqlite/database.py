@@ -29,17 +29,14 @@ import errno
 import fcntl
 import logging
 import os
-import re
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.storage.backend import COMMITTED, FAILED, RETRY, GroupCommit, WriteStats
+from bot.storage.backend import COMMITTED, FAILED, RETRY, GroupCommit, Migration, WriteStats, read_migrations
 from bot.storage.errors import (
     DatabaseBusy,
     DatabaseCannotOpen,
@@ -60,30 +57,12 @@ T = TypeVar("T")
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 DEFAULT_BUSY_TIMEOUT_MS = 5000
 MAX_BATCH = 256  # writes per group transaction: bounds one hop of the connection thread
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 
-@dataclass(frozen=True)
-class Migration:
-    number: int
-    name: str
-    sql: str
-
-
 def load_migrations() -> list[Migration]:
-    """The numbered ``migrations/NNNN_name.sql`` files shipped with the package, in order."""
-    folder = resources.files("bot.storage.sqlite.migrations")
-    found: list[Migration] = []
-    for entry in folder.iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append(Migration(int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    found.sort(key=lambda m: m.number)
-    numbers = [m.number for m in found]
-    if numbers != list(range(1, len(found) + 1)):
-        raise StorageError(f"migrations must be numbered 1, 2, 3... without gaps; found {numbers}")
-    return found
+    """This backend's numbered ``migrations/NNNN_name.sql`` files, in order."""
+    return read_migrations("bot.storage.sqlite.migrations")
 
 
 def split_statements(script: str) -> list[str]:
