@@ -385,10 +385,10 @@ class TableService:
         seconds): the closings at once, so the group commit packs them (each still in its savepoint),
         and every timer in one transaction. A write that fails leaves its table as the one-by-one
         writes did: not finished, the lobby open, the timer as stored."""
-        loaded = await self.storage.games.load_active()
+        loaded = await self.storage.games.load_active(owns=self.owns)
         tables: list[Table] = []
         for stored in loaded.games:
-            if stored.kind not in KINDS or not self.owns(stored.guild_id):
+            if stored.kind not in KINDS:
                 continue
             table = self._cache(stored)
             table.resumed = True

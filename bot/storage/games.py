@@ -198,6 +198,10 @@ class _Row:
         return int(self.values[0])
 
     @property
+    def guild_id(self) -> int | None:
+        return None if self.values[1] is None else int(self.values[1])
+
+    @property
     def kind(self) -> str:
         return str(self.values[3])
 
@@ -781,13 +785,17 @@ class GameRepository:
 
     # ---------------------------------------------------------------- reading
 
-    async def load_active(self, *, verify: Verify = "auto") -> LoadResult:
+    async def load_active(
+        self, *, verify: Verify = "auto", owns: Callable[[int | None], bool] | None = None
+    ) -> LoadResult:
         """Every active game, ready to play (see the module doc for how snapshots are checked).
 
         A game whose data cannot give a game (unknown kind, unreadable options, a log that does not
-        replay) is quarantined with a log line; the others are still returned.
+        replay) is quarantined with a log line; the others are still returned. ``owns(guild_id)``: only
+        those games (a fleet process loads its shards' games; the others are neither replayed nor
+        repaired here, their own process does it).
         """
-        return await self._load("g.status = ?", (ACTIVE,), verify=verify, record_fingerprints=True)
+        return await self._load("g.status = ?", (ACTIVE,), verify=verify, record_fingerprints=True, keep=owns)
 
     async def get_game(self, game_id: int, *, verify: bool = False) -> StoredGame:
         """One game, whatever its status; with ``verify`` its snapshot is checked by a full replay.
@@ -827,7 +835,13 @@ class GameRepository:
         return None if row is None else int(row[0])
 
     async def _load(
-        self, where: str, params: tuple[Any, ...], *, verify: Verify, record_fingerprints: bool
+        self,
+        where: str,
+        params: tuple[Any, ...],
+        *,
+        verify: Verify,
+        record_fingerprints: bool,
+        keep: Callable[[int | None], bool] | None = None,
     ) -> LoadResult:
         def read(conn: Connection) -> tuple[list[_Row], dict[str, str]]:
             rows = _fetch_rows(conn, where, params)
@@ -839,6 +853,8 @@ class GameRepository:
             return rows, known
 
         rows, known = await self.db.run(read)
+        if keep is not None:
+            rows = [row for row in rows if keep(row.guild_id)]
         # Kinds whose engine code changed since their snapshots were written get a full replay.
         changed = {k for k in KINDS if known.get(_ENGINE_KEY + k) not in (None, engine_fingerprint(k))}
         full = {row.id: verify == "full" or row.kind in changed for row in rows}

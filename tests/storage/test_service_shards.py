@@ -71,3 +71,20 @@ async def test_each_process_resumes_only_the_tables_of_its_shards(backend: Backe
             await service.close()
     finally:
         await storage.close()
+
+
+async def test_a_process_neither_loads_nor_repairs_another_shards_games(backend: Backend) -> None:
+    """Loading is filtered before anything is parsed: a broken game of shard 0 (an unknown kind, which
+    its own process would quarantine) is left alone by the process of shard 1."""
+    storage = await backend.open()
+    try:
+        made = await _fill(storage)
+        backend.execute("UPDATE games SET kind = ? WHERE id = ?", "chess", made[0][0])
+        loaded = await storage.games.load_active(owns=shards_from("2", "1").owns)
+        assert [g.id for g in loaded.games] == [made[1][0]] and not loaded.quarantined
+        assert backend.row("SELECT status FROM games WHERE id = ?", made[0][0]) == ("active",)
+        everything = await storage.games.load_active()  # shard 0's own process would set it aside
+        assert [g.id for g in everything.games] == [made[1][0]]
+        assert backend.row("SELECT status FROM games WHERE id = ?", made[0][0]) == ("quarantined",)
+    finally:
+        await storage.close()
