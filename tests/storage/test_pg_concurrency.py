@@ -376,6 +376,51 @@ async def test_one_active_game_per_channel_holds_across_processes(two: tuple[Sto
 # ------------------------------------------------------------------ crossing locks: a deadlock, retried
 
 
+class CrossingLocks:
+    """Two processes' groups of two writes each: A1 locks row x then A2 row y, B1 locks y then B2 x.
+    The first write of each group waits (on its first run only: a rerun must not wait for the other)
+    until both hold their first row, so each then wants the other's: a deadlock."""
+
+    def __init__(self, a: Storage, b: Storage) -> None:
+        self.a, self.b = a, b
+        self.runs: dict[str, int] = {}
+        self.both_hold = threading.Barrier(2, timeout=10)  # writers are threads
+
+    async def prepare(self) -> None:
+        await self.a.db.write(
+            lambda c: c.executemany("INSERT INTO storage_state (key, value) VALUES (?, '')", [("x",), ("y",)])
+        )
+
+    def tag(self, name: str, key: str, wait: bool) -> Any:
+        def work(conn: Any) -> str:
+            self.runs[name] = self.runs.get(name, 0) + 1
+            # Fetched: the statement has run (and holds its row) before the barrier, pipelined or not.
+            conn.execute(
+                "UPDATE storage_state SET value = value || ? WHERE key = ? RETURNING key", (name, key)
+            ).fetchone()
+            if wait and self.runs[name] == 1:
+                self.both_hold.wait()
+            return name
+
+        return work
+
+    async def send(self, *, return_exceptions: bool = False) -> list[Any]:
+        """The four writes at once; their results in the order A1, A2, B1, B2."""
+        return list(
+            await asyncio.gather(
+                self.a.db.write(self.tag("A1", "x", wait=True)),
+                self.a.db.write(self.tag("A2", "y", wait=False)),
+                self.b.db.write(self.tag("B1", "y", wait=True)),
+                self.b.db.write(self.tag("B2", "x", wait=False)),
+                return_exceptions=return_exceptions,
+            )
+        )
+
+    async def values(self) -> dict[str, str]:
+        rows = await self.a.db.run(lambda c: c.execute("SELECT key, value FROM storage_state").fetchall())
+        return dict(rows)
+
+
 async def test_groups_locking_rows_in_crossing_orders_all_commit(
     two: tuple[Storage, Storage], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -383,35 +428,14 @@ async def test_groups_locking_rows_in_crossing_orders_all_commit(
     in opposite orders. Once each holds its first row, each wants the other's: PostgreSQL aborts one
     group (deadlock_detected), which runs again and commits. All four writes commit, once each."""
     a, b = two
-    await a.db.write(
-        lambda c: c.executemany("INSERT INTO storage_state (key, value) VALUES (?, '')", [("x",), ("y",)])
-    )
-    both_hold = threading.Barrier(2, timeout=10)  # writers are threads: each waits holding its first row
-    runs: dict[str, int] = {}
-
-    def tag(name: str, key: str, wait: bool) -> Any:
-        def work(conn: Any) -> str:
-            runs[name] = runs.get(name, 0) + 1
-            # Fetched: the statement has run (and holds its row) before the barrier, pipelined or not.
-            conn.execute(
-                "UPDATE storage_state SET value = value || ? WHERE key = ? RETURNING key", (name, key)
-            ).fetchone()
-            if wait and runs[name] == 1:  # the first run only: a rerun must not wait for the other
-                both_hold.wait()
-            return name
-
-        return work
-
+    crossing = CrossingLocks(a, b)
+    await crossing.prepare()
     caplog.set_level(logging.WARNING, logger="bot.storage.postgres.database")
-    results = await asyncio.gather(
-        a.db.write(tag("A1", "x", wait=True)),
-        a.db.write(tag("A2", "y", wait=False)),
-        b.db.write(tag("B1", "y", wait=True)),
-        b.db.write(tag("B2", "x", wait=False)),
-    )
+    results = await crossing.send()
+    runs = crossing.runs
     assert list(results) == ["A1", "A2", "B1", "B2"]
     assert a.db.stats.largest == 2 and b.db.stats.largest == 2  # each pair shared one transaction
-    values = dict(await a.db.run(lambda c: c.execute("SELECT key, value FROM storage_state").fetchall()))
+    values = await crossing.values()
     assert sorted(values["x"][i : i + 2] for i in (0, 2)) == ["A1", "B2"]
     assert sorted(values["y"][i : i + 2] for i in (0, 2)) == ["A2", "B1"]
     # One group met the deadlock and ran again (both its writes twice); the other ran once.
@@ -428,33 +452,10 @@ async def test_a_group_deadlocked_on_its_last_attempt_fails_only_the_write_that_
     it (a storage error), the other write of that group runs again in the next group and commits, and
     the other process's group commits as it was."""
     monkeypatch.setattr(pg_database_module, "CONFLICT_ATTEMPTS", 1)
-    a, b = two
-    await a.db.write(
-        lambda c: c.executemany("INSERT INTO storage_state (key, value) VALUES (?, '')", [("x",), ("y",)])
-    )
-    both_hold = threading.Barrier(2, timeout=10)
-    runs: dict[str, int] = {}
-
-    def tag(name: str, key: str, wait: bool) -> Any:
-        def work(conn: Any) -> str:
-            runs[name] = runs.get(name, 0) + 1
-            # Fetched: the statement has run (and holds its row) before the barrier, pipelined or not.
-            conn.execute(
-                "UPDATE storage_state SET value = value || ? WHERE key = ? RETURNING key", (name, key)
-            ).fetchone()
-            if wait and runs[name] == 1:
-                both_hold.wait()
-            return name
-
-        return work
-
-    results = await asyncio.gather(
-        a.db.write(tag("A1", "x", wait=True)),
-        a.db.write(tag("A2", "y", wait=False)),
-        b.db.write(tag("B1", "y", wait=True)),
-        b.db.write(tag("B2", "x", wait=False)),
-        return_exceptions=True,
-    )
+    crossing = CrossingLocks(*two)
+    await crossing.prepare()
+    results = await crossing.send(return_exceptions=True)
+    runs = crossing.runs
     failed = [i for i, r in enumerate(results) if isinstance(r, BaseException)]
     assert len(failed) == 1 and failed[0] in (1, 3), results  # the second write of one group
     error = results[failed[0]]
@@ -463,7 +464,7 @@ async def test_a_group_deadlocked_on_its_last_attempt_fails_only_the_write_that_
     victim_first = failed[0] - 1
     names = ["A1", "A2", "B1", "B2"]
     assert runs[names[victim_first]] == 2  # rolled back with the failed one, then run again alone
-    values = dict(await a.db.run(lambda c: c.execute("SELECT key, value FROM storage_state").fetchall()))
+    values = await crossing.values()
     committed = sorted(values["x"][i : i + 2] for i in range(0, len(values["x"]), 2)) + sorted(
         values["y"][i : i + 2] for i in range(0, len(values["y"]), 2)
     )
