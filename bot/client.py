@@ -25,7 +25,7 @@ from bot.lifecycle import InFlight, stop_gracefully
 from bot.metrics import Metrics, MetricsServer
 from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
-from bot.ui import command_options, ids, on_time, table_views
+from bot.ui import command_options, ids, lean, on_time, table_views
 from bot.ui.rest_budget import DEFAULT_REST_PER_SECOND, RestBudget, share
 
 log = logging.getLogger(__name__)
@@ -187,6 +187,7 @@ class SkyboBot(commands.AutoShardedBot):
                 await self.load_extension(extension)
             return
         self.in_flight.install(self._connection.parsers)
+        lean.install(self._connection.parsers)  # a click's message trimmed before discord.py parses it
         if self.tuning.rest_per_second is not None:
             ids = self.shard_plan.shard_ids
             rate = share(self.tuning.rest_per_second, len(ids) if ids else None, self.shard_plan.count)

@@ -3,6 +3,7 @@ mid-game, composed and encoded as PNG."""
 
 from __future__ import annotations
 
+import io
 import random
 import time
 from collections.abc import Callable
@@ -213,3 +214,34 @@ def run() -> None:
     for _ in range(100):
         skipbo_image.render_hand(own, seat, NAMES[:4])
     print(f"skipbo private hand: {(time.perf_counter() - started) * 10:.1f} ms per PNG")
+    encoders()
+
+
+# The encoder settings compared by :func:`encoders` (issue 26, item 2): zlib levels of PNG, and WebP
+# (lossless, fastest method), which Discord shows inline too.
+ENCODERS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("PNG level 0", {"format": "PNG", "compress_level": 0}),
+    ("PNG level 1 (used)", {"format": "PNG", "compress_level": 1}),
+    ("PNG level 3", {"format": "PNG", "compress_level": 3}),
+    ("PNG level 6 (Pillow's default)", {"format": "PNG", "compress_level": 6}),
+    ("PNG level 9", {"format": "PNG", "compress_level": 9}),
+    ("WebP lossless, method 0", {"format": "WEBP", "lossless": True, "method": 0}),
+)
+
+
+def encoders(repeat: int = 30) -> None:
+    """Encoding time and size of one table picture with each of :data:`ENCODERS`."""
+    for players in (4, 8):
+        game = mid_game(players, seed=players, turns=3 * players)
+        image = skyjo_image.table_image(game.view(None), NAMES[:players])
+        for label, settings in ENCODERS:
+            out = io.BytesIO()
+            started = time.perf_counter()
+            for _ in range(repeat):
+                out = io.BytesIO()
+                image.save(out, **settings)
+            took = (time.perf_counter() - started) / repeat * 1000
+            print(
+                f"encoding the skyjo table of {players} players ({image.width}x{image.height}), "
+                f"{label}: {took:.1f} ms, {out.tell() / 1024:.0f} kB"
+            )

@@ -737,8 +737,10 @@ def report_one(results: dict[str, Any]) -> list[str]:
         f" p99 {_percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms   (target p99 < 50 ms)",
     ]
     loop = results["loop"]
+    cpu_per_click = loop["cpu"] * results["elapsed"] * 1000 / len(latencies)  # ms of the bot's CPU
     lines.append(
-        f"   bot process: {loop['cpu']:.0%} of a core; event loop lag: p50 {loop['lag_p50']:.1f} ms,"
+        f"   bot process: {loop['cpu']:.0%} of a core, {cpu_per_click:.1f} ms per click;"
+        f" event loop lag: p50 {loop['lag_p50']:.1f} ms,"
         f" p99 {loop['lag_p99']:.1f} ms,"
         f" max {loop['lag_max']:.1f} ms; {loop['gc_count']} GC runs ({loop['gc_total']:.0f} ms in all,"
         f" longest {loop['gc_max']:.1f} ms),"

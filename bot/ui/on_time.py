@@ -18,6 +18,11 @@ follow-ups and edits of the original response, has 15 minutes and keeps discord.
 * a 40060 after such an attempt means an earlier attempt landed: it is a success (an answer without
   the response body, as for a callback sent without ``with_response``).
 
+It also asks for the callback's response body only when the bot reads it (:func:`wants_body`):
+discord.py asks for it always (``?with_response=1``) and builds an ``InteractionMessage`` of the
+answered message from it, every button of a private panel included; only a new public message (the
+lobby: its id is kept) is read. Issue 26 measured that parsing among the largest costs of a click.
+
 It is installed for the bot's whole connection (:func:`install`, from ``setup_hook``): discord.py
 takes its webhook adapter from the context variable ``discord.webhook.async_.async_context``, and
 every event handler (clicks, slash commands: the command tree's tasks too) runs in a task created
@@ -43,6 +48,24 @@ CALLBACK_WINDOW = 3.0  # seconds Discord waits for the first answer
 MARGIN = 0.25  # seconds kept for the last attempt's own trip to Discord
 RETRY_5XX = (0.1, 0.25, 0.5)  # pauses before retrying a 5xx (the last one repeats)
 ALREADY_ACKNOWLEDGED = 40060
+
+
+EPHEMERAL = 1 << 6
+# Callback types whose answer the bot never reads: a deferred update (6), an update of the clicked
+# message (7), an autocomplete result (8) and a modal (9).
+NO_BODY_TYPES = frozenset({6, 7, 8, 9})
+
+
+def wants_body(payload: dict[str, Any] | None) -> bool:
+    """True when the bot reads this callback's response body: a new or deferred message that is not
+    ephemeral (its id is the public message's, e.g. a lobby's). Sent as multipart (files): kept."""
+    if payload is None:
+        return True
+    kind = payload.get("type")
+    if kind in NO_BODY_TYPES:
+        return False
+    data = payload.get("data") or {}
+    return not int(data.get("flags") or 0) & EPHEMERAL
 
 
 def callback_deadline(interaction_id: int) -> float:
@@ -78,6 +101,9 @@ class OnTimeAdapter(AsyncWebhookAdapter):
     ) -> Any:
         deadline = callback_deadline(int(route.webhook_id or 0))
         headers = {"Content-Type": "application/json"} if payload is not None else {}
+        bodiless = {"interaction": {"id": str(route.webhook_id), "type": 0}}  # as discord.py reads one
+        if not multipart and not wants_body(payload) and params is not None:
+            params = {k: v for k, v in params.items() if k != "with_response"} or None
         landed_maybe = False  # an attempt may have reached Discord (a 5xx, a broken connection)
         attempt = 0
         while True:
@@ -110,12 +136,12 @@ class OnTimeAdapter(AsyncWebhookAdapter):
                 continue
             status = response.status
             if 200 <= status < 300:
-                return data
+                return data if isinstance(data, dict) else bodiless
             code = data.get("code") if isinstance(data, dict) else None
             if status == 400 and code == ALREADY_ACKNOWLEDGED and landed_maybe:
                 # An attempt that got a 5xx (or no answer) had landed: the interaction is answered.
                 log.info("interaction callback had landed", extra={"attempts": attempt + 1})
-                return {"interaction": {"id": str(route.webhook_id), "type": 0}}
+                return bodiless
             if status == 429 and response.headers.get("Via"):  # no Via: Cloudflare's ban, not Discord's
                 wait = float(data["retry_after"]) if isinstance(data, dict) else CALLBACK_WINDOW
                 if time.time() + wait < deadline:

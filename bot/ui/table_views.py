@@ -52,7 +52,7 @@ from bot.service import (
     Table,
 )
 from bot.storage.lobbies import Lobby
-from bot.ui import ids
+from bot.ui import ids, lean
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
@@ -124,16 +124,25 @@ class ButtonsView(discord.ui.View):
     A click on any of our buttons is dispatched from its custom_id alone (:meth:`TableUI.click`),
     never by the view it was sent with, so discord.py need keep nothing of it. It would: a view sent
     with a message is stored in its ViewStore, and one sent ephemerally (every private panel) gets a
-    15-minute timeout task holding it alive. This view is therefore born stopped (``is_finished()``),
+    15-minute timeout task holding it alive. This view is therefore born finished (``is_finished()``),
     which discord.py takes as "do not store", and says it is not dispatchable. Building it costs a
     few dicts instead of a Button object per button; the payload is key for key the one
     ``discord.ui.Button`` produces.
     """
 
     def __init__(self, rows: list[list[dict[str, Any]]]) -> None:
-        super().__init__(timeout=None)
+        # Not discord.py's View.__init__: it draws a random id (os.urandom, 0.13 ms a call on a busy
+        # VM), makes a future and walks the class for decorated items, for a view that is never
+        # stored. Only what discord.py reads of a view it is given is set (timeout, children).
+        self._BaseView__timeout = None
+        self._children = []
         self._rows = [row for row in rows if row]
-        self.stop()
+
+    def is_finished(self) -> bool:
+        return True
+
+    def has_components_v2(self) -> bool:
+        return False
 
     def to_components(self) -> list[dict[str, Any]]:
         return [{"type": 1, "components": row} for row in self._rows]
@@ -284,7 +293,6 @@ PLACE_GONE = {10003, 10004}  # Unknown Channel, Unknown Guild
 UNKNOWN_MESSAGE = 10008
 CANNOT_POST = {50001, 50013}  # Missing Access, Missing Permissions
 NO_MENTIONS = discord.AllowedMentions.none()
-ORIGINAL = "@original"  # the message id of an interaction's own answer, in its webhook's routes
 
 
 def panel_key(table: Table, seat: int) -> tuple[Any, ...]:
@@ -462,12 +470,7 @@ class Presenter:
         clicks, webhook = watch.clicks, watch.webhook
         watch.recheck = False
         try:
-            await webhook.edit_message(  # type: ignore[call-overload]
-                ORIGINAL,  # the interaction's answer, as Discord names it
-                content=content,
-                view=view,
-                allowed_mentions=NO_MENTIONS,
-            )
+            await lean.edit_original(webhook, content=content, view=view)
         except discord.HTTPException as error:
             # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
             log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
@@ -735,8 +738,14 @@ class Presenter:
         channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
         if stored.message_id is not None:
             try:
-                await channel.get_partial_message(stored.message_id).edit(
-                    content=body.content or None, embed=embed_of(body), view=view, attachments=files
+                await lean.edit_channel_message(
+                    self.bot,
+                    stored.channel_id,
+                    stored.message_id,
+                    content=body.content or None,
+                    embed=embed_of(body),
+                    view=view,
+                    attachments=files,
                 )
             except discord.NotFound as error:
                 if error.code != UNKNOWN_MESSAGE:
@@ -976,7 +985,7 @@ class TableUI:
                 followed = state
             elif in_place and deferred:
                 # Acknowledged first (a move): the clicked panel is the interaction's original message.
-                await interaction.edit_original_response(content=content, view=view)
+                await lean.edit_original(interaction.followup, content=content, view=view)
                 followed = state
             elif interaction.response.is_done():
                 # A follow-up is not the interaction's original message: not followed.
@@ -1095,7 +1104,7 @@ class TableUI:
     async def _settle(self, interaction: discord.Interaction[Any], text: str) -> None:
         """Answer a confirmation: its private message says what happened and loses its buttons."""
         if self._on_panel(interaction) and interaction.response.is_done():  # acknowledged first
-            await interaction.edit_original_response(content=text, view=None)
+            await lean.edit_original(interaction.followup, content=text, view=None)
         elif self._on_panel(interaction):
             await interaction.response.edit_message(content=text, view=None)
         else:
