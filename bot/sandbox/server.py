@@ -28,7 +28,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from bot.sandbox.fake_discord import (
+from bot.sandbox.discord import (
     CALLBACK_DEADLINE,
     FakeChannel,
     FakeDiscord,

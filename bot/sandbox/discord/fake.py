@@ -1,7 +1,7 @@
 """A wire-level fake of Discord (REST API v10 + gateway) for end-to-end tests and the local sandbox.
 
 It lives in the package (``bot.sandbox``) because ``python -m bot sandbox`` runs the real bot against
-it; ``tests/e2e/fake_discord.py`` is the same module under its historical name.
+it.
 
 The fake is a real aiohttp server bound to ``127.0.0.1`` on a random port.  A real
 ``discord.Client`` / ``commands.Bot`` talks to it over HTTP and a websocket exactly as
