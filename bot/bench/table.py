@@ -1,7 +1,7 @@
 """Skyjo tables under load: 200 (or more) concurrent games through the wire-level fake Discord.
 
 Two processes, like production: the bot (this process) talks over HTTP and the gateway websocket to the
-fake Discord of ``tests/e2e/fake_discord.py``, which runs in a child process together with the
+fake Discord of :mod:`bot.sandbox.discord`, which runs in a child process together with the
 simulated players. So the fake's own work (validating, storing every message and request) neither
 steals the bot's event loop nor counts as the bot's memory.
 
@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.sandbox.fake_discord import FakeDiscord, FakeInteraction
+    from bot.sandbox.discord import FakeDiscord, FakeInteraction
 
 GAMES = 200
 CLICKS_PER_GAME = 12
@@ -140,7 +140,7 @@ def _fake_process(pipe: Connection, games: int, clicks: int, measured: int) -> N
 
 
 async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -> None:
-    from bot.sandbox.fake_discord import FakeDiscord
+    from bot.sandbox.discord import FakeDiscord
 
     fake = FakeDiscord()
     setup_deadline, play_deadline = SETUP_DEADLINE * _scale(games), PLAY_DEADLINE * _scale(games)

@@ -28,7 +28,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from bot.sandbox.fake_discord import (
+from bot.sandbox.discord import (
     CALLBACK_DEADLINE,
     FakeChannel,
     FakeDiscord,
@@ -36,6 +36,7 @@ from bot.sandbox.fake_discord import (
     FakeInteraction,
     FakeMessage,
     FakeUser,
+    MessageInteraction,
     RealClock,
     walk_components,
 )
@@ -362,7 +363,7 @@ class Sandbox:
             }
         return data
 
-    def _component_label(self, inter: FakeInteraction) -> str | None:
+    def _component_label(self, inter: MessageInteraction) -> str | None:
         """The label of the clicked button (as it was when clicked, when the page clicked it)."""
         if inter.id in self._labels:
             return self._labels[inter.id]
@@ -370,7 +371,7 @@ class Sandbox:
         return (comp or {}).get("label") or None
 
     @staticmethod
-    def _command_line(inter: FakeInteraction) -> str:
+    def _command_line(inter: MessageInteraction) -> str:
         parts = [inter.command_name or "?"]
         options = inter.data.get("options") or []
         while options and options[0].get("type") in (1, 2):

@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.client import SkyboBot
 from bot.engine import skipbo
-from bot.sandbox.fake_discord import FakeMessage, FakeUser
+from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.service import Table
 from bot.ui import ids
 from bot.ui.skipbo_panel import ACT_OF_SOURCE, card_label, discard_arg, play_arg

@@ -19,9 +19,9 @@ import pytest
 from bot.client import SkyboBot, create_bot
 from bot.clock import ManualClock
 from bot.config import Limits
+from bot.sandbox.discord import FakeChannel, FakeMessage, FakeUser
 
 from .conftest import FAST, act_of, bot_on, button, play_turns, private_answer, start_table
-from .fake_discord import FakeChannel, FakeMessage, FakeUser
 
 COOLDOWN = Limits().cooldown_seconds  # 10 s, the default every test here keeps
 

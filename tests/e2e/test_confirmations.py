@@ -13,10 +13,10 @@ from typing import Any
 import discord
 
 from bot.client import create_bot
+from bot.sandbox.discord import FakeMessage
 from bot.ui import ids
 
 from .conftest import FAST, act_of, button, forged_click, open_lobby, private_answer, start_table
-from .fake_discord import FakeMessage
 from .skipbo_helpers import start_skipbo
 
 LEAVE_QUESTION = "Leave this game and forfeit? A computer player takes your seat."

@@ -12,7 +12,7 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
-from .fake_discord import (
+from bot.sandbox.discord import (
     FLAG_EPHEMERAL,
     ErrorLogCollector,
     FakeDiscord,

@@ -17,7 +17,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.sandbox.fake_discord import FakeDiscord, FakeGuild, GatewaySession, shard_of
+from bot.sandbox.discord import FakeDiscord, FakeGuild, GatewaySession, shard_of
 
 
 class Probe(discord.Client):

@@ -22,7 +22,7 @@ import psycopg
 import pytest
 
 from bot.config import shard_of
-from bot.sandbox.fake_discord import FakeDiscord, FakeMessage, FakeUser
+from bot.sandbox.discord import FakeDiscord, FakeMessage, FakeUser
 
 from .bot_worker import spawn
 from .conftest import GAME_ACTS, act_of, choose, enabled_buttons, open_panel

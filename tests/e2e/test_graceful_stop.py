@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.sandbox.fake_discord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
+from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from bot.ui import ids
 
 from .bot_worker import spawn

@@ -49,7 +49,7 @@ from typing import Any
 
 from bot.i18n import translate as t
 from bot.kinds import KINDS
-from bot.sandbox.fake_discord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
+from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from bot.storage.games import canonical_json, snapshot_hash
 from bot.ui import ids
 

@@ -15,7 +15,7 @@ import pytest
 
 from bot.render import boards
 from bot.render.names import escape_name
-from bot.sandbox.fake_discord import FakeMessage, FakeUser
+from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.storage import Seat, Storage, user_key
 
 from .conftest import act_of, forged_click, play_turns, start_table

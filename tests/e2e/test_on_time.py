@@ -19,10 +19,10 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage
 from bot.ui import ids
 
 from .conftest import act_of, button, open_lobby, open_panel, start_table
-from .fake_discord import FakeDiscord, FakeInteraction, FakeMessage
 
 pytestmark = pytest.mark.real_clock
 

@@ -16,7 +16,7 @@ import pytest
 
 from bot.engine import skipbo
 from bot.i18n import translate as t
-from bot.sandbox.fake_discord import FakeMessage
+from bot.sandbox.discord import FakeMessage
 from bot.service import Refused
 from bot.storage.ratings import user_key
 from bot.ui import ids

@@ -8,6 +8,7 @@ from typing import Any
 
 import discord
 
+from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.ui import ids
 from bot.ui.table_views import table_message as render_table
 
@@ -21,7 +22,6 @@ from .conftest import (
     start_table,
     until_turn,
 )
-from .fake_discord import FakeMessage, FakeUser
 
 PATCH_MESSAGE = "/channels/{channel_id}/messages/{message_id}"
 

@@ -1,0 +1,278 @@
+"""The HTTP front: the route table, the middleware that records every request and turns the
+fake's errors into Discord's answers, and the injected faults (429 rate limits, 5xx).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import aiohttp
+from aiohttp import web
+
+from bot.sandbox.discord.actions import UserActions
+from bot.sandbox.discord.constants import API_PREFIX
+from bot.sandbox.discord.errors import DiscordAPIError
+from bot.sandbox.discord.records import RECORD_KEY, FailureRule, RateLimitRule, RecordedRequest, Rejection
+
+log = logging.getLogger(__name__)
+
+
+# What Discord's servers answer for the 5xx statuses FakeDiscord.fail injects: content type, body.
+SERVER_ERRORS = {
+    500: ("application/json", '{"message": "500: Internal Server Error", "code": 0}'),
+    502: (
+        "text/html",
+        "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway"
+        "</h1></center><hr><center>cloudflare</center></body></html>",
+    ),
+    503: ("text/plain", "upstream connect error or disconnect/reset before headers. reset reason: overflow"),
+    504: (
+        "text/html",
+        "<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway "
+        "Time-out</h1></center><hr><center>cloudflare</center></body></html>",
+    ),
+}
+
+
+_Rule = TypeVar("_Rule", RateLimitRule, FailureRule)
+
+
+def _take_rule(rules: list[_Rule], record: RecordedRequest) -> _Rule | None:
+    """The first injected fault with calls left that matches ``record`` (one call of it is used)."""
+    for rule in rules:
+        if rule.remaining > 0 and rule.method == record.method and rule.route in (record.route, record.path):
+            rule.remaining -= 1
+            return rule
+    return None
+
+
+class HttpFront(UserActions):
+    """The aiohttp application of the fake and the faults a test injects into it."""
+
+    # ------------------------------------------------------------------ rate limits
+
+    def rate_limit(
+        self,
+        method: str,
+        route: str,
+        count: int = 1,
+        *,
+        retry_after: float = 0.05,
+        is_global: bool = False,
+        scope: str = "user",
+    ) -> None:
+        """Makes the next ``count`` calls of ``method route`` answer 429.
+
+        ``route`` is a template as in :attr:`RecordedRequest.route` (for instance
+        ``"/channels/{channel_id}/messages"``) or a concrete path without the ``/api/v10``
+        prefix.  Keep ``retry_after`` small: discord.py really sleeps that long.
+        """
+        self._rate_limits.append(RateLimitRule(method.upper(), route, count, retry_after, is_global, scope))
+
+    def _take_rate_limit(self, record: RecordedRequest) -> RateLimitRule | None:
+        return _take_rule(self._rate_limits, record)
+
+    # ------------------------------------------------------------------ server errors
+
+    def fail(
+        self, method: str, route: str, count: int = 1, *, status: int = 500, applied: bool = False
+    ) -> None:
+        """Makes the next ``count`` calls of ``method route`` answer ``status`` (500, 502, 503 or 504),
+        the way Discord (500: its JSON ``{"message": "500: Internal Server Error", "code": 0}``) or
+        its Cloudflare front (502, 504: an HTML page; 503: Envoy's plain text) does.
+
+        ``applied=False``: the request never took effect. ``applied=True``: Discord acted on it and
+        then answered the error (a timeout between its own services), so a retried interaction
+        callback gets 400/40060 "already acknowledged" and a retried message create posts twice.
+        A request the fake would refuse anyway (e.g. a late callback) gets that refusal instead.
+        ``route`` as in :meth:`rate_limit`; the failed requests are in :attr:`server_errors`.
+        """
+        if status not in SERVER_ERRORS:
+            raise ValueError(f"status {status} is not one of {sorted(SERVER_ERRORS)}")
+        self._failures.append(FailureRule(method.upper(), route, count, status, applied))
+
+    def _take_failure(self, record: RecordedRequest) -> FailureRule | None:
+        return _take_rule(self._failures, record)
+
+    def _server_error_response(self, record: RecordedRequest, status: int) -> web.Response:
+        content_type, body = SERVER_ERRORS[status]
+        record.status = status
+        record.response = body
+        self.server_errors.append(record)
+        return web.Response(status=status, body=body.encode(), headers={"Content-Type": content_type})
+
+    # ------------------------------------------------------------------ HTTP plumbing
+
+    def _add_routes(self, app: web.Application) -> None:
+        a = API_PREFIX
+        r = app.router
+        r.add_get("/", self._ws_handler)
+        r.add_get("/resume", self._ws_handler)
+        r.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", self._h_cdn)
+        routes: list[tuple[str, str, Callable[..., Any]]] = [
+            ("GET", "/gateway", self._h_gateway),
+            ("GET", "/gateway/bot", self._h_gateway_bot),
+            ("GET", "/users/{user_id}", self._h_get_user),
+            ("POST", "/users/{user_id}/channels", self._h_create_dm),
+            ("GET", "/oauth2/applications/@me", self._h_application),
+            ("GET", "/applications/@me", self._h_application),
+            ("GET", "/applications/{application_id}/commands", self._h_get_commands),
+            ("PUT", "/applications/{application_id}/commands", self._h_put_commands),
+            ("POST", "/applications/{application_id}/commands", self._h_post_command),
+            ("GET", "/applications/{application_id}/commands/{command_id}", self._h_get_command),
+            ("DELETE", "/applications/{application_id}/commands/{command_id}", self._h_delete_command),
+            ("GET", "/applications/{application_id}/guilds/{guild_id}/commands", self._h_get_commands),
+            ("PUT", "/applications/{application_id}/guilds/{guild_id}/commands", self._h_put_commands),
+            ("POST", "/applications/{application_id}/guilds/{guild_id}/commands", self._h_post_command),
+            (
+                "GET",
+                "/applications/{application_id}/guilds/{guild_id}/commands/{command_id}",
+                self._h_get_command,
+            ),
+            (
+                "DELETE",
+                "/applications/{application_id}/guilds/{guild_id}/commands/{command_id}",
+                self._h_delete_command,
+            ),
+            ("POST", "/interactions/{interaction_id}/{token}/callback", self._h_callback),
+            ("POST", "/webhooks/{application_id}/{token}", self._h_webhook_execute),
+            ("GET", "/webhooks/{application_id}/{token}/messages/{message_id}", self._h_webhook_get),
+            ("PATCH", "/webhooks/{application_id}/{token}/messages/{message_id}", self._h_webhook_edit),
+            ("DELETE", "/webhooks/{application_id}/{token}/messages/{message_id}", self._h_webhook_delete),
+            ("GET", "/channels/{channel_id}", self._h_get_channel),
+            ("POST", "/channels/{channel_id}/typing", self._h_typing),
+            ("GET", "/channels/{channel_id}/messages", self._h_history),
+            ("POST", "/channels/{channel_id}/messages", self._h_create_message),
+            ("GET", "/channels/{channel_id}/messages/{message_id}", self._h_get_message),
+            ("PATCH", "/channels/{channel_id}/messages/{message_id}", self._h_edit_message),
+            ("DELETE", "/channels/{channel_id}/messages/{message_id}", self._h_delete_message),
+            ("GET", "/guilds/{guild_id}", self._h_get_guild),
+            ("GET", "/guilds/{guild_id}/members/{user_id}", self._h_get_member),
+        ]
+        for method, path, handler in routes:
+            r.add_route(method, a + path, self._wrap(handler))
+
+    def _wrap(self, handler: Callable[..., Any]) -> Callable[[web.Request], Any]:
+        async def wrapped(request: web.Request) -> web.StreamResponse:
+            record = request[RECORD_KEY]
+            result = await handler(request, record, **request.match_info)
+            if isinstance(result, web.StreamResponse):
+                return result
+            if result is None:
+                record.status = 204
+                return web.Response(status=204)
+            status, body = result if isinstance(result, tuple) else (200, result)
+            record.status = status
+            record.response = body
+            return self._json(status, body)
+
+        return wrapped
+
+    @staticmethod
+    def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> web.Response:
+        # discord.py only parses JSON when the content type is exactly "application/json"
+        all_headers = {"Content-Type": "application/json"}
+        all_headers.update(headers or {})
+        return web.Response(status=status, body=json.dumps(body).encode(), headers=all_headers)
+
+    @web.middleware
+    async def _middleware(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if request.path in ("/", "/resume") or request.path.startswith("/attachments/"):
+            return await handler(request)
+        resource = request.match_info.route.resource
+        route = None
+        if request.match_info.http_exception is None and resource is not None:
+            route = resource.canonical.removeprefix(API_PREFIX)
+        record = RecordedRequest(
+            method=request.method,
+            path=request.path.removeprefix(API_PREFIX),
+            route=route,
+            query=dict(request.query),
+            json=None,
+            files={},
+            headers=dict(request.headers),
+            clock=self.clock.now(),
+        )
+        self.requests.append(record)
+        request[RECORD_KEY] = record
+        try:
+            try:
+                await self._read_body(request, record)
+                if route is None:
+                    self.unknown_routes.append(record)
+                    raise DiscordAPIError(404, 0, "404: Not Found")
+                rule = self._take_rate_limit(record)
+                if rule is not None:
+                    return self._rate_limited_response(record, rule)
+                needs_auth = not record.path.startswith(("/webhooks/", "/interactions/"))
+                if needs_auth and request.headers.get("Authorization") != f"Bot {self.token}":
+                    raise DiscordAPIError(401, 0, "401: Unauthorized")
+                failure = self._take_failure(record)
+                if failure is not None and not failure.applied:
+                    return self._server_error_response(record, failure.status)
+                response = await handler(request)
+                if failure is not None and 200 <= response.status < 300:
+                    return self._server_error_response(record, failure.status)  # done, then the error
+                return response
+            except DiscordAPIError as exc:
+                record.status = exc.status
+                record.response = exc.body()
+                if route is not None:
+                    self.rejections.append(Rejection(record, exc.status, exc.code, exc.message, exc.errors))
+                return self._json(exc.status, exc.body())
+        except Exception as exc:  # a bug in the fake: make it loud
+            log.exception("fake discord handler failed")
+            self.internal_errors.append(f"{request.method} {request.path}: {exc!r}")
+            record.status = 500
+            return self._json(500, {"message": "500: Internal Server Error (fake)", "code": 0})
+        finally:
+            self._notify()
+
+    async def _read_body(self, request: web.Request, record: RecordedRequest) -> None:
+        ctype = request.headers.get("Content-Type", "")
+        if ctype.startswith("multipart/"):
+            reader = await request.multipart()
+            async for part in reader:
+                if not isinstance(part, aiohttp.BodyPartReader):
+                    continue
+                if part.name == "payload_json":
+                    record.json = json.loads(await part.text())
+                else:
+                    record.files[part.name or ""] = (part.filename, bytes(await part.read()))
+            return
+        raw = await request.read()
+        if raw:
+            try:
+                record.json = json.loads(raw)
+            except ValueError:
+                raise DiscordAPIError(400, 50109, "The request body contains invalid JSON.") from None
+
+    def _rate_limited_response(self, record: RecordedRequest, rule: RateLimitRule) -> web.Response:
+        body = {
+            "message": "You are being rate limited.",
+            "retry_after": rule.retry_after,
+            "global": rule.is_global,
+        }
+        headers = {
+            "Via": "1.1 google",
+            "Retry-After": str(max(1, math.ceil(rule.retry_after))),
+            "X-RateLimit-Limit": "5",
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset-After": f"{rule.retry_after:.3f}",
+            "X-RateLimit-Reset": f"{time.time() + rule.retry_after:.3f}",
+            "X-RateLimit-Bucket": "fake-" + str(abs(hash((rule.method, rule.route))) % 10**8),
+            "X-RateLimit-Scope": "global" if rule.is_global else rule.scope,
+        }
+        if rule.is_global:
+            headers["X-RateLimit-Global"] = "true"
+        record.status = 429
+        record.response = body
+        self.rate_limited.append(record)
+        return self._json(429, body, headers)

@@ -1,0 +1,33 @@
+"""Discord's wire constants the fake checks against: the API prefix, the interaction deadlines,
+message flags, gateway intents, component types.
+"""
+
+from __future__ import annotations
+
+API_PREFIX = "/api/v10"
+DISCORD_EPOCH_MS = 1420070400000
+CALLBACK_DEADLINE = 3.0  # seconds to give the initial answer to an interaction
+TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token stays valid
+ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+
+# message flags
+FLAG_SUPPRESS_EMBEDS = 1 << 2
+FLAG_EPHEMERAL = 1 << 6
+FLAG_LOADING = 1 << 7
+FLAG_SUPPRESS_NOTIFICATIONS = 1 << 12
+FLAG_COMPONENTS_V2 = 1 << 15
+
+# gateway intents we care about
+INTENT_GUILD_MESSAGES = 1 << 9
+INTENT_DIRECT_MESSAGES = 1 << 12
+INTENT_MESSAGE_CONTENT = 1 << 15
+
+# component types
+ACTION_ROW = 1
+BUTTON = 2
+STRING_SELECT = 3
+TEXT_INPUT = 4
+AUTO_SELECTS = (5, 6, 7, 8)  # user, role, mentionable, channel selects
+SECTION, TEXT_DISPLAY, THUMBNAIL, MEDIA_GALLERY, FILE, SEPARATOR, CONTAINER = 9, 10, 11, 12, 13, 14, 17
+LABEL = 18
+KNOWN_COMPONENT_TYPES = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17, 18}

@@ -1,0 +1,312 @@
+"""The fake's base layer: its state (the world, every recording), the bot's place in the world,
+waiting on changes and the strictness checks; the layers above add the gateway, routes and actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+import discord
+from aiohttp import web
+
+from bot.sandbox.discord.clock import FakeClock, SnowflakeFactory, to_int
+from bot.sandbox.discord.constants import API_PREFIX
+from bot.sandbox.discord.errors import DiscordAPIError, unknown_channel
+from bot.sandbox.discord.interaction import FakeInteraction
+from bot.sandbox.discord.records import FailedClick, FailureRule, RateLimitRule, RecordedRequest, Rejection
+from bot.sandbox.discord.sessions import GatewayConnection, GatewaySession
+from bot.sandbox.discord.state import FakeChannel, FakeGuild, FakeMember, FakeMessage, FakeRole, FakeUser
+
+_T = TypeVar("_T")
+
+
+class FakeDiscordBase:
+    """The state of the fake and what every layer uses: the world, the recordings, :meth:`wait_until`,
+    the strictness checks (:meth:`assert_clean`)."""
+
+    def __init__(
+        self,
+        *,
+        token: str = "fake-bot-token",
+        strict_commands: bool = True,
+        clock: Any = None,
+        users: Iterable[tuple[str, str, str | None]] | None = None,
+        guild_name: str = "Skybo Test Guild",
+        recommended_shards: int = 1,
+        sharding_required: bool = False,
+        allow_shard_overlap: bool = False,
+    ) -> None:
+        """``clock``: anything with ``now()`` (default a manual :class:`FakeClock`); ``users``:
+        ``(username, locale, global_name)`` of the human members (default alice, bob, carol (fr)).
+
+        Shards: ``recommended_shards`` is what ``GET /gateway/bot`` answers; ``sharding_required``
+        models a bot past Discord's 2,500 guilds per session: an unsharded IDENTIFY (no ``shard``, or a
+        count of 1) is closed with 4011; ``allow_shard_overlap`` lets sessions on the same shard, or
+        with different shard counts, live together as Discord allows (each receives the events its
+        shard formula selects), instead of refusing the newcomer with 4010 (the default)."""
+        if recommended_shards < 1:
+            raise ValueError("recommended_shards must be at least 1")
+        self.token = token
+        self.recommended_shards = recommended_shards
+        self.sharding_required = sharding_required
+        self.allow_shard_overlap = allow_shard_overlap
+        self.max_concurrency = 1  # session_start_limit.max_concurrency of GET /gateway/bot
+        self.strict_commands = strict_commands
+        self.clock = clock if clock is not None else FakeClock()
+        self._guild_name = guild_name
+        self._initial_users = (
+            list(users)
+            if users is not None
+            else [("alice", "en-US", None), ("bob", "en-US", None), ("carol", "fr", None)]
+        )
+        self._listeners: list[Callable[[], None]] = []
+        self._background: set[asyncio.Future[Any]] = set()
+        self.heartbeat_ack_delay = 0.0  # seconds; the sandbox sets a network-like delay
+        # Guilds in an outage: READY lists them (unavailable) but no GUILD_CREATE follows.
+        self.unavailable_guilds: set[int] = set()
+        self.new_id = SnowflakeFactory()
+        self.port: int = 0
+        self._runner: web.AppRunner | None = None
+        self._changed = asyncio.Event()
+
+        # recordings
+        self.requests: list[RecordedRequest] = []
+        self.unknown_routes: list[RecordedRequest] = []
+        self.rejections: list[Rejection] = []
+        self.failed_clicks: list[FailedClick] = []
+        self.rate_limited: list[RecordedRequest] = []
+        self.protocol_violations: list[str] = []
+        self.internal_errors: list[str] = []
+        self.gateway_urls: list[str] = []
+        self.gateway_connections: list[GatewayConnection] = []  # every socket, with .compress/.frames_sent
+        # (close code, reason) of every gateway socket the fake closed itself, in order
+        self.gateway_closes: list[tuple[int, str]] = []
+        self.heartbeats = 0
+        self.presence_updates: list[dict[str, Any]] = []
+        self._rate_limits: list[RateLimitRule] = []
+        self.server_errors: list[RecordedRequest] = []  # requests answered with an injected 5xx
+        self._failures: list[FailureRule] = []
+
+        # world
+        self.bot_user = FakeUser(self.new_id(), "Skybo", bot=True)
+        self.application_id = self.bot_user.id
+        self.owner = FakeUser(self.new_id(), "owner")
+        self.users: dict[int, FakeUser] = {}
+        self.channels: dict[int, FakeChannel] = {}
+        self.guilds: dict[int, FakeGuild] = {}
+        self.messages: dict[int, FakeMessage] = {}
+        self.interactions: dict[int, FakeInteraction] = {}
+        self._interactions_by_token: dict[str, FakeInteraction] = {}
+        self.global_commands: dict[str, dict[str, Any]] = {}
+        self.guild_commands: dict[int, dict[str, dict[str, Any]]] = {}
+        self.modals: list[tuple[FakeInteraction, dict[str, Any]]] = []
+        self.dm_channels: dict[int, FakeChannel] = {}
+
+        # gateway
+        self.sessions: dict[str, GatewaySession] = {}
+        self.session: GatewaySession | None = None
+        self._connections: list[GatewayConnection] = []
+        self._gateway_open = asyncio.Event()
+        self._gateway_open.set()
+        self._clients: list[tuple[discord.Client, asyncio.Task[None]]] = []
+
+        self._build_world()
+
+    # ------------------------------------------------------------------ world
+
+    def _build_world(self) -> None:
+        self.users[self.bot_user.id] = self.bot_user
+        self.users[self.owner.id] = self.owner
+        self.guild = self._new_guild(self.new_id(), self._guild_name)
+        self.add_channel("general")
+        self.add_channel("games")
+        for username, locale, global_name in self._initial_users:
+            self.add_user(username, locale=locale, global_name=global_name)
+
+    def _new_guild(self, gid: int, name: str) -> FakeGuild:
+        """A guild with @everyone, the bot's role, the owner and the bot as members."""
+        everyone = FakeRole(
+            gid, "@everyone", (discord.Permissions.general() | discord.Permissions.text()).value
+        )
+        everyone.permissions &= ~discord.Permissions(
+            administrator=True, manage_guild=True, manage_roles=True
+        ).value
+        bot_role = FakeRole(
+            self.new_id(),
+            "Skybo",
+            (discord.Permissions.text() | discord.Permissions(view_channel=True)).value,
+            1,
+        )
+        guild = FakeGuild(gid, name, owner_id=self.owner.id, roles=[everyone, bot_role])
+        self.guilds[gid] = guild
+        guild.members[self.owner.id] = FakeMember(self.owner)
+        guild.members[self.bot_user.id] = FakeMember(self.bot_user, roles=[bot_role.id])
+        return guild
+
+    def add_user(self, username: str, *, locale: str = "en-US", global_name: str | None = None) -> FakeUser:
+        """Creates a human user, member of the default guild (do it before the bot connects)."""
+        user = FakeUser(self.new_id(), username, global_name=global_name or username.title(), locale=locale)
+        self.users[user.id] = user
+        self.guild.members[user.id] = FakeMember(user)
+        return user
+
+    def add_channel(self, name: str, *, guild: FakeGuild | None = None) -> FakeChannel:
+        """Creates a text channel in ``guild`` (default: the default guild; do it before the bot
+        connects)."""
+        guild = guild or self.guild
+        channel = FakeChannel(self.new_id(), name, 0, guild_id=guild.id, position=len(guild.channels))
+        guild.channels.append(channel)
+        self.channels[channel.id] = channel
+        return channel
+
+    def user(self, username: str) -> FakeUser:
+        for user in self.users.values():
+            if user.username == username:
+                return user
+        raise KeyError(username)
+
+    def channel(self, name: str) -> FakeChannel:
+        for channel in self.channels.values():
+            if channel.name == name:
+                return channel
+        raise KeyError(name)
+
+    def dm_channel(self, user: FakeUser) -> FakeChannel:
+        """The DM channel between the bot and ``user`` (created on first use)."""
+        channel = self.dm_channels.get(user.id)
+        if channel is None:
+            channel = FakeChannel(self.new_id(), "", 1, recipient=user)
+            self.dm_channels[user.id] = channel
+            self.channels[channel.id] = channel
+        return channel
+
+    # ------------------------------------------------------------------ addresses
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}{API_PREFIX}"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    @property
+    def resume_gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/resume"
+
+    # ------------------------------------------------------------------ waiting & checks
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+        for listener in list(self._listeners):
+            listener()
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """Calls ``listener()`` (synchronously, keep it cheap) on every state change of the fake."""
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[], None]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    async def wait_until(
+        self, predicate: Callable[[], _T | None], timeout: float = 5.0, *, what: str = "a condition"
+    ) -> _T:
+        """Returns ``predicate()`` as soon as it is truthy; raises ``TimeoutError`` after ``timeout``.
+
+        The predicate is re-checked on every state change of the fake and at least every
+        20 ms, so it may also look at the bot's own state.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            result = predicate()
+            if result:
+                return result
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+            event = self._changed
+            # wake on any change of the fake, and every 20 ms for conditions on bot-side state
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), min(remaining, 0.02))
+
+    def take_rejections(self, code: int | None = None) -> list[Rejection]:
+        """Removes (and returns) the recorded rejections, all or those with this error code."""
+        taken = [r for r in self.rejections if code is None or r.code == code]
+        self.rejections = [r for r in self.rejections if r not in taken]
+        return taken
+
+    async def wait_rejection(self, code: int, timeout: float = 5.0) -> Rejection:
+        """Waits for a rejection with this error code and consumes it."""
+
+        def find() -> Rejection | None:
+            return next((r for r in self.rejections if r.code == code), None)
+
+        rejection: Rejection = await self.wait_until(find, timeout, what=f"a rejection with code {code}")
+        self.rejections.remove(rejection)
+        return rejection
+
+    def take_failed_clicks(self, custom_id: str | None = None) -> list[FailedClick]:
+        """Removes (and returns) the recorded failed clicks, all or those on this custom_id."""
+        taken = [f for f in self.failed_clicks if custom_id is None or f.custom_id == custom_id]
+        self.failed_clicks = [f for f in self.failed_clicks if f not in taken]
+        return taken
+
+    def take_protocol_violations(self, needle: str | None = None) -> list[str]:
+        """Removes (and returns) the recorded gateway protocol violations, all or those containing
+        ``needle``: for a test that provokes one on purpose (e.g. an IDENTIFY on an invalid shard)."""
+        taken = [v for v in self.protocol_violations if needle is None or needle in v]
+        self.protocol_violations = [v for v in self.protocol_violations if v not in taken]
+        return taken
+
+    def assert_clean(self) -> None:
+        """Fails on unknown routes, unconsumed rejections or failed clicks, gateway protocol
+        violations, fake bugs."""
+        problems: list[str] = []
+        problems += [f"unknown route: {r.method} {r.path}" for r in self.unknown_routes]
+        problems += [f"rejected: {r!r} errors={r.errors}" for r in self.rejections]
+        problems += [f"failed click (This interaction failed): {f!r}" for f in self.failed_clicks]
+        problems += [f"gateway protocol violation: {v}" for v in self.protocol_violations]
+        problems += [f"fake discord internal error: {e}" for e in self.internal_errors]
+        if problems:
+            raise AssertionError("fake Discord strictness check failed:\n  " + "\n  ".join(problems))
+
+    def requests_to(self, method: str, route: str) -> list[RecordedRequest]:
+        """Recorded requests for e.g. ``("POST", "/channels/{channel_id}/messages")`` (template or path)."""
+        return [r for r in self.requests if r.method == method and route in (r.route, r.path)]
+
+    # ------------------------------------------------------------------ the bot's place in the world
+
+    def _channel(self, channel_id: str | int) -> FakeChannel:
+        channel = self.channels.get(to_int(channel_id))
+        if channel is None:
+            raise unknown_channel()
+        return channel
+
+    def _bot_in(self, guild_id: int | None) -> bool:
+        """True while the bot is a member of this guild (see :meth:`FakeDiscord.remove_bot_from_guild`)."""
+        guild = self.guilds.get(guild_id or 0)
+        return guild is not None and self.bot_user.id in guild.members
+
+    def _bot_permissions(self, channel: FakeChannel) -> int:
+        if channel.type == 1:
+            return discord.Permissions.text().value | discord.Permissions(view_channel=True).value
+        if channel.guild_id is None or not self._bot_in(channel.guild_id):
+            return 0
+        return self.guilds[channel.guild_id].permissions_of(self.bot_user.id, channel)
+
+    def _bot_can_see(self, channel: FakeChannel) -> None:
+        """Every channel route: a channel the bot cannot view (or of a guild it is no longer in) answers
+        403 50001 Missing Access, as Discord does."""
+        if not self._bot_permissions(channel) & discord.Permissions(view_channel=True).value:
+            raise DiscordAPIError(403, 50001, "Missing Access")

@@ -1,0 +1,149 @@
+"""The handle on one interaction sent to the bot (command, click, modal, autocomplete); its
+coroutines wait for the bot's answers.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from bot.sandbox.discord.clock import SnowflakeFactory
+from bot.sandbox.discord.errors import InteractionFailed
+from bot.sandbox.discord.records import CallbackRecord, FailedClick, RecordedRequest
+from bot.sandbox.discord.sessions import GatewaySession
+from bot.sandbox.discord.state import FakeChannel, FakeMessage, FakeUser
+
+_T = TypeVar("_T")
+
+
+class InteractionHost(Protocol):
+    """What an interaction handle needs of the fake (the fake itself): a protocol, so that this
+    module does not import the fake that imports it."""
+
+    new_id: SnowflakeFactory
+    clock: Any
+    requests: list[RecordedRequest]
+
+    async def wait_until(
+        self, predicate: Callable[[], _T | None], timeout: float = 5.0, *, what: str = "a condition"
+    ) -> _T: ...
+
+
+class FakeInteraction:
+    """A handle on one interaction sent to the bot; its coroutines wait for the bot's answers."""
+
+    def __init__(
+        self,
+        fake: InteractionHost,
+        *,
+        type: int,
+        user: FakeUser,
+        channel: FakeChannel,
+        data: dict[str, Any],
+        message: FakeMessage | None = None,
+        command_name: str | None = None,
+    ) -> None:
+        self.fake = fake
+        self.id = fake.new_id()
+        self.token = "fake-interaction-" + secrets.token_urlsafe(24)
+        self.type = type
+        self.user = user
+        self.channel = channel
+        self.data = data
+        self.message = message  # the clicked message for component interactions
+        self.command_name = command_name
+        self.created_at = fake.clock.now()
+        self.callback: CallbackRecord | None = None
+        self.callback_attempts: list[RecordedRequest] = []
+        self.original_message: FakeMessage | None = None
+        self.followups: list[FakeMessage] = []
+        # Messages the bot wrote through the interaction's webhook (follow-ups, edits), in order.
+        self.webhook_writes: list[FakeMessage] = []
+        self.failure: FailedClick | None = None  # set when Discord failed the click (never sent)
+        self.sessions: list[GatewaySession] = []  # the gateway sessions INTERACTION_CREATE went to
+
+    def __repr__(self) -> str:
+        return f"<FakeInteraction id={self.id} type={self.type} user={self.user.username}>"
+
+    @property
+    def failed(self) -> bool:
+        """True when the click never reached the bot (the user saw "This interaction failed")."""
+        return self.failure is not None
+
+    def _check_not_failed(self) -> None:
+        # waiting would only time out: say why at once
+        if self.failure is not None:
+            raise InteractionFailed(f"the click never reached the bot: {self.failure!r}")
+
+    @property
+    def guild_id(self) -> int | None:
+        return self.channel.guild_id
+
+    @property
+    def acknowledged(self) -> bool:
+        return self.callback is not None
+
+    def integration_owners(self) -> dict[str, str]:
+        if self.guild_id is not None:
+            return {"0": str(self.guild_id)}
+        return {"1": str(self.user.id)}
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request the bot made with this interaction's id or token."""
+        return [r for r in self.fake.requests if self.token in r.path]
+
+    async def response(self, timeout: float = 5.0) -> CallbackRecord:
+        """Waits for the bot's accepted initial answer (callback) and returns it."""
+        self._check_not_failed()
+
+        def ready() -> CallbackRecord | None:
+            return self.callback
+
+        try:
+            return await self.fake.wait_until(ready, timeout, what=f"an answer to {self!r}")
+        except TimeoutError as exc:
+            rejected = [r for r in self.callback_attempts if r.status >= 300]
+            raise TimeoutError(f"{exc}; rejected attempts: {rejected}") from None
+
+    async def answer(self, timeout: float = 5.0) -> FakeMessage:
+        """Waits for what the user sees as the bot's answer and returns the message showing it: the
+        callback's own message when the callback carried the answer (types 4 and 7), else (a
+        deferral: 5 "thinking", 6 nothing shown) the first message the bot then wrote through the
+        interaction's webhook (an edit of the original response or a follow-up)."""
+        record = await self.response(timeout)
+        if record.type in (4, 7) and record.message is not None:
+            return record.message
+
+        def ready() -> FakeMessage | None:
+            return self.webhook_writes[0] if self.webhook_writes else None
+
+        return await self.fake.wait_until(ready, timeout, what=f"the answer after the deferral of {self!r}")
+
+    async def original(self, timeout: float = 5.0) -> FakeMessage:
+        """Waits until the original response message exists and is no longer "thinking"."""
+        self._check_not_failed()
+
+        def ready() -> FakeMessage | None:
+            msg = self.original_message
+            if msg is not None and not msg.loading:
+                return msg
+            return None
+
+        return await self.fake.wait_until(ready, timeout, what=f"the original response of {self!r}")
+
+    async def followup(self, index: int = 0, timeout: float = 5.0) -> FakeMessage:
+        """Waits for the ``index``-th follow-up message (0-based) and returns it."""
+        self._check_not_failed()
+
+        def ready() -> FakeMessage | None:
+            return self.followups[index] if len(self.followups) > index else None
+
+        return await self.fake.wait_until(ready, timeout, what=f"follow-up #{index} of {self!r}")
+
+    @property
+    def messages(self) -> list[FakeMessage]:
+        """Original response (if any) then follow-ups."""
+        out = [self.original_message] if self.original_message is not None else []
+        return out + [m for m in self.followups if m is not self.original_message]

@@ -1,0 +1,255 @@
+"""REST routes around the application and its guilds: gateway info, users and DMs, the application
+and its commands (sync, validated like Discord), channels, guilds, members, the CDN.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from typing import Any
+
+from aiohttp import web
+
+from bot.sandbox.discord.clock import to_int
+from bot.sandbox.discord.errors import DiscordAPIError, FormErrors
+from bot.sandbox.discord.gateway import Gateway
+from bot.sandbox.discord.records import RecordedRequest
+
+
+class GuildRoutes(Gateway):
+    """REST handlers for the application, its commands and the guilds."""
+
+    # ------------------------------------------------------------------ simple REST handlers
+
+    async def _h_gateway(self, request: web.Request, record: RecordedRequest) -> Any:
+        return {"url": self.gateway_url.rstrip("/")}
+
+    async def _h_gateway_bot(self, request: web.Request, record: RecordedRequest) -> Any:
+        return {
+            "url": self.gateway_url.rstrip("/"),
+            "shards": self.recommended_shards,
+            "session_start_limit": {
+                "total": 1000,
+                "remaining": 999,
+                "reset_after": 0,
+                "max_concurrency": self.max_concurrency,
+            },
+        }
+
+    async def _h_get_user(self, request: web.Request, record: RecordedRequest, user_id: str) -> Any:
+        if user_id == "@me":
+            data = self.bot_user.payload()
+            data.update({"verified": True, "mfa_enabled": False, "email": None, "locale": "en-US"})
+            return data
+        user = self.users.get(to_int(user_id))
+        if user is None:
+            raise DiscordAPIError(404, 10013, "Unknown User")
+        return user.payload()
+
+    async def _h_create_dm(self, request: web.Request, record: RecordedRequest, user_id: str) -> Any:
+        if user_id != "@me":
+            raise DiscordAPIError(403, 50001, "Missing Access")
+        recipient = self.users.get(to_int((record.json or {}).get("recipient_id")))
+        if recipient is None or recipient.bot:
+            raise DiscordAPIError(400, 50007, "Cannot send messages to this user")
+        return self.dm_channel(recipient).payload()
+
+    async def _h_application(self, request: web.Request, record: RecordedRequest) -> Any:
+        return {
+            "id": str(self.application_id),
+            "name": self.bot_user.username,
+            "icon": None,
+            "description": "fake application",
+            "rpc_origins": [],
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "bot": self.bot_user.payload(),
+            "owner": self.owner.payload(),
+            "team": None,
+            "verify_key": "0" * 64,
+            "flags": 0,
+            "summary": "",
+            "tags": [],
+            "redirect_uris": [],
+            "interactions_endpoint_url": None,
+            "approximate_guild_count": len(self.guilds),
+            "integration_types_config": {"0": {}},
+        }
+
+    async def _h_cdn(self, request: web.Request) -> web.StreamResponse:
+        attachment_id = to_int(request.match_info["attachment_id"])
+        for msg in self.messages.values():
+            for att in msg.attachments:
+                if att.id == attachment_id:
+                    ctype = att.content_type or mimetypes.guess_type(att.filename)[0]
+                    return web.Response(body=att.data, content_type=ctype or "application/octet-stream")
+        return web.Response(status=404)
+
+    async def _h_get_channel(self, request: web.Request, record: RecordedRequest, channel_id: str) -> Any:
+        channel = self._channel(channel_id)
+        self._bot_can_see(channel)
+        return channel.payload()
+
+    async def _h_typing(self, request: web.Request, record: RecordedRequest, channel_id: str) -> Any:
+        self._bot_can_see(self._channel(channel_id))
+        return None
+
+    async def _h_get_guild(self, request: web.Request, record: RecordedRequest, guild_id: str) -> Any:
+        guild = self.guilds.get(to_int(guild_id))
+        if guild is None or not self._bot_in(guild.id):
+            # Since 2023 Discord answers the same for a guild the bot is not in as for no guild at all.
+            raise DiscordAPIError(404, 10004, "Unknown Guild")
+        data = guild.payload()
+        for key in ("channels", "members", "threads", "presences", "voice_states"):
+            data.pop(key, None)
+        return data
+
+    async def _h_get_member(
+        self, request: web.Request, record: RecordedRequest, guild_id: str, user_id: str
+    ) -> Any:
+        guild = self.guilds.get(to_int(guild_id))
+        if guild is None:
+            raise DiscordAPIError(404, 10004, "Unknown Guild")
+        if not self._bot_in(guild.id):
+            raise DiscordAPIError(403, 50001, "Missing Access")
+        member = guild.members.get(to_int(user_id))
+        if member is None:
+            raise DiscordAPIError(404, 10007, "Unknown Member")
+        return member.payload()
+
+    # ------------------------------------------------------------------ application commands
+
+    def _command_bucket(self, application_id: str, guild_id: str | None) -> dict[str, dict[str, Any]]:
+        if to_int(application_id) != self.application_id:
+            raise DiscordAPIError(403, 50001, "Missing Access")
+        if guild_id is None:
+            return self.global_commands
+        if to_int(guild_id) not in self.guilds or not self._bot_in(to_int(guild_id)):
+            raise DiscordAPIError(403, 50001, "Missing Access")
+        return self.guild_commands.setdefault(to_int(guild_id), {})
+
+    def _validate_command(self, cmd: Any, path: list[str | int], errors: FormErrors) -> None:
+        if not isinstance(cmd, dict):
+            errors.add(path, "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType")
+            return
+        ctype = cmd.get("type", 1)
+        name = cmd.get("name") or ""
+        if ctype == 1 and (not re.fullmatch(r"[-_\w]{1,32}", name) or name != name.lower()):
+            errors.add([*path, "name"], "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
+        if ctype == 1 and not 1 <= len(cmd.get("description") or "") <= 100:
+            errors.add([*path, "description"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+        self._validate_options(cmd.get("options") or [], [*path, "options"], errors)
+
+    def _validate_options(
+        self, options: list[dict[str, Any]], path: list[str | int], errors: FormErrors
+    ) -> None:
+        if len(options) > 25:
+            errors.add(path, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
+        for i, opt in enumerate(options):
+            if not re.fullmatch(r"[-_\w]{1,32}", opt.get("name") or ""):
+                errors.add([*path, i, "name"], "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
+            if not 1 <= len(opt.get("description") or "") <= 100:
+                errors.add(
+                    [*path, i, "description"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length."
+                )
+            if len(opt.get("choices") or []) > 25:
+                errors.add([*path, i, "choices"], "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
+            if opt.get("type") in (1, 2):
+                self._validate_options(opt.get("options") or [], [*path, i, "options"], errors)
+
+    def _store_command(
+        self, bucket: dict[str, dict[str, Any]], cmd: dict[str, Any], guild_id: str | None
+    ) -> dict[str, Any]:
+        existing = bucket.get(cmd["name"])
+        stored = {
+            "type": 1,
+            "description": "",
+            "options": [],
+            "default_member_permissions": None,
+            "dm_permission": True,
+            "nsfw": False,
+            "integration_types": [0],
+            "contexts": None,
+            **cmd,
+            "id": existing["id"] if existing else str(self.new_id()),
+            "application_id": str(self.application_id),
+            "version": str(self.new_id()),
+        }
+        if guild_id is not None:
+            stored["guild_id"] = guild_id
+        bucket[cmd["name"]] = stored
+        return stored
+
+    async def _h_get_commands(
+        self, request: web.Request, record: RecordedRequest, application_id: str, guild_id: str | None = None
+    ) -> Any:
+        return list(self._command_bucket(application_id, guild_id).values())
+
+    async def _h_put_commands(
+        self, request: web.Request, record: RecordedRequest, application_id: str, guild_id: str | None = None
+    ) -> Any:
+        bucket = self._command_bucket(application_id, guild_id)
+        payload = record.json
+        errors = FormErrors()
+        if not isinstance(payload, list):
+            raise DiscordAPIError(
+                400,
+                50035,
+                "Invalid Form Body",
+                {"_errors": [{"code": "BASE_TYPE_ARRAY", "message": "Must be an array."}]},
+            )
+        if len([c for c in payload if c.get("type", 1) == 1]) > 100:
+            errors.add([], "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length.")
+        for i, cmd in enumerate(payload):
+            self._validate_command(cmd, [i], errors)
+        errors.raise_if_any()
+        old = dict(bucket)
+        bucket.clear()
+        for cmd in payload:
+            if cmd["name"] in old:
+                bucket[cmd["name"]] = old[cmd["name"]]
+            self._store_command(bucket, cmd, guild_id)
+        return list(bucket.values())
+
+    async def _h_post_command(
+        self, request: web.Request, record: RecordedRequest, application_id: str, guild_id: str | None = None
+    ) -> Any:
+        bucket = self._command_bucket(application_id, guild_id)
+        errors = FormErrors()
+        self._validate_command(record.json, [], errors)
+        errors.raise_if_any()
+        return 201, self._store_command(bucket, record.json, guild_id)
+
+    async def _h_get_command(
+        self,
+        request: web.Request,
+        record: RecordedRequest,
+        application_id: str,
+        command_id: str,
+        guild_id: str | None = None,
+    ) -> Any:
+        for cmd in self._command_bucket(application_id, guild_id).values():
+            if cmd["id"] == command_id:
+                return cmd
+        raise DiscordAPIError(404, 10063, "Unknown application command")
+
+    async def _h_delete_command(
+        self,
+        request: web.Request,
+        record: RecordedRequest,
+        application_id: str,
+        command_id: str,
+        guild_id: str | None = None,
+    ) -> Any:
+        bucket = self._command_bucket(application_id, guild_id)
+        for name, cmd in list(bucket.items()):
+            if cmd["id"] == command_id:
+                del bucket[name]
+                return None
+        raise DiscordAPIError(404, 10063, "Unknown application command")
+
+    def registered_command(self, name: str, guild_id: int | None = None) -> dict[str, Any] | None:
+        """The synced command ``name`` visible in ``guild_id`` (guild commands first)."""
+        if guild_id is not None and name in self.guild_commands.get(guild_id, {}):
+            return self.guild_commands[guild_id][name]
+        return self.global_commands.get(name)
