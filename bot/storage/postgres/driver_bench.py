@@ -108,7 +108,7 @@ def _digest(text: str) -> str:
 
 @dataclass(frozen=True)
 class Append:
-    """One append, prepared off the database connection as games._appender does: JSON and hash made."""
+    """One append, prepared off the database connection as game_log._appender does: JSON and hash made."""
 
     game_id: int
     expected: int
@@ -412,7 +412,7 @@ class PsycopgBackend(Backend):
         return conn
 
     def _work(self, a: Append) -> Callable[[Any], int]:
-        """The unit of work, as games._appender's: only the placeholders differ."""
+        """The unit of work, as game_log._appender's: only the placeholders differ."""
         update, insert = self.update, self.insert
         new_version = a.expected + 1
 
