@@ -596,7 +596,7 @@ OWNERS: tuple[tuple[str, str, str], ...] = (
     ("bench harness", "bot/bench/", "_recv"),
     ("bench harness", "bot/bench/", "_LoopMonitor"),
     ("computer players", "bot/ai/", ""),
-    ("computer players", "bot/service.py", "_ai_decide"),
+    ("computer players", "bot/service/", "_ai_decide"),
     ("decode", "discord/gateway.py", ""),
     ("render picture", "bot/", "_picture"),
 )
@@ -636,7 +636,7 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
     ("send", "discord/message.py", ""),
     ("commit", "bot/storage/", ""),
     ("commit", "aiosqlite/", ""),
-    ("commit", "bot/service.py", "_commit"),
+    ("commit", "bot/service/", "_commit"),
     ("timers", "", "timer"),
     ("engine apply", "bot/engine/", "apply"),
     ("engine: game views", "bot/engine/", ""),

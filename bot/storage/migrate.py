@@ -50,7 +50,8 @@ from typing import Any
 
 from bot.storage.backend import Connection
 from bot.storage.errors import StorageError
-from bot.storage.games import _fetch_rows, canonical_json, replay_log, snapshot_hash
+from bot.storage.game_log import _fetch_rows
+from bot.storage.games import canonical_json, replay_log, snapshot_hash
 from bot.storage.postgres.bulk import BulkTarget
 from bot.storage.postgres.database import describe
 from bot.storage.postgres.database import load_migrations as postgres_migrations

@@ -1,4 +1,4 @@
-"""The driver bench (bot/storage/postgres/driver_bench.py) on a real PostgreSQL: its group-commit
+"""The driver bench (bot/storage/postgres/driver_*.py) on a real PostgreSQL: its group-commit
 runners fail only the write that fails and keep the others, its figures count real commits, and it says
 what it could not measure instead of crashing."""
 
@@ -13,9 +13,11 @@ from typing import Any
 import psycopg
 import pytest
 
+from bot.storage.postgres import driver_backends as backends
 from bot.storage.postgres import driver_bench as drivers
+from bot.storage.postgres import driver_workload as workload
 
-GROUP_MODES = (drivers.SAVEPOINTS, drivers.RETRY_ON_ERROR)
+GROUP_MODES = (backends.SAVEPOINTS, backends.RETRY_ON_ERROR)
 
 
 class Boom(Exception):
@@ -25,7 +27,7 @@ class Boom(Exception):
 @pytest.fixture
 def schema(pg_dsn: str) -> Iterator[str]:
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        conn.execute(drivers.PG_SCHEMA.encode())
+        conn.execute(workload.PG_SCHEMA.encode())
     yield pg_dsn
 
 
@@ -37,7 +39,7 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _games(dsn: str, count: int) -> list[int]:
-    insert = drivers._placeholders(drivers._PG_INSERT_GAME, "psycopg")
+    insert = workload._placeholders(workload._PG_INSERT_GAME, "psycopg")
     with psycopg.connect(dsn, autocommit=True) as conn:
         return [int(conn.execute(insert, (c, c, "{}", "h")).fetchone()[0]) for c in range(count)]
 
@@ -49,14 +51,14 @@ def _state(dsn: str) -> tuple[dict[int, tuple[int, str | None]], int]:
     return games, int(actions)
 
 
-def _step() -> drivers.Step:
-    return drivers.Step(0, {"kind": "draw"}, {"state": "x" * 6000})
+def _step() -> workload.Step:
+    return workload.Step(0, {"kind": "draw"}, {"state": "x" * 6000})
 
 
 @pytest.mark.parametrize("mode", GROUP_MODES)
 def test_a_group_fails_only_its_failing_writes_psycopg(schema: str, mode: str) -> None:
     first, stale, third = _games(schema, 3)
-    backend = drivers.PsycopgBackend(schema, mode)
+    backend = backends.PsycopgBackend(schema, mode)
     step = _step()
 
     def breaks_after_writing(conn: Any) -> None:
@@ -73,19 +75,19 @@ def test_a_group_fails_only_its_failing_writes_psycopg(schema: str, mode: str) -
         return run
 
     fns = [
-        backend._work(drivers.Append.of(first, 0, step)),
-        backend._work(drivers.Append.of(stale, 5, step)),  # the game is at version 0
+        backend._work(workload.Append.of(first, 0, step)),
+        backend._work(workload.Append.of(stale, 5, step)),  # the game is at version 0
         breaks_after_writing,
-        backend._work(drivers.Append.of(third, 0, step)),
+        backend._work(workload.Append.of(third, 0, step)),
     ]
     with psycopg.connect(schema, autocommit=True) as conn:
-        outcomes = drivers._run_group_sync(conn, [counted(i, fn) for i, fn in enumerate(fns)], mode)
+        outcomes = backends._run_group_sync(conn, [counted(i, fn) for i, fn in enumerate(fns)], mode)
 
     # Retry on error: the first pass stops at the stale write, the savepoint pass runs them all once.
-    assert calls == ([1, 1, 1, 1] if mode == drivers.SAVEPOINTS else [2, 2, 1, 1])
+    assert calls == ([1, 1, 1, 1] if mode == backends.SAVEPOINTS else [2, 2, 1, 1])
     assert [ok for ok, _ in outcomes] == [True, False, False, True]
     assert outcomes[0][1] == 1 and outcomes[3][1] == 1
-    assert isinstance(outcomes[1][1], drivers.NotWritten) and isinstance(outcomes[2][1], Boom)
+    assert isinstance(outcomes[1][1], workload.NotWritten) and isinstance(outcomes[2][1], Boom)
     games, actions = _state(schema)
     assert games == {first: (1, None), stale: (0, None), third: (1, None)}
     assert actions == 2
@@ -96,7 +98,7 @@ def test_a_group_fails_only_its_failing_writes_asyncpg(schema: str, mode: str) -
     import asyncpg
 
     first, stale, third = _games(schema, 3)
-    backend = drivers.AsyncpgBackend({"dsn": schema}, mode)
+    backend = backends.AsyncpgBackend({"dsn": schema}, mode)
     step = _step()
 
     async def breaks_after_writing(conn: Any) -> None:
@@ -107,32 +109,32 @@ def test_a_group_fails_only_its_failing_writes_asyncpg(schema: str, mode: str) -
         conn = await asyncpg.connect(schema)
         try:
             fns = [
-                backend._work(drivers.Append.of(first, 0, step)),
-                backend._work(drivers.Append.of(stale, 5, step)),
+                backend._work(workload.Append.of(first, 0, step)),
+                backend._work(workload.Append.of(stale, 5, step)),
                 breaks_after_writing,
-                backend._work(drivers.Append.of(third, 0, step)),
+                backend._work(workload.Append.of(third, 0, step)),
             ]
-            return await drivers._run_group_async(conn, fns, mode)
+            return await backends._run_group_async(conn, fns, mode)
         finally:
             await conn.close()
 
     outcomes = asyncio.run(go())
     assert [ok for ok, _ in outcomes] == [True, False, False, True]
-    assert isinstance(outcomes[1][1], drivers.NotWritten) and isinstance(outcomes[2][1], Boom)
+    assert isinstance(outcomes[1][1], workload.NotWritten) and isinstance(outcomes[2][1], Boom)
     games, actions = _state(schema)
     assert games == {first: (1, None), stale: (0, None), third: (1, None)}
     assert actions == 2
 
 
 @pytest.mark.parametrize("driver", ["psycopg", "asyncpg"])
-@pytest.mark.parametrize("mode", drivers.MODES)
+@pytest.mark.parametrize("mode", backends.MODES)
 def test_the_figures_count_committed_actions(schema: str, quick: None, driver: str, mode: str) -> None:
-    backend: drivers.Backend = (
-        drivers.PsycopgBackend(schema, mode)
+    backend: backends.Backend = (
+        backends.PsycopgBackend(schema, mode)
         if driver == "psycopg"
-        else drivers.AsyncpgBackend({"dsn": schema}, mode)
+        else backends.AsyncpgBackend({"dsn": schema}, mode)
     )
-    steps = drivers._steps(20, seed=1)
+    steps = workload._steps(20, seed=1)
     figures = asyncio.run(drivers._measure(backend, 4, steps))
 
     assert figures.failures == 0, figures.error
@@ -169,4 +171,4 @@ def test_a_missing_driver_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     makers, missing = drivers._backends_for(server)
 
     assert missing == ["asyncpg is not installed (pip install asyncpg): its rows are skipped"]
-    assert len(makers) == len(drivers.MODES)  # psycopg's rows only
+    assert len(makers) == len(backends.MODES)  # psycopg's rows only

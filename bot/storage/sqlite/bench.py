@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.storage.games import Seat, _appender, canonical_json, snapshot_hash
+from bot.storage.game_log import _appender
+from bot.storage.games import Seat, canonical_json, snapshot_hash
 from bot.storage.sqlite.database import apply_migrations, configure, in_transaction, load_migrations
 
 # One game's moves: (seat, action, the engine's state after it), all as dicts.

@@ -1,0 +1,104 @@
+"""The table manager: lobbies and games per channel, load -> engine.apply -> commit -> events; no discord.
+
+Every change to a game goes through :meth:`TableService._commit` under the channel's ``asyncio.Lock``:
+the engine applies the action to the cached state, storage commits it (the action log is the truth),
+and only then are the events recorded, computer players scheduled and the listener told, so nothing
+is ever shown to a player before it is in the database. The cache (:class:`Table`) holds the state
+storage returned; when a commit fails storage reloads it, so the cache never runs ahead of the log.
+
+Staleness: every in-game button carries the version it was drawn at. A click is stale when
+something that could change what that panel means happened since: an action of the clicker's own
+seat, or any change of phase, round, turn or drawn card (``Table.marks``). Other players' initial
+reveals do not make a panel stale (they change nothing the clicker sees on it), so a human is not
+refused while computer players turn their cards at the same time.
+
+Every game kind plugs in through :mod:`bot.kinds` (engine, computer players, panel); nothing here
+names a game.
+
+Timers live in the database. A game's meta holds its one running timer, ``{"what": "turn" |
+"round", "token": [phase, round, turn], "due": ms, "half": ms, "reminded", "fired"}``, written in
+the same transaction as the action that started it (see ``GameRepository.apply_action``'s
+``meta_after``), and a lobby's deadline is its creation time plus :data:`LOBBY_TTL_MS`. One sweeper
+task sleeps until the earliest deadline (:mod:`bot.clock`, a manual clock in tests) and acts under
+the channel lock: at half time a reminder, at the limit the ``normal`` computer player plays the
+turn for the player (initial reveals are picked at random), after :data:`MISSES_BEFORE_REPLACE`
+missed turns in a row a computer player takes the seat; between rounds the next round starts.
+Every turn gets the whole limit, the one after a covered turn included. A player replaced for missed
+turns (meta ``idle``), and only such a player, may take the seat back (:meth:`TableService.reclaim_seat`).
+A timer fires only while the state still has its token, and marks itself ``fired`` (with the missed
+count) before covering, so a restart fires none twice and loses none. Computer players are plain
+asyncio tasks re-created at start from the stored state (whose turn it is).
+
+The parts, one job each: :mod:`~bot.service.table` (the shared types, refusals and settings),
+:mod:`~bot.service.core` (the shared state and plumbing), :mod:`~bot.service.resume` (the start of the
+process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch), :mod:`~bot.service.clicks` (the
+click path and the commit), :mod:`~bot.service.votes` (round votes), :mod:`~bot.service.timers` (timers
+and the sweeper), :mod:`~bot.service.computers` (computer players) and :mod:`~bot.service.seats` (leave,
+kick, replacement, seat back, end). They are mixins of one :class:`TableService`, not collaborator
+objects: every part works on the same state (the tables, the channel locks, the sweeper's index) under
+the same channel lock, and callers (cogs, the UI, tests) use one object with one API, so the state stays
+in one place with no forwarding methods. What one part calls of another is declared once, abstract, in
+:class:`~bot.service.core.ServiceCore`; the parts import ``table`` and ``core`` only, never each other.
+"""
+
+from __future__ import annotations
+
+from bot.service.clicks import ClickPart
+from bot.service.computers import ComputerPart
+from bot.service.lobbies import LobbyPart
+from bot.service.resume import ResumePart
+from bot.service.seats import SeatPart
+from bot.service.table import (
+    DEFAULT_TURN_LIMIT,
+    LOBBY_TTL_MS,
+    MAX_COVER_ACTIONS,
+    MISSES_BEFORE_REPLACE,
+    MODE_ACT,
+    OPTION_RANGES,
+    PLAY,
+    RECENT_EVENTS,
+    REFRESH_ACT,
+    REVEAL,
+    ROUND_OVER,
+    TURN_LIMITS,
+    ChannelTaken,
+    PanelState,
+    Refused,
+    SeatTaken,
+    ServiceObserver,
+    Stale,
+    Table,
+    TableListener,
+    token_of,
+)
+from bot.service.timers import TimerPart
+from bot.service.votes import VotePart
+
+__all__ = [
+    "DEFAULT_TURN_LIMIT",
+    "LOBBY_TTL_MS",
+    "MAX_COVER_ACTIONS",
+    "MISSES_BEFORE_REPLACE",
+    "MODE_ACT",
+    "OPTION_RANGES",
+    "PLAY",
+    "RECENT_EVENTS",
+    "REFRESH_ACT",
+    "REVEAL",
+    "ROUND_OVER",
+    "TURN_LIMITS",
+    "ChannelTaken",
+    "PanelState",
+    "Refused",
+    "SeatTaken",
+    "ServiceObserver",
+    "Stale",
+    "Table",
+    "TableListener",
+    "TableService",
+    "token_of",
+]
+
+
+class TableService(ResumePart, LobbyPart, ClickPart, VotePart, TimerPart, ComputerPart, SeatPart):
+    """Lobbies and games of every channel; the only writer of game state (its parts: see the module)."""

@@ -1,0 +1,347 @@
+"""Lobbies, seating and the start of a game (and Rematch, a new lobby from an old game)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from bot.engine.errors import GameError
+from bot.kinds import AI_LEVELS, KINDS, GameKind
+from bot.render.names import computer_name
+from bot.service.core import ServiceCore
+from bot.service.table import (
+    DEFAULT_TURN_LIMIT,
+    LOBBY_TTL_MS,
+    OPTION_RANGES,
+    TURN_LIMITS,
+    ChannelTaken,
+    Refused,
+    Table,
+    _counted,
+    log,
+)
+from bot.storage import ChannelBusy, Seat, StorageError
+from bot.storage.lobbies import CANCELLED, STARTED, Lobby, LobbyChanged, LobbyNotFound, LobbySeat
+
+
+class LobbyPart(ServiceCore):
+    """Open, join, leave, fill with computers, cancel and start a lobby."""
+
+    @staticmethod
+    def _kind(name: str) -> GameKind:
+        kind = KINDS.get(name)
+        if kind is None:
+            raise Refused("table.error.forged")
+        return kind
+
+    @classmethod
+    def check_lobby(
+        cls, kind: str, options: Mapping[str, Any], *, computers: int, level: str, turn_limit: int
+    ) -> Any:
+        """The engine options of a new lobby, or Refused: the settings of ``/<game> new``, checked
+        against exactly what the command declares (whatever a client sends) and then by the engine."""
+        spec = cls._kind(kind)
+        if level not in AI_LEVELS:
+            raise Refused("table.error.bad_level")
+        if type(turn_limit) is not int or turn_limit not in TURN_LIMITS:
+            raise Refused("table.error.bad_turn_limit")
+        for name, (low, high) in OPTION_RANGES.get(kind, {}).items():
+            value = options.get(name)
+            if name in options and (type(value) is not int or not low <= value <= high):
+                raise Refused("table.error.option_range", option=name, min=low, max=high)
+        try:
+            opts = spec.engine.Options.from_dict(dict(options))
+        except GameError as error:
+            raise Refused(error.key, **error.params) from None
+        # Settings valid for some table size (Skip-Bo teams need 4 or 6); the deal checks the real one.
+        problems: list[GameError] = []
+        for players in range(spec.min_players, spec.max_players + 1):
+            try:
+                opts.validate(players)
+                break
+            except GameError as error:
+                problems.append(error)
+        else:
+            raise Refused(problems[0].key, **problems[0].params)
+        if type(computers) is not int or not 0 <= computers < spec.max_players:
+            raise Refused("error.player_count", min=spec.min_players, max=spec.max_players)
+        return opts
+
+    async def open_lobby(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        host_id: int,
+        host_name: str,
+        options: Mapping[str, Any],
+        computers: int = 0,
+        level: str = "normal",
+        locale: object = None,
+        kind: str = "skyjo",
+        turn_limit: int = DEFAULT_TURN_LIMIT,
+    ) -> Lobby:
+        opts = self.check_lobby(kind, options, computers=computers, level=level, turn_limit=turn_limit)
+        seats = [LobbySeat(host_name, user_id=host_id)]
+        seats += [LobbySeat(self._ai_name(i + 1, level, locale), ai_level=level) for i in range(computers)]
+        async with self.lock(channel_id):
+            await self._check_channel_free(guild_id, channel_id)
+            try:
+                lobby = await self._create_lobby(
+                    guild_id=guild_id,
+                    channel_id=channel_id,
+                    kind=kind,
+                    host_id=host_id,
+                    options={**opts.to_dict(), "turn_limit": turn_limit},
+                    seats=seats,
+                )
+            except ChannelBusy:
+                await self._check_channel_free(guild_id, channel_id)
+                raise Refused("table.error.channel_busy") from None
+        self._schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
+        log.info(
+            "lobby opened",
+            extra={"lobby_id": lobby.id, "kind": kind, "channel_id": channel_id, "host_id": host_id},
+        )
+        return lobby
+
+    async def _create_lobby(self, **fields: Any) -> Lobby:
+        """Store a new lobby (``/<game> new`` or Rematch) if its host and server are within the
+        fair-use limits (:class:`bot.config.Limits`), else :class:`Refused` with the limit and what to do.
+
+        A table counts from its lobby until its game ends or the lobby is cancelled or expires (its
+        channel may be anywhere: the user cap counts every server). The cool-down runs from the last
+        table the host actually opened, on the service's clock; a refused request starts none. It is
+        kept in memory: a restart forgets it (at most one cool-down early), while the caps are
+        counted from what is stored, so they hold across a restart."""
+        host_id, guild_id = int(fields["host_id"]), fields["guild_id"]
+        limits = self.limits
+        # The caps count tables in every channel: one opening at a time, so two cannot both pass.
+        async with self._opening:
+            mine = await self.lobbies.open_ids(host_id=host_id) if limits.per_user else set()
+            server = (
+                await self.lobbies.open_ids(guild_id=guild_id)
+                if limits.per_server and guild_id is not None
+                else set()
+            )
+            # Games are read after the lobbies: a lobby dealt meanwhile is then seen as its game
+            # (lobby_start caches the game before it closes the lobby), counted once by its lobby id.
+            games = [t for t in self.tables.values() if not t.finished]
+            dealt = {t.stored.meta.get("lobby_id") for t in games}
+            if limits.per_user:
+                count = len(mine - dealt) + sum(1 for t in games if t.stored.host_id == host_id)
+                if count >= limits.per_user:
+                    raise Refused(_counted("caps.error.user_limit", limits.per_user), count=limits.per_user)
+            if limits.per_server and guild_id is not None:
+                count = len(server - dealt) + sum(1 for t in games if t.stored.guild_id == guild_id)
+                if count >= limits.per_server:
+                    raise Refused(
+                        _counted("caps.error.server_limit", limits.per_server), count=limits.per_server
+                    )
+            now = self.clock.now_ms()
+            cooldown_ms = limits.cooldown_seconds * 1000
+            last = self._opened_at.get(host_id)
+            if last is not None and now - last < cooldown_ms:
+                seconds = -(-(last + cooldown_ms - now) // 1000)  # rounded up: never "wait 0 s"
+                raise Refused("caps.error.cooldown", seconds=seconds)
+            lobby = await self.lobbies.create(**fields)
+            if cooldown_ms:
+                # Forget hosts whose cool-down is over, so the map holds only the last few seconds.
+                for user, when in list(self._opened_at.items()):
+                    if now - when >= cooldown_ms:
+                        del self._opened_at[user]
+                self._opened_at[host_id] = now
+        return lobby
+
+    @staticmethod
+    def _ai_name(number: int, level: str, locale: object) -> str:
+        # Stored for the record; every message says the name again in its own language.
+        return computer_name(number, level, locale)
+
+    async def _check_channel_free(self, guild_id: int | None, channel_id: int) -> None:
+        game_id = await self.storage.games.active_in_channel(channel_id)
+        if game_id is not None:
+            table = self.tables.get(game_id)
+            message_id = table.stored.message_id if table else None
+            if table is None:
+                with contextlib.suppress(StorageError):
+                    message_id = (await self.storage.games.get_game(game_id)).message_id
+            raise ChannelTaken(guild_id, channel_id, message_id)
+        lobby = await self.lobbies.open_in_channel(channel_id)
+        if lobby is not None:
+            raise ChannelTaken(guild_id, channel_id, lobby.message_id)
+
+    async def set_lobby_message(self, lobby: Lobby, message_id: int) -> None:
+        """Remember the lobby's message; a click may already have started the lobby, so no version check."""
+        await self.lobbies.set_message_id(lobby.id, message_id)
+        lobby.message_id = message_id
+
+    async def _open_lobby(self, lobby_id: int) -> Lobby:
+        try:
+            lobby = await self.lobbies.get(lobby_id)
+        except LobbyNotFound:
+            raise Refused("table.error.unknown_table") from None
+        if lobby.status == STARTED:
+            raise Refused("table.error.lobby_started")
+        if lobby.status == CANCELLED:
+            if lobby.id in self.expired_lobbies:
+                raise Refused("table.error.lobby_expired")
+            raise Refused("table.error.lobby_cancelled")
+        return lobby
+
+    async def _lobby_change(
+        self, lobby_id: int, channel_id: int, change: Callable[[Lobby], list[LobbySeat]]
+    ) -> Lobby:
+        async with self.lock(channel_id):
+            lobby = await self._open_lobby(lobby_id)
+            seats = change(lobby)
+            try:
+                return await self.lobbies.set_seats(lobby, seats)
+            except LobbyChanged:
+                raise Refused("table.error.lobby_changed") from None
+
+    async def lobby_join(self, lobby_id: int, channel_id: int, user_id: int, name: str) -> Lobby:
+        def change(lobby: Lobby) -> list[LobbySeat]:
+            if lobby.seat_of(user_id) is not None:
+                raise Refused("table.error.already_seated")
+            limit = self._kind(lobby.kind).max_players
+            if len(lobby.seats) >= limit:
+                raise Refused("table.error.lobby_full", max=limit)
+            return [*lobby.seats, LobbySeat(name, user_id=user_id)]
+
+        return await self._lobby_change(lobby_id, channel_id, change)
+
+    async def lobby_leave(self, lobby_id: int, channel_id: int, user_id: int) -> Lobby:
+        def change(lobby: Lobby) -> list[LobbySeat]:
+            seat = lobby.seat_of(user_id)
+            if seat is None:
+                raise Refused("table.error.not_seated")
+            if user_id == lobby.host_id:
+                raise Refused("table.error.host_cannot_leave")
+            return [s for i, s in enumerate(lobby.seats) if i != seat]
+
+        return await self._lobby_change(lobby_id, channel_id, change)
+
+    async def lobby_add_computer(self, lobby_id: int, channel_id: int, user_id: int, locale: object) -> Lobby:
+        def change(lobby: Lobby) -> list[LobbySeat]:
+            if lobby.seat_of(user_id) is None:
+                raise Refused("table.error.not_seated")
+            limit = self._kind(lobby.kind).max_players
+            if len(lobby.seats) >= limit:
+                raise Refused("table.error.lobby_full", max=limit)
+            levels = [s.ai_level for s in lobby.seats if s.ai_level]
+            level = levels[-1] if levels else "normal"
+            number = len(levels) + 1
+            return [*lobby.seats, LobbySeat(self._ai_name(number, level, locale), ai_level=level)]
+
+        return await self._lobby_change(lobby_id, channel_id, change)
+
+    async def lobby_remove_computer(self, lobby_id: int, channel_id: int, user_id: int) -> Lobby:
+        """The host takes the last computer player out of the lobby."""
+
+        def change(lobby: Lobby) -> list[LobbySeat]:
+            if user_id != lobby.host_id:
+                raise Refused("table.error.host_only")
+            last = max((i for i, s in enumerate(lobby.seats) if s.ai_level), default=None)
+            if last is None:
+                raise Refused("table.error.no_computer")
+            return [s for i, s in enumerate(lobby.seats) if i != last]
+
+        return await self._lobby_change(lobby_id, channel_id, change)
+
+    async def lobby_cancel(
+        self, lobby_id: int, channel_id: int, user_id: int, *, can_manage: bool = False
+    ) -> Lobby:
+        async with self.lock(channel_id):
+            lobby = await self._open_lobby(lobby_id)
+            if user_id != lobby.host_id and not can_manage:
+                raise Refused("table.error.host_only")
+            try:
+                await self.lobbies.close(lobby, CANCELLED)
+            except LobbyChanged:
+                raise Refused("table.error.lobby_changed") from None
+        self._due.pop(("lobby", lobby_id), None)
+        log.info("lobby cancelled", extra={"lobby_id": lobby_id, "by": user_id})
+        return lobby
+
+    async def lobby_start(
+        self, lobby_id: int, channel_id: int, user_id: int, message_id: int | None = None
+    ) -> Table:
+        """Deal the game; ``message_id`` is the clicked lobby message (it becomes the table message)."""
+        async with self.lock(channel_id):
+            lobby = await self._open_lobby(lobby_id)
+            spec = self._kind(lobby.kind)
+            if message_id is not None:
+                lobby.message_id = message_id
+            if user_id != lobby.host_id:
+                raise Refused("table.error.host_only")
+            if len(lobby.seats) < spec.min_players:
+                raise Refused("table.error.need_players", min=spec.min_players)
+            seats = [Seat(i, s.name, s.user_id, s.ai_level) for i, s in enumerate(lobby.seats)]
+            options = dict(lobby.options)
+            turn_limit = options.pop("turn_limit", DEFAULT_TURN_LIMIT)
+            try:
+                stored = await self.storage.games.create_game(
+                    guild_id=lobby.guild_id,
+                    channel_id=lobby.channel_id,
+                    kind=lobby.kind,
+                    seats=seats,
+                    seed=self._seed(),
+                    options=options,
+                    host_id=lobby.host_id,
+                    message_id=lobby.message_id,
+                    meta={"lobby_id": lobby.id, "turn_limit": turn_limit},
+                )
+            except ChannelBusy:
+                raise Refused("table.error.channel_busy") from None
+            except GameError as error:
+                raise Refused(error.key, **error.params) from None
+            # Cached before the lobby closes: the table caps (_create_lobby) never miss this table.
+            table = self._cache(stored)
+            with contextlib.suppress(LobbyChanged):
+                await self.lobbies.close(lobby, STARTED, stored.id)
+            self._due.pop(("lobby", lobby_id), None)
+            table.recent.append((-1, [spec.opening_event(stored.game)]))
+            await self._sync_timer(table)
+            self._arm(table)
+        log.info(
+            "game started",
+            extra={"game_id": stored.id, "kind": lobby.kind, "lobby_id": lobby_id, "seats": len(seats)},
+        )
+        return table
+
+    async def rematch(self, game_id: int, user_id: int) -> Lobby:
+        """A new lobby with the same seats and settings (the clicker hosts it)."""
+        try:
+            stored = await self.storage.games.get_game(game_id)
+        except StorageError:
+            raise Refused("table.error.unknown_table") from None
+        if stored.status == "active":
+            raise Refused("table.error.game_running")
+        me = next((s for s in stored.seats if s.user_id == user_id), None)
+        if me is None:
+            raise Refused("error.not_a_player")
+        seats = [me] + [s for s in stored.seats if s is not me]
+        replaced = {int(k) for k in (stored.meta.get("replaced") or {})}
+        lobby_seats = [
+            LobbySeat(s.display_name, user_id=s.user_id, ai_level=s.ai_level)
+            for s in seats
+            if s.seat not in replaced or s is me
+        ]
+        turn_limit = stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
+        async with self.lock(stored.channel_id):
+            await self._check_channel_free(stored.guild_id, stored.channel_id)
+            try:
+                lobby = await self._create_lobby(
+                    guild_id=stored.guild_id,
+                    channel_id=stored.channel_id,
+                    kind=stored.kind,
+                    host_id=user_id,
+                    options={**stored.options, "turn_limit": turn_limit},
+                    seats=lobby_seats,
+                )
+            except ChannelBusy:
+                raise Refused("table.error.channel_busy") from None
+        self._schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
+        return lobby

@@ -1,0 +1,257 @@
+"""What every part of the table service shares: the :class:`Table`, the panel state, the refusals,
+the listener and observer protocols, the settings, and the one logger.
+
+The logger keeps the name ``bot.service`` for every part: operators and tests read log lines by it.
+It imports no other part of the service (the parts import it), so there is no circle."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from bot.kinds import KINDS, GameKind
+from bot.render.names import ComputerName, computer_name
+from bot.storage import StorageError, StoredGame
+
+log = logging.getLogger("bot.service")  # one name for every part
+T = TypeVar("T")
+
+RECENT_EVENTS = 6  # actions whose events the table message keeps in words
+DEFAULT_TURN_LIMIT = 120  # seconds; a lobby option, stored with the game (0: no limit)
+# What each /<game> new accepts, exactly what the command declares to Discord (the cogs build their
+# choices and ranges from these): a modified client that sends anything else is refused the same way.
+TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900)  # seconds, 0: no limit
+OPTION_RANGES: dict[str, dict[str, tuple[int, int]]] = {
+    # The engine takes wider settings (terminal games, simulations); a table offers these.
+    "skyjo": {"score_limit": (10, 1000), "finisher_multiplier": (1, 5)},
+    # Omitted, stock_size is the official size (SB-SETUP-1); given, 5 to 30 (SB-VAR-FAST-1).
+    "skipbo": {"stock_size": (5, 30)},
+}
+MISSES_BEFORE_REPLACE = 3
+LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
+MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (a Skip-Bo turn is at most ~30)
+PLAY, ROUND_OVER, REVEAL = "play", "round_over", "reveal"  # phase names shared by the engines
+# Panel acts shared by every kind (the kinds' panel modules use the same two letters).
+MODE_ACT, REFRESH_ACT = "md", "rf"
+
+
+class Refused(Exception):
+    """A request the table refuses; ``key`` (and ``params``) is the message the clicker reads."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params
+
+
+class ChannelTaken(Refused):
+    """The channel already has a lobby or a game: where it is, so the reply can link to it."""
+
+    def __init__(self, guild_id: int | None, channel_id: int, message_id: int | None) -> None:
+        super().__init__("table.error.channel_busy")
+        self.guild_id = guild_id
+        self.channel_id = channel_id
+        self.message_id = message_id
+
+
+class Stale(Refused):
+    """The clicked panel is out of date; ``panel`` is the fresh one."""
+
+    def __init__(self, fresh: PanelState) -> None:
+        super().__init__("table.error.stale_panel")
+        self.panel = fresh
+
+
+class SeatTaken(Refused):
+    """The clicker's seat is played by a computer player. ``idle``: it was taken because they missed
+    too many turns, so :meth:`TableService.reclaim_seat` can give it back (not after Leave or a kick)."""
+
+    def __init__(self, idle: bool) -> None:
+        super().__init__("table.error.seat_replaced")
+        self.idle = idle
+
+
+class TableListener(Protocol):
+    """What the Discord layer does when a table changed without an interaction to answer."""
+
+    def table_changed(self, table: Table) -> None: ...
+
+    def lobby_changed(self, lobby_id: int) -> None: ...
+
+    def remind(self, table: Table, seats: list[int], seconds_left: int) -> None:
+        """Half of a turn's time is gone: tell these seats' players."""
+
+    def seat_taken_over(self, table: Table, seat: int) -> None:
+        """The player of ``seat`` missed too many turns and a computer player took the seat."""
+
+    def table_gone(self, table: Table) -> None:
+        """The game was cancelled because its channel or server is gone: post and edit nothing more."""
+
+    def lobby_gone(self, lobby_id: int) -> None:
+        """The same for an open lobby."""
+
+
+@dataclass
+class Table:
+    """A game being played: the stored game (state included) and what the service keeps beside it."""
+
+    stored: StoredGame
+    marks: list[int]
+    recent: deque[tuple[int, list[dict[str, Any]]]] = field(
+        default_factory=lambda: deque(maxlen=RECENT_EVENTS)
+    )
+    resumed: bool = False  # loaded at start after a restart, nothing played since
+    ended_by: int | None = None  # the user who ended it with /skyjo end (cancelled, unrated)
+    gone: bool = False  # cancelled because its channel or server is gone: nothing is posted for it
+    ai_task: asyncio.Task[None] | None = None
+
+    @property
+    def id(self) -> int:
+        return self.stored.id
+
+    @property
+    def game(self) -> Any:
+        return self.stored.game
+
+    @property
+    def kind(self) -> GameKind:
+        return KINDS[self.stored.kind]
+
+    @property
+    def turn_limit(self) -> int:
+        """Seconds a human has for a turn (0: no limit)."""
+        limit = self.stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
+        return limit if isinstance(limit, int) and limit >= 0 else DEFAULT_TURN_LIMIT
+
+    def timer(self) -> dict[str, Any] | None:
+        timer = self.stored.meta.get("timer")
+        return timer if isinstance(timer, dict) else None
+
+    @property
+    def turns(self) -> int:
+        """Turns started so far (kept in the stored meta): with the player, the key of a turn mention,
+        so a restart does not mention the same turn twice."""
+        value = self.stored.meta.get("turns", 0)
+        return value if isinstance(value, int) else 0
+
+    @property
+    def votes(self) -> frozenset[int]:
+        """Seats that asked for the next round: kept in the stored meta, so a restart keeps them."""
+        raw = self.stored.meta.get("votes") or []
+        return frozenset(s for s in raw if isinstance(s, int))
+
+    def missed(self, seat: int) -> int:
+        value = (self.stored.meta.get("missed") or {}).get(str(seat), 0)
+        return value if isinstance(value, int) else 0
+
+    @property
+    def version(self) -> int:
+        return self.stored.version
+
+    @property
+    def channel_id(self) -> int:
+        return self.stored.channel_id
+
+    @property
+    def finished(self) -> bool:
+        return self.stored.status != "active"
+
+    def replaced(self) -> dict[int, str]:
+        """Human seats a computer player took over (left, kicked or missed turns): seat -> level."""
+        raw = self.stored.meta.get("replaced") or {}
+        return {int(k): str(v) for k, v in raw.items()}
+
+    def idle(self) -> frozenset[int]:
+        """Replaced seats whose human missed too many turns (meta ``idle``), as opposed to one who left
+        or was kicked: only these may be taken back."""
+        raw = self.stored.meta.get("idle") or []
+        replaced = self.replaced()
+        return frozenset(s for s in raw if isinstance(s, int) and s in replaced)
+
+    def ai_level(self, seat: int) -> str | None:
+        level = self.stored.seats[seat].ai_level
+        return level if level is not None else self.replaced().get(seat)
+
+    def human_seats(self) -> list[int]:
+        return [s.seat for s in self.stored.seats if self.ai_level(s.seat) is None]
+
+    def seat_of(self, user_id: int) -> int | None:
+        return next((s.seat for s in self.stored.seats if s.user_id == user_id), None)
+
+    def names(self, locale: object = None) -> list[str]:
+        """Seat names. A computer seat's is a :class:`ComputerName` (a ``str``), which renderers say in
+        their message's language; given ``locale``, its text is already in that language."""
+        names: list[str] = []
+        computers = 0
+        for s in self.stored.seats:
+            if s.ai_level is None:
+                names.append(s.display_name)
+                continue
+            computers += 1
+            text = s.display_name if locale is None else computer_name(computers, s.ai_level, locale)
+            names.append(ComputerName(computers, s.ai_level, text))
+        return names
+
+    def turn_user(self) -> int | None:
+        """The human whose turn it is (to mention), or None."""
+        game = self.game
+        if self.finished or game.phase != PLAY or game.turn is None:
+            return None
+        seat: int = game.turn
+        if self.ai_level(seat) is not None:
+            return None
+        return self.stored.seats[seat].user_id
+
+    def round_waiting(self) -> list[int]:
+        """Human seats that have not asked for the next round yet."""
+        return [s for s in self.human_seats() if s not in self.votes]
+
+
+@dataclass
+class PanelState:
+    """What a private panel shows: the seat's view at a version, and the mode of the two-click moves."""
+
+    game_id: int
+    version: int
+    seat: int
+    view: dict[str, Any]
+    names: list[str]
+    mode: int = 0
+    notice: tuple[str, dict[str, Any]] | None = None  # a message to show above the panel
+    kind: str = "skyjo"
+
+
+def _counted(key: str, count: int) -> str:
+    """``key.one`` or ``key.other`` for a count of at least 1 (English and French agree there; the
+    refusal is translated later, in the clicker's language)."""
+    return f"{key}.one" if count == 1 else f"{key}.other"
+
+
+def token_of(game: Any) -> list[Any]:
+    """What a timer belongs to: a phase, a round and a turn (JSON-shaped, as stored in meta)."""
+    return [game.phase, game.round, game.turn]
+
+
+async def _together(writes: Sequence[Awaitable[T]]) -> list[T | None]:
+    """Await writes at once, so the group commit packs them into few transactions (each write in its
+    own savepoint); a write that failed with a StorageError gives None (the start goes on without it),
+    any other error is raised once all are over."""
+    outcomes = await asyncio.gather(*writes, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not isinstance(outcome, StorageError):
+            raise outcome
+    return [None if isinstance(outcome, BaseException) else outcome for outcome in outcomes]
+
+
+class ServiceObserver(Protocol):
+    """What the service reports as it works (bot.metrics.Metrics implements it)."""
+
+    def committed(self, kind: str, seconds: float) -> None: ...
+
+    def commit_failed(self, kind: str) -> None: ...
+
+    def timer_fired(self, what: str) -> None: ...

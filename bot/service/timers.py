@@ -1,0 +1,245 @@
+"""Turn timers, reminders and lobby expiry: deadlines stored in meta, one sweeper task."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from typing import Any
+
+from bot.engine.errors import GameError
+from bot.service.core import ServiceCore
+from bot.service.table import (
+    LOBBY_TTL_MS,
+    MAX_COVER_ACTIONS,
+    MISSES_BEFORE_REPLACE,
+    REVEAL,
+    ROUND_OVER,
+    Refused,
+    Table,
+    log,
+    token_of,
+)
+from bot.storage import StorageError
+from bot.storage.lobbies import CANCELLED, LobbyChanged, LobbyNotFound
+
+
+class TimerPart(ServiceCore):
+    """The timer a state calls for, and the sweeper that acts on every deadline."""
+
+    def _timer_for(self, table: Table, game: Any, old: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The timer the state calls for: kept while its token holds, a new one when the turn moved."""
+        if game.is_over:
+            return None
+        token = token_of(game)
+        now = self.clock.now_ms()
+        if game.phase == ROUND_OVER:
+            if old is not None and old.get("token") == token:
+                return old
+            delay = self.round_delay if table.human_seats() else min(self.round_delay, self.ai_delay)
+            return {"what": "round", "token": token, "due": now + int(delay * 1000)}
+        limit = table.turn_limit
+        if not limit or not [s for s in game.seats_to_act() if table.ai_level(s) is None]:
+            return None  # nobody to wait for (a computer took the last human's seat, say)
+        if old is not None and old.get("token") == token and old.get("what") == "turn":
+            return old
+        return {
+            "what": "turn",
+            "token": token,
+            "due": now + limit * 1000,
+            "half": now + limit * 500,
+            "reminded": False,
+            "fired": False,
+        }
+
+    def _meta_after(
+        self, table: Table, game: Any, player_seat: int | None, turn_moved: bool
+    ) -> dict[str, Any] | None:
+        """New meta for the commit of an action (None: unchanged): the timer, the missed counts, the
+        count of turns started (``turn_moved``: a turn or a round ended) and the next-round votes,
+        which last only while the round is over."""
+        meta = table.stored.meta
+        timer = self._timer_for(table, game, table.timer())
+        missed = dict(meta.get("missed") or {})
+        if player_seat is not None:
+            missed.pop(str(player_seat), None)
+        votes_end = game.phase != ROUND_OVER and "votes" in meta
+        unchanged = timer == meta.get("timer") and missed == dict(meta.get("missed") or {})
+        if unchanged and not votes_end and not turn_moved:
+            return None
+        new = {**meta, "timer": timer, "missed": missed}
+        if turn_moved:
+            new["turns"] = table.turns + 1
+        if votes_end:
+            del new["votes"]
+        return new
+
+    async def _sync_timer(self, table: Table) -> None:
+        """Make the stored timer match the state (at start, after a seat changed hands...; the resume
+        of every game writes them all at once, see :meth:`resume`)."""
+        meta = self._synced_meta(table)
+        if meta is not None:
+            with contextlib.suppress(Refused):
+                await self._set_meta(table, meta)
+        self._index(table)
+
+    def _synced_meta(self, table: Table) -> dict[str, Any] | None:
+        """The meta with the timer the state calls for; None if the stored timer already is that."""
+        timer = self._timer_for(table, table.game, table.timer())
+        return None if timer == table.timer() else {**table.stored.meta, "timer": timer}
+
+    def _index(self, table: Table) -> None:
+        """Tell the sweeper when to look at this table next."""
+        timer = table.timer()
+        key = ("game", table.id)
+        if timer is None or table.finished:
+            self._due.pop(key, None)
+            return
+        due = int(timer["due"])
+        if timer.get("what") == "turn" and not timer.get("reminded"):
+            due = min(due, int(timer.get("half", due)))
+        self._schedule(key, due)
+
+    def _schedule(self, key: tuple[str, int], due: int) -> None:
+        if self._closed:
+            return
+        old = self._due.get(key)
+        self._due[key] = due
+        if old is None or due < old:
+            self._wake.set()
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = asyncio.create_task(self._sweep(), name="timer-sweeper")
+
+    async def _sweep(self) -> None:
+        """Sleep until the earliest deadline, act on every one that is due, repeat."""
+        while not self._closed:
+            self._wake.clear()
+            if not self._due:
+                await self._wake.wait()
+                continue
+            now = self.clock.now_ms()
+            due = [key for key, when in self._due.items() if when <= now]
+            if not due:
+                await self.clock.sleep_until(min(self._due.values()), self._wake)
+                continue
+            for key in due:
+                self._due.pop(key, None)
+                if self.observer is not None:
+                    self.observer.timer_fired("lobby" if key[0] == "lobby" else "turn")
+                try:
+                    if key[0] == "lobby":
+                        await self._expire_lobby(key[1])
+                    else:
+                        await self._fire(key[1])
+                except Exception:
+                    log.exception("timer failed", extra={"what": key[0], "id": key[1]})
+                    if key not in self._due:  # try again soon (a busy database, say)
+                        self._due[key] = self.clock.now_ms() + 5000
+
+    async def _expire_lobby(self, lobby_id: int) -> None:
+        try:
+            lobby = await self.lobbies.get(lobby_id)
+        except LobbyNotFound:
+            return
+        async with self.lock(lobby.channel_id):
+            lobby = await self.lobbies.get(lobby_id)
+            if lobby.status != "open":
+                return
+            if self.clock.now_ms() < lobby.created_at + LOBBY_TTL_MS:
+                self._schedule(("lobby", lobby_id), lobby.created_at + LOBBY_TTL_MS)
+                return
+            try:
+                await self.lobbies.close(lobby, CANCELLED)
+            except (LobbyChanged, StorageError):
+                self._schedule(("lobby", lobby_id), self.clock.now_ms() + 5000)
+                return
+            self.expired_lobbies.add(lobby_id)
+        log.info("lobby expired", extra={"lobby_id": lobby_id})
+        self._tell("lobby_changed", lobby_id)
+
+    async def _fire(self, game_id: int) -> None:
+        table = self.tables.get(game_id)
+        if table is None:
+            return
+        async with self.lock(table.channel_id):
+            if self.tables.get(game_id) is not table or table.finished:
+                return
+            timer = table.timer()
+            if timer is None or timer.get("token") != token_of(table.game):
+                await self._sync_timer(table)  # the state moved on without a commit's meta (old data)
+                return
+            now = self.clock.now_ms()
+            if timer.get("what") == "round":
+                if now >= timer["due"]:
+                    with contextlib.suppress(Refused, GameError):
+                        await self._commit(table, 0, table.kind.engine.NextRound())
+                else:
+                    self._index(table)
+                return
+            seats = self._waited_for(table)
+            if now < timer["due"]:
+                if not timer.get("reminded") and now >= timer.get("half", timer["due"]):
+                    await self._set_meta(table, {**table.stored.meta, "timer": {**timer, "reminded": True}})
+                    if seats:
+                        left = max(1, (int(timer["due"]) - now + 999) // 1000)
+                        self._tell("remind", table, seats, left)
+                self._index(table)
+                return
+            await self._cover(table, timer, seats)
+
+    def _waited_for(self, table: Table) -> list[int]:
+        return [s for s in table.game.seats_to_act() if table.ai_level(s) is None]
+
+    async def _cover(self, table: Table, timer: dict[str, Any], seats: list[int]) -> None:
+        """The limit is reached: play for every human the game waits for; count the miss once."""
+        if not timer.get("fired"):
+            missed = dict(table.stored.meta.get("missed") or {})
+            for seat in seats:
+                missed[str(seat)] = table.missed(seat) + 1
+            meta = {
+                **table.stored.meta,
+                "missed": missed,
+                "timer": {**timer, "fired": True, "reminded": True},
+            }
+            await self._set_meta(table, meta)
+        token = timer["token"]
+        for seat in seats:
+            table.recent.append((seat, [{"kind": "turn_timed_out", "seat": seat}]))
+            log.info(
+                "turn timed out", extra={"game_id": table.id, "seat": seat, "missed": table.missed(seat)}
+            )
+            for step in range(MAX_COVER_ACTIONS):
+                game = table.game
+                if table.finished or token_of(game) != token or seat not in game.seats_to_act():
+                    break
+                if game.phase == REVEAL:  # initial reveals left undone: picked at random
+                    rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}:reveal")
+                    action = rng.choice(game.legal_actions(seat))
+                else:
+                    action = self._ai_decide(table, seat, level="normal")
+                try:
+                    await self._commit(table, seat, action)
+                except (Refused, GameError):
+                    log.warning(
+                        "timed-out move refused", extra={"game_id": table.id, "seat": seat, "step": step}
+                    )
+                    break
+        for seat in seats:
+            if (
+                not table.finished
+                and table.missed(seat) >= MISSES_BEFORE_REPLACE
+                and seat not in table.replaced()
+            ):
+                await self._replace(table, seat, reason="idle")
+                self._tell("seat_taken_over", table, seat)
+        if not table.finished:
+            still = table.timer()
+            covered_turn_on = still is not None and still.get("token") == token == token_of(table.game)
+            if still is not None and covered_turn_on and self._waited_for(table):
+                # The covered turn itself is still on (nothing could be played for them, which should
+                # not happen): look again in 5 s, no new miss. Compared with the covered turn's token,
+                # never the state's alone: the next player's fresh timer must keep its whole limit.
+                retry = {**still, "due": self.clock.now_ms() + 5000}
+                await self._set_meta(table, {**table.stored.meta, "timer": retry})
+            await self._sync_timer(table)
+            self._notify(table)

@@ -1,0 +1,42 @@
+"""Round votes: the Next round button, the round dealt when the last human asked for it."""
+
+from __future__ import annotations
+
+from bot.render.names import escape_name
+from bot.service.core import ServiceCore
+from bot.service.table import ROUND_OVER, PanelState, Refused, Table
+
+
+class VotePart(ServiceCore):
+    """Who asked for the next round (kept in the stored meta)."""
+
+    async def vote_next_round(self, game_id: int, user_id: int, round_number: int) -> PanelState:
+        """The table's Next round button (one id for the whole round): a vote for ``round_number``'s end."""
+        table = await self._table(game_id)
+        async with self.lock(table.channel_id):
+            if table.finished or self.tables.get(game_id) is not table:
+                raise Refused("table.error.game_finished")
+            seat = self._seat(table, user_id)
+            if table.game.phase != ROUND_OVER or table.game.round != round_number:
+                raise Refused("table.error.round_already_dealt")
+            return await self._vote_next_round(table, seat)
+
+    async def _vote_next_round(self, table: Table, seat: int) -> PanelState:
+        if table.game.phase != ROUND_OVER:
+            raise Refused("error.round_not_over")
+        if seat in table.votes:
+            state = self._panel(table, seat)
+            state.notice = ("table.round.already_ready", {"count": len(table.round_waiting())})
+            return state
+        if table.round_waiting() == [seat]:  # the last vote: deal (the stored votes go with it)
+            await self._commit(table, seat, table.kind.engine.NextRound())
+            return self._panel(table, seat)
+        await self._set_meta(table, {**table.stored.meta, "votes": sorted(table.votes | {seat})})
+        self._notify(table)
+        state = self._panel(table, seat)
+        names = table.names()
+        state.notice = (
+            "table.round.waiting",
+            {"players": ", ".join(escape_name(names[s]) for s in table.round_waiting())},  # humans only
+        )
+        return state

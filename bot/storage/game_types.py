@@ -1,0 +1,155 @@
+"""What a stored game is (seats, actions, the game, what a load found) and the canonical JSON and hashes
+its snapshots are kept in: shared by the repository, the log's statements, exports and migrations."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from bot.engine import get_engine
+from bot.engine.errors import GameError
+from bot.storage.ratings import RatingChange, ai_key, user_key
+from bot.storage.results import SeatResult
+
+log = logging.getLogger(__name__)
+
+
+ACTIVE = "active"
+FINISHED = "finished"
+CANCELLED = "cancelled"
+QUARANTINED = "quarantined"
+Verify = Literal["auto", "full"]
+# storage_state key prefix of each engine's fingerprint ("engine:skyjo").
+_ENGINE_KEY = "engine:"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def canonical_json(data: Any) -> str:
+    """One text per value (sorted keys, no spaces), so equal states have equal snapshots and hashes."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def snapshot_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+@cache
+def engine_fingerprint(kind: str) -> str:
+    """A hash of the engine's source: when it changes, stored snapshots are verified by replay."""
+    try:
+        module = get_engine(kind)
+        source = Path(module.__file__ or "").read_bytes()
+    except (GameError, ImportError, OSError):
+        return "unavailable"
+    return hashlib.blake2b(source, digest_size=16).hexdigest()
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Parsing thousands of games makes millions of small objects; the cyclic GC would rescan them
+    over and over (a third of the load time) while none of them forms a cycle worth collecting."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _error_name(error: BaseException) -> str:
+    # Only the class and the message key: an exception's text could quote a hidden card.
+    if isinstance(error, GameError):
+        return f"{type(error).__name__}({error.key})"
+    return type(error).__name__
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A seat at the table: a Discord user, or a computer player of some level."""
+
+    seat: int
+    display_name: str
+    user_id: int | None = None
+    ai_level: str | None = None
+
+    @property
+    def is_ai(self) -> bool:
+        return self.ai_level is not None
+
+    @property
+    def player_key(self) -> str:
+        """The ratings key: ``user:<id>``, or ``ai:<level>`` shared by every computer of that level."""
+        return ai_key(self.ai_level) if self.ai_level is not None else user_key(self.user_id or 0)
+
+    @property
+    def engine_name(self) -> str:
+        """The name the engine knows this seat by (unique within a game, stable across replays)."""
+        return f"ai{self.seat}:{self.ai_level}" if self.ai_level is not None else f"u{self.user_id}"
+
+
+@dataclass(frozen=True)
+class StoredAction:
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    created_at: int
+
+
+@dataclass
+class StoredGame:
+    """A stored game with its engine state (``game``; None when quarantined). ``version`` = actions logged."""
+
+    id: int
+    guild_id: int | None
+    channel_id: int
+    kind: str
+    seed: int
+    options: dict[str, Any]
+    seats: tuple[Seat, ...]
+    status: str
+    rated: bool
+    host_id: int | None
+    message_id: int | None
+    version: int
+    meta: dict[str, Any]
+    note: str | None
+    created_at: int
+    updated_at: int
+    finished_at: int | None
+    game: Any = None
+    verified: bool = False  # True once the state was compared with a full replay of the log
+    finished: FinishedGame | None = None  # set by apply_action when its action ended the game
+
+    @property
+    def engine(self) -> Any:
+        return get_engine(self.kind)
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What ``load_active`` found: the playable games, and the ids it rebuilt or set aside."""
+
+    games: list[StoredGame]
+    rebuilt: list[int] = field(default_factory=list)
+    quarantined: list[int] = field(default_factory=list)
+    reasons: dict[int, str] = field(default_factory=dict)  # why each unplayable game was set aside
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    game_id: int
+    results: list[SeatResult]
+    rating_changes: list[RatingChange]
