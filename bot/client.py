@@ -23,6 +23,7 @@ from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.lifecycle import InFlight, stop_gracefully
 from bot.metrics import Metrics, MetricsServer
+from bot.render.pictures import DEFAULT_PROCESSES, Pictures
 from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
 from bot.ui import command_options, ids, lean, on_time, table_views
@@ -53,6 +54,8 @@ class BotTuning:
     round_delay: float = 30.0  # the pause between rounds when not every human clicked Next round
     edit_interval: float = 1.0  # at least this long between two edits of one public message
     images: bool = True  # attach the rendered table picture to table messages
+    # Worker processes drawing the table pictures (bot.render.pictures; PICTURE_PROCESSES); 0: threads.
+    picture_processes: int = DEFAULT_PROCESSES
     clock: Clock | None = field(default=None, compare=False)  # deadlines' clock (tests: a manual one)
     # Bot-token requests per second for the whole bot (bot.ui.rest_budget; this process takes its share
     # of the shards); None: no budget.
@@ -198,7 +201,10 @@ class SkyboBot(commands.AutoShardedBot):
                 self.database_path, synchronous=self.synchronous, url=self.database_url
             )
         self.presenter = table_views.Presenter(
-            self, interval=self.tuning.edit_interval, images=self.tuning.images
+            self,
+            interval=self.tuning.edit_interval,
+            images=self.tuning.images,
+            pictures=Pictures(self.tuning.picture_processes),
         )
         self.service = TableService(
             self.storage,
@@ -309,6 +315,7 @@ class SkyboBot(commands.AutoShardedBot):
         presenter = getattr(self, "presenter", None)
         if presenter is not None:
             await presenter.close()
+            presenter.pictures.close()
         await super().close()
         if self._owns_storage and self.storage is not None:
             await self.storage.close()

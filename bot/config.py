@@ -157,6 +157,9 @@ def shards_from(count_raw: str | None, ids_raw: str | None) -> Shards:
     return Shards(count, parse_shard_ids(ids_text, count) if ids_text else None)
 
 
+MAX_PICTURE_PROCESSES = 16
+
+
 @dataclass(frozen=True)
 class Settings:
     token: str | None
@@ -172,6 +175,8 @@ class Settings:
     # REST_PER_SECOND: bot-token requests per second for the whole bot, shared by a fleet's processes
     # (bot.ui.rest_budget; Discord allows 50 per application).
     rest_per_second: float = 40.0
+    # PICTURE_PROCESSES: worker processes drawing the table pictures (bot.render.pictures); 0: threads.
+    picture_processes: int = 1
 
     def __repr__(self) -> str:  # the token must never reach a log line
         token = "set" if self.token else "missing"
@@ -180,7 +185,7 @@ class Settings:
             f"synchronous={self.synchronous}, log_level={self.log_level}, limits={self.limits}, "
             f"database_url={shown_url(self.database_url)}, shards={self.shards}, "
             f"metrics_port={self.metrics_port}, metrics_host={self.metrics_host}, "
-            f"rest_per_second={self.rest_per_second})"
+            f"rest_per_second={self.rest_per_second}, picture_processes={self.picture_processes})"
         )
 
 
@@ -214,7 +219,20 @@ def load_settings(env: dict[str, str] | None = None, *, dotenv: bool = True) -> 
         _metrics_port(env),
         (env.get("METRICS_HOST") or "").strip() or "127.0.0.1",
         _rest_per_second(env),
+        _picture_processes(env),
     )
+
+
+def _picture_processes(env: dict[str, str]) -> int:
+    raw = (env.get("PICTURE_PROCESSES") or "").strip()
+    if not raw:
+        return 1
+    if not raw.isdigit() or not 0 <= int(raw) <= MAX_PICTURE_PROCESSES:
+        raise ConfigError(
+            f"PICTURE_PROCESSES must be a whole number from 0 (draw on threads) to {MAX_PICTURE_PROCESSES},"
+            f" not {raw[:20]!r}"
+        )
+    return int(raw)
 
 
 def _rest_per_second(env: dict[str, str]) -> float:

@@ -71,7 +71,9 @@ async def _run(settings: Settings) -> int:
                 return 2
         bot = create_bot(
             storage=storage,
-            tuning=BotTuning(rest_per_second=settings.rest_per_second),
+            tuning=BotTuning(
+                rest_per_second=settings.rest_per_second, picture_processes=settings.picture_processes
+            ),
             limits=settings.limits,
             metrics_port=settings.metrics_port,
             metrics_host=settings.metrics_host,

@@ -59,7 +59,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -458,7 +458,7 @@ async def _bench(
                 if files and "SKYBO_BENCH_PYSPY" in os.environ
                 else None
             )
-            monitor = _LoopMonitor()
+            monitor = _LoopMonitor(bot.presenter.pictures.worker_cpu)
             pipe.send(("play",))
             message = await _recv(pipe, play_deadline + 5)
             results["loop"] = monitor.stop()
@@ -533,11 +533,12 @@ def _stop_pyspy(spy: subprocess.Popen[bytes]) -> None:
 class _LoopMonitor:
     """The bot's event loop lag (how late a 5 ms sleep wakes up) and garbage collector pauses."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker_cpu: Callable[[], float] = lambda: 0.0) -> None:
         self.lags: list[float] = []
         self.gc_pauses: list[tuple[int, float]] = []
         self._gc_started = 0.0
-        self._cpu = time.process_time()
+        self._worker_cpu = worker_cpu  # the picture workers' CPU seconds, counted as the bot's
+        self._cpu = time.process_time() + worker_cpu()
         self._wall = time.perf_counter()
         gc.callbacks.append(self._on_gc)
         self._task = asyncio.create_task(self._watch())
@@ -559,8 +560,9 @@ class _LoopMonitor:
         gc.callbacks.remove(self._on_gc)
         lags = self.lags or [0.0]
         full = [ms for gen, ms in self.gc_pauses if gen == 2]
+        cpu = time.process_time() + self._worker_cpu() - self._cpu
         return {
-            "cpu": (time.process_time() - self._cpu) / (time.perf_counter() - self._wall),
+            "cpu": cpu / (time.perf_counter() - self._wall),
             "lag_p50": statistics.median(lags),
             "lag_p99": _percentile(lags, 0.99),
             "lag_max": max(lags),

@@ -39,6 +39,7 @@ from bot.i18n import translate as t
 from bot.kinds import BY_PREFIX, KINDS, GameKind
 from bot.render import boards, skyjo_table
 from bot.render.names import shown_name
+from bot.render.pictures import Pictures
 from bot.service import (
     DEFAULT_TURN_LIMIT,
     MISSES_BEFORE_REPLACE,
@@ -368,9 +369,16 @@ class Presenter:
     """The single writer of public lobby and table messages; also posts and deletes turn mentions."""
 
     def __init__(
-        self, bot: SkyboBot, *, interval: float = 1.0, retries: int = 3, images: bool = True
+        self,
+        bot: SkyboBot,
+        *,
+        interval: float = 1.0,
+        retries: int = 3,
+        images: bool = True,
+        pictures: Pictures | None = None,
     ) -> None:
         self.bot = bot
+        self.pictures = pictures or Pictures(0)  # where pictures are drawn (bot.render.pictures)
         self.interval = interval
         self.retries = retries
         self.images = images  # attach the rendered table picture to table messages
@@ -703,11 +711,11 @@ class Presenter:
     async def _picture(
         self, table: Table, image: Any, view: dict[str, Any], names: list[str], locale: object
     ) -> discord.File | None:
-        """The table as a picture (drawn off the event loop), or None when it fails."""
+        """The table as a picture (drawn off the event loop: bot.render.pictures), or None when it fails."""
         kind = table.stored.kind
         labels = {key: template(f"table.image.{kind}.{key}", locale) for key in image.DEFAULT_LABELS}
         try:
-            png = await asyncio.to_thread(image.render_table, view, names, "dark", labels)
+            png = await self.pictures.draw(image.render_table, view, names, "dark", labels)
         except Exception:
             log.exception("table picture failed", extra={"game_id": table.id})
             return None

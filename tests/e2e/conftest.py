@@ -116,7 +116,7 @@ from bot.client import BotTuning, SkyboBot, create_bot  # noqa: E402
 from bot.sandbox.discord import FakeInteraction, FakeMessage, FakeUser  # noqa: E402
 from bot.ui import ids  # noqa: E402
 
-FAST = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0)
+FAST = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0, picture_processes=0)
 GAME_ACTS = {"rv", "dr", "tk", "rp", "dv", "nx"}
 
 

@@ -114,3 +114,14 @@ def test_rest_per_second_defaults_to_40(raw: str, rate: float) -> None:
 def test_a_bad_rest_per_second_is_refused(raw: str) -> None:
     with pytest.raises(ConfigError, match="REST_PER_SECOND"):
         load_settings({"REST_PER_SECOND": raw}, dotenv=False)
+
+
+@pytest.mark.parametrize(("raw", "count"), [("", 1), ("0", 0), ("3", 3), ("16", 16)])
+def test_picture_processes_default_to_one_worker(raw: str, count: int) -> None:
+    assert load_settings({"PICTURE_PROCESSES": raw}, dotenv=False).picture_processes == count
+
+
+@pytest.mark.parametrize("raw", ["many", "-1", "17", "1.5"])
+def test_a_bad_picture_processes_is_refused(raw: str) -> None:
+    with pytest.raises(ConfigError, match="PICTURE_PROCESSES"):
+        load_settings({"PICTURE_PROCESSES": raw}, dotenv=False)
