@@ -12,7 +12,7 @@ seat, or any change of phase, round, turn or drawn card (``Table.marks``). Other
 reveals do not make a panel stale (they change nothing the clicker sees on it), so a human is not
 refused while computer players turn their cards at the same time.
 
-Every game kind plugs in through :mod:`bot.kinds` (engine, computer players, panel); nothing here
+Every game kind plugs in through :mod:`bot.games.registry` (engine, computer players, panel); nothing here
 names a game.
 
 Timers live in the database. A game's meta holds its one running timer, ``{"what": "turn" |
@@ -46,7 +46,7 @@ from typing import Any, Protocol, TypeVar
 from bot.clock import Clock, SystemClock
 from bot.config import Limits
 from bot.engine.errors import GameError
-from bot.kinds import AI_LEVELS, KINDS, GameKind
+from bot.games.registry import AI_LEVELS, KINDS, GameKind
 from bot.render.names import ComputerName, computer_name, escape_name
 from bot.storage import ChannelBusy, GameNotFound, Seat, Storage, StorageError, StoredGame
 from bot.storage.lobbies import (
@@ -66,12 +66,6 @@ DEFAULT_TURN_LIMIT = 120  # seconds; a lobby option, stored with the game (0: no
 # What each /<game> new accepts, exactly what the command declares to Discord (the cogs build their
 # choices and ranges from these): a modified client that sends anything else is refused the same way.
 TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900)  # seconds, 0: no limit
-OPTION_RANGES: dict[str, dict[str, tuple[int, int]]] = {
-    # The engine takes wider settings (terminal games, simulations); a table offers these.
-    "skyjo": {"score_limit": (10, 1000), "finisher_multiplier": (1, 5)},
-    # Omitted, stock_size is the official size (SB-SETUP-1); given, 5 to 30 (SB-VAR-FAST-1).
-    "skipbo": {"stock_size": (5, 30)},
-}
 MISSES_BEFORE_REPLACE = 3
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
 MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (a Skip-Bo turn is at most ~30)
@@ -456,7 +450,7 @@ class TableService:
             raise Refused("table.error.bad_level")
         if type(turn_limit) is not int or turn_limit not in TURN_LIMITS:
             raise Refused("table.error.bad_turn_limit")
-        for name, (low, high) in OPTION_RANGES.get(kind, {}).items():
+        for name, (low, high) in spec.option_ranges.items():
             value = options.get(name)
             if name in options and (type(value) is not int or not low <= value <= high):
                 raise Refused("table.error.option_range", option=name, min=low, max=high)

@@ -28,8 +28,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from bot.engine import KINDS, get_engine
 from bot.engine.errors import GameError
+from bot.games.registry import KINDS, get_engine
 from bot.storage.backend import Connection, Database
 from bot.storage.errors import (
     ChannelBusy,

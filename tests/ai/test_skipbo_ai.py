@@ -6,9 +6,8 @@ import random
 
 import pytest
 
-from bot.ai import skipbo as ai
-from bot.engine import skipbo as engine
-from bot.engine.skipbo import WILD, Discard, Game, NextRound, Options, Play
+from bot.games.skipbo import ai, engine
+from bot.games.skipbo.engine import WILD, Discard, Game, NextRound, Options, Play
 from bot.sim.common import play_game
 
 from ..engine.test_skipbo_helpers import names, new, rig
@@ -262,7 +261,7 @@ def test_the_look_ahead_models_normal_keeping_a_starved_game_alive() -> None:
     """hard's model of normal (``World.normal_turn``) plays the Skip-Bo card as normal does: with
     nothing to draw, onto the pile at 6 (then the 8 from the hand, and the 10 is discarded); with
     cards to draw (two 4s come, which fit nowhere) it keeps it and discards the 10."""
-    from bot.ai.skipbo_lookahead import Seat, World
+    from bot.games.skipbo.lookahead import Seat, World
 
     for drawable, piles, hand in ((0, [2, 8, 11, 0], []), (30, [2, 6, 11, 0], [WILD, 4, 4, 8])):
         seat = Seat([WILD, 8, 10], 5, 10, [[], [], [], []])
@@ -329,7 +328,7 @@ def test_unseen_pool_matches_the_hidden_cards_in_size() -> None:
     """The unseen pool is the full deck minus what the viewer sees: as many cards as the other
     hands, the stocks below their tops and the draw pile hold together (the building and set-aside
     piles are taken out as runs of number cards)."""
-    from bot.ai.skipbo_lookahead import unseen_pool
+    from bot.games.skipbo.lookahead import unseen_pool
 
     for game in positions(2, 4, Options(stock_size=12), every=5):
         seat = game.seats_to_act()[0]

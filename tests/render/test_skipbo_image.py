@@ -22,9 +22,9 @@ import pytest
 from PIL import Image, ImageChops
 
 from bot.bench.render import NAMES, skipbo_mid_game
-from bot.engine.skipbo import WILD, Game, Options
-from bot.render import skipbo_image
-from bot.render.skipbo_image import render_hand, render_table
+from bot.games.skipbo import image as skipbo_image
+from bot.games.skipbo.engine import WILD, Game, Options
+from bot.games.skipbo.image import render_hand, render_table
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

@@ -21,9 +21,10 @@ import pytest
 from PIL import Image, ImageChops, ImageFont
 
 from bot.bench.render import NAMES, mid_game
-from bot.engine.skyjo import Game, Options
-from bot.render import images, skyjo_image
-from bot.render.skyjo_image import render_grid, render_table
+from bot.games.skyjo import image as skyjo_image
+from bot.games.skyjo.engine import Game, Options
+from bot.games.skyjo.image import render_grid, render_table
+from bot.render import images
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

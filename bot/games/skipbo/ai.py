@@ -1,6 +1,6 @@
 """Skip-Bo computer players (``easy``, ``normal``, ``hard``): pure functions of one seat's view.
 
-A policy sees exactly what :meth:`bot.engine.skipbo.Game.view` gives its seat: its own hand, every
+A policy sees exactly what :meth:`bot.games.skipbo.engine.Game.view` gives its seat: its own hand, every
 stock size and top, every discard pile, the building piles. It never sees another hand or the draw
 pile, so two games that differ only there get the same decision.
 
@@ -25,7 +25,7 @@ pile, so two games that differ only there get the same decision.
   without a play it could make, since a stalled game has no winner. It discards so as to
   keep its discard piles descending and its Skip-Bo cards and the cards leading to its stock in hand.
   Short of its stock card, it weighs the best end points of its plays and its best discards by a
-  determinized look-ahead (:mod:`bot.ai.skipbo_lookahead`): hidden cards sampled from the unseen pool,
+  determinized look-ahead (:mod:`bot.games.skipbo.lookahead`): hidden cards sampled from the unseen pool,
   the opponents' turns played by a model of ``normal``, then its own next turn (docs/ai.md).
 """
 
@@ -37,17 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
-from bot.ai.skipbo_lookahead import (
-    LOSS,
-    WIN,
-    World,
-    chain_step,
-    keep_alive_wild,
-    sample_world,
-    take_top,
-    unseen_pool,
-)
-from bot.engine.skipbo import (
+from bot.games.skipbo.engine import (
     DISCARD,
     DISCARD_PILES,
     HAND,
@@ -64,6 +54,16 @@ from bot.engine.skipbo import (
     EndTurn,
     NextRound,
     Play,
+)
+from bot.games.skipbo.lookahead import (
+    LOSS,
+    WIN,
+    World,
+    chain_step,
+    keep_alive_wild,
+    sample_world,
+    take_top,
+    unseen_pool,
 )
 
 View: TypeAlias = dict[str, Any]

@@ -9,9 +9,8 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from bot.ai import skipbo as ai
-from bot.engine import skipbo as engine
 from bot.engine.errors import GameError
+from bot.games.skipbo import ai, engine
 from bot.sim.common import parse_lineup, play_games
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.engine import skyjo
+from bot.games.skyjo import engine as skyjo
 from bot.testing.pgserver import server_cpu
 
 T = TypeVar("T")
