@@ -595,7 +595,8 @@ def _print_top(diff: list[tracemalloc.StatisticDiff], measured: int) -> None:
 OWNERS: tuple[tuple[str, str, str], ...] = (
     ("bench harness", "bot/bench/", "_recv"),
     ("bench harness", "bot/bench/", "_LoopMonitor"),
-    ("computer players", "bot/ai/", ""),
+    ("computer players", "/ai.py", ""),  # bot/games/<game>/ai.py
+    ("computer players", "/lookahead.py", ""),
     ("computer players", "bot/service.py", "_ai_decide"),
     ("decode", "discord/gateway.py", ""),
     ("render picture", "bot/", "_picture"),
@@ -639,12 +640,14 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
     ("commit", "bot/service.py", "_commit"),
     ("timers", "", "timer"),
     ("engine apply", "bot/engine/", "apply"),
+    ("engine apply", "/engine.py", "apply"),  # bot/games/<game>/engine.py
     ("engine: game views", "bot/engine/", ""),
+    ("engine: game views", "/engine.py", ""),
     ("render picture", "PIL/", ""),
-    ("render picture", "bot/games/skyjo/image", ""),
-    ("render picture", "bot/games/skipbo/image", ""),
+    ("render picture", "/image.py", ""),  # bot/games/<game>/image.py
     ("render picture", "bot/render/images", ""),
     ("render text", "bot/ui/", ""),
+    ("render text", "bot/games/", ""),  # panels, table texts, rules
     ("render text", "bot/render/", ""),
     ("render text", "bot/i18n/", ""),
     ("discord.py other", "discord/", ""),

@@ -45,7 +45,7 @@ class Engine(Protocol):
     @property
     def MAX_PLAYERS(self) -> int: ...
     @property
-    def Options(self) -> type[Any]: ...  # a frozen dataclass with to_dict() / from_dict()
+    def Options(self) -> type[Any]: ...  # frozen dataclass: to_dict(), from_dict(), validate(players)
     @property
     def Game(self) -> type[Any]: ...  # Game.new(players, seed, options), Game.from_dict(d)
     @property

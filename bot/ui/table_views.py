@@ -98,7 +98,7 @@ LOBBY_PATTERN = re.compile(LOBBY_TEMPLATE)
 
 
 def is_ours(custom_id: str) -> bool:
-    return custom_id.startswith(("sk:", "sb:", "sl:"))
+    return custom_id[2:3] == ":" and (custom_id[:2] in BY_PREFIX or custom_id.startswith("sl:"))
 
 
 def dispatchable(interaction: discord.Interaction[Any]) -> bool:
