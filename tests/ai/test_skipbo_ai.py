@@ -8,6 +8,7 @@ import pytest
 
 from bot.games.skipbo import ai, engine
 from bot.games.skipbo.engine import WILD, Discard, Game, NextRound, Options, Play
+from bot.games.skipbo.hard import _threat_by_value
 from bot.sim.common import play_game
 
 from ..engine.test_skipbo_helpers import names, new, rig
@@ -190,8 +191,8 @@ def test_hard_counts_an_opponents_discard_tops_as_their_way_to_the_stock() -> No
     """An opponent with stock card 9 and discard tops 8 and 7 needs no other card from a pile at 6
     (they play 7, 8 from the discard piles, then the stock card); with bare discard piles a pile at 6
     leaves them two cards short, and a pile above 8 does not help them at all."""
-    bridged = ai._threat_by_value(9, [[8], [12, 7], [], []])
-    bare = ai._threat_by_value(9, [[], [], [], []])
+    bridged = _threat_by_value(9, [[8], [12, 7], [], []])
+    bare = _threat_by_value(9, [[], [], [], []])
     assert bridged[8] == bare[8] == 1.0
     assert bridged[6] == 1.0 > bare[6] > 0.0
     assert bridged[5] > bare[5]
