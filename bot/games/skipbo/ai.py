@@ -16,18 +16,17 @@ pile, so two games that differ only there get the same decision.
   follow, else the highest pile). Without this, about one game of four ``normal`` players in nine
   ended in a stall.
 - ``hard`` (:mod:`bot.games.skipbo.hard`) searches every sequence of plays of the turn (hand, discard
-  tops and the cards under them,
-  Skip-Bo cards, the partner's cards in a team game) and scores where each sequence ends: the stock
-  card played by the shortest way first of all, and the way that leaves the best odds of playing the
-  next stock card too; then few Skip-Bo cards spent (they are kept for the stock), discard piles
-  unclogged, the hand emptied, and no building pile left at or just below an opponent's stock card,
-  counting their discard tops as bridges (the next player's above all). Short of cards to draw it
-  builds and completes piles instead of blocking, and with nothing left to draw it never ends a turn
-  without a play it could make, since a stalled game has no winner. It discards so as to
-  keep its discard piles descending and its Skip-Bo cards and the cards leading to its stock in hand.
+  tops and the cards under them, Skip-Bo cards, the partner's cards in a team game) and scores where
+  each sequence ends: the stock card played by the shortest way first of all, and the way that leaves
+  the best odds of playing the next stock card too; then few Skip-Bo cards spent (they are kept for the
+  stock), discard piles unclogged, the hand emptied, and no building pile left at or just below an
+  opponent's stock card, counting their discard tops as bridges (the next player's above all). Short of
+  cards to draw it builds and completes piles instead of blocking, and with nothing left to draw it
+  never ends a turn without a play it could make, since a stalled game has no winner. It discards so as
+  to keep its discard piles descending and its Skip-Bo cards and the cards leading to its stock in hand.
   Short of its stock card, it weighs the best end points of its plays and its best discards by a
-  determinized look-ahead (:mod:`bot.games.skipbo.lookahead`): hidden cards sampled from the unseen pool,
-  the opponents' turns played by a model of ``normal``, then its own next turn (docs/ai.md).
+  determinized look-ahead (:mod:`bot.games.skipbo.lookahead`): hidden cards sampled from the unseen
+  pool, the opponents' turns played by a model of ``normal``, then its own next turn (docs/ai.md).
 """
 
 from __future__ import annotations
