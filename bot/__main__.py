@@ -1,14 +1,14 @@
 """Command line: run the bot, play in a terminal, simulate games, benchmark, export and replay games.
 
-Each sub-command lives in its own module and receives the rest of the command line, so games and
-tools plug in without touching this file's logic.
+Each sub-command lives in its own module, imported when it runs, and receives the rest of the command
+line.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 USAGE = """usage: python -m bot [COMMAND] [ARGS...]
 
@@ -26,25 +26,82 @@ commands:
 """
 
 GAMES = ("skyjo", "skipbo")
+Command = Callable[[list[str]], int]
 
 
-def _per_game(package: str) -> Callable[[list[str]], int]:
+def _per_game(command: str, mains: Callable[[], dict[str, Callable[[list[str]], Any]]]) -> Command:
+    """``command GAME [options]``; ``mains`` imports the games' entry points only when it is run."""
+
     def run(args: list[str]) -> int:
         if not args or args[0] not in GAMES:
-            print(f"usage: python -m bot {package.rsplit('.', 1)[-1]} {{{','.join(GAMES)}}} [options]")
+            print(f"usage: python -m bot {command} {{{','.join(GAMES)}}} [options]")
             return 2
-        module = importlib.import_module(f"{package}.{args[0]}")
-        return int(module.main(args[1:]) or 0)
+        return int(mains()[args[0]](args[1:]) or 0)
 
     return run
 
 
-def _entry(module_name: str, func: str = "main") -> Callable[[list[str]], int]:
-    def run(args: list[str]) -> int:
-        module = importlib.import_module(module_name)
-        return int(getattr(module, func)(args) or 0)
+def _terminal_games() -> dict[str, Callable[[list[str]], Any]]:
+    from bot.games.skipbo import play as skipbo
+    from bot.games.skyjo import play as skyjo
 
-    return run
+    return {"skyjo": skyjo.main, "skipbo": skipbo.main}
+
+
+def _simulators() -> dict[str, Callable[[list[str]], Any]]:
+    from bot.games.skipbo import sim as skipbo
+    from bot.games.skyjo import sim as skyjo
+
+    return {"skyjo": skyjo.main, "skipbo": skipbo.main}
+
+
+# Each command imports its module when it runs: ``play`` and ``simulate`` never load discord.
+def _run_bot(args: list[str]) -> int:
+    from bot.run import main
+
+    return main(args)
+
+
+def _sandbox(args: list[str]) -> int:
+    from bot.sandbox.run import main
+
+    return main(args)
+
+
+def _bench(args: list[str]) -> int:
+    from bot.bench import main
+
+    return main(args)
+
+
+def _export_game(args: list[str]) -> int:
+    from bot.storage.export import main_export
+
+    return main_export(args)
+
+
+def _replay(args: list[str]) -> int:
+    from bot.storage.export import main_replay
+
+    return main_replay(args)
+
+
+def _backup(args: list[str]) -> int:
+    from bot.storage.sqlite.backup import main
+
+    return main(args)
+
+
+def _migrate_db(args: list[str]) -> int:
+    from bot.storage.migrate import main
+
+    return main(args)
+
+
+def _sync(args: list[str]) -> int:
+    from bot.run import main_sync
+
+    return main_sync(args)
 
 
 SANDBOX_WITHOUT_TOKEN = "--sandbox-without-token"
@@ -64,20 +121,20 @@ def _run(args: list[str]) -> int:
             from bot.sandbox.run import main as sandbox
 
             return sandbox(args, no_token=True)
-    return _entry("bot.run")(args)
+    return _run_bot(args)
 
 
-COMMANDS: dict[str, Callable[[list[str]], int]] = {
+COMMANDS: dict[str, Command] = {
     "run": _run,
-    "sandbox": _entry("bot.sandbox.run"),
-    "play": _per_game("bot.play"),
-    "simulate": _per_game("bot.sim"),
-    "bench": _entry("bot.bench"),
-    "export-game": _entry("bot.storage.export", "main_export"),
-    "backup": _entry("bot.storage.sqlite.backup", "main"),
-    "replay": _entry("bot.storage.export", "main_replay"),
-    "migrate-db": _entry("bot.storage.migrate", "main"),
-    "sync": _entry("bot.run", "main_sync"),
+    "sandbox": _sandbox,
+    "play": _per_game("play", _terminal_games),
+    "simulate": _per_game("simulate", _simulators),
+    "bench": _bench,
+    "export-game": _export_game,
+    "backup": _backup,
+    "replay": _replay,
+    "migrate-db": _migrate_db,
+    "sync": _sync,
 }
 
 

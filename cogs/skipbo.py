@@ -1,7 +1,7 @@
 """``/skipbo new``, ``/skipbo rules``, ``/skipbo end`` and ``/skipbo kick``: the Skip-Bo table.
 
 The same lobby, table, panels, timers and boards as Skyjo (see :mod:`cogs.tables` and
-:mod:`bot.kinds`); only the options of ``new`` are Skip-Bo's (RULES.md SB-SETUP-1, SB-VAR-*).
+:mod:`bot.games.skipbo`); only the options of ``new`` are Skip-Bo's (RULES.md SB-SETUP-1, SB-VAR-*).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from bot.kinds import KINDS
-from bot.service import DEFAULT_TURN_LIMIT, OPTION_RANGES
+from bot.games.skipbo import SKIPBO
+from bot.service import DEFAULT_TURN_LIMIT
 from bot.ui import command_options
 from cogs import tables
 
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from bot.client import SkyboBot
 
 # The declared ranges are the ones the table service accepts (tests/e2e/test_option_ranges.py).
-STOCK_SIZE = OPTION_RANGES["skipbo"]["stock_size"]
-MAX_COMPUTERS = KINDS["skipbo"].max_players - 1  # the host holds a seat
+STOCK_SIZE = SKIPBO.option_ranges["stock_size"]
+MAX_COMPUTERS = SKIPBO.max_players - 1  # the host holds a seat
 
 
 class SkipboCog(commands.Cog):

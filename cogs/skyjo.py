@@ -13,8 +13,8 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from bot.kinds import KINDS
-from bot.service import DEFAULT_TURN_LIMIT, OPTION_RANGES
+from bot.games.skyjo import SKYJO
+from bot.service import DEFAULT_TURN_LIMIT
 from bot.ui import command_options
 from cogs import tables
 
@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from bot.client import SkyboBot
 
 # The declared ranges are the ones the table service accepts (tests/e2e/test_option_ranges.py).
-SCORE_LIMIT = OPTION_RANGES["skyjo"]["score_limit"]
-MULTIPLIER = OPTION_RANGES["skyjo"]["finisher_multiplier"]
-MAX_COMPUTERS = KINDS["skyjo"].max_players - 1  # the host holds a seat
+SCORE_LIMIT = SKYJO.option_ranges["score_limit"]
+MULTIPLIER = SKYJO.option_ranges["finisher_multiplier"]
+MAX_COMPUTERS = SKYJO.max_players - 1  # the host holds a seat
 
 
 class SkyjoCog(commands.Cog):

@@ -12,8 +12,8 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str as _
 
+from bot.games.registry import KINDS
 from bot.i18n import translate as t
-from bot.kinds import KINDS
 from bot.service import Refused, Table
 from bot.ui.table_views import END_YES
 

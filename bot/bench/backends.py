@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.engine import skyjo
+from bot.games.skyjo import engine as skyjo
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.games import canonical_json, snapshot_hash
 from bot.testing.pgserver import server_cpu

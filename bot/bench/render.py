@@ -11,8 +11,10 @@ from typing import Any
 
 from PIL import Image
 
-from bot.engine import skipbo
-from bot.engine.skyjo import (
+from bot.games.skipbo import engine as skipbo
+from bot.games.skipbo import image as skipbo_image
+from bot.games.skyjo import image as skyjo_image
+from bot.games.skyjo.engine import (
     GAME_OVER,
     PLAY,
     REVEAL,
@@ -26,7 +28,6 @@ from bot.engine.skyjo import (
     Reveal,
     TakeDiscard,
 )
-from bot.render import skipbo_image, skyjo_image
 
 NAMES = ["Alice", "Bérénice", "Chen", "Dmitri", "Esperanza", "Farouk", "Gwendolyn", "Hiro"]
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.engine import skyjo
+from bot.games.skyjo import engine as skyjo
 from bot.service import TableService
 from bot.storage import Seat, Storage
 from bot.storage.games import canonical_json, now_ms

@@ -597,7 +597,10 @@ def _print_top(diff: list[tracemalloc.StatisticDiff], measured: int) -> None:
 OWNERS: tuple[tuple[str, str, str], ...] = (
     ("bench harness", "bot/bench/", "_recv"),
     ("bench harness", "bot/bench/", "_LoopMonitor"),
-    ("computer players", "bot/ai/", ""),
+    ("computer players", "/ai.py", ""),  # bot/games/<game>/ai.py and the parts of a level's search
+    ("computer players", "/lookahead.py", ""),
+    ("computer players", "/hard.py", ""),
+    ("computer players", "/reading.py", ""),
     ("computer players", "bot/service/", "_ai_decide"),
     ("decode", "discord/gateway.py", ""),
     ("render picture", "bot/", "_picture"),
@@ -641,12 +644,14 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
     ("commit", "bot/service/", "_commit"),
     ("timers", "", "timer"),
     ("engine apply", "bot/engine/", "apply"),
+    ("engine apply", "/engine.py", "apply"),  # bot/games/<game>/engine.py
     ("engine: game views", "bot/engine/", ""),
+    ("engine: game views", "/engine.py", ""),
     ("render picture", "PIL/", ""),
-    ("render picture", "bot/render/skyjo_image", ""),
-    ("render picture", "bot/render/skipbo_image", ""),
+    ("render picture", "/image.py", ""),  # bot/games/<game>/image.py
     ("render picture", "bot/render/images", ""),
     ("render text", "bot/ui/", ""),
+    ("render text", "bot/games/", ""),  # panels, table texts, rules
     ("render text", "bot/render/", ""),
     ("render text", "bot/i18n/", ""),
     ("discord.py other", "discord/", ""),

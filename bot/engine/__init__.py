@@ -1,6 +1,7 @@
 """Pure rules engines: no discord, no asyncio, no I/O, no global random.
 
-Every game module has the same shape, so storage, the service and the UI treat the games alike:
+Every game's engine (``bot/games/<game>/engine.py``; this package holds what they share) has the same
+shape, so storage, the service and the UI treat the games alike:
 
 - ``KIND``: the game's name (``"skyjo"``, ``"skipbo"``);
 - ``Options``: a frozen dataclass of table settings, with ``to_dict()`` / ``Options.from_dict()``;
@@ -11,20 +12,6 @@ Every game module has the same shape, so storage, the service and the UI treat t
 - ``game.is_over``, ``game.results()``;
 - ``game.to_dict()`` / ``Game.from_dict()``, and ``replay(players, seed, options, actions)``;
 - ``action_from_dict(d)`` / ``action.to_dict()``; ``event.to_dict()``.
+
+:func:`bot.games.registry.get_engine` finds a kind's engine.
 """
-
-from __future__ import annotations
-
-import importlib
-from types import ModuleType
-
-from bot.engine.errors import UnknownGameKind
-
-KINDS: tuple[str, ...] = ("skyjo", "skipbo")
-
-
-def get_engine(kind: str) -> ModuleType:
-    """The engine module of a game kind; raises UnknownGameKind for anything else."""
-    if kind not in KINDS:
-        raise UnknownGameKind(kind=str(kind)[:40])
-    return importlib.import_module(f"bot.engine.{kind}")

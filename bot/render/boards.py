@@ -25,10 +25,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bot.games import registry
 from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.render.names import escape_name
-from bot.render.skyjo_table import MessageBody
+from bot.render.table_text import MessageBody
 from bot.storage.ratings import HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
 from bot.storage.stats import KINDS, KindOverview
 
@@ -57,7 +58,6 @@ COUNTER_KEYS = {"columns_cleared": "stats.counter.columns_cleared"}
 # one round, scored 0 for everybody (points exist only with several rounds), so "best 0 · mean 0.0"
 # would say nothing: its card shows the stock cards left at the end of a round instead.
 SCORED_KINDS = frozenset({"skyjo"})
-STOCK_LEFT = "stock_left"  # Skip-Bo's counter: the cards left in a seat's stock, summed over rounds
 # Plural forms, by :func:`plural`.
 _GAMES_KEYS = {"one": "lb.games.one", "other": "lb.games.other"}
 _WINS_KEYS = {"one": "lb.wins.one", "other": "lb.wins.other"}
@@ -382,9 +382,9 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
     for counter, key in COUNTER_KEYS.items():
         if counter in row.stats:
             lines.append(t(key, locale, count=int(row.stats[counter])))
-    if overview.kind == "skipbo" and STOCK_LEFT in row.stats and row.round_count:
-        mean = int(row.stats[STOCK_LEFT]) / row.round_count
-        lines.append(t("stats.skipbo.stock_left", locale, mean=number(mean, locale)))
+    game = registry.get_kind(overview.kind)
+    if game is not None:
+        lines.extend(game.stats_lines(row.stats, row.round_count, locale))
     if overview.history:
         seconds = int(overview.history[0].created_at) // 1000
         lines.append(t("stats.last_played", locale, time=f"<t:{seconds}:R>"))

@@ -12,7 +12,7 @@ seat, or any change of phase, round, turn or drawn card (``Table.marks``). Other
 reveals do not make a panel stale (they change nothing the clicker sees on it), so a human is not
 refused while computer players turn their cards at the same time.
 
-Every game kind plugs in through :mod:`bot.kinds` (engine, computer players, panel); nothing here
+Every game kind plugs in through :mod:`bot.games.registry` (engine, computer players, panel); nothing here
 names a game.
 
 Timers live in the database. A game's meta holds its one running timer, ``{"what": "turn" |
@@ -54,7 +54,6 @@ from bot.service.table import (
     MAX_COVER_ACTIONS,
     MISSES_BEFORE_REPLACE,
     MODE_ACT,
-    OPTION_RANGES,
     PLAY,
     RECENT_EVENTS,
     REFRESH_ACT,
@@ -80,7 +79,6 @@ __all__ = [
     "MAX_COVER_ACTIONS",
     "MISSES_BEFORE_REPLACE",
     "MODE_ACT",
-    "OPTION_RANGES",
     "PLAY",
     "RECENT_EVENTS",
     "REFRESH_ACT",

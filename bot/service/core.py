@@ -11,7 +11,7 @@ from typing import Any
 
 from bot.clock import Clock, SystemClock
 from bot.config import Limits
-from bot.kinds import KINDS
+from bot.games.registry import KINDS
 from bot.service.table import PanelState, Refused, SeatTaken, ServiceObserver, Table, TableListener, log
 from bot.storage import GameNotFound, Storage, StorageError, StoredGame
 

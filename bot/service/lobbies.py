@@ -7,13 +7,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.engine.errors import GameError
-from bot.kinds import AI_LEVELS, KINDS, GameKind
+from bot.games.registry import AI_LEVELS, KINDS, GameKind
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore
 from bot.service.table import (
     DEFAULT_TURN_LIMIT,
     LOBBY_TTL_MS,
-    OPTION_RANGES,
     TURN_LIMITS,
     ChannelTaken,
     Refused,
@@ -46,7 +45,7 @@ class LobbyPart(ServiceCore):
             raise Refused("table.error.bad_level")
         if type(turn_limit) is not int or turn_limit not in TURN_LIMITS:
             raise Refused("table.error.bad_turn_limit")
-        for name, (low, high) in OPTION_RANGES.get(kind, {}).items():
+        for name, (low, high) in spec.option_ranges.items():
             value = options.get(name)
             if name in options and (type(value) is not int or not low <= value <= high):
                 raise Refused("table.error.option_range", option=name, min=low, max=high)

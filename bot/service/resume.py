@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.kinds import KINDS
+from bot.games.registry import KINDS
 from bot.service.core import ServiceCore
 from bot.service.table import LOBBY_TTL_MS, Table, _together, log
 from bot.storage import StorageError

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from bot.kinds import KINDS, GameKind
+from bot.games.registry import KINDS, GameKind
 from bot.render.names import ComputerName, computer_name
 from bot.storage import StorageError, StoredGame
 
@@ -25,12 +25,6 @@ DEFAULT_TURN_LIMIT = 120  # seconds; a lobby option, stored with the game (0: no
 # What each /<game> new accepts, exactly what the command declares to Discord (the cogs build their
 # choices and ranges from these): a modified client that sends anything else is refused the same way.
 TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900)  # seconds, 0: no limit
-OPTION_RANGES: dict[str, dict[str, tuple[int, int]]] = {
-    # The engine takes wider settings (terminal games, simulations); a table offers these.
-    "skyjo": {"score_limit": (10, 1000), "finisher_multiplier": (1, 5)},
-    # Omitted, stock_size is the official size (SB-SETUP-1); given, 5 to 30 (SB-VAR-FAST-1).
-    "skipbo": {"stock_size": (5, 30)},
-}
 MISSES_BEFORE_REPLACE = 3
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
 MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (a Skip-Bo turn is at most ~30)

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.engine import get_engine
 from bot.engine.errors import GameError
+from bot.games.registry import get_engine
 from bot.storage import Storage
 from bot.storage.backend import Connection
 from bot.storage.errors import GameNotFound, StorageError

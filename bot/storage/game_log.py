@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.engine import get_engine
 from bot.engine.errors import GameError
+from bot.games.registry import get_engine
 from bot.storage.backend import Connection
 from bot.storage.errors import (
     GameNotActive,

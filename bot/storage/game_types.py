@@ -15,8 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from bot.engine import get_engine
 from bot.engine.errors import GameError
+from bot.games.registry import get_engine
 from bot.storage.ratings import RatingChange, ai_key, user_key
 from bot.storage.results import SeatResult
 

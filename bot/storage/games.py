@@ -21,7 +21,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bot.engine import KINDS, get_engine
+from bot.games.registry import KINDS, get_engine
 from bot.storage.backend import Connection, Database
 from bot.storage.errors import (
     ChannelBusy,

@@ -10,14 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.games import registry
+
 MAX_CUSTOM_ID = 100
 MAX_LABEL = 80
 MAX_ROWS = 5
 MAX_PER_ROW = 5
 
-GAME_PREFIXES = {"skyjo": "sk", "skipbo": "sb"}
 PATTERN = re.compile(
-    r"^(?P<prefix>sk|sb):(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})$"
+    r"^(?P<prefix>[a-z]{2}):(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})$"
 )
 
 
@@ -47,7 +48,7 @@ def decode(custom_id: str) -> ButtonId | None:
     if not isinstance(custom_id, str) or len(custom_id) > MAX_CUSTOM_ID:
         return None
     match = PATTERN.match(custom_id)
-    if match is None:
+    if match is None or match["prefix"] not in registry.BY_PREFIX:  # the prefix of a game we know
         return None
     return ButtonId(
         match["prefix"], int(match["game"]), int(match["version"]), match["act"], int(match["arg"])

@@ -1,4 +1,4 @@
-"""Discord adapters of the game tables (every kind, see :mod:`bot.kinds`): stateless buttons, views
+"""Discord adapters of the game tables (every kind, see :mod:`bot.games.registry`): stateless buttons, views
 built from ButtonSpecs, click handlers, and the presenter that keeps each public message up to date
 (coalesced edits with the table picture attached, turn mentions, half-time reminders).
 
@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.games.registry import BY_PREFIX, KINDS, GameKind
 from bot.i18n import template
 from bot.i18n import translate as t
-from bot.kinds import BY_PREFIX, KINDS, GameKind
-from bot.render import boards, skyjo_table
+from bot.render import boards, table_text
 from bot.render.names import shown_name
 from bot.render.pictures import Pictures
 from bot.service import (
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-GAME_TEMPLATE = r"(?:sk|sb):(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})"
+GAME_TEMPLATE = r"(?:[a-z]{2}):(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})"
 LOBBY_TEMPLATE = r"sl:(?P<lobby>\d{1,18}):(?P<act>[a-z]{2})"
 JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
 LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL}
@@ -99,7 +99,7 @@ LOBBY_PATTERN = re.compile(LOBBY_TEMPLATE)
 
 
 def is_ours(custom_id: str) -> bool:
-    return custom_id.startswith(("sk:", "sb:", "sl:"))
+    return custom_id[2:3] == ":" and (custom_id[:2] in BY_PREFIX or custom_id.startswith("sl:"))
 
 
 def dispatchable(interaction: discord.Interaction[Any]) -> bool:
@@ -216,8 +216,7 @@ def table_view(table: Table, locale: object) -> ButtonsView | None:
         buttons.append(
             _button(cid(NEXT_ROUND, table.game.round), t("ui.panel.next_round", locale), "success")
         )
-    mine = "table.button.my_grid" if table.stored.kind == "skyjo" else "table.button.my_hand"
-    buttons.append(_button(cid(OPEN_PANEL), t(mine, locale), "primary"))
+    buttons.append(_button(cid(OPEN_PANEL), t(table.kind.panel_button, locale), "primary"))
     buttons.append(_button(cid(RULES), t("table.button.rules", locale)))
     buttons.append(_button(cid(LEAVE), t("table.button.leave", locale), "danger"))
     return ButtonsView([buttons])
@@ -229,9 +228,9 @@ def seat_back_view(prefix: str, game_id: int, locale: object) -> ButtonsView:
     return ButtonsView([[_button(custom_id, t("seats.button.take_back", locale), "success")]])
 
 
-def table_message(table: Table, locale: object, image_url: str | None = None) -> skyjo_table.MessageBody:
+def table_message(table: Table, locale: object, image_url: str | None = None) -> table_text.MessageBody:
     waiting = table.round_waiting() if table.game.phase == "round_over" else []
-    body: skyjo_table.MessageBody = table.kind.table.table_body(
+    body: table_text.MessageBody = table.kind.table.table_body(
         table.game.view(None),
         table.names(),
         locale=locale,
@@ -258,7 +257,7 @@ def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
     return ButtonsView(rows)
 
 
-def lobby_message(lobby: Lobby, locale: object) -> skyjo_table.MessageBody:
+def lobby_message(lobby: Lobby, locale: object) -> table_text.MessageBody:
     kind: GameKind = KINDS[lobby.kind]
     seats = [(s.name, s.user_id, s.ai_level) for s in lobby.seats]
     options = {k: v for k, v in lobby.options.items() if k != "turn_limit"}
@@ -269,7 +268,7 @@ def lobby_message(lobby: Lobby, locale: object) -> skyjo_table.MessageBody:
         if limit
         else t("table.options.no_turn_limit", locale)
     )
-    return skyjo_table.lobby_body(
+    return table_text.lobby_body(
         host_id=lobby.host_id,
         seats=seats,
         lines=lines,
@@ -280,7 +279,7 @@ def lobby_message(lobby: Lobby, locale: object) -> skyjo_table.MessageBody:
     )
 
 
-def embed_of(body: skyjo_table.MessageBody) -> discord.Embed:
+def embed_of(body: table_text.MessageBody) -> discord.Embed:
     return discord.Embed.from_dict(body.embed or {})
 
 
@@ -624,12 +623,11 @@ class Presenter:
         stored = table.stored
         locale = self._locale(stored.guild_id)
         link = message_link(stored.guild_id, stored.channel_id, stored.message_id)
-        mine = "table.button.my_grid" if stored.kind == "skyjo" else "table.button.my_hand"
         text = t(
             "table.turn.replaced_dm",
             locale,
             missed=MISSES_BEFORE_REPLACE,
-            button=t(mine, locale),
+            button=t(table.kind.panel_button, locale),
             take_back=t("seats.button.take_back", locale),
             link=link,
         )
@@ -695,7 +693,7 @@ class Presenter:
         return guild.preferred_locale if guild is not None else None
 
     @staticmethod
-    def _add_rating_changes(table: Table, body: skyjo_table.MessageBody, locale: object) -> None:
+    def _add_rating_changes(table: Table, body: table_text.MessageBody, locale: object) -> None:
         """At the end of a rated game, each human's rating change goes under the standings."""
         finished = table.stored.finished
         if finished is None or not finished.rating_changes or body.embed is None:
@@ -828,7 +826,7 @@ class Presenter:
             expired = lobby.id in self.bot.service.expired_lobbies
             await message.edit(
                 embed=embed_of(
-                    skyjo_table.lobby_closed_body(locale, expired=expired, game=KINDS[lobby.kind].title)
+                    table_text.lobby_closed_body(locale, expired=expired, game=KINDS[lobby.kind].title)
                 ),
                 view=None,
                 allowed_mentions=NO_MENTIONS,

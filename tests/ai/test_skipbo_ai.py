@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from bot.ai import skipbo as ai
-from bot.engine import skipbo as engine
-from bot.engine.skipbo import WILD, Discard, Game, NextRound, Options, Play
+from bot.games.skipbo import ai, engine
+from bot.games.skipbo.engine import WILD, Discard, Game, NextRound, Options, Play
+from bot.games.skipbo.hard import _threat_by_value
 from bot.sim.common import play_game
 
 from ..engine.test_skipbo_helpers import names, new, rig
@@ -191,8 +191,8 @@ def test_hard_counts_an_opponents_discard_tops_as_their_way_to_the_stock() -> No
     """An opponent with stock card 9 and discard tops 8 and 7 needs no other card from a pile at 6
     (they play 7, 8 from the discard piles, then the stock card); with bare discard piles a pile at 6
     leaves them two cards short, and a pile above 8 does not help them at all."""
-    bridged = ai._threat_by_value(9, [[8], [12, 7], [], []])
-    bare = ai._threat_by_value(9, [[], [], [], []])
+    bridged = _threat_by_value(9, [[8], [12, 7], [], []])
+    bare = _threat_by_value(9, [[], [], [], []])
     assert bridged[8] == bare[8] == 1.0
     assert bridged[6] == 1.0 > bare[6] > 0.0
     assert bridged[5] > bare[5]
@@ -262,7 +262,7 @@ def test_the_look_ahead_models_normal_keeping_a_starved_game_alive() -> None:
     """hard's model of normal (``World.normal_turn``) plays the Skip-Bo card as normal does: with
     nothing to draw, onto the pile at 6 (then the 8 from the hand, and the 10 is discarded); with
     cards to draw (two 4s come, which fit nowhere) it keeps it and discards the 10."""
-    from bot.ai.skipbo_lookahead import Seat, World
+    from bot.games.skipbo.lookahead import Seat, World
 
     for drawable, piles, hand in ((0, [2, 8, 11, 0], []), (30, [2, 6, 11, 0], [WILD, 4, 4, 8])):
         seat = Seat([WILD, 8, 10], 5, 10, [[], [], [], []])
@@ -329,7 +329,7 @@ def test_unseen_pool_matches_the_hidden_cards_in_size() -> None:
     """The unseen pool is the full deck minus what the viewer sees: as many cards as the other
     hands, the stocks below their tops and the draw pile hold together (the building and set-aside
     piles are taken out as runs of number cards)."""
-    from bot.ai.skipbo_lookahead import unseen_pool
+    from bot.games.skipbo.lookahead import unseen_pool
 
     for game in positions(2, 4, Options(stock_size=12), every=5):
         seat = game.seats_to_act()[0]

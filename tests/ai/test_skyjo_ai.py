@@ -11,9 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from bot.ai import skyjo as ai
-from bot.engine import skyjo as engine
-from bot.engine.skyjo import (
+from bot.games.skyjo import ai, engine, sim
+from bot.games.skyjo.engine import (
     PLAY,
     DiscardAndReveal,
     Draw,
@@ -24,7 +23,6 @@ from bot.engine.skyjo import (
     Reveal,
     TakeDiscard,
 )
-from bot.sim import skyjo as sim
 from bot.sim.common import PlainViews, parse_lineup, play_game
 from tests.engine.skyjo_helpers import advance
 

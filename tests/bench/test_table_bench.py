@@ -78,13 +78,13 @@ def test_breakdown_of_a_pyspy_file(tmp_path: Path) -> None:
         f"{loop};EpollSelector.select (selectors.py:468) 50\n"  # idle: not counted
         # owned by the computer
         f"{loop};Handle._run (asyncio/events.py:80);_ai_loop (bot/service/computers.py:30);"
-        "_ai_decide (bot/service/computers.py:50);Game.apply (bot/engine/skyjo.py:300) 10\n"
+        "_ai_decide (bot/service/computers.py:50);Game.apply (bot/games/skyjo/engine.py:300) 10\n"
         f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/table_views.py:50);"
         "PartialMessage.edit (discord/message.py:1423);JSONEncoder.iterencode (json/encoder.py:205) 20\n"
         f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/table_views.py:50);"
-        "panel_view (bot/ui/skyjo_panel.py:90);View.__init__ (discord/ui/view.py:236) 5\n"
+        "panel_view (bot/games/skyjo/panel.py:90);View.__init__ (discord/ui/view.py:236) 5\n"
         f"{loop};Handle._run (asyncio/events.py:80);ClickPart.click (bot/service/clicks.py:45);"
-        "Game.apply (bot/engine/skyjo.py:300) 15\n"
+        "Game.apply (bot/games/skyjo/engine.py:300) 15\n"
         "thread (2): asyncio_0;_worker (concurrent/futures/thread.py:83);_save (PIL/PngImagePlugin.py:1) 7\n"
     )
     lines = table.breakdown(str(spy))

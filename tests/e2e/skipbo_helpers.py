@@ -17,11 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.client import SkyboBot
-from bot.engine import skipbo
+from bot.games.skipbo import engine as skipbo
+from bot.games.skipbo.panel import ACT_OF_SOURCE, card_label, discard_arg, play_arg
 from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.service import Table
 from bot.ui import ids
-from bot.ui.skipbo_panel import ACT_OF_SOURCE, card_label, discard_arg, play_arg
 
 from .conftest import act_of, enabled_buttons, open_panel
 

@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.games.registry import KINDS
 from bot.i18n import translate as t
-from bot.kinds import KINDS
 from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from bot.storage.games import canonical_json, snapshot_hash
 from bot.ui import ids

@@ -13,7 +13,7 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.config import Limits
-from bot.kinds import AI_LEVELS, KINDS
+from bot.games.registry import AI_LEVELS, KINDS
 from bot.sandbox.discord import FakeInteraction
 from bot.service import TURN_LIMITS, Refused, TableService
 

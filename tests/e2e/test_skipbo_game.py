@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.engine import skipbo
+from bot.games.skipbo import engine as skipbo
 from bot.i18n import translate as t
 from bot.sandbox.discord import FakeMessage
 from bot.service import Refused

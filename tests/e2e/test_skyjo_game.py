@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.render.skyjo_text import CARD_BACK
+from bot.games.skyjo.text import CARD_BACK
 from bot.ui import ids
 
 from .conftest import (

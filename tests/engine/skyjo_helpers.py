@@ -6,8 +6,8 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from bot.engine import skyjo
-from bot.engine.skyjo import Game, Options
+from bot.games.skyjo import engine as skyjo
+from bot.games.skyjo.engine import Game, Options
 
 
 def all_cards(game: Game) -> Counter[int]:

@@ -9,7 +9,6 @@ from collections import Counter
 
 import pytest
 
-from bot.engine import get_engine, skipbo
 from bot.engine.errors import (
     GameError,
     GameOver,
@@ -20,7 +19,9 @@ from bot.engine.errors import (
     NotYourTurn,
     WrongPhase,
 )
-from bot.engine.skipbo import (
+from bot.games.registry import get_engine
+from bot.games.skipbo import engine as skipbo
+from bot.games.skipbo.engine import (
     DECK,
     WILD,
     CardsDrawn,
@@ -633,6 +634,6 @@ def test_options_round_trip_and_validation() -> None:
 
 def test_get_engine_and_no_discord_import() -> None:
     assert get_engine("skipbo") is skipbo
-    code = "import sys, bot.engine.skipbo; print('discord' in sys.modules)"
+    code = "import sys, bot.games.skipbo.engine; print('discord' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

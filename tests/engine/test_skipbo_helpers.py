@@ -6,7 +6,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from bot.engine.skipbo import DECK, Action, Game, Options, Play
+from bot.games.skipbo.engine import DECK, Action, Game, Options, Play
 
 FULL_DECK = Counter(DECK)
 

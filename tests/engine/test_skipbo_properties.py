@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.engine.errors import GameError
-from bot.engine.skipbo import (
+from bot.games.skipbo.engine import (
     WILD,
     Action,
     Discard,

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.engine import get_engine, skyjo
 from bot.engine.errors import GameError, MalformedAction, UnknownGameKind
-from bot.engine.skyjo import (
+from bot.games.registry import get_engine
+from bot.games.skyjo import engine as skyjo
+from bot.games.skyjo.engine import (
     DECK,
     Action,
     DiscardAndReveal,
@@ -198,7 +199,7 @@ def test_get_engine_knows_skyjo_and_refuses_unknown_kinds() -> None:
 
 def test_importing_the_engine_does_not_import_discord() -> None:
     code = (
-        "import sys; import bot.engine, bot.engine.skyjo, bot.engine.errors; "
+        "import sys; import bot.engine, bot.games.skyjo.engine, bot.engine.errors; "
         "assert 'discord' not in sys.modules, 'discord imported'; "
         "assert 'asyncio' not in sys.modules, 'asyncio imported'; print('clean')"
     )

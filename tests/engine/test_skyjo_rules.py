@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from bot.engine import skyjo
 from bot.engine.errors import GameError, IllegalMove, InvalidOptions, NotYourTurn, WrongPhase
-from bot.engine.skyjo import (
+from bot.games.skyjo import engine as skyjo
+from bot.games.skyjo.engine import (
     DECK,
     CardExchanged,
     DiscardAndReveal,

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bot.engine.skyjo import DECK, _shuffle
+from bot.games.skyjo.engine import DECK, _shuffle
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 64, 99, 100, 101, 149, len(DECK), len(DECK) + 1, 300])
@@ -22,7 +22,7 @@ def test_shuffle_matches_random_shuffle(size: int) -> None:
 
 
 def test_a_deal_is_the_deck_shuffled_by_random_shuffle() -> None:
-    from bot.engine.skyjo import Game
+    from bot.games.skyjo.engine import Game
 
     game = Game.new(["a", "b", "c"], 42)
     deck = list(DECK)

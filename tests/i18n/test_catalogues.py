@@ -52,7 +52,7 @@ def test_every_key_used_in_the_code_exists() -> None:
 
 
 def test_engine_error_keys_are_catalogued() -> None:
-    source = (ROOT / "bot" / "engine" / "skyjo.py").read_text(encoding="utf-8")
+    source = (ROOT / "bot" / "games" / "skyjo" / "engine.py").read_text(encoding="utf-8")
     keys = set(re.findall(r'"(error\.[a-z_.]+)"', source))
     assert "error.card_already_face_up" in keys
     assert keys <= set(catalogue("en"))
@@ -81,11 +81,11 @@ def test_languages_are_english_and_french() -> None:
 @pytest.mark.parametrize("kind", ["skyjo", "skipbo"])
 def test_every_image_label_is_catalogued_with_the_renderer_placeholders(kind: str) -> None:
     """The table pictures' words come from the catalogues (``table.image.<kind>.<label>``)."""
-    import importlib
-
+    from bot.games.registry import KINDS
     from bot.i18n import template
 
-    renderer = importlib.import_module(f"bot.render.{kind}_image")
+    renderer = KINDS[kind].image
+    assert renderer is not None
     for language in LANGUAGES:
         for label, default in renderer.DEFAULT_LABELS.items():
             key = f"table.image.{kind}.{label}"

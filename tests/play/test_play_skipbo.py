@@ -10,9 +10,7 @@ import pytest
 from rich.console import Console
 
 from bot.__main__ import main as cli_main
-from bot.bench import skipbo as bench
-from bot.play import skipbo as play
-from bot.sim import skipbo as sim
+from bot.games.skipbo import bench, play, sim
 
 
 def console() -> tuple[Console, io.StringIO]:

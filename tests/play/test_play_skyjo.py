@@ -10,8 +10,7 @@ import re
 import pytest
 from rich.console import Console
 
-from bot.engine import skyjo as engine
-from bot.play import skyjo as play
+from bot.games.skyjo import engine, play
 
 POSITIONS = [f"{c}{r}" for c in "abcd" for r in "123"]
 

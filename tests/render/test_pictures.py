@@ -11,7 +11,7 @@ import signal
 import pytest
 
 from bot.bench.render import mid_game
-from bot.render import skyjo_image
+from bot.games.skyjo import image as skyjo_image
 from bot.render.pictures import Pictures
 
 NAMES = ["Alice", "Bérénice", "Chen", "Dmitri"]

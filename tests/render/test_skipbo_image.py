@@ -22,9 +22,10 @@ import pytest
 from PIL import Image, ImageChops
 
 from bot.bench.render import NAMES, skipbo_mid_game
-from bot.engine.skipbo import WILD, Game, Options
-from bot.render import skipbo_image
-from bot.render.skipbo_image import render_hand, render_table
+from bot.games.skipbo import cards as skipbo_cards
+from bot.games.skipbo import image as skipbo_image
+from bot.games.skipbo.engine import WILD, Game, Options
+from bot.games.skipbo.image import render_hand, render_table
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -335,7 +336,7 @@ def _rgb(image: Image.Image, xy: tuple[int, int]) -> tuple[int, int, int]:
 def test_the_player_to_act_is_highlighted(theme: str) -> None:
     view = stored_view("skipbo_4p_teams_dark")
     image = decode(render_table(view, theme=theme)).convert("RGB")
-    accent = skipbo_image.THEMES[theme].accent
+    accent = skipbo_cards.THEMES[theme].accent
     for seat, (left, top, right, _) in enumerate(skipbo_image.panel_boxes(view)):
         edge = _rgb(image, ((left + right) // 2, top + 2))
         near = max(abs(a - b) for a, b in zip(edge, accent, strict=True)) <= 8
@@ -388,7 +389,7 @@ def test_teams_and_totals_are_drawn_only_when_played() -> None:
 @pytest.mark.parametrize("theme", ["dark", "light"])
 def test_theme_background(theme: str) -> None:
     image = decode(render_table(stored_view("skipbo_4p_teams_dark"), theme=theme))
-    assert _rgb(image, (2, 2)) == skipbo_image.THEMES[theme].background
+    assert _rgb(image, (2, 2)) == skipbo_cards.THEMES[theme].background
 
 
 def test_dark_and_light_differ() -> None:
@@ -399,12 +400,12 @@ def test_dark_and_light_differ() -> None:
 def test_card_colour_bands() -> None:
     """1-4 blue, 5-8 green, 9-12 red, Skip-Bo cards orange; the back is none of them."""
     expected = {
-        "blue": (range(1, 5), skipbo_image.BLUE[0]),
-        "green": (range(5, 9), skipbo_image.GREEN[0]),
-        "red": (range(9, 13), skipbo_image.RED[0]),
-        "orange": (range(0, 1), skipbo_image.ORANGE[0]),
+        "blue": (range(1, 5), skipbo_cards.BLUE[0]),
+        "green": (range(5, 9), skipbo_cards.GREEN[0]),
+        "red": (range(9, 13), skipbo_cards.RED[0]),
+        "orange": (range(0, 1), skipbo_cards.ORANGE[0]),
     }
-    theme = skipbo_image.THEMES["dark"]
+    theme = skipbo_cards.THEMES["dark"]
     fills = set()
     for values, colour in expected.values():
         for value in values:

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from bot.engine.skipbo import Options
-from bot.render.skipbo_rules import rules_text
+from bot.games.skipbo.engine import Options
+from bot.games.skipbo.rules import rules_text
 
 DISCORD_MESSAGE = 2000
 

@@ -21,9 +21,11 @@ import pytest
 from PIL import Image, ImageChops, ImageFont
 
 from bot.bench.render import NAMES, mid_game
-from bot.engine.skyjo import Game, Options
-from bot.render import images, skyjo_image
-from bot.render.skyjo_image import render_grid, render_table
+from bot.games.skyjo import cards as skyjo_cards
+from bot.games.skyjo import image as skyjo_image
+from bot.games.skyjo.engine import Game, Options
+from bot.games.skyjo.image import render_grid, render_table
+from bot.render import images
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -238,7 +240,7 @@ def _rgb(image: Image.Image, xy: tuple[int, int]) -> tuple[int, int, int]:
 def test_the_player_to_act_is_highlighted(theme: str) -> None:
     view = stored_view("table_4p_dark")
     image = decode(render_table(view, theme=theme)).convert("RGB")
-    accent = skyjo_image.THEMES[theme].accent
+    accent = skyjo_cards.THEMES[theme].accent
     for seat, (left, top, right, _) in enumerate(skyjo_image.panel_boxes(view)):
         edge = _rgb(image, ((left + right) // 2, top + 2))
         near = max(abs(a - b) for a, b in zip(edge, accent, strict=True)) <= 8
@@ -272,7 +274,7 @@ def test_5x4_grids_fit_their_panels() -> None:
 @pytest.mark.parametrize("theme", ["dark", "light"])
 def test_theme_background(theme: str) -> None:
     image = decode(render_table(stored_view("table_4p_dark"), theme=theme))
-    assert _rgb(image, (2, 2)) == skyjo_image.THEMES[theme].background
+    assert _rgb(image, (2, 2)) == skyjo_cards.THEMES[theme].background
 
 
 def test_dark_and_light_differ() -> None:
@@ -283,13 +285,13 @@ def test_dark_and_light_differ() -> None:
 def test_card_colour_bands() -> None:
     """-2 and -1 deep blue, 0 light blue, 1-4 green, 5-8 yellow, 9-12 red; the back is none of them."""
     expected = {
-        "deep blue": (range(-2, 0), skyjo_image.DEEP_BLUE[0]),
-        "light blue": (range(0, 1), skyjo_image.LIGHT_BLUE[0]),
-        "green": (range(1, 5), skyjo_image.GREEN[0]),
-        "yellow": (range(5, 9), skyjo_image.YELLOW[0]),
-        "red": (range(9, 13), skyjo_image.RED[0]),
+        "deep blue": (range(-2, 0), skyjo_cards.DEEP_BLUE[0]),
+        "light blue": (range(0, 1), skyjo_cards.LIGHT_BLUE[0]),
+        "green": (range(1, 5), skyjo_cards.GREEN[0]),
+        "yellow": (range(5, 9), skyjo_cards.YELLOW[0]),
+        "red": (range(9, 13), skyjo_cards.RED[0]),
     }
-    theme = skyjo_image.THEMES["dark"]
+    theme = skyjo_cards.THEMES["dark"]
     fills = set()
     for values, colour in expected.values():
         for value in values:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.engine.skyjo import Options
-from bot.render.skyjo_rules import rules_text
+from bot.games.skyjo.engine import Options
+from bot.games.skyjo.rules import rules_text
 
 
 def test_default_rules_in_english_and_french() -> None:

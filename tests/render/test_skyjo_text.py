@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from bot.engine.skyjo import Game, Options, TakeDiscard
-from bot.render.skyjo_text import CARD_BACK, describe_events, table_text
+from bot.games.skyjo.engine import Game, Options, TakeDiscard
+from bot.games.skyjo.text import CARD_BACK, describe_events, table_text
 from tests.engine.skyjo_helpers import playing_game, set_discard, set_grid
 
 NAMES = ["Alice", "Bob", "Chloé"]

@@ -18,20 +18,22 @@ from typing import Any
 
 import pytest
 
-from bot.engine import skyjo
-from bot.engine.skyjo import Draw, Options, Replace
+from bot.games.skipbo import image as skipbo_image
+from bot.games.skipbo.panel import panel_hint as skipbo_hint
+from bot.games.skipbo.table import describe_events as skipbo_describe
+from bot.games.skipbo.table import table_body as skipbo_body
+from bot.games.skyjo import engine as skyjo
+from bot.games.skyjo import image as skyjo_image
+from bot.games.skyjo.engine import Draw, Options, Replace
+from bot.games.skyjo.panel import panel_hint
+from bot.games.skyjo.table import recent_lines, table_body
+from bot.games.skyjo.text import cell_text, describe_events, grid_lines
 from bot.i18n import LANGUAGES, a_card, catalogue, plural, plural_form, takes_an, template
-from bot.render import skipbo_image, skyjo_image
 from bot.render.images import one_line_name, picture_name
 from bot.render.names import ComputerName, code_name, computer_name, escape_name, shown_name
-from bot.render.skipbo_table import describe_events as skipbo_describe
-from bot.render.skipbo_table import table_body as skipbo_body
-from bot.render.skyjo_table import lobby_body, recent_lines, table_body
-from bot.render.skyjo_text import cell_text, describe_events, grid_lines
+from bot.render.table_text import lobby_body
 from bot.service import Table
 from bot.storage import Seat
-from bot.ui.skipbo_panel import panel_hint as skipbo_hint
-from bot.ui.skyjo_panel import panel_hint
 from tests.engine.skyjo_helpers import playing_game, set_grid, stack_draw
 from tests.engine.test_skipbo_helpers import new, rig
 
@@ -291,7 +293,7 @@ def test_the_lobby_names_computers_in_its_language() -> None:
 def test_terminal_games_name_computers_as_the_table_does() -> None:
     from rich.console import Console
 
-    from bot.play import skyjo as play_skyjo
+    from bot.games.skyjo import play as play_skyjo
 
     game = play_skyjo.TerminalGame(1, "hard", 3, lambda _: "q", Console(file=io.StringIO()))
     assert game.players[1] == computer_name(1, "hard") == "Computer 1 (hard)"

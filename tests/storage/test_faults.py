@@ -12,7 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bot.engine import skyjo
+from bot.games.skyjo import engine as skyjo
 from bot.storage import Seat, Storage
 from bot.storage.games import canonical_json, snapshot_hash
 from tests.storage.conftest import REPO, worker_command, worker_env

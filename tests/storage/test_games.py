@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from bot.engine import skyjo
 from bot.engine.errors import GameError
+from bot.games.skyjo import engine as skyjo
 from bot.storage import (
     ChannelBusy,
     GameNotActive,

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from bot.engine import skipbo, skyjo
+from bot.games.skipbo import engine as skipbo
+from bot.games.skyjo import engine as skyjo
 from bot.service import Table
 from bot.storage import Seat, StoredGame
 from bot.ui.table_views import final_panel_content

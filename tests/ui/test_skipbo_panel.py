@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.engine.skipbo import (
+from bot.games.skipbo.engine import (
     DISCARD,
     HAND,
     PARTNER_DISCARD,
@@ -25,8 +25,7 @@ from bot.engine.skipbo import (
     Options,
     Play,
 )
-from bot.ui.ids import MAX_CUSTOM_ID, MAX_LABEL, MAX_PER_ROW, MAX_ROWS, decode
-from bot.ui.skipbo_panel import (
+from bot.games.skipbo.panel import (
     ACT_OF_SOURCE,
     END_TURN,
     GAME_ACTS,
@@ -47,12 +46,13 @@ from bot.ui.skipbo_panel import (
     panel_rows,
     play_arg,
 )
-from bot.ui.skipbo_panel import (
+from bot.games.skipbo.panel import (
     DISCARD as DISCARD_ACT,
 )
-from bot.ui.skyjo_panel import MODE as SKYJO_MODE
-from bot.ui.skyjo_panel import NEXT_ROUND as SKYJO_NEXT_ROUND
-from bot.ui.skyjo_panel import REFRESH as SKYJO_REFRESH
+from bot.games.skyjo.panel import MODE as SKYJO_MODE
+from bot.games.skyjo.panel import NEXT_ROUND as SKYJO_NEXT_ROUND
+from bot.games.skyjo.panel import REFRESH as SKYJO_REFRESH
+from bot.ui.ids import MAX_CUSTOM_ID, MAX_LABEL, MAX_PER_ROW, MAX_ROWS, decode
 from tests.engine.test_skipbo_helpers import names, new, rig, take
 
 GAME_ID = 123_456_789_012_345_678  # 18 digits: the longest custom_id

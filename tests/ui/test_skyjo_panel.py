@@ -7,9 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.engine.skyjo import Game, Options
-from bot.ui.ids import MAX_CUSTOM_ID, MAX_LABEL, MAX_PER_ROW, MAX_ROWS, decode, encode
-from bot.ui.skyjo_panel import (
+from bot.games.skyjo.engine import Game, Options
+from bot.games.skyjo.panel import (
     GAME_ACTS,
     MODE_DISCARD,
     MODE_MAIN,
@@ -18,6 +17,7 @@ from bot.ui.skyjo_panel import (
     panel_hint,
     panel_rows,
 )
+from bot.ui.ids import MAX_CUSTOM_ID, MAX_LABEL, MAX_PER_ROW, MAX_ROWS, decode, encode
 from tests.engine.skyjo_helpers import advance
 
 

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.engine import skyjo
+from bot.games.skyjo import engine as skyjo
 
 POOL_SIZE = 8  # connections (and worker threads) of the one-transaction-per-write pools
 MAX_BATCH = 256  # writes per group transaction, as bot/storage/database.py

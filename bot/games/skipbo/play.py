@@ -14,9 +14,8 @@ from typing import Any
 
 from rich.console import Console
 
-from bot.ai import skipbo as ai
-from bot.engine import skipbo as engine
 from bot.engine.errors import GameError
+from bot.games.skipbo import ai, engine
 from bot.render.names import computer_name
 
 HUMAN = 0

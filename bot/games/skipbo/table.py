@@ -1,6 +1,6 @@
 """The public Skip-Bo table message (and the lobby's settings lines) as plain data, every word localized.
 
-The Skip-Bo twin of :mod:`bot.render.skyjo_table` (same :class:`MessageBody`, same signatures, no
+The Skip-Bo twin of :mod:`bot.games.skyjo.table` (same :class:`MessageBody`, same signatures, no
 discord import). Only the public view (``Game.view(None)``) and events are read: hands appear as
 sizes only (SB-INFO-1, GAME-INFO-1); stocks' sizes and tops, discard piles and building piles are
 public. Even given a player's own view, nothing here reads ``view["hand"]``.
@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bot.engine import skipbo
+from bot.games.skipbo import engine as skipbo
+from bot.games.skipbo.panel import card_label, card_words, partner_of
 from bot.i18n import a_card, plural
 from bot.i18n import translate as t
-from bot.render.skyjo_table import (
+from bot.render.table_text import (
     COLOUR_OVER,
     COLOUR_PAUSE,
     COLOUR_PLAYING,
@@ -24,8 +25,7 @@ from bot.render.skyjo_table import (
     _clip,
     shown_seat_names,
 )
-from bot.render.skyjo_table import recent_lines as _recent_lines
-from bot.ui.skipbo_panel import card_label, card_words, partner_of
+from bot.render.table_text import recent_lines as _recent_lines
 
 __all__ = [
     "MessageBody",
@@ -187,8 +187,8 @@ def _single(event: JSON, names: Sequence[str], locale: object) -> str | None:
 def recent_lines(
     recent: Iterable[tuple[int, list[JSON]]], names: Sequence[str], locale: object, limit: int = RECENT_LIMIT
 ) -> list[str]:
-    """The last moves, one line per move (see :func:`bot.render.skyjo_table.recent_lines`)."""
-    return _recent_lines(recent, names, locale, limit, describe_events)
+    """The last moves, one line per move (see :func:`bot.render.table_text.recent_lines`)."""
+    return _recent_lines(recent, names, locale, describe_events, limit)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -394,7 +394,7 @@ def _team(view: JSON, seat: int) -> tuple[int, ...]:
 
 def option_lines(options: JSON, locale: object) -> list[str]:
     """The Skip-Bo settings of a lobby or table, one line each (``options`` is Options.to_dict());
-    the shared lobby message (``skyjo_table.lobby_body(lines=...)``) shows them."""
+    the shared lobby message (``table_text.lobby_body(lines=...)``) shows them."""
     lines = []
     stock = options.get("stock_size") or 0
     if stock:

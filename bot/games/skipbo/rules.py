@@ -6,7 +6,7 @@ characters a message whatever the options.
 
 from __future__ import annotations
 
-from bot.engine.skipbo import Options
+from bot.games.skipbo.engine import Options
 from bot.i18n import translate as t
 
 

@@ -17,9 +17,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from bot.ai import skyjo as ai
-from bot.engine import skyjo as engine
 from bot.engine.errors import GameError
+from bot.games.skyjo import ai, engine
 from bot.render.names import computer_name
 
 InputFn = Callable[[str], str]

@@ -1,282 +1,42 @@
-"""Skip-Bo computer players (``easy``, ``normal``, ``hard``): pure functions of one seat's view.
-
-A policy sees exactly what :meth:`bot.engine.skipbo.Game.view` gives its seat: its own hand, every
-stock size and top, every discard pile, the building piles. It never sees another hand or the draw
-pile, so two games that differ only there get the same decision.
-
-- ``easy`` plays its stock card when it fits, otherwise usually (``EASY_PLAYS``) a random playable
-  number card, and discards a random card on a random pile.
-- ``normal`` plays its stock card (or its partner's) when it fits, or the one card (a number, else a
-  Skip-Bo card) that makes it fit; otherwise it plays every number card it can from its discard
-  piles and hand, keeping Skip-Bo cards for the stock; it discards its highest number card onto a
-  pile with the same or the nearest higher top.
-- No level lets a game stall while it could play (SB-STALL-1 makes it a draw that nobody wins):
-  with nothing left to draw and no building play yet in its turn, ``easy`` plays a number card it
-  can, and ``easy`` and ``normal`` otherwise a Skip-Bo card (the highest pile a card they hold can
-  follow, else the highest pile). Without this, about one game of four ``normal`` players in nine
-  ended in a stall.
-- ``hard`` searches every sequence of plays of the turn (hand, discard tops and the cards under them,
-  Skip-Bo cards, the partner's cards in a team game) and scores where each sequence ends: the stock
-  card played by the shortest way first of all, and the way that leaves the best odds of playing the
-  next stock card too; then few Skip-Bo cards spent (they are kept for the stock), discard piles
-  unclogged, the hand emptied, and no building pile left at or just below an opponent's stock card,
-  counting their discard tops as bridges (the next player's above all). Short of cards to draw it
-  builds and completes piles instead of blocking, and with nothing left to draw it never ends a turn
-  without a play it could make, since a stalled game has no winner. It discards so as to
-  keep its discard piles descending and its Skip-Bo cards and the cards leading to its stock in hand.
-  Short of its stock card, it weighs the best end points of its plays and its best discards by a
-  determinized look-ahead (:mod:`bot.ai.skipbo_lookahead`): hidden cards sampled from the unseen pool,
-  the opponents' turns played by a model of ``normal``, then its own next turn (docs/ai.md).
-"""
+"""The ``hard`` Skip-Bo computer player: a search of the turn's plays, scored, and a determinized
+look-ahead short of the stock card (see :mod:`bot.games.skipbo.ai` and docs/ai.md)."""
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
-from bot.ai.skipbo_lookahead import (
-    LOSS,
-    WIN,
-    World,
-    chain_step,
-    keep_alive_wild,
-    sample_world,
-    take_top,
-    unseen_pool,
-)
-from bot.engine.skipbo import (
+from bot.games.skipbo.engine import (
     DISCARD,
     DISCARD_PILES,
     HAND,
     HAND_SIZE,
     PARTNER_DISCARD,
     PARTNER_STOCK,
-    PLAY,
-    ROUND_OVER,
     STOCK,
     TOP_VALUE,
     WILD,
     Action,
     Discard,
     EndTurn,
-    NextRound,
     Play,
 )
-
-View: TypeAlias = dict[str, Any]
-Policy: TypeAlias = Callable[[View, random.Random], Action]
-
-EASY_PLAYS: Final = 0.8  # how often ``easy`` plays a number card it could play
-
-# A card that can be played now: (source, index, card).
-Card: TypeAlias = tuple[str, int, int]
-
-
-# --------------------------------------------------------------------------------------------------
-# What every level reads from the view
-
-
-@dataclass(slots=True)
-class Table:
-    """The parts of a view a policy works with, for the seat ``me``."""
-
-    me: int
-    players: int
-    hand: list[int]
-    piles: list[int]  # value reached per building slot, 0 = free
-    stock: int | None  # own stock top
-    discards: list[list[int]]  # own discard piles, top last
-    partner: int | None
-    partner_stock: int | None
-    partner_discards: list[list[int]]
-    stock_tops: list[int | None]
-    teams: list[int] | None
-    drawable: int  # cards in the draw pile and set aside: what is left to draw before a stall
-    discards_of: list[list[list[int]]]  # every seat's discard piles
-
-    @classmethod
-    def of(cls, view: View) -> Table:
-        me = int(view["viewer"])
-        partner = view.get("partner")
-        tops: list[int | None] = list(view["stock_tops"])
-        return cls(
-            me=me,
-            players=len(view["players"]),
-            hand=list(view["hand"] or []),
-            piles=list(view["building_piles"]),
-            stock=tops[me],
-            discards=[list(p) for p in view["discard_piles"][me]],
-            partner=partner,
-            partner_stock=None if partner is None else tops[partner],
-            partner_discards=[] if partner is None else [list(p) for p in view["discard_piles"][partner]],
-            stock_tops=tops,
-            teams=view.get("teams"),
-            drawable=int(view["draw_pile_size"]) + int(view["set_aside_size"]),
-            discards_of=view["discard_piles"],
-        )
-
-    def playable_cards(self) -> list[Card]:
-        """Every card that could be played now, hand cards once per value."""
-        out: list[Card] = [(HAND, 0, c) for c in sorted(set(self.hand))]
-        if self.stock is not None:
-            out.append((STOCK, 0, self.stock))
-        out.extend((DISCARD, i, p[-1]) for i, p in enumerate(self.discards) if p)
-        if self.partner_stock is not None:
-            out.append((PARTNER_STOCK, 0, self.partner_stock))
-        out.extend((PARTNER_DISCARD, i, p[-1]) for i, p in enumerate(self.partner_discards) if p)
-        return out
-
-    def plays_of(self, source: str, index: int, card: int) -> list[Play]:
-        """Every legal play of that card (a Skip-Bo card onto any pile, as the value it needs)."""
-        return [
-            Play(source, index, card, slot, v + 1)
-            for slot, v in enumerate(self.piles)
-            if card == WILD or card == v + 1
-        ]
-
-    def all_plays(self) -> list[Play]:
-        return [p for src, i, c in self.playable_cards() for p in self.plays_of(src, i, c)]
-
-    def opponents_in_order(self) -> list[int]:
-        """The opponents' seats in the order they play after ``me`` (partners excluded)."""
-        seats = [(self.me + d) % self.players for d in range(1, self.players)]
-        return [s for s in seats if s != self.partner]
-
-    def end_turn(self, discard: tuple[int, int] | None) -> Action:
-        if discard is None:
-            return EndTurn()
-        return Discard(discard[0], discard[1])
-
-
-def _between_turns(view: View) -> Action | None:
-    """The action when there is no choice to make (between rounds), else None."""
-    if view["phase"] == ROUND_OVER:
-        return NextRound()
-    if view["phase"] != PLAY or view["viewer"] is None:
-        raise ValueError("no decision to take in this view")
-    return None
-
-
-def _starved_turn(view: View) -> bool:
-    """Nothing left to draw (nor set aside to refill the draw pile) and no building play yet this
-    turn: a turn ended now brings the game nearer to a stall (SB-STALL-1), a draw nobody wins."""
-    return not (view["played_this_turn"] or view["draw_pile_size"] or view["set_aside_size"])
-
-
-def _wild_to_keep_alive(table: Table) -> Play | None:
-    """The play ``easy`` and ``normal`` make rather than let a starved game stall when they have
-    no number card to play: a Skip-Bo card (from the hand, else a discard top) onto the highest pile
-    a number card they hold can follow, else the highest pile. None without a Skip-Bo card."""
-    choice = keep_alive_wild(table.hand, table.discards, table.piles)
-    if choice is None:
-        return None
-    pile, slot = choice
-    source, index = (HAND, 0) if pile < 0 else (DISCARD, pile)
-    return Play(source, index, WILD, slot, table.piles[slot] + 1)
-
-
-def _stock_play(table: Table) -> Play | None:
-    """The stock card onto the fullest pile it fits (a Skip-Bo stock card nearest completion)."""
-    if table.stock is None:
-        return None
-    plays = table.plays_of(STOCK, 0, table.stock)
-    if not plays:
-        return None
-    return max(plays, key=lambda p: (p.value, -p.pile))
-
-
-# --------------------------------------------------------------------------------------------------
-# easy
-
-
-def decide_easy(view: View, rng: random.Random) -> Action:
-    """Stock card if it fits; else usually a random playable number card; else a random discard."""
-    fixed = _between_turns(view)
-    if fixed is not None:
-        return fixed
-    table = Table.of(view)
-    stock = _stock_play(table)
-    if stock is not None:
-        return stock
-    numbers = [p for p in table.all_plays() if p.card != WILD]
-    starved = _starved_turn(view)
-    if numbers and (starved or rng.random() < EASY_PLAYS):
-        return rng.choice(numbers)
-    wild = _wild_to_keep_alive(table) if starved else None
-    if wild is not None:
-        return wild
-    if not table.hand:
-        return EndTurn()
-    return Discard(rng.choice(sorted(table.hand)), rng.randrange(DISCARD_PILES))
-
-
-# --------------------------------------------------------------------------------------------------
-# normal
-
-
-def _step_to_stock(table: Table) -> Play | None:
-    """One card (a number from the hand or a discard top, else a Skip-Bo card from the hand) that
-    makes the stock card fit: the only plan ``normal`` makes."""
-    s = table.stock
-    if s is None or s == WILD:
-        return None
-    for slot, v in enumerate(table.piles):
-        if v != s - 2:
-            continue
-        for src, i, card in table.playable_cards():
-            if src in (HAND, DISCARD) and card == s - 1:
-                return Play(src, i, card, slot, card)
-        if WILD in table.hand:
-            return Play(HAND, 0, WILD, slot, s - 1)
-    return None
-
-
-def _normal_discard(table: Table) -> tuple[int, int] | None:
-    if not table.hand:
-        return None
-    numbers = [c for c in table.hand if c != WILD]
-    card = max(numbers) if numbers else WILD
-    tops = [p[-1] if p else None for p in table.discards]
-    for i, top in enumerate(tops):
-        if top == card:
-            return card, i
-    higher = [(top, i) for i, top in enumerate(tops) if top is not None and top != WILD and top > card]
-    if higher:
-        return card, min(higher)[1]
-    for i, top in enumerate(tops):
-        if top is None:
-            return card, i
-    return card, min((top if top is not None else 0, i) for i, top in enumerate(tops))[1]
-
-
-def decide_normal(view: View, rng: random.Random) -> Action:
-    """Stock card, a chain to the stock card, number cards from discards and hand, then discard."""
-    fixed = _between_turns(view)
-    if fixed is not None:
-        return fixed
-    table = Table.of(view)
-    play = _stock_play(table)
-    if play is None and table.partner_stock is not None:
-        plays = table.plays_of(PARTNER_STOCK, 0, table.partner_stock)
-        play = plays[0] if plays else None
-    if play is None:
-        play = _step_to_stock(table)
-    if play is None:
-        for src, i, c in table.playable_cards():
-            if c != WILD and src in (DISCARD, HAND, PARTNER_DISCARD):
-                plays = table.plays_of(src, i, c)
-                if plays:
-                    play = plays[0]
-                    break
-    if play is None and _starved_turn(view):
-        play = _wild_to_keep_alive(table)
-    if play is not None:
-        return play
-    return table.end_turn(_normal_discard(table))
-
+from bot.games.skipbo.lookahead import (
+    LOSS,
+    WIN,
+    World,
+    chain_step,
+    sample_world,
+    take_top,
+    unseen_pool,
+)
+from bot.games.skipbo.reading import (
+    Table,
+    View,
+    _between_turns,
+    _starved_turn,
+)
 
 # --------------------------------------------------------------------------------------------------
 # hard
@@ -708,15 +468,3 @@ def _play_out(world: World, me: int, order: list[int], planner: _Planner, state:
     world.draw(mine.hand, HAND_SIZE - len(mine.hand))
     played, won = world.chase_stock(mine)
     return score + played + (WIN if won else 0.0)
-
-
-LEVELS: Final[dict[str, Policy]] = {
-    "easy": decide_easy,
-    "normal": decide_normal,
-    "hard": decide_hard,
-}
-
-
-def decide(level: str, view: View, rng: random.Random) -> Action:
-    """The action of the ``level`` policy for the seat of ``view``."""
-    return LEVELS[level](view, rng)

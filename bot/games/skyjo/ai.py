@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bot.engine.skyjo import (
+from bot.games.skyjo.engine import (
     DECK,
     GONE,
     HIDDEN,

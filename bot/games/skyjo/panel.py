@@ -13,10 +13,10 @@ changes the game; the mode lives in the buttons' custom_ids, not in memory.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from bot.engine import skyjo
+from bot.games.base import ButtonSpec
+from bot.games.skyjo import engine as skyjo
 from bot.i18n import a_card, plural
 from bot.i18n import translate as t
 from bot.render.names import shown_names
@@ -31,15 +31,6 @@ REVEAL, DRAW, TAKE, REPLACE, DISCARD_REVEAL = "rv", "dr", "tk", "rp", "dv"
 MODE, REFRESH, NEXT_ROUND = "md", "rf", "nx"
 OPEN_PANEL, RULES, LEAVE = "op", "ru", "lv"
 GAME_ACTS = {REVEAL, DRAW, TAKE, REPLACE, DISCARD_REVEAL, NEXT_ROUND}
-
-
-@dataclass(frozen=True, slots=True)
-class ButtonSpec:
-    custom_id: str
-    label: str
-    style: str = "secondary"  # primary, secondary, success, danger
-    disabled: bool = False
-    emoji: str | None = None
 
 
 def band(value: int) -> tuple[str, str]:

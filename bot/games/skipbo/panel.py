@@ -1,6 +1,6 @@
 """The private Skip-Bo panel ("My hand") as button specifications: the player's cards and the moves legal now.
 
-Pure data (no discord import), like :mod:`bot.ui.skyjo_panel`, so every layout can be checked
+Pure data (no discord import), like :mod:`bot.games.skyjo.panel`, so every layout can be checked
 against Discord's limits (5 rows of 5 buttons, labels of 80 characters, custom_ids of 100) in tests.
 The rows, top to bottom (an empty row is left out, so there are at most five):
 
@@ -13,10 +13,10 @@ The rows, top to bottom (an empty row is left out, so there are at most five):
 
 **Two clicks per move.** The first click picks a *source* (a hand card, a stock top, a discard top):
 it only switches the panel's *mode*, carried by the button's custom_id (``md:<mode>``), never kept
-in memory. The second click picks where it goes: a building pile (a :class:`~bot.engine.skipbo.Play`;
+in memory. The second click picks where it goes: a building pile (a :class:`~bot.games.skipbo.engine.Play`;
 only the piles that accept the card are enabled, a Skip-Bo card fits every pile and takes the value
 the pile needs next) or, for a hand card, one of the player's discard piles (a
-:class:`~bot.engine.skipbo.Discard`, which ends the turn). "End turn" in the main mode is a
+:class:`~bot.games.skipbo.engine.Discard`, which ends the turn). "End turn" in the main mode is a
 shortcut that only explains the discard: it leads to the same hand-card modes.
 
 **Modes** (the ``arg`` of an ``md`` click, validated against :data:`MODES`):
@@ -50,11 +50,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bot.engine import skipbo
+from bot.games.base import ButtonSpec
+from bot.games.skipbo import engine as skipbo
 from bot.i18n import translate as t
 from bot.render.names import shown_names
 from bot.ui.ids import encode
-from bot.ui.skyjo_panel import ButtonSpec
 
 __all__ = [
     "DISCARD",
@@ -76,6 +76,7 @@ __all__ = [
     "discard_arg",
     "panel_hint",
     "panel_rows",
+    "panel_title",
     "play_arg",
 ]
 

@@ -9,9 +9,8 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from bot.ai import skipbo as ai
-from bot.engine import skipbo as engine
 from bot.engine.errors import GameError
+from bot.games.skipbo import ai, engine, reading
 from bot.sim.common import parse_lineup, play_games
 
 
@@ -25,7 +24,7 @@ class _Timer:
         self.wall = 0.0
         self.worst = 0.0
 
-    def __call__(self, view: ai.View, rng: random.Random) -> engine.Action:
+    def __call__(self, view: reading.View, rng: random.Random) -> engine.Action:
         started, cpu_started = time.perf_counter(), time.process_time()
         action = self.policy(view, rng)
         cpu = time.process_time() - cpu_started

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.engine.skyjo import Options
+from bot.games.skyjo.engine import Options
 from bot.i18n import translate as t
 
 

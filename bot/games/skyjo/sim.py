@@ -12,8 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from bot.ai import skyjo as ai
-from bot.engine import skyjo as engine
+from bot.games.skyjo import ai, engine
 from bot.sim.common import Policy, TimedPolicy, parse_lineup, play_games
 
 # Published engines' 4-player greedy self-play, for comparison with ``normal`` (see docs/ai.md).

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import time
 
-from bot.engine import skyjo
-from bot.engine.skyjo import PLAY, REVEAL, DiscardAndReveal, Draw, Game, Replace, Reveal, TakeDiscard
+from bot.games.skyjo import engine as skyjo
+from bot.games.skyjo.engine import PLAY, REVEAL, DiscardAndReveal, Draw, Game, Replace, Reveal, TakeDiscard
 
 PLAYERS = ["p1", "p2", "p3", "p4"]
 DRAW = Draw()

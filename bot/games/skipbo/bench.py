@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 
-from bot.engine import skipbo as engine
+from bot.games.skipbo import engine
 
 PLAYERS = 4
 SECONDS = 3.0

@@ -1,4 +1,4 @@
-"""Determinized look-ahead for the ``hard`` Skip-Bo player (see :mod:`bot.ai.skipbo`).
+"""Determinized look-ahead for the ``hard`` Skip-Bo player (see :mod:`bot.games.skipbo.ai`).
 
 Everything here works from one seat's view only. The cards the seat cannot see (the other hands, the
 draw pile, every stock below its top card, the set-aside piles) form the *unseen pool*: the full deck
@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bot.engine.skipbo import DECK, HAND_SIZE, TOP_VALUE, WILD
+from bot.games.skipbo.engine import DECK, HAND_SIZE, TOP_VALUE, WILD
 
 _DECK_COUNTS: Final = [DECK.count(v) for v in range(TOP_VALUE + 1)]
 

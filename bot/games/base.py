@@ -1,0 +1,166 @@
+"""What the shared table machinery needs from a game: the :class:`Game` protocol and its parts.
+
+The service, the presenter, timers, storage, the boards, the simulator and the bench are written once
+and know a game only through this protocol; each game folder (``bot/games/<game>/``) exports one object
+implementing it, and :mod:`bot.games.registry` maps names and custom_id prefixes to those objects.
+
+The parts a Discord table needs (panel, table text, rules, picture) are properties that import the
+game's modules on first use, so the engine-only tools (simulator, terminal games) never load them.
+Nothing here imports discord.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from bot.render.table_text import MessageBody
+
+JSON = dict[str, Any]
+# A computer player: ``decide(view, rng) -> action`` for the seat named by ``view["viewer"]``.
+Policy = Callable[[JSON, random.Random], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonSpec:
+    """One button of a private panel, as data: the Discord layer turns it into a button."""
+
+    custom_id: str
+    label: str
+    style: str = "secondary"  # primary, secondary, success, danger
+    disabled: bool = False
+    emoji: str | None = None
+
+
+class Engine(Protocol):
+    """A rules engine module (pure: no discord, no asyncio, no I/O; see :mod:`bot.engine`)."""
+
+    @property
+    def KIND(self) -> str: ...  # the game's name, stored with each game and lobby
+    @property
+    def MIN_PLAYERS(self) -> int: ...
+    @property
+    def MAX_PLAYERS(self) -> int: ...
+    @property
+    def Options(self) -> type[Any]: ...  # frozen dataclass: to_dict(), from_dict(), validate(players)
+    @property
+    def Game(self) -> type[Any]: ...  # Game.new(players, seed, options), Game.from_dict(d)
+    @property
+    def NextRound(self) -> type[Any]: ...  # the action that deals the next round
+    @property
+    def __file__(self) -> str | None: ...  # its source: a change makes storage verify snapshots
+
+    def action_from_dict(self, data: Any, /) -> Any: ...
+
+    def replay(self, players: Sequence[str], seed: int, options: Any, actions: Any, /) -> Any: ...
+
+
+class Panel(Protocol):
+    """A game's private panel as button specifications (pure data)."""
+
+    @property
+    def MODES(self) -> frozenset[int]: ...  # the panel modes a custom_id may carry
+    @property
+    def GAME_ACTS(self) -> Iterable[str]: ...  # the acts that change the game (the rest: panel-only)
+
+    def panel_rows(
+        self, view: JSON, seat: int, game_id: int, version: int, mode: int = ..., locale: object = ..., /
+    ) -> list[list[ButtonSpec]]: ...
+
+    def panel_title(self, view: JSON, locale: object = ..., /) -> str: ...
+
+    def panel_hint(
+        self, view: JSON, seat: int, names: Sequence[str], mode: int = ..., locale: object = ..., /
+    ) -> str: ...
+
+    def action_for(self, act: str, arg: int, /) -> Any: ...  # None for a panel-only click
+
+
+class TableText(Protocol):
+    """A game's public table message and lobby settings in words (see :mod:`bot.render.table_text`)."""
+
+    def table_body(
+        self,
+        view: JSON,
+        names: Sequence[str],
+        *,
+        locale: object,
+        recent: Iterable[tuple[int, list[JSON]]] = ...,
+        replaced: Iterable[int] = ...,
+        waiting_round: Sequence[int] = ...,
+        resumed: bool = ...,
+        ended_by: int | None = ...,
+        image_url: str | None = ...,
+    ) -> MessageBody: ...
+
+    def option_lines(self, options: JSON, locale: object, /) -> list[str]: ...
+
+    def turn_mention(self, user_id: int, locale: object, /) -> str: ...
+
+
+class Rules(Protocol):
+    def rules_text(self, options: Any, locale: object = ..., /) -> str: ...
+
+
+class Picture(Protocol):
+    """The table as a PNG; its few drawn words come from ``table.image.<game>.<key>`` messages."""
+
+    @property
+    def DEFAULT_LABELS(self) -> Mapping[str, str]: ...
+
+    def render_table(
+        self,
+        view: Mapping[str, Any],
+        names: Sequence[str] | None = ...,
+        theme: str = ...,
+        labels: Mapping[str, str] | None = ...,
+        /,
+    ) -> bytes: ...
+
+
+class Game(Protocol):
+    """One game as the shared machinery sees it."""
+
+    @property
+    def name(self) -> str: ...  # the engine's KIND, stored with each game and lobby
+    @property
+    def title(self) -> str: ...  # the game's name as players write it (the same in every language)
+    @property
+    def prefix(self) -> str: ...  # the custom_id prefix of its in-game buttons (two letters)
+    @property
+    def engine(self) -> Engine: ...
+    @property
+    def levels(self) -> Mapping[str, Policy]: ...  # computer player level -> policy
+    @property
+    def min_players(self) -> int: ...
+    @property
+    def max_players(self) -> int: ...
+    @property
+    def default_options(self) -> Mapping[str, Any] | None: ...
+    @property
+    def option_ranges(self) -> Mapping[str, tuple[int, int]]: ...  # the integer options' bounds
+    @property
+    def panel_button(self) -> str: ...  # message key of the table's "open my panel" button
+    @property
+    def panel(self) -> Panel: ...
+    @property
+    def table(self) -> TableText: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def image(self) -> Picture | None: ...
+
+    def stale_key(self, game: Any) -> tuple[Any, ...]:
+        """What, when it changes, makes every open panel of this game out of date."""
+        ...
+
+    def opening_event(self, game: Any) -> JSON:
+        """The first line of a new table's recent events."""
+        ...
+
+    def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
+        """The game's own lines on a player's stats card (beyond games, wins, rating and counters)."""
+        ...

@@ -1,1 +1,0 @@
-"""Terminal games: `python -m bot play GAME` against computer players."""
