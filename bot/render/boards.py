@@ -29,6 +29,7 @@ from bot.games import registry
 from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.render.names import escape_name
+from bot.render.numbers import number
 from bot.render.table_text import MessageBody
 from bot.storage.ratings import HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
 from bot.storage.stats import KINDS, KindOverview
@@ -103,14 +104,6 @@ def parse_board_id(custom_id: object) -> BoardId | None:
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def number(value: float, locale: object, digits: int = 1) -> str:
-    """``27.3`` (English) or ``27,3`` (French); never ``-0.0``."""
-    text = f"{value:.{digits}f}"
-    if text.lstrip("-").strip("0.") == "":
-        text = text.lstrip("-")
-    return text.replace(".", ",") if language_of(locale) == "fr" else text
 
 
 def signed(value: float, locale: object, digits: int = 1) -> str:

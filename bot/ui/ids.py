@@ -1,46 +1,23 @@
-"""custom_id templates of in-game buttons: they carry the game id and the state version.
+"""Reading in-game custom_ids back (their format: :mod:`bot.games.buttons`, which the panels write).
 
-A button's custom_id is ``<game>:<id>:<version>:<act>:<arg>`` (for example ``sk:42:17:tk:5``), at most
-100 characters (Discord's limit). The version lets the service refuse a stale or replayed click with
-a friendly message and a fresh panel. Anything that does not parse is a forged id and is refused.
+Anything that does not parse, or names a game nobody registered, is a forged id and is refused.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from bot.games import registry
+from bot.games.buttons import MAX_CUSTOM_ID, MAX_LABEL, MAX_PER_ROW, MAX_ROWS, PATTERN, ButtonId, encode
 
-MAX_CUSTOM_ID = 100
-MAX_LABEL = 80
-MAX_ROWS = 5
-MAX_PER_ROW = 5
-
-PATTERN = re.compile(
-    r"^(?P<prefix>[a-z]{2}):(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})$"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ButtonId:
-    """A parsed in-game custom_id."""
-
-    prefix: str
-    game: int
-    version: int
-    act: str
-    arg: int
-
-    def encode(self) -> str:
-        return f"{self.prefix}:{self.game}:{self.version}:{self.act}:{self.arg}"
-
-
-def encode(prefix: str, game: int, version: int, act: str, arg: int = 0) -> str:
-    custom_id = ButtonId(prefix, game, version, act, arg).encode()
-    if PATTERN.match(custom_id) is None:
-        raise ValueError(f"bad custom_id parts: {custom_id!r}")
-    return custom_id
+__all__ = [
+    "MAX_CUSTOM_ID",
+    "MAX_LABEL",
+    "MAX_PER_ROW",
+    "MAX_ROWS",
+    "ButtonId",
+    "decode",
+    "encode",
+    "loggable",
+]
 
 
 def decode(custom_id: str) -> ButtonId | None:

@@ -63,7 +63,7 @@ class SkipBo:
         if STOCK_LEFT not in stats or not rounds:
             return []
         from bot.i18n import translate as t
-        from bot.render.boards import number
+        from bot.render.numbers import number
 
         return [t("stats.skipbo.stock_left", locale, mean=number(int(stats[STOCK_LEFT]) / rounds, locale))]
 

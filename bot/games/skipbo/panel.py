@@ -51,10 +51,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bot.games.base import ButtonSpec
+from bot.games.buttons import encode
 from bot.games.skipbo import engine as skipbo
 from bot.i18n import translate as t
 from bot.render.names import shown_names
-from bot.ui.ids import encode
 
 __all__ = [
     "DISCARD",

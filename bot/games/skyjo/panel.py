@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.games.base import ButtonSpec
+from bot.games.buttons import encode
 from bot.games.skyjo import engine as skyjo
 from bot.i18n import a_card, plural
 from bot.i18n import translate as t
 from bot.render.names import shown_names
-from bot.ui.ids import encode
 
 PREFIX = "sk"
 MODE_MAIN, MODE_TAKE, MODE_DISCARD = 0, 1, 2
