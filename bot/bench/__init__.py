@@ -24,6 +24,8 @@ def main(args: list[str]) -> int:
         if wanted and name not in wanted:
             continue
         module = importlib.import_module(f"{__name__}.{name}")
+        if not hasattr(module, "run"):  # a part of other benchmarks (e.g. table_report), not one
+            continue
         print(f"== {name}", flush=True)
         started = time.perf_counter()
         module.run()
