@@ -17,6 +17,8 @@ steps of the ramp (RAMP_BELOW, RAMP_STEP_S each), the steady window (THINK, 1-3 
 bot/bench/table.py, STEADY_S), then the heavier steps (RAMP_ABOVE). The players are closed-loop (a
 player waits for the answer before thinking again), so an overloaded fleet slows them down instead of
 piling clicks up: past its capacity a window shows what the fleet still carried, and at what latency.
+The players, their windows and the capacity are the table bench's (bot/bench/table_players.py and
+table_report.py); this module holds the setups, the bot processes, the CPU meter and the report.
 
 Figures per window: clicks per second; click latency (INTERACTION_CREATE leaving the fake to the answer
 arriving there, as bot/bench/table.py measures it); REST requests per second the fleet made, split into
@@ -35,25 +37,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import multiprocessing
 import os
-import random
 import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bot.bench import table
-
-if TYPE_CHECKING:
-    pass
+from bot.bench.table_players import SLACK, Answers, Window, _open_tables, _recv, play, run_child
+from bot.bench.table_report import P99_TARGET_MS, _ms, capacity
 
 REPO = Path(__file__).resolve().parents[2]
 SHARDS = 2
@@ -67,45 +64,11 @@ WARMUP: tuple[tuple[float, float], float] = ((2.0, 5.0), 6.0)
 RAMP_BELOW: tuple[tuple[float, float], ...] = ((5.0, 7.0), (3.0, 5.0), (2.0, 3.5))
 RAMP_ABOVE: tuple[tuple[float, float], ...] = ((0.5, 1.0), (0.2, 0.5), (0.05, 0.2))
 RAMP_STEP_S = 6.0
-P99_TARGET_MS = 50.0
 IMAGES = os.environ.get("SKYBO_BENCH_IMAGES", "1") != "0"
 # Each setup: its name and the SHARD_IDS of each of its processes (all of SHARD_COUNT=SHARDS).
 SETUPS: tuple[tuple[str, tuple[str, ...]], ...] = (("1 process", ("0-1",)), ("2 processes", ("0", "1")))
 START_DEADLINE = 60.0  # a bot process connected, the fake up
 OPEN_DEADLINE = 120.0  # every table opened
-SLACK = 40.0  # past the last window: the last clicks answered
-# Interaction routes are outside Discord's global rate limit; channel routes count against it.
-INTERACTION_ROUTES = ("/interactions/", "/webhooks/")
-CHANNEL_ROUTES = ("/channels/",)
-
-
-@dataclass
-class Window:
-    """One window of the run: think range, what the players did, what the processes used."""
-
-    name: str
-    think: tuple[float, float]
-    seconds: float
-    latencies: list[float]  # ms, of the clicks sent in the window and answered
-    unanswered: int
-    refreshes: int
-    rest: dict[str, int]  # requests by kind: all, interaction, channel
-    by_route: dict[str, int]  # requests by "METHOD route", most first
-    cpu: dict[str, float] = field(default_factory=dict)  # process -> share of one core
-
-    @property
-    def clicks(self) -> int:
-        return len(self.latencies) + self.unanswered
-
-    @property
-    def rate(self) -> float:
-        return len(self.latencies) / self.seconds
-
-    def p(self, q: float) -> float:
-        return table._percentile(self.latencies, q) if self.latencies else float("nan")
-
-    def rest_rate(self, kind: str) -> float:
-        return self.rest[kind] / self.seconds
 
 
 @dataclass
@@ -128,12 +91,7 @@ class SetupResult:
     @property
     def capacity(self) -> Window | None:
         """The window of the most clicks per second whose p99 stayed within P99_TARGET_MS."""
-        within = [
-            w
-            for w in self.windows[1:]  # not the warm-up
-            if w.latencies and w.p(0.99) <= P99_TARGET_MS and not w.unanswered
-        ]
-        return max(within, key=lambda w: w.rate, default=None)
+        return capacity(self.windows)
 
     @property
     def peak(self) -> Window:
@@ -206,15 +164,7 @@ class CpuMeter:
 
 
 def _fake_process(pipe: Connection, games: int, guilds_per_shard: int) -> None:
-    for name in ("discord", "bot", "tests", "aiohttp"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-    gc.disable()  # as in bot/bench/table.py: the harness's heap only grows, its pauses are not the bot's
-    try:
-        asyncio.run(_fake_side(pipe, games, guilds_per_shard))
-    except BaseException as error:
-        with contextlib.suppress(Exception):
-            pipe.send(("error", repr(error)))
-        raise
+    run_child(pipe, _fake_side(pipe, games, guilds_per_shard))
 
 
 async def _fake_side(pipe: Connection, games: int, guilds_per_shard: int) -> None:
@@ -228,104 +178,23 @@ async def _fake_side(pipe: Connection, games: int, guilds_per_shard: int) -> Non
         for shard in range(SHARDS)
     ]
     channels = [fake.add_channel(f"table-{i}", guild=guilds[i % len(guilds)]) for i in range(games)]
-    answers = table.Answers(fake)
+    answers = Answers(fake)
     await fake.start()
     try:
         pipe.send(("fake", fake.api_base, fake.gateway_url))
-        message = await table._recv(pipe, START_DEADLINE * 2)
+        message = await _recv(pipe, START_DEADLINE * 2)
         assert message[0] == "ready", message
         started = time.perf_counter()
-        tables = await asyncio.wait_for(
-            table._open_tables(fake, channels, alice, answers.answer_of), OPEN_DEADLINE
-        )
+        tables = await asyncio.wait_for(_open_tables(fake, channels, alice, answers.answer_of), OPEN_DEADLINE)
         pipe.send(("opened", len(tables), time.perf_counter() - started))
-        message = await table._recv(pipe, 30)
+        message = await _recv(pipe, 30)
         assert message[0] == "play", message
         _, plan = message
-        pipe.send(("results", await _play(fake, answers, tables, alice, plan, pipe)))
+        pipe.send(("results", await play(fake, answers, tables, alice, plan, pipe)))
         with contextlib.suppress(TimeoutError):
-            await table._recv(pipe, 60)  # "stop": the bots have closed
+            await _recv(pipe, 60)  # "stop": the bots have closed
     finally:
         await fake.stop()
-
-
-async def _play(
-    fake: Any,
-    answers: table.Answers,
-    tables: list[Any],
-    user: Any,
-    plan: list[tuple[str, tuple[float, float], float]],
-    pipe: Connection,
-) -> dict[str, Any]:
-    """Every player clicks until the end of the plan's last window; at each window's start the think
-    range changes (in place: the players read it before every click) and the orchestrator is told, so
-    it samples the CPU times at the same instants."""
-    answers.sent_at.clear()
-    answers.answered_at.clear()
-    think = list(plan[0][1])
-    marks: list[tuple[float, int]] = []  # (start, index of the first request) of each window
-    start = time.perf_counter()
-    until = start + sum(seconds for _, _, seconds in plan)
-    ended: list[float] = []
-
-    async def player(index: int, message: Any) -> tuple[int, int, int]:
-        try:
-            return await table._player(
-                fake, message, user, 10**9, random.Random(index), answers.answer_of, think=think, until=until
-            )
-        finally:
-            ended.append(time.perf_counter())
-
-    async def conduct() -> None:
-        at = start
-        for _, span, seconds in plan:
-            await asyncio.sleep(max(0.0, at - time.perf_counter()))
-            think[:] = span
-            marks.append((time.perf_counter(), len(fake.requests)))
-            pipe.send(("mark", len(marks) - 1))
-            at += seconds
-
-    conductor = asyncio.create_task(conduct())
-    players = [player(i, message) for i, message in enumerate(tables)]
-    done = await asyncio.wait_for(asyncio.gather(*players), until - start + SLACK)
-    await conductor
-    # The last window ends once its last click is answered (no click is sent after ``until``).
-    marks.append((time.perf_counter(), len(fake.requests)))
-    pipe.send(("mark", len(marks) - 1))
-    windows = []
-    for k, (name, span, _) in enumerate(plan):
-        (t0, r0), (t1, r1) = marks[k], marks[k + 1]
-        sent = [key for key, at in answers.sent_at.items() if t0 <= at < t1]
-        latencies = [
-            (answers.answered_at[key] - answers.sent_at[key]) * 1000
-            for key in sent
-            if key in answers.answered_at
-        ]
-        requests = fake.requests[r0:r1]
-        routes = [r.route or "" for r in requests]
-        windows.append(
-            {
-                "name": name,
-                "think": span,
-                "seconds": t1 - t0,
-                "latencies": latencies,
-                "unanswered": len(sent) - len(latencies),
-                "refreshes": sum(
-                    1 for key in sent if ":rf:" in str(fake.interactions[key].data.get("custom_id"))
-                ),
-                "rest": {
-                    "all": len(routes),
-                    "interaction": sum(1 for r in routes if r.startswith(INTERACTION_ROUTES)),
-                    "channel": sum(1 for r in routes if r.startswith(CHANNEL_ROUTES)),
-                },
-                "by_route": dict(Counter(f"{r.method} {r.route}" for r in requests).most_common()),
-            }
-        )
-    return {
-        "windows": windows,
-        "refused": sum(r for _, r, _ in done),
-        "stopped_early": sum(1 for t in ended if t < until - 1.0),  # its game ended (no move left)
-    }
 
 
 # ---------------------------------------------------------------------------------- a bot process
@@ -429,7 +298,7 @@ async def run_setup(
     bots: list[BotProcess] = []
     logs = tempfile.TemporaryDirectory(prefix="skybo-fleet-bench-")
     try:
-        message = await table._recv(pipe, START_DEADLINE)
+        message = await _recv(pipe, START_DEADLINE)
         assert message[0] == "fake", message
         _, api_base, gateway_url = message
         await (await Storage.open(url=dsn)).close()  # migrated once, before the bots start together
@@ -437,7 +306,7 @@ async def run_setup(
             bots.append(BotProcess(api_base, gateway_url, dsn, ids, k == 0, Path(logs.name) / f"bot-{k}.log"))
         await asyncio.gather(*(bot.ready() for bot in bots))
         pipe.send(("ready",))
-        message = await table._recv(pipe, OPEN_DEADLINE + 5)
+        message = await _recv(pipe, OPEN_DEADLINE + 5)
         assert message[0] == "opened", message
         _, opened, open_s = message
         await asyncio.sleep(1.0)  # the last computer moves of the setup
@@ -449,7 +318,7 @@ async def run_setup(
         cpus: list[dict[str, float]] = []
         deadline = sum(s for _, _, s in steps) + SLACK + 10
         while True:
-            message = await table._recv(pipe, deadline)
+            message = await _recv(pipe, deadline)
             if message[0] == "mark":
                 if message[1] > 0:
                     cpus.append(meter.take())
@@ -504,10 +373,6 @@ async def measure(server: Any, games: int = GAMES) -> list[SetupResult]:
     for index, (name, shard_ids) in enumerate(SETUPS):
         out.append(await run_setup(server, name, shard_ids, games, index))
     return out
-
-
-def _ms(value: float) -> str:
-    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
 
 
 def _bots_cpu(window: Window) -> float:

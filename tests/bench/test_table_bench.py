@@ -1,14 +1,13 @@
 """The table bench (bot/bench/table.py) at tiny sizes: two sessions (two counts of games) side by side,
 the first with a ramp of the think time; each answers every click, its figures are positive and the
-report shows them in the columns and the ramp's capacity line. Also its command line."""
+report (bot/bench/table_report.py) shows them in the columns and the ramp's capacity line. Also its
+command line."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from bot.bench import table
+from bot.bench import table, table_report
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -50,10 +49,10 @@ def test_two_counts_side_by_side_and_a_ramp(monkeypatch: pytest.MonkeyPatch) -> 
         assert window.cpu["bot"] > 0
     # shorter think times: more clicks per second (two players, the bot far from its capacity)
     assert windows[2].rate > windows[1].rate
-    best = table.capacity(windows)
+    best = table_report.capacity(windows)
     assert best is None or best in windows[1:]
 
-    lines = table.report(runs)
+    lines = table_report.report(runs)
     assert lines[1].split()[-2:] == [str(n) for n in COUNTS]  # concurrent games, one column each
     latency = next(line for line in lines if line.strip().startswith("latency p50/p95/p99/max"))
     assert latency.count(" ms") == len(COUNTS)
@@ -69,31 +68,3 @@ def test_command_line_counts() -> None:
         table._counts("0")
     with pytest.raises(SystemExit):
         table.main(["--games", "x"])
-
-
-def test_breakdown_of_a_pyspy_file(tmp_path: Path) -> None:
-    loop = "thread (1): MainThread;run_forever (asyncio/base_events.py:6);_run_once (asyncio/events.py:9)"
-    spy = tmp_path / "spy.txt"
-    spy.write_text(
-        f"{loop};EpollSelector.select (selectors.py:468) 50\n"  # idle: not counted
-        # owned by the computer
-        f"{loop};Handle._run (asyncio/events.py:80);_ai_loop (bot/service/computers.py:30);"
-        "_ai_decide (bot/service/computers.py:50);Game.apply (bot/games/skyjo/engine.py:300) 10\n"
-        f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/table_views.py:50);"
-        "PartialMessage.edit (discord/message.py:1423);JSONEncoder.iterencode (json/encoder.py:205) 20\n"
-        f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/table_views.py:50);"
-        "panel_view (bot/games/skyjo/panel.py:90);View.__init__ (discord/ui/view.py:236) 5\n"
-        f"{loop};Handle._run (asyncio/events.py:80);ClickPart.click (bot/service/clicks.py:45);"
-        "Game.apply (bot/games/skyjo/engine.py:300) 15\n"
-        "thread (2): asyncio_0;_worker (concurrent/futures/thread.py:83);_save (PIL/PngImagePlugin.py:1) 7\n"
-    )
-    lines = table.breakdown(str(spy))
-    assert lines[0].strip() == "event loop thread: 50 busy samples (50 idle in select not counted)"
-    shares = {line[:27].strip(): line[27:].split()[0] for line in lines[1:5]}
-    assert shares == {
-        "encode": "40.0%",
-        "engine apply": "30.0%",
-        "computer players": "20.0%",
-        "View construction": "10.0%",
-    }
-    assert lines[-1].split()[:2] == ["asyncio", "7"]
