@@ -22,7 +22,9 @@ import asyncio
 import functools
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -34,8 +36,17 @@ DEFAULT_PROCESSES = 1
 GIVE_UP_AFTER = 3  # broken pools in a row before drawing on threads for good
 
 
-def _warm() -> None:
-    """A worker's first job: load what drawing needs before the first picture waits for it."""
+def _start_worker() -> None:
+    """A worker's first job: leave with the bot (a worker outlives a killed parent otherwise, blocked
+    on its queue), then load what drawing needs before the first picture waits for it."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+
+        def leave_with_parent() -> None:
+            multiprocessing.connection.wait([parent.sentinel])
+            os._exit(0)
+
+        threading.Thread(target=leave_with_parent, name="leave-with-parent", daemon=True).start()
     from bot.render import images
 
     images.font(16)
@@ -55,7 +66,7 @@ class Pictures:
             return None  # the loop's default executor: threads
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.processes, mp_context=context, initializer=_warm)
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=context, initializer=_start_worker)
         return self._pool
 
     async def draw(self, render: Callable[..., bytes], *args: Any) -> bytes:

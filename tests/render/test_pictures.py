@@ -7,6 +7,9 @@ import logging
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -68,3 +71,40 @@ async def test_workers_that_keep_dying_leave_pictures_on_threads(caplog: pytest.
         assert pictures._pool is None and not caplog.records  # no new worker tried
     finally:
         pictures.close()
+
+
+WORKER_OWNER = """
+import asyncio, sys, time
+from bot.bench.render import mid_game
+from bot.games.skyjo import image
+from bot.render.pictures import Pictures
+
+async def main():
+    pictures = Pictures(1)
+    await pictures.draw(image.render_table, mid_game(4, seed=4, turns=8).view(None), ["a"] * 4)
+    print(*pictures._pool._processes, flush=True)
+    time.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def test_a_worker_leaves_with_a_killed_bot() -> None:
+    """SIGKILL of the bot (no chance to stop its pool) must not leave a worker behind."""
+    owner = subprocess.Popen([sys.executable, "-c", WORKER_OWNER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None
+        worker = int(owner.stdout.readline())
+        os.kill(worker, 0)  # alive while the bot is
+    finally:
+        owner.kill()
+        owner.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(worker, signal.SIGKILL)
+    raise AssertionError("the picture worker outlived the killed bot")
