@@ -16,6 +16,7 @@ This module imports nothing from discord, so the service can use it.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -69,7 +70,13 @@ def _visible(text: str) -> str:
 
 def escape_name(name: str) -> str:
     """``name`` as plain text inside a Discord message or embed."""
-    text = _MARKDOWN.sub(r"\\\1", _visible(str(name)))
+    return _escaped(str(name))
+
+
+@functools.lru_cache(maxsize=4096)
+def _escaped(name: str) -> str:
+    # Every panel and table text escapes every seat's name again: the same few names, cached.
+    text = _MARKDOWN.sub(r"\\\1", _visible(name))
     # "<@&1>", "<#1>", "</cmd:1>", "<t:0>", "@everyone": a backslash before < or @ keeps them text.
     return _MENTION.sub(lambda m: "\\" + m.group(0), text).strip() or "\u2014"
 
