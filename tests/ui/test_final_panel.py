@@ -10,7 +10,7 @@ import pytest
 from bot.engine import skipbo, skyjo
 from bot.service import Table
 from bot.storage import Seat, StoredGame
-from bot.ui.table_views import final_panel_content
+from bot.ui.views import final_panel_content
 from tests.engine.test_skipbo import _stalled_table
 
 
