@@ -26,8 +26,11 @@ from bot.metrics import Metrics, MetricsServer
 from bot.render.pictures import DEFAULT_PROCESSES, Pictures
 from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
-from bot.ui import command_options, ids, lean, on_time, table_views
+from bot.ui import command_options, ids, lean, on_time
+from bot.ui.clicks import TableUI, dispatchable, is_ours
+from bot.ui.presenter import Presenter
 from bot.ui.rest_budget import DEFAULT_REST_PER_SECOND, RestBudget, share
+from bot.ui.views import message_link
 
 log = logging.getLogger(__name__)
 LEASE_CHECK_S = 5.0  # how often a fleet process checks that its shard leases still hold
@@ -93,7 +96,7 @@ class SkyboTree(app_commands.CommandTree[Any]):
         if isinstance(original, Refused):
             text = t(original.key, locale, **original.params)
             if isinstance(original, ChannelTaken):
-                link = table_views.message_link(original.guild_id, original.channel_id, original.message_id)
+                link = message_link(original.guild_id, original.channel_id, original.message_id)
                 text = f"{text}\n{link}"
         elif isinstance(error, app_commands.NoPrivateMessage):
             text = t("table.error.guild_only", locale)
@@ -131,8 +134,8 @@ class SkyboBot(commands.AutoShardedBot):
     """
 
     service: TableService
-    presenter: table_views.Presenter
-    table_ui: table_views.TableUI
+    presenter: Presenter
+    table_ui: TableUI
 
     def __init__(
         self,
@@ -200,7 +203,7 @@ class SkyboBot(commands.AutoShardedBot):
             self.storage = await Storage.open(
                 self.database_path, synchronous=self.synchronous, url=self.database_url
             )
-        self.presenter = table_views.Presenter(
+        self.presenter = Presenter(
             self,
             interval=self.tuning.edit_interval,
             images=self.tuning.images,
@@ -220,7 +223,7 @@ class SkyboBot(commands.AutoShardedBot):
         await self.start_metrics()
         if self.shard_lease is not None:
             self._lease_watch = asyncio.create_task(self._watch_lease(), name="shard-lease-watch")
-        self.table_ui = table_views.TableUI(self)
+        self.table_ui = TableUI(self, self.presenter)
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)
@@ -234,14 +237,14 @@ class SkyboBot(commands.AutoShardedBot):
         gc.set_threshold(*GC_THRESHOLDS)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Dispatch clicks on our buttons (see ``bot.ui.table_views``); refuse forged or malformed ones."""
+        """Dispatch clicks on our buttons (see ``bot.ui.clicks``); refuse forged or malformed ones."""
         if interaction.type is not discord.InteractionType.component:
             return
         data: Any = interaction.data or {}
         custom_id = str(data.get("custom_id", ""))
-        if not table_views.is_ours(custom_id):
+        if not is_ours(custom_id):
             return
-        if table_views.dispatchable(interaction):
+        if dispatchable(interaction):
             await self.table_ui.click(interaction, custom_id)
             return
         log.info(

@@ -30,7 +30,7 @@ from bot.i18n import translate as t
 from bot.render import boards
 from bot.storage.ratings import user_key
 from bot.storage.stats import StatsRepository
-from bot.ui.table_views import ButtonsView
+from bot.ui.views import ButtonsView
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot

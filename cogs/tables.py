@@ -15,7 +15,7 @@ from discord.app_commands import locale_str as _
 from bot.games.registry import KINDS
 from bot.i18n import translate as t
 from bot.service import Refused, Table
-from bot.ui.table_views import END_YES
+from bot.ui.views import END_YES
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot

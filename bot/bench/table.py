@@ -14,7 +14,7 @@ seconds (uniform) before each click; while the computer plays she clicks Refresh
 Figures:
 * click latency: from the INTERACTION_CREATE leaving the fake to the bot's answer arriving at the fake
   (both instants taken in the fake's process): the interaction callback, or for a move (acknowledged
-  first with a deferred update, see ``bot.ui.table_views.TableUI``) the edit of the panel that shows
+  first with a deferred update, see ``bot.ui.clicks.TableUI``) the edit of the panel that shows
   it; SQLite ``synchronous=FULL``;
 * bot memory per active game: tracemalloc in the bot's process, started once the bot is connected
   and before the first table; Python memory still allocated (after ``gc.collect()``, median of 5

@@ -8,7 +8,7 @@ none of it but the clicked message's id and flags and whether the clicked id is 
 
 * :func:`install` trims a click's message before discord.py parses it (:func:`slim_click`): of its
   components, only the clicked one stays (in its row); its embeds and attachments go. The checks that
-  a click is on its message (``table_views.dispatchable``, the boards' ``_on_message``) see the same
+  a click is on its message (``clicks.dispatchable``, the boards' ``_on_message``) see the same
   answer as before: the clicked component is there exactly when it was.
 * :func:`edit_original` and :func:`edit_channel_message` send the same edit requests as discord.py's
   ``edit_original_response`` / ``Webhook.edit_message`` and ``PartialMessage.edit`` (the payload is
@@ -19,15 +19,22 @@ none of it but the clicked message's id and flags and whether the clicked id is 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import discord
-from discord.http import handle_message_parameters
+from discord.http import HTTPClient, handle_message_parameters
 from discord.utils import MISSING
 from discord.webhook.async_ import async_context
 
 COMPONENT = 3  # the interaction type of a click
 NO_MENTIONS = discord.AllowedMentions.none()
+
+
+class Rest(Protocol):
+    """What :func:`edit_channel_message` needs of a client (``discord.Client`` is one)."""
+
+    @property
+    def http(self) -> HTTPClient: ...
 
 
 def slim_click(data: dict[str, Any]) -> None:
@@ -87,7 +94,7 @@ async def edit_original(
 
 
 async def edit_channel_message(
-    client: discord.Client,
+    client: Rest,
     channel_id: int,
     message_id: int,
     *,

@@ -16,9 +16,9 @@ def test_breakdown_of_a_pyspy_file(tmp_path: Path) -> None:
         # owned by the computer
         f"{loop};Handle._run (asyncio/events.py:80);_ai_loop (bot/service/computers.py:30);"
         "_ai_decide (bot/service/computers.py:50);Game.apply (bot/games/skyjo/engine.py:300) 10\n"
-        f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/table_views.py:50);"
+        f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/clicks.py:50);"
         "PartialMessage.edit (discord/message.py:1423);JSONEncoder.iterencode (json/encoder.py:205) 20\n"
-        f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/table_views.py:50);"
+        f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/clicks.py:50);"
         "panel_view (bot/games/skyjo/panel.py:90);View.__init__ (discord/ui/view.py:236) 5\n"
         f"{loop};Handle._run (asyncio/events.py:80);ClickPart.click (bot/service/clicks.py:45);"
         "Game.apply (bot/games/skyjo/engine.py:300) 15\n"

@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from bot.clock import ManualClock
-from bot.ui.table_views import panel_content
+from bot.ui.views import panel_content
 
 from .conftest import (
     act_of,

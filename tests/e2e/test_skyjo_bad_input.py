@@ -10,7 +10,7 @@ import discord
 
 from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.ui import ids
-from bot.ui.table_views import table_message as render_table
+from bot.ui.views import table_message as render_table
 
 from .conftest import (
     act_of,

@@ -11,7 +11,7 @@ from bot.games.skipbo import engine as skipbo
 from bot.games.skyjo import engine as skyjo
 from bot.service import Table
 from bot.storage import Seat, StoredGame
-from bot.ui.table_views import final_panel_content
+from bot.ui.views import final_panel_content
 from tests.engine.test_skipbo import _stalled_table
 
 

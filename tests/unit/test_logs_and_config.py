@@ -129,7 +129,7 @@ def _record(name: str, msg: str, *args: object, **extra: object) -> logging.LogR
 )
 def test_interaction_tokens_are_redacted_in_any_text_without_being_listed(text: str) -> None:
     """Interaction tokens come with each click, so they cannot be listed: their places are known."""
-    line = _format(_record("bot.ui.table_views", "answered %s", text))
+    line = _format(_record("bot.ui.clicks", "answered %s", text))
     assert INTERACTION_TOKEN not in line and TOKEN not in line and "[redacted]" in line
 
 
@@ -137,7 +137,7 @@ def test_tokens_are_redacted_in_fields_and_tracebacks() -> None:
     try:
         raise RuntimeError(f"400, url='https://discord.com/api/v10/webhooks/1/{INTERACTION_TOKEN}'")
     except RuntimeError:
-        record = _record("bot.ui.table_views", "edit failed", webhook_token=INTERACTION_TOKEN)
+        record = _record("bot.ui.presenter", "edit failed", webhook_token=INTERACTION_TOKEN)
         record.exc_info = sys.exc_info()
     line = _format(record)
     assert INTERACTION_TOKEN not in line

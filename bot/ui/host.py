@@ -1,0 +1,33 @@
+"""What bot/ui needs of the bot: its table service and a few Discord client calls.
+
+A protocol, so bot/ui never imports ``bot.client`` (which imports bot/ui): ``SkyboBot`` is one, and
+a test can pass any object with these.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import discord
+from discord.http import HTTPClient
+
+from bot.service import TableService
+
+
+class Host(Protocol):
+    """The bot as the presenter and the click handlers see it (``bot.client.SkyboBot``). The service
+    is read when used, not when given: the bot builds the presenter before the service it listens to."""
+
+    @property
+    def service(self) -> TableService: ...
+
+    @property
+    def http(self) -> HTTPClient: ...
+
+    def get_partial_messageable(
+        self, id: int, *, guild_id: int | None = None, type: discord.ChannelType | None = None
+    ) -> discord.PartialMessageable: ...
+
+    def get_guild(self, id: int, /) -> discord.Guild | None: ...
+
+    async def create_dm(self, user: discord.abc.Snowflake) -> discord.DMChannel: ...

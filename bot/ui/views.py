@@ -1,0 +1,250 @@
+"""What the bot sends for a game table (every kind, see :mod:`bot.games.registry`): the button ids' acts, the
+buttons as Discord's component payload (:class:`ButtonsView`, built straight from the kinds' ButtonSpecs),
+and the text and embeds of private panels, table messages and lobby messages.
+
+Pure builders of payloads: no request is made here. The presenter (:mod:`bot.ui.presenter`) and the
+click handlers (:mod:`bot.ui.clicks`) send them.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import discord
+
+from bot.games.registry import KINDS, GameKind
+from bot.i18n import translate as t
+from bot.render import boards, table_text
+from bot.render.names import shown_name
+from bot.service import DEFAULT_TURN_LIMIT, PanelState, Table
+from bot.storage.lobbies import Lobby
+from bot.ui import ids
+
+JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
+LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL}
+# Table-message acts, the same two letters in every kind's panel module.
+OPEN_PANEL, RULES, LEAVE, NEXT_ROUND, REMATCH = "op", "ru", "lv", "nx", "rm"
+# The buttons of a private "are you sure?" (Leave, /<game> end): game-level ids, version 0, so a
+# confirmation answered after a restart still works; the acts clash with no panel or table act.
+LEAVE_YES, END_YES, CONFIRM_NO = "ly", "ey", "no"
+# "Take my seat back", offered privately to a player a computer replaced for missed turns (version 0).
+RECLAIM = "rc"
+CONFIRMATIONS = {
+    LEAVE_YES: ("table.confirm.leave", "table.confirm.yes_leave"),
+    END_YES: ("table.confirm.end", "table.confirm.yes_end"),
+}
+TABLE_IMAGE = "skybo-table.png"
+TABLE_VERSION = 0  # the version field of table-message buttons: they do not go stale
+STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+}
+
+
+def message_link(guild_id: int | None, channel_id: int, message_id: int | None) -> str:
+    where = guild_id if guild_id else "@me"
+    if message_id is None:
+        return f"https://discord.com/channels/{where}/{channel_id}"
+    return f"https://discord.com/channels/{where}/{channel_id}/{message_id}"
+
+
+class ButtonsView(discord.ui.View):
+    """Rows of buttons given as Discord's component payload, built straight from our button specs.
+
+    A click on any of our buttons is dispatched from its custom_id alone (:meth:`TableUI.click`),
+    never by the view it was sent with, so discord.py need keep nothing of it. It would: a view sent
+    with a message is stored in its ViewStore, and one sent ephemerally (every private panel) gets a
+    15-minute timeout task holding it alive. This view is therefore born finished (``is_finished()``),
+    which discord.py takes as "do not store", and says it is not dispatchable. Building it costs a
+    few dicts instead of a Button object per button; the payload is key for key the one
+    ``discord.ui.Button`` produces.
+    """
+
+    def __init__(self, rows: list[list[dict[str, Any]]]) -> None:
+        # Not discord.py's View.__init__: it draws a random id (os.urandom, 0.13 ms a call on a busy
+        # VM), makes a future and walks the class for decorated items, for a view that is never
+        # stored. Only what discord.py reads of a view it is given is set (timeout, children).
+        self._BaseView__timeout = None
+        self._children = []
+        self._rows = [row for row in rows if row]
+
+    def is_finished(self) -> bool:
+        return True
+
+    def has_components_v2(self) -> bool:
+        return False
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return [{"type": 1, "components": row} for row in self._rows]
+
+    def is_dispatchable(self) -> bool:
+        return False
+
+    def custom_ids(self) -> list[str]:
+        return [str(b["custom_id"]) for row in self._rows for b in row]
+
+
+@functools.cache
+def _emoji(emoji: str) -> dict[str, Any]:
+    return dict(discord.PartialEmoji.from_str(emoji).to_dict())
+
+
+def button(custom_id: str, label: str, style: str = "secondary", *, disabled: bool = False,
+            emoji: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """A button's payload, key for key what ``discord.ui.Button(...).to_component_dict()`` gives."""
+    payload: dict[str, Any] = {
+        "type": 2,
+        "style": STYLES.get(style, discord.ButtonStyle.secondary).value,
+        "disabled": disabled,
+    }
+    label = label[: ids.MAX_LABEL]
+    if label:
+        payload["label"] = label
+    payload["custom_id"] = custom_id
+    if emoji:
+        payload["emoji"] = _emoji(emoji)
+    return payload
+
+
+def panel_view(state: PanelState, locale: object) -> ButtonsView:
+    panel = KINDS[state.kind].panel
+    rows = panel.panel_rows(state.view, state.seat, state.game_id, state.version, state.mode, locale)
+    return ButtonsView(
+        [
+            [button(s.custom_id, s.label, s.style, disabled=s.disabled, emoji=s.emoji) for s in line]
+            for line in rows
+        ]
+    )
+
+
+def panel_content(state: PanelState, locale: object) -> str:
+    panel = KINDS[state.kind].panel
+    lines = [panel.panel_title(state.view, locale)]
+    if state.notice is not None:
+        key, params = state.notice
+        lines.append(t(key, locale, **params))
+    lines.append(panel.panel_hint(state.view, state.seat, state.names, state.mode, locale))
+    return "\n".join(lines)
+
+
+def table_view(table: Table, locale: object) -> ButtonsView | None:
+    gid, prefix = table.id, table.kind.prefix
+
+    def cid(act: str, arg: int = 0) -> str:
+        # Version 0: these buttons mean the same whatever the state, so their ids never change and a
+        # click racing a table edit is still on the message (Discord drops clicks whose id is gone).
+        return ids.encode(prefix, gid, TABLE_VERSION, act, arg)
+
+    if table.ended_by is not None:
+        return None
+    if table.finished:
+        return ButtonsView([[button(cid(REMATCH), t("table.button.rematch", locale), "success")]])
+    buttons = []
+    if table.game.phase == "round_over":
+        # One id for the whole round (its number is the arg): a vote for a round already dealt is refused.
+        buttons.append(button(cid(NEXT_ROUND, table.game.round), t("ui.panel.next_round", locale), "success"))
+    buttons.append(button(cid(OPEN_PANEL), t(table.kind.panel_button, locale), "primary"))
+    buttons.append(button(cid(RULES), t("table.button.rules", locale)))
+    buttons.append(button(cid(LEAVE), t("table.button.leave", locale), "danger"))
+    return ButtonsView([buttons])
+
+
+def seat_back_view(prefix: str, game_id: int, locale: object) -> ButtonsView:
+    """The "Take my seat back" button offered to a player a computer replaced for missed turns."""
+    custom_id = ids.encode(prefix, game_id, TABLE_VERSION, RECLAIM, 0)
+    return ButtonsView([[button(custom_id, t("seats.button.take_back", locale), "success")]])
+
+
+def table_message(table: Table, locale: object, image_url: str | None = None) -> table_text.MessageBody:
+    waiting = table.round_waiting() if table.game.phase == "round_over" else []
+    body: table_text.MessageBody = table.kind.table.table_body(
+        table.game.view(None),
+        table.names(),
+        locale=locale,
+        recent=table.recent,
+        replaced=table.replaced(),
+        waiting_round=waiting,
+        resumed=table.resumed,
+        ended_by=table.ended_by,
+        image_url=image_url,
+    )
+    return body
+
+
+def add_rating_changes(table: Table, body: table_text.MessageBody, locale: object) -> None:
+    """At the end of a rated game, each human's rating change goes under the standings."""
+    finished = table.stored.finished
+    if finished is None or not finished.rating_changes or body.embed is None:
+        return
+    humans = [c for c in finished.rating_changes if c.player.startswith("user:")]
+    names = {f"user:{s.user_id}": s.display_name for s in table.stored.seats if s.user_id is not None}
+    lines = boards.rating_change_lines(humans, names, locale)
+    if lines:
+        fields = body.embed.setdefault("fields", [])
+        if len(fields) < 25:
+            fields.append({"name": t("table.rating_changes", locale), "value": "\n".join(lines)[:1024]})
+
+
+def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
+    buttons = [
+        (JOIN, "table.button.join", "success"),
+        (LEAVE_LOBBY, "table.button.leave_lobby", "secondary"),
+        (ADD_COMPUTER, "table.button.add_computer", "secondary"),
+        (REMOVE_COMPUTER, "table.button.remove_computer", "secondary"),
+        (START, "table.button.start", "primary"),
+    ]
+    rows = [[button(f"sl:{lobby.id}:{act}", t(key, locale), style) for act, key, style in buttons]]
+    rows.append([button(f"sl:{lobby.id}:{CANCEL}", t("table.button.cancel", locale), "danger")])
+    return ButtonsView(rows)
+
+
+def lobby_message(lobby: Lobby, locale: object) -> table_text.MessageBody:
+    kind: GameKind = KINDS[lobby.kind]
+    seats = [(s.name, s.user_id, s.ai_level) for s in lobby.seats]
+    options = {k: v for k, v in lobby.options.items() if k != "turn_limit"}
+    limit = lobby.options.get("turn_limit", DEFAULT_TURN_LIMIT)
+    lines = list(kind.table.option_lines(options, locale))
+    lines.append(
+        t("table.options.turn_limit", locale, seconds=limit)
+        if limit
+        else t("table.options.no_turn_limit", locale)
+    )
+    return table_text.lobby_body(
+        host_id=lobby.host_id,
+        seats=seats,
+        lines=lines,
+        locale=locale,
+        game=kind.title,
+        min_players=kind.min_players,
+        max_players=kind.max_players,
+    )
+
+
+def embed_of(body: table_text.MessageBody) -> discord.Embed:
+    return discord.Embed.from_dict(body.embed or {})
+
+
+def final_panel_content(table: Table, seat: int, locale: object) -> str:
+    """A panel's last words: how the game ended for this seat."""
+    title = t("table.panel.final_title", locale, game=table.kind.title)
+    if table.ended_by is not None or table.stored.status == "cancelled":
+        return f"{title}\n{t('table.panel.final_cancelled', locale)}"
+    results = table.game.results()
+    names = table.names()
+    winners: list[int] = results.get("winners") or []
+    ranks = results.get("ranks") or []
+    lines = [title]
+    if not winners:  # a Skip-Bo game nobody could finish (SB-STALL-1)
+        lines.append(t("table.panel.final_draw", locale))
+    else:
+        players = ", ".join(shown_name(names[s], locale) for s in winners)
+        lines.append(t("table.panel.final_winners", locale, players=players))
+        if seat in winners:
+            lines.append(t("table.panel.final_won", locale))
+        elif seat < len(ranks):
+            lines.append(t("table.panel.final_place", locale, place=ranks[seat], count=len(ranks)))
+    lines.append(t("table.panel.final_see_table", locale))
+    return "\n".join(lines)

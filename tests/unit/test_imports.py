@@ -1,0 +1,137 @@
+"""The house's shape, read from the source (issue 27): no import circle among the modules of bot/ and
+cogs/, and no file there over 600 lines but the rules engines.
+
+Every ``import`` and ``from`` statement counts, wherever it stands (under ``if TYPE_CHECKING:`` or in
+a function too): a circle hidden from the interpreter is still one for the reader. ``import a.b`` and
+``from a import b`` with ``a.b`` a module import ``a.b``; ``from a import name`` imports ``a`` (its
+``__init__`` for a package). The parent packages a submodule import runs are not counted: a package's
+``__init__`` re-exporting its parts would otherwise make every part that imports a sibling a circle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("bot", "cogs")
+MAX_LINES = 600
+
+
+def _modules() -> dict[str, Path]:
+    """Every first-party module by dotted name (a package by its own name, for its ``__init__``)."""
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The first-party modules ``name`` (at ``path``) imports, relative imports resolved."""
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                package = name.split(".") if is_package else name.split(".")[:-1]
+                anchor = package[: len(package) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                found.add(submodule if submodule in modules else base)
+    return {module for module in found if module in modules and module != name}
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle (its modules in order, the first repeated at the end), or None."""
+    done: set[str] = set()
+    for start in sorted(graph):
+        if start in done:
+            continue
+        path: list[str] = []
+        on_path: set[str] = set()
+        stack = [(start, iter(sorted(graph[start])))]
+        path.append(start)
+        on_path.add(start)
+        while stack:
+            node, successors = stack[-1]
+            following = next(successors, None)
+            if following is None:
+                stack.pop()
+                path.pop()
+                on_path.discard(node)
+                done.add(node)
+            elif following in on_path:
+                return [*path[path.index(following) :], following]
+            elif following not in done:
+                stack.append((following, iter(sorted(graph[following]))))
+                path.append(following)
+                on_path.add(following)
+    return None
+
+
+def test_the_walk_sees_the_imports() -> None:
+    """The graph is read right: known edges are there (a plain, a relative-free ``from``, a cog)."""
+    graph = _graph()
+    assert "bot.service" in graph["bot.client"]
+    assert "bot.ui.ids" in graph["bot.client"]
+    assert "bot.engine.errors" in graph["bot.service.lobbies"]
+    assert any(module.startswith("bot.") for module in graph["cogs.skyjo"])
+
+
+def test_hidden_and_relative_imports_count(tmp_path: Path) -> None:
+    """An import under ``if TYPE_CHECKING:`` or in a function counts; a relative one is resolved."""
+    module = tmp_path / "presenter.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from . import ids\n"
+        "from .views import button\n"
+        "from .. import service\n"
+        "if TYPE_CHECKING:\n"
+        "    from bot.client import SkyboBot\n"
+        "def later() -> None:\n"
+        "    import bot.kinds\n",
+        encoding="utf-8",
+    )
+    known = dict.fromkeys(["bot.client", "bot.kinds", "bot.service", "bot.ui.ids", "bot.ui.views"], module)
+    assert _imports("bot.ui.presenter", module, known) == set(known)
+
+
+def test_the_cycle_finder_finds_one() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycle(graph) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_circle() -> None:
+    cycle = _cycle(_graph())
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def _allowed_long(relative: str) -> bool:
+    """The rules engines (``bot/games/<game>/engine.py``, and what they share in ``bot/engine/``)."""
+    parts = relative.split("/")
+    return parts[-1] == "engine.py" or "engine" in parts[:-1]
+
+
+def test_no_file_over_600_lines() -> None:
+    too_long = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if lines > MAX_LINES and not _allowed_long(relative):
+                too_long[relative] = lines
+    assert too_long == {}, f"files over {MAX_LINES} lines (split them): {too_long}"
