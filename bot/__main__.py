@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
 USAGE = """usage: python -m bot [COMMAND] [ARGS...]
 
@@ -25,34 +24,23 @@ commands:
   sync [--guild ID]        register the slash commands with Discord
 """
 
-GAMES = ("skyjo", "skipbo")
 Command = Callable[[list[str]], int]
 
 
-def _per_game(command: str, mains: Callable[[], dict[str, Callable[[list[str]], Any]]]) -> Command:
-    """``command GAME [options]``; ``mains`` imports the games' entry points only when it is run."""
+def _per_game(command: str) -> Command:
+    """``command GAME [options]``, run by the game itself (``Game.play`` / ``Game.simulate``); the games'
+    registry loads engines and computer players only, never discord."""
 
     def run(args: list[str]) -> int:
-        if not args or args[0] not in GAMES:
-            print(f"usage: python -m bot {command} {{{','.join(GAMES)}}} [options]")
+        from bot.games.registry import KINDS
+
+        if not args or args[0] not in KINDS:
+            print(f"usage: python -m bot {command} {{{','.join(KINDS)}}} [options]")
             return 2
-        return int(mains()[args[0]](args[1:]) or 0)
+        game = KINDS[args[0]]
+        return game.play(args[1:]) if command == "play" else game.simulate(args[1:])
 
     return run
-
-
-def _terminal_games() -> dict[str, Callable[[list[str]], Any]]:
-    from bot.games.skipbo import play as skipbo
-    from bot.games.skyjo import play as skyjo
-
-    return {"skyjo": skyjo.main, "skipbo": skipbo.main}
-
-
-def _simulators() -> dict[str, Callable[[list[str]], Any]]:
-    from bot.games.skipbo import sim as skipbo
-    from bot.games.skyjo import sim as skyjo
-
-    return {"skyjo": skyjo.main, "skipbo": skipbo.main}
 
 
 # Each command imports its module when it runs: ``play`` and ``simulate`` never load discord.
@@ -127,8 +115,8 @@ def _run(args: list[str]) -> int:
 COMMANDS: dict[str, Command] = {
     "run": _run,
     "sandbox": _sandbox,
-    "play": _per_game("play", _terminal_games),
-    "simulate": _per_game("simulate", _simulators),
+    "play": _per_game("play"),
+    "simulate": _per_game("simulate"),
     "bench": _bench,
     "export-game": _export_game,
     "backup": _backup,

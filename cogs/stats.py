@@ -26,6 +26,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from bot.games import registry
 from bot.i18n import translate as t
 from bot.render import boards
 from bot.storage.ratings import user_key
@@ -37,9 +38,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# Every registered game (its name is the same in every language; a catalogue may still give one).
 GAME_CHOICES = [
-    app_commands.Choice(name=_("Skyjo", key="cmd.lb.choice.skyjo"), value="skyjo"),
-    app_commands.Choice(name=_("Skip-Bo", key="cmd.lb.choice.skipbo"), value="skipbo"),
+    app_commands.Choice(name=_(game.title, key=f"cmd.lb.choice.{game.name}"), value=game.name)
+    for game in registry.GAMES
 ]
 SCOPE_CHOICES = [
     app_commands.Choice(name=_("this server", key="cmd.lb.choice.server"), value="server"),
@@ -115,7 +117,7 @@ class StatsCog(commands.Cog):
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
-        game: str = "skyjo",
+        game: str = registry.GAMES[0].name,
         scope: str = "server",
         page: app_commands.Range[int, 1, boards.MAX_PAGE] = 1,
     ) -> None:

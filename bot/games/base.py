@@ -145,6 +145,10 @@ class Game(Protocol):
     @property
     def panel_button(self) -> str: ...  # message key of the table's "open my panel" button
     @property
+    def lower_score_wins(self) -> bool: ...  # a round's best score is the lowest (boards, stats)
+    @property
+    def scored(self) -> bool: ...  # round scores and final totals mean something on a stats card
+    @property
     def panel(self) -> Panel: ...
     @property
     def table(self) -> TableText: ...
@@ -162,5 +166,13 @@ class Game(Protocol):
         ...
 
     def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
-        """The game's own lines on a player's stats card (beyond games, wins, rating and counters)."""
+        """The game's own lines on a player's stats card (beyond games, wins and rating)."""
+        ...
+
+    def play(self, args: list[str]) -> int:
+        """``python -m bot play <game> ARGS``: the game in the terminal."""
+        ...
+
+    def simulate(self, args: list[str]) -> int:
+        """``python -m bot simulate <game> ARGS``: computer players against each other."""
         ...

@@ -51,14 +51,7 @@ SPARK_BLOCKS = "▁▂▃▄▅▆▇█"
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 BUTTON_SECONDARY = 2
 
-GAME_KEYS = {"skyjo": "lb.game.skyjo", "skipbo": "lb.game.skipbo"}
 LEVEL_KEYS = {"easy": "table.ai.level.easy", "normal": "table.ai.level.normal", "hard": "table.ai.level.hard"}
-# Counters summed in the ratings' stats that the card shows (others are not shown).
-COUNTER_KEYS = {"columns_cleared": "stats.counter.columns_cleared"}
-# Kinds whose round scores and final totals mean something on the card. A Skip-Bo game is most often
-# one round, scored 0 for everybody (points exist only with several rounds), so "best 0 · mean 0.0"
-# would say nothing: its card shows the stock cards left at the end of a round instead.
-SCORED_KINDS = frozenset({"skyjo"})
 # Plural forms, by :func:`plural`.
 _GAMES_KEYS = {"one": "lb.games.one", "other": "lb.games.other"}
 _WINS_KEYS = {"one": "lb.wins.one", "other": "lb.wins.other"}
@@ -125,8 +118,9 @@ def plural(count: int, locale: object) -> str:
 
 
 def game_name(kind: str, locale: object) -> str:
-    key = GAME_KEYS.get(kind)
-    return t(key, locale) if key else kind
+    """The game's name as players write it (the same in every language), or the stored kind."""
+    game = registry.get_kind(kind)
+    return game.title if game is not None else kind
 
 
 def computer_name(level: str, locale: object) -> str:
@@ -352,7 +346,8 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
         lines.append(trend)
     if overview.history:
         lines.append(t("stats.recent", locale, places=recent_places(overview.history)))
-    scored = overview.kind in SCORED_KINDS
+    game = registry.get_kind(overview.kind)
+    scored = game is not None and game.scored  # its round scores and final totals mean something
     if scored and row.round_count and row.best_round is not None and row.mean_round is not None:
         lines.append(
             t(
@@ -372,11 +367,7 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
                 mean=number(overview.mean_total, locale),
             )
         )
-    for counter, key in COUNTER_KEYS.items():
-        if counter in row.stats:
-            lines.append(t(key, locale, count=int(row.stats[counter])))
-    game = registry.get_kind(overview.kind)
-    if game is not None:
+    if game is not None:  # the game's own figures (Skyjo: columns cleared; Skip-Bo: stock cards left)
         lines.extend(game.stats_lines(row.stats, row.round_count, locale))
     if overview.history:
         seconds = int(overview.history[0].created_at) // 1000

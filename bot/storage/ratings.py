@@ -28,6 +28,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from bot.games import registry
 from bot.storage.backend import Connection, Database
 
 GLOBAL_SCOPE = 0
@@ -35,8 +36,13 @@ MODEL = PlackettLuce()
 DEFAULT_MU: float = MODEL.mu
 DEFAULT_SIGMA: float = MODEL.sigma
 MAX_PAGE_SIZE = 100
+
+
 # Kinds where a lower round score is better (the "best round" of a player is then the minimum).
-LOWER_SCORE_IS_BETTER: Mapping[str, bool] = {"skyjo": True}
+def lower_score_wins(kind: str) -> bool:
+    """Whether the best round of ``kind`` is its lowest score (the game says: ``Game.lower_score_wins``)."""
+    game = registry.KINDS.get(kind)
+    return game is not None and game.lower_score_wins
 
 
 def conservative(mu: float, sigma: float) -> float:
@@ -158,7 +164,7 @@ class PlayerStats:
 
     @property
     def best_round(self) -> int | None:
-        return self.round_min if LOWER_SCORE_IS_BETTER.get(self.kind, False) else self.round_max
+        return self.round_min if lower_score_wins(self.kind) else self.round_max
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.games import registry
 from bot.storage.backend import Connection, Database
 from bot.storage.ratings import (
     GLOBAL_SCOPE,
-    LOWER_SCORE_IS_BETTER,
     HistoryEntry,
     PlayerStats,
     history_rows,
+    lower_score_wins,
     player_rows,
 )
 
-KINDS: tuple[str, ...] = ("skyjo", "skipbo")
+KINDS: tuple[str, ...] = tuple(game.name for game in registry.GAMES)  # the card's games, in order
 TREND_GAMES = 10  # the trend (change and sparkline) covers at most this many latest games
 
 
@@ -59,7 +60,7 @@ def _totals(conn: Connection, player: str, kind: str, scope: int) -> tuple[int |
     if condition is None:
         return None, None
     where, value = condition
-    best = "min" if LOWER_SCORE_IS_BETTER.get(kind, False) else "max"
+    best = "min" if lower_score_wins(kind) else "max"
     row = conn.execute(
         f"SELECT {best}(gr.total), avg(gr.total) FROM rating_history AS h"
         " JOIN game_seats AS s ON s.game_id = h.game_id"

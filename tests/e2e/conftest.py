@@ -161,9 +161,12 @@ BOTH_BACKENDS = pytest.mark.parametrize("database", ["sqlite", "postgres"], indi
 
 @pytest.fixture
 async def skybo(
-    connect_bot: Callable[..., Awaitable[Any]], database: BotDatabase
+    database: BotDatabase, connect_bot: Callable[..., Awaitable[Any]]
 ) -> Callable[..., Awaitable[SkyboBot]]:
-    """``await skybo(**tuning)``: the real bot on the test's database, connected, commands synced."""
+    """``await skybo(**tuning)``: the real bot on the test's database, connected, commands synced.
+
+    ``database`` comes first: fixtures are torn down in the reverse order, so the bots close (in
+    ``connect_bot``) before a PostgreSQL test database is dropped, never with a click in flight."""
 
     async def start(**tuning: Any) -> SkyboBot:
         settings = BotTuning(**{**FAST.__dict__, **tuning})

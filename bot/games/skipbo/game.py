@@ -23,6 +23,10 @@ class SkipBo:
     # Omitted, stock_size is the official size (SB-SETUP-1); given, 5 to 30 (SB-VAR-FAST-1).
     option_ranges: Mapping[str, tuple[int, int]] = {"stock_size": (5, 30)}
     panel_button = "table.button.my_hand"
+    lower_score_wins = False
+    # A Skip-Bo game is most often one round, scored 0 for everybody (points exist only with several
+    # rounds): "best 0, mean 0.0" would say nothing, so its card shows the stock cards left instead.
+    scored = False
 
     # The Discord-facing parts are imported on first use: the engine-only tools never load them.
     @property
@@ -66,6 +70,16 @@ class SkipBo:
         from bot.render.numbers import number
 
         return [t("stats.skipbo.stock_left", locale, mean=number(int(stats[STOCK_LEFT]) / rounds, locale))]
+
+    def play(self, args: list[str]) -> int:
+        from bot.games.skipbo import play
+
+        return int(play.main(args) or 0)
+
+    def simulate(self, args: list[str]) -> int:
+        from bot.games.skipbo import sim
+
+        return int(sim.main(args) or 0)
 
 
 SKIPBO = SkipBo()

@@ -21,6 +21,8 @@ class Skyjo:
     # The engine takes wider settings (terminal games, simulations); a table offers these.
     option_ranges: Mapping[str, tuple[int, int]] = {"score_limit": (10, 1000), "finisher_multiplier": (1, 5)}
     panel_button = "table.button.my_grid"
+    lower_score_wins = True
+    scored = True
 
     # The Discord-facing parts are imported on first use: the engine-only tools never load them.
     @property
@@ -55,7 +57,22 @@ class Skyjo:
         return {"kind": "round_started", "round": game.round, "discard_top": game.discard_pile[-1]}
 
     def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
-        return []
+        """The columns cleared, summed over the player's rated games."""
+        if "columns_cleared" not in stats:
+            return []
+        from bot.i18n import translate as t
+
+        return [t("stats.counter.columns_cleared", locale, count=int(stats["columns_cleared"]))]
+
+    def play(self, args: list[str]) -> int:
+        from bot.games.skyjo import play
+
+        return int(play.main(args) or 0)
+
+    def simulate(self, args: list[str]) -> int:
+        from bot.games.skyjo import sim
+
+        return int(sim.main(args) or 0)
 
 
 SKYJO = Skyjo()

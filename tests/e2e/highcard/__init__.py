@@ -32,6 +32,7 @@ class HighCard:
     default_options: Mapping[str, Any] | None = None
     option_ranges: Mapping[str, tuple[int, int]] = {}
     panel_button = "table.button.my_hand"
+    lower_score_wins, scored = False, False
     panel: Panel = parts
     table: TableText = parts
     rules: Rules = parts
@@ -45,6 +46,12 @@ class HighCard:
 
     def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
         return []
+
+    def play(self, args: list[str]) -> int:
+        return 2  # no terminal game: a table is all this test needs
+
+    def simulate(self, args: list[str]) -> int:
+        return 2
 
 
 HIGHCARD: Game = HighCard()
