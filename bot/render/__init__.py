@@ -1,1 +1,2 @@
-"""Turning game state into text, embeds and images: the only place that does."""
+"""What the games share to turn state into words and pictures: the table message frame, leaderboards
+and stats cards, safe display names, numbers per language, picture helpers and the picture workers."""

@@ -1,1 +1,2 @@
-"""Simulators: computer players against each other (`python -m bot simulate GAME ...`)."""
+"""The simulation loop the games' simulators share (each game's own is ``bot/games/<game>/sim.py``:
+``python -m bot simulate GAME ...``)."""
