@@ -173,7 +173,7 @@ class LeaderboardPage:
     scope: int
     page: int
     per_page: int
-    total: int  # rated players in this scope
+    total: int  # rated players in this scope (people only on a board without computers)
     rows: list[PlayerStats]
 
     @property
@@ -360,9 +360,10 @@ def _stats(kind: str, scope: int, rank: int, row: Sequence[Any]) -> PlayerStats:
 
 # Positional ``?`` only (the dialect subset, see bot.storage.backend), so the parameters follow the text:
 # kind, scope, limit, offset (the page); the first row's rank (``higher``); the offset; kind, scope.
+# ``{people}`` is empty for the whole board, or ``_PEOPLE`` (with its table's alias) for people only.
 _PAGE_SQL = (
-    "WITH page AS MATERIALIZED (SELECT player, conservative FROM ratings WHERE kind = ? AND scope = ?"
-    " ORDER BY {order} LIMIT ? OFFSET ?),"
+    "WITH page AS MATERIALIZED (SELECT player, conservative FROM ratings AS p WHERE kind = ? AND scope = ?"
+    "{page_people} ORDER BY {order} LIMIT ? OFFSET ?),"
     " ranked AS (SELECT player, conservative, rank() OVER (ORDER BY conservative DESC) AS page_rank"
     " FROM page)"
     " SELECT CASE WHEN ranked.page_rank = 1 THEN 1 + {higher} ELSE ? + ranked.page_rank END, {columns}"
@@ -371,21 +372,41 @@ _PAGE_SQL = (
 )
 _COUNT = (
     "(SELECT count(*) FROM ratings AS c"
-    " WHERE c.kind = ? AND c.scope = ? AND c.conservative {op} ranked.conservative)"
+    " WHERE c.kind = ? AND c.scope = ?{count_people} AND c.conservative {op} ranked.conservative)"
 )
-_PAGE = _PAGE_SQL.format(
-    order="conservative DESC, games DESC, player",
-    higher=_COUNT.format(op=">"),  # parameters: kind, scope
-    columns=_SELECT_STATS_R,
-)
-_DEEP_PAGE = _PAGE_SQL.format(
-    order="conservative, games, player DESC",
-    higher="? - " + _COUNT.format(op="<="),  # parameters: total, kind, scope
-    columns=_SELECT_STATS_R,
+# A person's key is ``user:<id>``; a computer's ``ai:<level>`` (literal text: no ``?`` nor ``%``).
+_PEOPLE = " AND substr({alias}.player, 1, 3) <> 'ai:'"
+
+
+def _page_sql(order: str, higher: str, *, people: bool) -> str:
+    return _PAGE_SQL.format(
+        order=order,
+        page_people=_PEOPLE.format(alias="p") if people else "",
+        higher=higher.format(count_people=_PEOPLE.format(alias="c") if people else ""),
+        columns=_SELECT_STATS_R,
+    )
+
+
+_HIGHER = _COUNT.format(op=">", count_people="{count_people}")  # parameters: kind, scope
+_DEEP_HIGHER = "? - " + _COUNT.format(op="<=", count_people="{count_people}")  # total, kind, scope
+_TOP_ORDER = "conservative DESC, games DESC, player"
+_DEEP_ORDER = "conservative, games, player DESC"
+_PAGE = _page_sql(_TOP_ORDER, _HIGHER, people=False)
+_DEEP_PAGE = _page_sql(_DEEP_ORDER, _DEEP_HIGHER, people=False)
+_PEOPLE_PAGE = _page_sql(_TOP_ORDER, _HIGHER, people=True)
+_PEOPLE_DEEP_PAGE = _page_sql(_DEEP_ORDER, _DEEP_HIGHER, people=True)
+# The computer players of a board: a handful of rows (one per level). ``player < 'b'`` lets both
+# backends walk the primary key (kind, scope, player) from the start of the scope: "ai:..." sorts before
+# "b" and "user:..." after it in any collation (the first letters differ), and the substr keeps it exact.
+_COMPUTERS = (
+    "SELECT count(*) FROM ratings WHERE kind = ? AND scope = ? AND player < 'b'"
+    " AND substr(player, 1, 3) = 'ai:'"
 )
 
 
-def leaderboard_page(conn: Connection, kind: str, scope: int, page: int, per_page: int) -> LeaderboardPage:
+def leaderboard_page(
+    conn: Connection, kind: str, scope: int, page: int, per_page: int, *, computers: bool = True
+) -> LeaderboardPage:
     """One page of a board, ranked in SQL (competition ranking: equal shown ratings share a rank).
 
     A window over the whole scope costs ~1.6 us a row in SQLite (160 ms for 100,000 players), so the
@@ -395,20 +416,28 @@ def leaderboard_page(conn: Connection, kind: str, scope: int, page: int, per_pag
     (a range count on the same index). In the deeper half of the board the index is walked from the
     bottom and "strictly higher" is the total minus "at most as high", so no walk exceeds half the
     board. The total comes from ``rating_boards``, kept by triggers.
+
+    ``computers=False`` is the board of people: the computer players (``ai:<level>``) are left out of
+    the page, the counts and the total, so people rank 1, 2, 3... among people and the pages hold
+    only them. Every walk and count stays on the same index (``player`` is in it); the total is the
+    board's minus its few computer rows.
     """
     offset = page * per_page
     count = conn.execute(
         "SELECT players FROM rating_boards WHERE kind = ? AND scope = ?", (kind, scope)
     ).fetchone()
     total = int(count[0]) if count else 0
+    if not computers and total:
+        total -= int(conn.execute(_COMPUTERS, (kind, scope)).fetchone()[0])
     if offset >= total:
         return LeaderboardPage(kind, scope, page, per_page, total, [])
     if 2 * offset >= total:  # the deep half: the page is the reverse walk's rows, from the bottom
         limit, skip = min(per_page, total - offset), max(0, total - offset - per_page)
-        sql = _DEEP_PAGE
+        sql = _DEEP_PAGE if computers else _PEOPLE_DEEP_PAGE
         params: tuple[object, ...] = (kind, scope, limit, skip, total, kind, scope, offset, kind, scope)
     else:
-        sql, params = _PAGE, (kind, scope, per_page, offset, kind, scope, offset, kind, scope)
+        sql = _PAGE if computers else _PEOPLE_PAGE
+        params = (kind, scope, per_page, offset, kind, scope, offset, kind, scope)
     rows = conn.execute(sql, params).fetchall()
     return LeaderboardPage(
         kind, scope, page, per_page, total, [_stats(kind, scope, r[0], r[1:]) for r in rows]
@@ -450,13 +479,25 @@ class RatingRepository:
         self.db = db
 
     async def leaderboard(
-        self, kind: str, guild_id: int | None = None, *, page: int = 0, per_page: int = 10
+        self,
+        kind: str,
+        guild_id: int | None = None,
+        *,
+        page: int = 0,
+        per_page: int = 10,
+        computers: bool = True,
     ) -> LeaderboardPage:
-        """One page (from 0) of the board of ``kind`` in a guild, or the global board (``guild_id=None``)."""
+        """One page (from 0) of the board of ``kind`` in a guild, or the global board (``guild_id=None``).
+
+        ``computers=False``: people only, ranked and counted among people (so humans are not crowded
+        out by the computer players, who play far more games).
+        """
         page = max(0, int(page))
         per_page = min(MAX_PAGE_SIZE, max(1, int(per_page)))
         scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
-        return await self.db.run(lambda c: leaderboard_page(c, kind, scope, page, per_page))
+        return await self.db.run(
+            lambda c: leaderboard_page(c, kind, scope, page, per_page, computers=computers)
+        )
 
     async def player_stats(
         self,

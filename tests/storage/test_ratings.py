@@ -216,6 +216,64 @@ async def test_every_page_size_gives_the_same_competition_ranking(storage: Stora
         assert seen == expected, per_page
 
 
+async def test_a_board_of_people_ranks_and_pages_people_only(storage: Storage) -> None:
+    """Without computers, people rank 1, 2, 3... among people (ties shared, in both halves of the
+    board), every page holds people only and the total counts people; the full board is unchanged."""
+    values = [30.0, 29.0, 29.0, 28.0, 27.5, 27.5, 27.5, 20.0, 15.0, 15.0, 9.0, 3.0, 3.0, -1.0]
+    computers = {1: "hard", 5: "normal", 9: "easy", 12: "ai:hard:x"}  # between and inside ties
+
+    def seed(conn: Connection) -> None:
+        conn.executemany(
+            "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games,"
+            " updated_at)"
+            " VALUES ('skyjo', 7, ?, ?, ?, 0.0, ?, ?, 0)",
+            [
+                (ai_key(computers[i]) if i in computers else user_key(i), f"p{i}", v, v, i % 3)
+                for i, v in enumerate(values)
+            ],
+        )
+        # another board's computer counts nowhere here
+        conn.execute(
+            "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games,"
+            " updated_at) VALUES ('skyjo', 8, 'ai:hard', 'x', 1.0, 0.0, 1.0, 1, 0)"
+        )
+
+    await storage.db.write(seed)
+    people = await storage.db.run(
+        lambda c: c.execute(
+            "SELECT player, rank() OVER (ORDER BY conservative DESC) FROM ratings"
+            " WHERE kind = 'skyjo' AND scope = 7 AND player NOT IN (?, ?, ?, ?)"
+            " ORDER BY conservative DESC, games DESC, player",
+            [ai_key(level) for level in computers.values()],
+        ).fetchall()
+    )
+    everyone = await storage.ratings.leaderboard("skyjo", 7, per_page=100)
+    assert everyone.total == 14 and sum(r.player.startswith("ai:") for r in everyone.rows) == 4
+    assert {(r.player, r.rank) for r in everyone.rows[:3]} == {
+        (user_key(0), 1),
+        ("ai:hard", 2),
+        (user_key(2), 2),
+    }
+    assert len(people) == 10 and [rank for _, rank in people][:4] == [1, 2, 3, 4]
+    for per_page in range(1, 12):
+        seen = []
+        page = 0
+        while True:
+            board = await storage.ratings.leaderboard(
+                "skyjo", 7, page=page, per_page=per_page, computers=False
+            )
+            assert board.total == 10 and board.pages == -(-10 // per_page)
+            if not board.rows:
+                break
+            seen.extend((r.player, r.rank) for r in board.rows)
+            page += 1
+        assert seen == [tuple(row) for row in people], per_page
+    assert page == -(-10 // per_page)
+    empty = await storage.ratings.leaderboard("skyjo", 8, computers=False)
+    assert empty.total == 0 and empty.rows == [] and empty.pages == 1
+    assert (await storage.ratings.leaderboard("skyjo", 8)).total == 1
+
+
 @pytest.mark.parametrize(
     ("ranks", "forfeited", "expected"),
     [
