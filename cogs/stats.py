@@ -1,10 +1,12 @@
 """``/leaderboard`` and ``/stats``: the rating boards and a player's card, read from storage.
 
-- ``/leaderboard [game] [scope] [page]`` answers **publicly**, in the server's language
-  (``interaction.guild_locale``): a board is something to show the channel. Its *Previous* / *Next*
-  buttons (custom_id ``lb:<kind>:<server|global>:<page>``, see :mod:`bot.render.boards`) are taken by
-  this cog's ``on_interaction`` listener, and page the board in place (``edit_message``) for whoever
-  clicks. A page past the end shows the last page. A malformed or forged id, or a ``server`` board
+- ``/leaderboard [game] [scope] [page] [computers]`` answers **publicly**, in the server's language
+  (``interaction.guild_locale``): a board is something to show the channel. ``computers`` (``show`` /
+  ``hide``) lists the computer players or leaves them out, people then ranked among people; by default
+  the global board hides them (they play on every server and would crowd people out) and a server's
+  board shows them. Its *Previous* / *Next* buttons (custom_id ``lb:<kind>:<server|global>:<page>``,
+  plus ``:h`` for people only, see :mod:`bot.render.boards`) are taken by this cog's
+  ``on_interaction`` listener, and page the board in place (``edit_message``) for whoever clicks. A page past the end shows the last page. A malformed or forged id, or a ``server`` board
   clicked outside a server, gets a private refusal in the clicker's language.
 - ``/stats [user] [scope]`` answers **privately** (ephemeral), in the asker's language
   (``interaction.locale``): it is a look-up, and the channel need not read everyone's numbers.
@@ -47,6 +49,17 @@ SCOPE_CHOICES = [
     app_commands.Choice(name=_("this server", key="cmd.lb.choice.server"), value="server"),
     app_commands.Choice(name=_("global (every server)", key="cmd.lb.choice.global"), value="global"),
 ]
+COMPUTER_CHOICES = [
+    app_commands.Choice(name=_("show", key="cmd.lb.choice.show"), value="show"),
+    app_commands.Choice(name=_("hide", key="cmd.lb.choice.hide"), value="hide"),
+]
+
+
+def _computers(choice: str | None, scope: str) -> bool:
+    """Whether the board lists computer players: as chosen, else hidden on the global board only."""
+    if choice is None:
+        return scope != "global"
+    return choice != "hide"
 
 
 def _scope(interaction: discord.Interaction[Any], scope: str) -> tuple[str, int | None]:
@@ -86,16 +99,21 @@ class StatsCog(commands.Cog):
         assert storage is not None, "storage opens in setup_hook"
         return storage.stats
 
-    async def _board(self, kind: str, scope: str, guild_id: int | None, page: int, locale: object) -> Any:
-        """The body of page ``page`` (from 1; past the end: the last page) of a board."""
+    async def _board(
+        self, kind: str, scope: str, guild_id: int | None, page: int, locale: object, *, computers: bool
+    ) -> Any:
+        """The body of page ``page`` (from 1; past the end: the last page) of a board, with or
+        without its computer players."""
         storage = self.bot.storage
         assert storage is not None, "storage opens in setup_hook"
-        board = await storage.ratings.leaderboard(kind, guild_id, page=page - 1, per_page=boards.PER_PAGE)
+        ratings = storage.ratings
+        size = boards.PER_PAGE
+        board = await ratings.leaderboard(kind, guild_id, page=page - 1, per_page=size, computers=computers)
         if not board.rows and board.total > 0:
-            board = await storage.ratings.leaderboard(
-                kind, guild_id, page=board.pages - 1, per_page=boards.PER_PAGE
+            board = await ratings.leaderboard(
+                kind, guild_id, page=board.pages - 1, per_page=size, computers=computers
             )
-        return boards.leaderboard_body(board, scope, locale)
+        return boards.leaderboard_body(board, scope, locale, computers=computers)
 
     # ------------------------------------------------------------------ /leaderboard
 
@@ -107,22 +125,29 @@ class StatsCog(commands.Cog):
         game=_("game", key="cmd.lb.opt.game"),
         scope=_("scope", key="cmd.lb.opt.scope"),
         page=_("page", key="cmd.lb.opt.page"),
+        computers=_("computers", key="cmd.lb.opt.computers"),
     )
     @app_commands.describe(
         game=_("Which game (Skyjo)", key="cmd.lb.opt.game.description"),
         scope=_("This server's board or the global one (this server)", key="cmd.lb.opt.scope.description"),
         page=_("The page to show (1)", key="cmd.lb.opt.page.description"),
+        computers=_(
+            "List computer players (global board: hide; this server: show)",
+            key="cmd.lb.opt.computers.description",
+        ),
     )
-    @app_commands.choices(game=GAME_CHOICES, scope=SCOPE_CHOICES)
+    @app_commands.choices(game=GAME_CHOICES, scope=SCOPE_CHOICES, computers=COMPUTER_CHOICES)
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
         game: str = registry.GAMES[0].name,
         scope: str = "server",
         page: app_commands.Range[int, 1, boards.MAX_PAGE] = 1,
+        computers: str | None = None,
     ) -> None:
         shown, guild_id = _scope(interaction, scope)
-        body = await self._board(game, shown, guild_id, page, _public_locale(interaction))
+        listed = _computers(computers, shown)
+        body = await self._board(game, shown, guild_id, page, _public_locale(interaction), computers=listed)
         await interaction.response.send_message(
             embed=discord.Embed.from_dict(body.embed or {}),
             view=_view(body.extra["buttons"]),
@@ -152,7 +177,12 @@ class StatsCog(commands.Cog):
         try:
             guild_id = interaction.guild_id if parsed.scope == "server" else None
             body = await self._board(
-                parsed.kind, parsed.scope, guild_id, parsed.page, _public_locale(interaction)
+                parsed.kind,
+                parsed.scope,
+                guild_id,
+                parsed.page,
+                _public_locale(interaction),
+                computers=parsed.computers,
             )
             await interaction.response.edit_message(
                 embed=discord.Embed.from_dict(body.embed or {}),

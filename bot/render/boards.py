@@ -14,8 +14,10 @@ Display names are the players' own: every one that goes into message text passes
 :func:`bot.render.names.escape_name`, so none becomes a mention, a link, a heading or reversed text.
 
 Paging buttons carry ``lb:<kind>:<scope>:<page>`` (``lb:skyjo:server:2``): the kind, ``server`` (the
-board of the guild the message is in) or ``global``, and the page to show (from 1). Anything else is
-refused by :func:`parse_board_id`.
+board of the guild the message is in) or ``global``, and the page to show (from 1); a board without
+its computer players adds ``:h`` (``lb:skyjo:global:2:h``, people only), so the choice holds across
+pages. Without it the computers are listed: a button posted before the choice existed keeps paging
+the board it was on. Anything else is refused by :func:`parse_board_id`.
 """
 
 from __future__ import annotations
@@ -57,7 +59,9 @@ _GAMES_KEYS = {"one": "lb.games.one", "other": "lb.games.other"}
 _WINS_KEYS = {"one": "lb.wins.one", "other": "lb.wins.other"}
 _TREND_KEYS = {"one": "stats.trend.one", "other": "stats.trend.other"}
 
-BOARD_ID = re.compile(r"lb:(?P<kind>skyjo|skipbo):(?P<scope>server|global):(?P<page>[1-9][0-9]{0,5})")
+BOARD_ID = re.compile(
+    r"lb:(?P<kind>skyjo|skipbo):(?P<scope>server|global):(?P<page>[1-9][0-9]{0,5})(?P<people>:h)?"
+)
 
 
 # ---------------------------------------------------------------------------------- custom ids
@@ -65,18 +69,20 @@ BOARD_ID = re.compile(r"lb:(?P<kind>skyjo|skipbo):(?P<scope>server|global):(?P<p
 
 @dataclass(frozen=True, slots=True)
 class BoardId:
-    """What a paging button shows: a kind's board in a scope, at a page (from 1)."""
+    """What a paging button shows: a kind's board in a scope, at a page (from 1), with or without
+    its computer players."""
 
     kind: str
     scope: str
     page: int
+    computers: bool = True
 
     def encode(self) -> str:
-        return board_id(self.kind, self.scope, self.page)
+        return board_id(self.kind, self.scope, self.page, computers=self.computers)
 
 
-def board_id(kind: str, scope: str, page: int) -> str:
-    custom_id = f"lb:{kind}:{scope}:{int(page)}"
+def board_id(kind: str, scope: str, page: int, *, computers: bool = True) -> str:
+    custom_id = f"lb:{kind}:{scope}:{int(page)}" + ("" if computers else ":h")
     if BOARD_ID.fullmatch(custom_id) is None:
         raise ValueError(f"bad leaderboard button: {custom_id!r}")
     return custom_id
@@ -89,7 +95,7 @@ def parse_board_id(custom_id: object) -> BoardId | None:
     match = BOARD_ID.fullmatch(custom_id)
     if match is None:
         return None
-    return BoardId(match["kind"], match["scope"], int(match["page"]))
+    return BoardId(match["kind"], match["scope"], int(match["page"]), computers=match["people"] is None)
 
 
 # ---------------------------------------------------------------------------------- formatting
@@ -237,19 +243,21 @@ def _button(custom_id: str, label: str, *, disabled: bool) -> JSON:
     }
 
 
-def paging_buttons(kind: str, scope: str, page: int, pages: int, locale: object) -> list[JSON]:
+def paging_buttons(
+    kind: str, scope: str, page: int, pages: int, locale: object, *, computers: bool = True
+) -> list[JSON]:
     """Previous / Next (page from 1); none when the board fits one page. Their ids always differ."""
     if pages <= 1:
         return []
     page = min(max(1, page), pages)
     return [
         _button(
-            board_id(kind, scope, max(1, page - 1)),
+            board_id(kind, scope, max(1, page - 1), computers=computers),
             t("lb.button.previous", locale),
             disabled=page <= 1,
         ),
         _button(
-            board_id(kind, scope, min(pages, page + 1) if page < pages else page),
+            board_id(kind, scope, min(pages, page + 1) if page < pages else page, computers=computers),
             t("lb.button.next", locale),
             disabled=page >= pages,
         ),
@@ -268,8 +276,14 @@ def board_line(row: PlayerStats, locale: object, *, mention: bool) -> str:
     )
 
 
-def leaderboard_body(board: LeaderboardPage, scope: str, locale: object) -> MessageBody:
+def leaderboard_body(
+    board: LeaderboardPage, scope: str, locale: object, *, computers: bool = True
+) -> MessageBody:
     """The public board message: a page of ranked players and the paging buttons.
+
+    ``computers=False``: ``board`` holds people only (see
+    :meth:`bot.storage.ratings.RatingRepository.leaderboard`); the footer says the computer players
+    are hidden, and the buttons keep that choice.
 
     ``board.page`` counts from 0 (storage); the footer and the buttons count from 1. In the server
     scope people are mentions (members of the server; a mention in an embed pings nobody), on the
@@ -288,13 +302,15 @@ def leaderboard_body(board: LeaderboardPage, scope: str, locale: object) -> Mess
         mention = scope == "server"
         description = "\n".join(board_line(row, locale, mention=mention) for row in board.rows)
     footer = t("lb.footer", locale, page=page, pages=pages, players=board.total)
+    if not computers:
+        footer = t("lb.people.hidden", locale) + "\n" + footer
     embed: JSON = {
         "title": _clip(title, MAX_TITLE),
         "description": _clip(description, MAX_DESCRIPTION),
         "color": COLOUR_BOARD,
         "footer": {"text": _clip(footer, MAX_FOOTER)},
     }
-    buttons = paging_buttons(kind, scope, page, pages, locale) if board.rows else []
+    buttons = paging_buttons(kind, scope, page, pages, locale, computers=computers) if board.rows else []
     return MessageBody(embed=embed, extra={"buttons": buttons})
 
 

@@ -192,7 +192,11 @@ async def test_forged_ids_french_server_and_localized_commands(fake_discord: Any
 
     # The commands are registered with valid French names, options and choices.
     for name, french, options in (
-        ("leaderboard", "classement", {"game": "jeu", "scope": "portée", "page": "page"}),
+        (
+            "leaderboard",
+            "classement",
+            {"game": "jeu", "scope": "portée", "page": "page", "computers": "ordinateurs"},
+        ),
         ("stats", "statistiques", {"user": "joueur", "scope": "portée"}),
     ):
         registered = fake.registered_command(name, fake.guild.id)

@@ -389,3 +389,41 @@ def test_stats_card_without_games_and_at_its_largest(locale: str) -> None:
     assert big.embed is not None
     _limits(big.embed)
     assert len(big.embed["fields"]) == 2
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_board_without_computers_says_so_and_its_buttons_keep_the_choice(locale: str) -> None:
+    rows = [_row(11, f"user:{i}", conservative=50.0 - i) for i in range(boards.PER_PAGE)]
+    page = LeaderboardPage("skyjo", 0, 1, boards.PER_PAGE, 35, rows)
+    body = boards.leaderboard_body(page, "global", locale, computers=False)
+    assert body.embed is not None
+    _limits(body.embed)
+    footer = body.embed["footer"]["text"]
+    hidden = "Joueurs ordinateurs masqués" if locale == "fr" else "Computer players hidden"
+    assert footer.startswith(hidden) and ("Page 2 sur 4" if locale == "fr" else "Page 2 of 4") in footer
+    ids = [b["custom_id"] for b in body.extra["buttons"]]
+    assert ids == ["lb:skyjo:global:1:h", "lb:skyjo:global:3:h"]
+    assert [boards.parse_board_id(i) for i in ids] == [
+        boards.BoardId("skyjo", "global", 1, computers=False),
+        boards.BoardId("skyjo", "global", 3, computers=False),
+    ]
+    shown = boards.leaderboard_body(page, "global", locale)
+    assert shown.embed is not None and hidden not in shown.embed["footer"]["text"]
+    assert [b["custom_id"] for b in shown.extra["buttons"]] == ["lb:skyjo:global:1", "lb:skyjo:global:3"]
+
+
+@pytest.mark.parametrize(
+    ("custom_id", "parsed"),
+    [
+        ("lb:skyjo:server:2", boards.BoardId("skyjo", "server", 2)),  # a button from before the choice
+        ("lb:skipbo:global:7:h", boards.BoardId("skipbo", "global", 7, computers=False)),
+        ("lb:skyjo:server:2:x", None),
+        ("lb:skyjo:server:2:h:h", None),
+        ("lb:skyjo:server:2:H", None),
+        ("lb:skyjo:server:h", None),
+    ],
+)
+def test_board_ids_with_and_without_the_choice(custom_id: str, parsed: boards.BoardId | None) -> None:
+    assert boards.parse_board_id(custom_id) == parsed
+    if parsed is not None:
+        assert parsed.encode() == custom_id
