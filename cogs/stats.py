@@ -6,8 +6,9 @@
   the global board hides them (they play on every server and would crowd people out) and a server's
   board shows them. Its *Previous* / *Next* buttons (custom_id ``lb:<kind>:<server|global>:<page>``,
   plus ``:h`` for people only, see :mod:`bot.render.boards`) are taken by this cog's
-  ``on_interaction`` listener, and page the board in place (``edit_message``) for whoever clicks. A page past the end shows the last page. A malformed or forged id, or a ``server`` board
-  clicked outside a server, gets a private refusal in the clicker's language.
+  ``on_interaction`` listener, and page the board in place (``edit_message``) for whoever clicks. A
+  page past the end shows the last page. A malformed or forged id, or a ``server`` board clicked
+  outside a server, gets a private refusal in the clicker's language.
 - ``/stats [user] [scope]`` answers **privately** (ephemeral), in the asker's language
   (``interaction.locale``): it is a look-up, and the channel need not read everyone's numbers.
 - Both default to this server's boards; outside a server (a DM) they show the global ones.
