@@ -301,6 +301,16 @@ CASES = [
     ),
     case("string page", ("leaderboard",), [("page", "2", None)], None, both(WHOLE_NUMBER, "page", "page")),
     case(
+        "unknown computers choice",
+        ("leaderboard",),
+        [("computers", "maybe", None)],
+        None,
+        (
+            "The option 'computers' must be one of: show, hide.",
+            "L'option « ordinateurs » doit être l'une de ces valeurs : afficher, masquer.",
+        ),
+    ),
+    case(
         "unknown stats scope",
         ("stats",),
         [("scope", "everywhere", None)],
@@ -384,7 +394,7 @@ async def test_every_declared_option_still_goes_through(fake_discord: Any, skybo
         assert text != t("table.error.internal", alice.locale)
         return text
 
-    await run("leaderboard", game="skipbo", scope="global", page=MAX_PAGE)
+    await run("leaderboard", game="skipbo", scope="global", page=MAX_PAGE, computers="show")
     await run("stats", user=bob, scope="global")
     await run("skyjo", "rules")
     text = await run(
