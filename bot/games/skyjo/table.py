@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bot.games.skyjo.text import describe_events, grid_lines, status_line
 from bot.games.skyjo.engine import EDITIONS, MAX_PLAYERS, MIN_PLAYERS
+from bot.games.skyjo.text import describe_events, grid_lines, status_line
 from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render.table_text import (
@@ -55,7 +55,12 @@ def setup_lines(options: JSON, locale: object) -> list[str]:
     reveals = options.get("initial_reveals", 2)
     edition = options.get("edition", "classic")
     return [
-        t(f"skyjo.options.edition.{edition}", locale, min=MIN_PLAYERS, max=EDITIONS.get(edition, MAX_PLAYERS)),
+        t(
+            f"skyjo.options.edition.{edition}",
+            locale,
+            min=MIN_PLAYERS,
+            max=EDITIONS.get(edition, MAX_PLAYERS),
+        ),
         t("skyjo.options.grid", locale, columns=columns, rows=rows, cards=columns * rows),
         t("skyjo.options.reveals.none", locale)
         if reveals == 0
