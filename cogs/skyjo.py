@@ -14,6 +14,7 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.games.skyjo import SKYJO
+from bot.games.skyjo.engine import EDITIONS
 from bot.service import DEFAULT_TURN_LIMIT
 from bot.ui import command_options
 from cogs import tables
@@ -24,6 +25,16 @@ if TYPE_CHECKING:
 # The declared ranges are the ones the table service accepts (tests/e2e/test_option_ranges.py).
 SCORE_LIMIT = SKYJO.option_ranges["score_limit"]
 MULTIPLIER = SKYJO.option_ranges["finisher_multiplier"]
+COLUMNS = SKYJO.option_ranges["columns"]
+ROWS = SKYJO.option_ranges["rows"]
+REVEALS = SKYJO.option_ranges["initial_reveals"]
+# The editions the engine knows (SKY-PLAYERS-1), each with its table size.
+EDITION_CHOICES = [
+    app_commands.Choice(
+        name=_(f"{name} ({SKYJO.min_players}-{most} players)", key=f"cmd.skyjo.edition.{name}"), value=name
+    )
+    for name, most in EDITIONS.items()
+]
 MAX_COMPUTERS = SKYJO.max_players - 1  # the host holds a seat
 
 
@@ -48,6 +59,10 @@ class SkyjoCog(commands.Cog):
         finisher_multiplier=_("finisher_multiplier", key="cmd.skyjo.new.opt.multiplier"),
         row_clearing=_("row_clearing", key="cmd.skyjo.new.opt.row_clearing"),
         previous_finisher_starts=_("previous_finisher_starts", key="cmd.skyjo.new.opt.previous_starts"),
+        columns=_("columns", key="cmd.skyjo.new.opt.columns"),
+        rows=_("rows", key="cmd.skyjo.new.opt.rows"),
+        initial_reveals=_("initial_reveals", key="cmd.skyjo.new.opt.reveals"),
+        edition=_("edition", key="cmd.skyjo.new.opt.edition"),
         computers=tables.COMPUTERS,
         level=tables.LEVEL,
         turn_limit=tables.TURN_LIMIT,
@@ -61,12 +76,19 @@ class SkyjoCog(commands.Cog):
         previous_finisher_starts=_(
             "The previous round's finisher starts", key="cmd.skyjo.new.previous_starts"
         ),
+        columns=_("Columns of each grid (4)", key="cmd.skyjo.new.columns"),
+        rows=_("Rows of each grid, the cards in a column (3)", key="cmd.skyjo.new.rows"),
+        initial_reveals=_(
+            "Cards each player turns face up before the first turn (2)", key="cmd.skyjo.new.reveals"
+        ),
+        edition=_("classic (2-8 players) or Voyage, the travel edition (2-4)", key="cmd.skyjo.new.edition"),
         computers=_("How many computer players sit at the table", key="cmd.skyjo.new.computers"),
         level=_("How well the computer players play", key="cmd.skyjo.new.level"),
         turn_limit=tables.TURN_LIMIT_HELP,
     )
     @app_commands.choices(level=tables.LEVEL_CHOICES)
     @app_commands.choices(turn_limit=tables.TURN_LIMIT_CHOICES)
+    @app_commands.choices(edition=EDITION_CHOICES)
     async def new(
         self,
         interaction: discord.Interaction[Any],
@@ -74,6 +96,10 @@ class SkyjoCog(commands.Cog):
         finisher_multiplier: app_commands.Range[int, MULTIPLIER[0], MULTIPLIER[1]] = 2,
         row_clearing: bool = False,
         previous_finisher_starts: bool = False,
+        columns: app_commands.Range[int, COLUMNS[0], COLUMNS[1]] = 4,
+        rows: app_commands.Range[int, ROWS[0], ROWS[1]] = 3,
+        initial_reveals: app_commands.Range[int, REVEALS[0], REVEALS[1]] = 2,
+        edition: str = "classic",
         computers: app_commands.Range[int, 0, MAX_COMPUTERS] = 0,
         level: str = "normal",
         turn_limit: int = DEFAULT_TURN_LIMIT,
@@ -87,6 +113,10 @@ class SkyjoCog(commands.Cog):
                 "finisher_multiplier": finisher_multiplier,
                 "row_clearing": row_clearing,
                 "previous_finisher_starts": previous_finisher_starts,
+                "columns": columns,
+                "rows": rows,
+                "initial_reveals": initial_reveals,
+                "edition": edition,
             },
             computers=computers,
             level=level,

@@ -176,3 +176,26 @@ class Game(Protocol):
     def simulate(self, args: list[str]) -> int:
         """``python -m bot simulate <game> ARGS``: computer players against each other."""
         ...
+
+
+def seat_limit(game: Game, options: Mapping[str, Any]) -> tuple[int, Any]:
+    """The most players a table of ``game`` with these stored ``options`` seats, and the engine's
+    reason (a :class:`bot.engine.errors.GameError`) one more is refused, or None when the limit is the
+    game's own. Options may narrow the table (Skyjo's Voyage edition, a large grid) and only the
+    engine knows how, so this asks it: the largest count its ``validate`` accepts."""
+    from bot.engine.errors import GameError
+
+    settings = {k: v for k, v in options.items() if k != "turn_limit"}
+    try:
+        opts = game.engine.Options.from_dict(settings)
+    except (GameError, TypeError):
+        return game.max_players, None
+    refused: Any = None  # why one player more than ``players`` is refused
+    for players in range(game.max_players, game.min_players - 1, -1):
+        try:
+            opts.validate(players)
+        except GameError as error:
+            refused = error
+            continue
+        return players, refused
+    return game.max_players, None

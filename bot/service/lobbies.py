@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.engine.errors import GameError
+from bot.games.base import seat_limit
 from bot.games.registry import AI_LEVELS, KINDS, GameKind
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore
@@ -65,7 +66,21 @@ class LobbyPart(ServiceCore):
             raise Refused(problems[0].key, **problems[0].params)
         if type(computers) is not int or not 0 <= computers < spec.max_players:
             raise Refused("error.player_count", min=spec.min_players, max=spec.max_players)
+        limit, why = seat_limit(spec, opts.to_dict())
+        if 1 + computers > limit and why is not None:  # the host and the computers do not fit
+            raise Refused(why.key, **why.params)
         return opts
+
+    @classmethod
+    def _check_seat_free(cls, lobby: Lobby) -> None:
+        """Refused when the lobby has no seat left: the game's own limit, or the one its options set
+        (Skyjo's Voyage edition, a large grid), with the engine's reason."""
+        limit, why = seat_limit(cls._kind(lobby.kind), lobby.options)
+        if len(lobby.seats) < limit:
+            return
+        if why is not None:
+            raise Refused(why.key, **why.params)
+        raise Refused("table.error.lobby_full", max=limit)
 
     async def open_lobby(
         self,
@@ -204,9 +219,7 @@ class LobbyPart(ServiceCore):
         def change(lobby: Lobby) -> list[LobbySeat]:
             if lobby.seat_of(user_id) is not None:
                 raise Refused("table.error.already_seated")
-            limit = self._kind(lobby.kind).max_players
-            if len(lobby.seats) >= limit:
-                raise Refused("table.error.lobby_full", max=limit)
+            self._check_seat_free(lobby)
             return [*lobby.seats, LobbySeat(name, user_id=user_id)]
 
         return await self._lobby_change(lobby_id, channel_id, change)
@@ -226,9 +239,7 @@ class LobbyPart(ServiceCore):
         def change(lobby: Lobby) -> list[LobbySeat]:
             if lobby.seat_of(user_id) is None:
                 raise Refused("table.error.not_seated")
-            limit = self._kind(lobby.kind).max_players
-            if len(lobby.seats) >= limit:
-                raise Refused("table.error.lobby_full", max=limit)
+            self._check_seat_free(lobby)
             levels = [s.ai_level for s in lobby.seats if s.ai_level]
             level = levels[-1] if levels else "normal"
             number = len(levels) + 1

@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from bot.games.base import seat_limit
 from bot.games.registry import KINDS, GameKind
 from bot.i18n import translate as t
 from bot.render import boards, table_text
@@ -219,7 +220,7 @@ def lobby_message(lobby: Lobby, locale: object) -> table_text.MessageBody:
         locale=locale,
         game=kind.title,
         min_players=kind.min_players,
-        max_players=kind.max_players,
+        max_players=seat_limit(kind, lobby.options)[0],  # its options may seat fewer (Skyjo Voyage)
     )
 
 

@@ -49,6 +49,8 @@ MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 8
 MAX_COLUMNS: Final = 5
 MAX_ROWS: Final = 4
+# SKY-PLAYERS-1: the editions and the most players each seats (Voyage, seed 002: the same game for 2 to 4).
+EDITIONS: Final[dict[str, int]] = {"classic": MAX_PLAYERS, "voyage": 4}
 
 # Phases.
 REVEAL: Final = "reveal"
@@ -78,6 +80,7 @@ class Options(OptionsBase):
     rows: int = 3
     row_clearing: bool = False  # SKY-ROW-1
     previous_finisher_starts: bool = False  # SKY-START-1 variant
+    edition: str = "classic"  # SKY-PLAYERS-1: "classic" (2-8 players) or "voyage" (2-4)
 
     def validate(self, players: int) -> None:
         """Raise InvalidOptions if these settings cannot make a game for that many players."""
@@ -91,6 +94,8 @@ class Options(OptionsBase):
         for name in ("row_clearing", "previous_finisher_starts"):
             if type(getattr(self, name)) is not bool:
                 raise bad(name)
+        if type(self.edition) is not str or self.edition not in EDITIONS:
+            raise InvalidOptions("skyjo.error.edition", editions=", ".join(EDITIONS))
         if not 2 <= self.columns <= MAX_COLUMNS:
             raise bad("columns")
         if not 2 <= self.rows <= MAX_ROWS:
@@ -99,11 +104,26 @@ class Options(OptionsBase):
             raise bad("score_limit")
         if not 1 <= self.finisher_multiplier <= 10:
             raise bad("finisher_multiplier")
-        if not 0 <= self.initial_reveals < self.columns * self.rows:
+        if self.initial_reveals < 0:
             raise bad("initial_reveals")
+        if self.initial_reveals >= self.columns * self.rows:  # one card at least stays face down
+            raise InvalidOptions(
+                "skyjo.error.reveals",
+                count=self.initial_reveals,
+                columns=self.columns,
+                rows=self.rows,
+                max=self.columns * self.rows - 1,
+            )
+        if players > EDITIONS[self.edition]:
+            raise InvalidOptions(
+                f"skyjo.error.edition_players.{self.edition}", min=MIN_PLAYERS, max=EDITIONS[self.edition]
+            )
         # Every grid dealt, one discard and at least one card to draw.
         if players * self.columns * self.rows + 2 > DECK_SIZE:
-            raise bad("grid_too_large")
+            most = (DECK_SIZE - 2) // (self.columns * self.rows)
+            raise InvalidOptions(
+                "skyjo.error.grid_players", columns=self.columns, rows=self.rows, max=most, cards=DECK_SIZE
+            )
 
 
 # --------------------------------------------------------------------------------------------------

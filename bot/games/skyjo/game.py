@@ -19,7 +19,17 @@ class Skyjo:
     max_players = engine.MAX_PLAYERS
     default_options: Mapping[str, Any] | None = None
     # The engine takes wider settings (terminal games, simulations); a table offers these.
-    option_ranges: Mapping[str, tuple[int, int]] = {"score_limit": (10, 1000), "finisher_multiplier": (1, 5)}
+    # Every grid the engine deals fits the private panel (one button row per grid row, at most 5
+    # buttons each, and a row of actions: Discord's 5 x 5). The reveals: as many as the default grid
+    # allows (one card stays face down); a smaller grid refuses more (Options.validate, one reason).
+    option_ranges: Mapping[str, tuple[int, int]] = {
+        "score_limit": (10, 1000),
+        "finisher_multiplier": (1, 5),
+        "columns": (2, engine.MAX_COLUMNS),
+        "rows": (2, engine.MAX_ROWS),
+        "initial_reveals": (0, engine.Options().columns * engine.Options().rows - 1),
+    }
+    editions: tuple[str, ...] = tuple(engine.EDITIONS)  # the choices of /skyjo new's edition
     panel_button = "table.button.my_grid"
     lower_score_wins = True
     scored = True

@@ -58,6 +58,7 @@ DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "round": "Round {round}",
     "turn": "{name} to play",
     "reveal": "Everyone turns up {count} cards",
+    "reveal_one": "Everyone turns up {count} card",
     "last_turns": "Last turns!",
     "round_over": "Round {round} over",
     "game_over": "Game over",
@@ -282,7 +283,8 @@ def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, in
     else:
         lines.append((labels["round"].format(round=table.round), SMALL_SIZE, "muted"))
         if table.phase == "reveal":
-            lines.append((labels["reveal"].format(count=table.initial_reveals), SMALL_SIZE + 2, "text"))
+            label = labels["reveal_one" if table.initial_reveals == 1 else "reveal"]
+            lines.append((label.format(count=table.initial_reveals), SMALL_SIZE + 2, "text"))
         elif table.turn is not None:
             lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "accent"))
         if table.finisher is not None and table.phase == "play":

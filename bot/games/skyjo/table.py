@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from bot.games.skyjo.engine import EDITIONS, MAX_PLAYERS, MIN_PLAYERS
 from bot.games.skyjo.text import describe_events, grid_lines, status_line
+from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render.table_text import (
     COLOUR_OVER,
@@ -43,7 +45,27 @@ def option_lines(options: JSON, locale: object) -> list[str]:
         lines.append(t("table.options.rows_on", locale))
     if options.get("previous_finisher_starts"):
         lines.append(t("table.options.previous_starts", locale))
+    lines.extend(setup_lines(options, locale))
     return lines
+
+
+def setup_lines(options: JSON, locale: object) -> list[str]:
+    """The grid, the reveals and the edition in words (options stored before they existed: the defaults)."""
+    columns, rows = options.get("columns", 4), options.get("rows", 3)
+    reveals = options.get("initial_reveals", 2)
+    edition = options.get("edition", "classic")
+    return [
+        t(
+            f"skyjo.options.edition.{edition}",
+            locale,
+            min=MIN_PLAYERS,
+            max=EDITIONS.get(edition, MAX_PLAYERS),
+        ),
+        t("skyjo.options.grid", locale, columns=columns, rows=rows, cards=columns * rows),
+        t("skyjo.options.reveals.none", locale)
+        if reveals == 0
+        else plural("skyjo.options.reveals", reveals, locale),
+    ]
 
 
 def table_body(

@@ -158,7 +158,9 @@ def status_line(view: JSON, names: Sequence[str], locale: object = None) -> str:
     phase = view["phase"]
     if phase == "reveal":
         waiting = ", ".join(_name(names, s) for s in view["to_act"])
-        return t("skyjo.status.reveal", locale, count=view["options"]["initial_reveals"], players=waiting)
+        count = view["options"]["initial_reveals"]
+        key = "skyjo.status.reveal_one" if count == 1 else "skyjo.status.reveal"
+        return t(key, locale, count=count, players=waiting)
     if phase == "play":
         player = _name(names, view["turn"])
         if view["drawn"] is not None:
