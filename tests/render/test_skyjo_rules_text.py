@@ -29,3 +29,13 @@ def test_options_in_force_are_shown() -> None:
     assert "50 points" in text and "5 × 4" in text and "×3" in text
     assert "full row" in text and "ended the previous round" in text
     assert "scores ×" not in rules_text(Options(finisher_multiplier=1), "en")
+
+
+def test_the_edition_and_no_reveals_are_said_in_both_languages() -> None:
+    voyage = Options(edition="voyage", columns=3, rows=2, initial_reveals=0)
+    en, fr = rules_text(voyage, "en"), rules_text(voyage, "fr")
+    assert "Skyjo Voyage" in en and "2 to 4 players" in en and "nobody turns one up" in en
+    assert "Skyjo Voyage" in fr and "de 2 à 4 joueurs" in fr and "personne n'en retourne" in fr
+    assert "turn 0" not in en and "retournes 0" not in fr
+    classic = rules_text(Options(), "en")
+    assert "Voyage" not in classic and "nobody turns" not in classic

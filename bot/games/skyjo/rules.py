@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.skyjo.engine import Options
+from bot.games.skyjo.engine import EDITIONS, MIN_PLAYERS, Options
 from bot.i18n import translate as t
 
 
@@ -11,8 +11,13 @@ def rules_text(options: Options, locale: object = None) -> str:
     lines = [
         t("skyjo.rules.title", locale),
         t("skyjo.rules.goal", locale, limit=options.score_limit),
+    ]
+    if options.edition != "classic":  # Voyage: said, with its seats
+        seats = {"min": MIN_PLAYERS, "max": EDITIONS[options.edition]}
+        lines.append(t(f"skyjo.rules.edition_{options.edition}", locale, **seats))
+    lines += [
         t(
-            "skyjo.rules.setup",
+            "skyjo.rules.setup" if options.initial_reveals else "skyjo.rules.setup_none",
             locale,
             columns=options.columns,
             rows=options.rows,
