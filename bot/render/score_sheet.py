@@ -22,6 +22,7 @@ from bot.render.names import code_name
 JSON = dict[str, Any]
 MAX_FIELD = 1024
 MAX_EMBED = 6000
+MAX_FIELDS = 25
 LIVE_ROUNDS = 6  # rounds shown while the game runs (the sheet stays narrow enough for a phone)
 ROUNDS_PER_FIELD = 8  # rounds per field of the final sheet
 NAME_WIDTH = 12  # "Computer 2", "Ordinateur 2" fit
@@ -30,6 +31,7 @@ TOTAL = 5
 # What a table message leaves to the sheet: 6000 less what comes after it (the rating changes field
 # of bot/ui/views.add_rating_changes, 1024 + its name, and the footer with the game id).
 SHEET_RESERVE = MAX_EMBED - MAX_FIELD - 64 - 100
+SHEET_SLOTS = MAX_FIELDS - 1  # the fields left when the rating changes field comes after
 WINNER = "🏆"  # at the end of a line, where its width shifts nothing
 
 
@@ -88,11 +90,13 @@ def sheet_fields(
     winners: Sequence[int] = (),
     shown: Sequence[str] | None = None,
     room: int = MAX_EMBED,
+    slots: int = MAX_FIELDS,
 ) -> list[JSON]:
     """The sheet's fields (none before the first round ends). ``names`` are the raw seat names (a
     code block shows them as written); ``rounds`` one list of per-seat scores per finished round;
-    ``room`` the characters of the embed left for the sheet. ``final``: the whole sheet and the
-    winners (named as message text shows them: ``shown``), else the latest ``LIVE_ROUNDS`` rounds."""
+    ``room`` the characters of the embed left for the sheet, ``slots`` the fields. ``final``: the
+    whole sheet and the winners (named as message text shows them: ``shown``), else the latest
+    ``LIVE_ROUNDS`` rounds."""
     if not rounds:
         return []
     winners = list(winners) if final else []
@@ -118,7 +122,7 @@ def sheet_fields(
             title = t("sheet.title", locale)
         field = _field(title, block)
         size = len(field["name"]) + len(field["value"])
-        if used + size + note_room > room:
+        if used + size + note_room > room or len(fields) >= slots:
             break  # no room for these rounds: they are folded
         fields.insert(0, field)
         used += size

@@ -168,3 +168,10 @@ def test_history_lines(locale: str, first: str, second: str) -> None:
     empty = history.history_body("Carol", [], locale)
     assert empty.embed is not None and "footer" not in empty.embed
     assert "Carol" in empty.embed["description"]
+
+
+def test_the_sheet_keeps_to_the_fields_left() -> None:
+    rounds = [[n, -n] for n in range(40)]
+    fields = sheet_fields(["Alice", "Bob"], rounds, [0, 0], "en", final=True, slots=2)
+    assert len(fields) == 2 and "Total" in rows(fields[-1])[0]
+    assert fields[0]["value"].endswith("\n24 earlier rounds not shown")

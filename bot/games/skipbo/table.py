@@ -15,7 +15,7 @@ from bot.games.skipbo import engine as skipbo
 from bot.games.skipbo.panel import card_label, card_words, partner_of
 from bot.i18n import a_card, plural
 from bot.i18n import translate as t
-from bot.render.score_sheet import SHEET_RESERVE, embed_size, sheet_fields
+from bot.render.score_sheet import SHEET_RESERVE, SHEET_SLOTS, embed_size, sheet_fields
 from bot.render.table_text import (
     COLOUR_OVER,
     COLOUR_PAUSE,
@@ -321,6 +321,7 @@ def table_body(
                 winners=view["winners"] if over else (),
                 shown=shown,
                 room=SHEET_RESERVE - embed_size(embed),
+                slots=SHEET_SLOTS - len(embed["fields"]),
             )
         )
     if image_url:

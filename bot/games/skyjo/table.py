@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.games.skyjo.text import describe_events, grid_lines, status_line
 from bot.i18n import translate as t
-from bot.render.score_sheet import SHEET_RESERVE, embed_size, sheet_fields
+from bot.render.score_sheet import SHEET_RESERVE, SHEET_SLOTS, embed_size, sheet_fields
 from bot.render.table_text import (
     COLOUR_OVER,
     COLOUR_PAUSE,
@@ -125,6 +125,7 @@ def table_body(
             winners=view["winners"] if over else (),
             shown=shown,
             room=SHEET_RESERVE - embed_size(embed),
+            slots=SHEET_SLOTS - len(embed["fields"]),
         )
     )
     if image_url:
