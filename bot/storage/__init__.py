@@ -118,7 +118,8 @@ class Storage:
         ``active_in_channel``.
     ``lobbies`` (:class:`LobbyRepository`): the tables being formed: ``create``, ``get``,
         ``open_in_channel``, ``list_open``, ``open_ids``, ``set_seats``, ``set_message_id``, ``close``.
-    ``results`` (:class:`ResultRepository`): a finished game's results: ``for_game``.
+    ``results`` (:class:`ResultRepository`): a finished game's results: ``for_game``; a player's
+        latest finished games on a server (``/history``): ``played``.
     ``ratings`` (:class:`RatingRepository`): boards and players: ``leaderboard``, ``player_stats``,
         ``history``, ``changes_for_game`` (ratings are written by ``games`` when a game ends).
     ``stats`` (:class:`StatsRepository`): a player's ``/stats`` card: ``overview``.

@@ -104,6 +104,47 @@ def _read_results(conn: Connection, game_id: int) -> list[SeatResult]:
     ]
 
 
+@dataclass(frozen=True)
+class PlayedGame:
+    """One finished game in a player's history (``/history``): where they placed and what they scored."""
+
+    game_id: int
+    kind: str
+    finished_at: int  # unix milliseconds
+    rank: int
+    players: int
+    total: int | None
+    rounds: int  # rounds with a stored score
+    rated: bool
+
+
+def played_games(conn: Connection, user_id: int, guild_id: int, limit: int) -> list[PlayedGame]:
+    """``user_id``'s latest finished games on ``guild_id``, newest first."""
+    rows = conn.execute(
+        "SELECT g.id, g.kind, g.finished_at, r.rank, r.total, r.round_scores, g.rated,"
+        " (SELECT count(*) FROM game_seats AS o WHERE o.game_id = g.id)"
+        " FROM games AS g"
+        " JOIN game_seats AS s ON s.game_id = g.id"
+        " JOIN game_results AS r ON r.game_id = g.id AND r.seat = s.seat"
+        " WHERE g.status = 'finished' AND g.guild_id = ? AND s.user_id = ?"
+        " ORDER BY g.finished_at DESC, g.id DESC LIMIT ?",
+        (guild_id, user_id, limit),
+    ).fetchall()
+    return [
+        PlayedGame(
+            int(game_id),
+            str(kind),
+            int(finished_at or 0),
+            int(rank),
+            int(players),
+            None if total is None else int(total),
+            len(json.loads(scores)),
+            bool(rated),
+        )
+        for game_id, kind, finished_at, rank, total, scores, rated, players in rows
+    ]
+
+
 class ResultRepository:
     """Reads the stored results of finished games."""
 
@@ -113,3 +154,7 @@ class ResultRepository:
     async def for_game(self, game_id: int) -> list[SeatResult]:
         """The results of one game, by seat (empty if it was never finished)."""
         return await self.db.run(lambda c: _read_results(c, game_id))
+
+    async def played(self, user_id: int, guild_id: int, *, limit: int = 10) -> list[PlayedGame]:
+        """A player's latest finished games on one server, newest first (``/history``)."""
+        return await self.db.run(lambda c: played_games(c, user_id, guild_id, limit))

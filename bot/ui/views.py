@@ -172,6 +172,9 @@ def table_message(table: Table, locale: object, image_url: str | None = None) ->
         ended_by=table.ended_by,
         image_url=image_url,
     )
+    if table.stored.status == "finished" and table.ended_by is None and body.embed is not None:
+        # The id /history lists and a replay will take.
+        body.embed["footer"] = {"text": t("sheet.game_id", locale, id=table.id)}
     return body
 
 

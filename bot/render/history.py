@@ -1,0 +1,63 @@
+"""``/history``: a player's latest finished games on a server, one line each, as an embed.
+
+Each line gives the game's id (what a replay will take, and what the final table message shows in
+its footer), the date as a Discord timestamp (every reader sees it in their own time zone and
+language), the game, the place and, where scores mean something, the final total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.games import registry
+from bot.i18n import plural
+from bot.i18n import translate as t
+from bot.render.names import escape_name
+from bot.render.table_text import MessageBody
+from bot.storage.results import PlayedGame
+
+JSON = dict[str, Any]
+COLOUR_HISTORY = 0x5865F2
+HISTORY_GAMES = 10  # the latest games listed
+MAX_NAME = 40
+_ORDINALS = {1: "history.ordinal.first", 2: "history.ordinal.second", 3: "history.ordinal.third"}
+
+
+def place(rank: int, players: int, locale: object) -> str:
+    """ "2nd of 4" / "2e sur 4" (a table seats at most eight, so the ordinal forms are few)."""
+    ordinal = t(_ORDINALS.get(rank, "history.ordinal.other"), locale, rank=rank)
+    return t("history.place", locale, rank=ordinal, players=players)
+
+
+def game_line(game: PlayedGame, locale: object) -> str:
+    kind = registry.get_kind(game.kind)
+    params = {
+        "id": game.game_id,
+        "date": f"<t:{game.finished_at // 1000}:d>",
+        "game": kind.title if kind is not None else escape_name(game.kind),
+        "place": place(game.rank, game.players, locale),
+    }
+    # A total means something where the game is scored, or where several rounds were (Skip-Bo's
+    # several-rounds option); a one-round Skip-Bo game scores 0 for everybody.
+    if game.total is not None and ((kind is not None and kind.scored) or game.rounds > 1):
+        score = plural("history.score", game.total, locale)
+        return t("history.line_score", locale, score=score, **params)
+    return t("history.line", locale, **params)
+
+
+def history_body(name: str, games: Sequence[PlayedGame], locale: object) -> MessageBody:
+    """``name`` (as they chose it; escaped here) and their latest games, newest first."""
+    player = escape_name(name[:MAX_NAME])
+    if games:
+        description = "\n".join(game_line(g, locale) for g in games)
+    else:
+        description = t("history.none", locale, player=player)
+    embed: JSON = {
+        "title": t("history.title", locale, player=player)[:256],
+        "description": description[:4096],
+        "color": COLOUR_HISTORY,
+    }
+    if games:
+        embed["footer"] = {"text": t("history.footer", locale)}
+    return MessageBody(embed=embed)
