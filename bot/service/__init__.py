@@ -50,6 +50,7 @@ from bot.service.resume import ResumePart
 from bot.service.seats import SeatPart
 from bot.service.table import (
     DEFAULT_TURN_LIMIT,
+    HINT_ACT,
     LOBBY_TTL_MS,
     MAX_COVER_ACTIONS,
     MISSES_BEFORE_REPLACE,
@@ -75,6 +76,7 @@ from bot.service.votes import VotePart
 
 __all__ = [
     "DEFAULT_TURN_LIMIT",
+    "HINT_ACT",
     "LOBBY_TTL_MS",
     "MAX_COVER_ACTIONS",
     "MISSES_BEFORE_REPLACE",

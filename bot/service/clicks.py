@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from typing import Any
 
 from bot.engine.errors import GameError
 from bot.service.core import ServiceCore
-from bot.service.table import MODE_ACT, REFRESH_ACT, PanelState, Refused, Stale, Table, log, token_of
+from bot.service.table import (
+    HINT_ACT,
+    MODE_ACT,
+    PLAY,
+    REFRESH_ACT,
+    PanelState,
+    Refused,
+    Stale,
+    Table,
+    log,
+    token_of,
+)
 from bot.storage import StorageError
 
 
@@ -50,6 +62,8 @@ class ClickPart(ServiceCore):
                 if arg not in panel.MODES:
                     raise Refused("table.error.forged")
                 return self._panel(table, seat, arg)
+            if act == HINT_ACT:
+                return await self._hint(table, seat)
             action = panel.action_for(act, arg)
             if action is None:
                 raise Refused("table.error.forged")
@@ -60,6 +74,34 @@ class ClickPart(ServiceCore):
             except GameError as error:
                 raise Refused(error.key, **error.params) from None
             return self._panel(table, seat)
+
+    async def _hint(self, table: Table, seat: int) -> PanelState:
+        """The normal computer player's move for the seat, as a notice on its panel (the channel lock is
+        held). It sees the seat's own view, nothing more, and changes no game state; the seat is kept in
+        meta ``hints`` first, so the game finishes unrated (said on the button before the click)."""
+        describe = getattr(table.kind.panel, "suggestion", None)
+        game = table.game
+        if describe is None:
+            raise Refused("table.error.forged")
+        if game.phase != PLAY or game.turn != seat:
+            raise Refused("hints.error.not_your_turn")
+        view = game.view(seat)
+        rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}:hint")
+        try:
+            action = table.kind.levels["normal"](view, rng)
+            notice = describe(view, seat, action) if action in game.legal_actions(seat) else None
+        except Exception:
+            log.exception("hint failed", extra={"game_id": table.id, "seat": seat})
+            notice = None
+        if notice is None:
+            raise Refused("hints.error.none")
+        hints = sorted({*(table.stored.meta.get("hints") or []), seat})
+        if hints != table.stored.meta.get("hints"):
+            await self._set_meta(table, {**table.stored.meta, "hints": hints})
+            self._notify(table)  # the table message says the game is unrated from now on
+        state = self._panel(table, seat)
+        state.notice = notice
+        return state
 
     async def _commit(
         self, table: Table, seat: int, action: Any, *, by_player: bool = False

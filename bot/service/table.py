@@ -31,6 +31,7 @@ MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (a Skip-Bo turn 
 PLAY, ROUND_OVER, REVEAL = "play", "round_over", "reveal"  # phase names shared by the engines
 # Panel acts shared by every kind (the kinds' panel modules use the same two letters).
 MODE_ACT, REFRESH_ACT = "md", "rf"
+HINT_ACT = "hn"  # ask the normal computer player what it would do (the game becomes unrated)
 
 
 class Refused(Exception):
@@ -137,6 +138,11 @@ class Table:
         """Seats that asked for the next round: kept in the stored meta, so a restart keeps them."""
         raw = self.stored.meta.get("votes") or []
         return frozenset(s for s in raw if isinstance(s, int))
+
+    @property
+    def hinted(self) -> bool:
+        """Someone took a hint (meta ``hints``: their seats): the game finishes unrated."""
+        return bool(self.stored.meta.get("hints"))
 
     def missed(self, seat: int) -> int:
         value = (self.stored.meta.get("missed") or {}).get(str(seat), 0)

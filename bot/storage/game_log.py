@@ -312,7 +312,10 @@ def _finish(
     )
     write_results(conn, game_id, results)
     changes: list[RatingChange] = []
-    if stored.rated:
+    if stored.rated and stored.meta.get("hints"):
+        # Someone took a hint (the service's meta "hints"): the game finishes unrated.
+        conn.execute("UPDATE games SET rated = 0 WHERE id = ?", (game_id,))
+    elif stored.rated:
         # A seat the service handed to a computer player (meta "replaced": the human left, was kicked
         # or missed too many turns) is rated as a forfeit; its result row stays the game's result.
         replaced = {int(k) for k in (stored.meta.get("replaced") or {})}

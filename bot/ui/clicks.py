@@ -26,6 +26,7 @@ import discord
 from bot.games.registry import BY_PREFIX
 from bot.i18n import translate as t
 from bot.service import (
+    HINT_ACT,
     MISSES_BEFORE_REPLACE,
     MODE_ACT,
     REFRESH_ACT,
@@ -324,7 +325,7 @@ class TableUI:
             if state.notice is not None:
                 key, params = state.notice
                 await self.tell(interaction, t(key, interaction.locale, **params))
-        elif bid.act in kind.panel.GAME_ACTS or bid.act in (MODE_ACT, REFRESH_ACT):
+        elif bid.act in kind.panel.GAME_ACTS or bid.act in (MODE_ACT, REFRESH_ACT, HINT_ACT):
             table = self.service.tables.get(bid.game)  # kept: a click that ends the game un-caches it
             state = await self.service.click(bid.game, bid.version, user.id, bid.act, bid.arg)
             if self._on_panel(interaction):

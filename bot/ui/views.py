@@ -175,6 +175,11 @@ def table_message(table: Table, locale: object, image_url: str | None = None) ->
     if table.stored.status == "finished" and table.ended_by is None and body.embed is not None:
         # The id /history lists and a replay will take.
         body.embed["footer"] = {"text": t("sheet.game_id", locale, id=table.id)}
+    if table.hinted and body.embed is not None:
+        # Said on the table as soon as a hint is taken, and still on the final result.
+        note = t("hints.unrated", locale)
+        description = str(body.embed.get("description") or "")
+        body.embed["description"] = f"{description[: 4095 - len(note)]}\n{note}" if description else note
     return body
 
 
@@ -250,5 +255,7 @@ def final_panel_content(table: Table, seat: int, locale: object) -> str:
             lines.append(t("table.panel.final_won", locale))
         elif seat < len(ranks):
             lines.append(t("table.panel.final_place", locale, place=ranks[seat], count=len(ranks)))
+    if table.hinted:
+        lines.append(t("hints.unrated", locale))
     lines.append(t("table.panel.final_see_table", locale))
     return "\n".join(lines)

@@ -60,6 +60,7 @@ __all__ = [
     "DISCARD",
     "END_TURN",
     "GAME_ACTS",
+    "HINT",
     "LEAVE",
     "MODE",
     "MODES",
@@ -78,6 +79,7 @@ __all__ = [
     "panel_rows",
     "panel_title",
     "play_arg",
+    "suggestion",
 ]
 
 PREFIX: Final = "sb"
@@ -86,7 +88,7 @@ PREFIX: Final = "sb"
 PLAY_HAND, PLAY_STOCK, PLAY_DISCARD = "ph", "ps", "pd"
 PLAY_PARTNER_STOCK, PLAY_PARTNER_DISCARD = "qs", "qd"
 DISCARD, END_TURN = "dc", "et"
-MODE, REFRESH, NEXT_ROUND = "md", "rf", "nx"
+MODE, REFRESH, NEXT_ROUND, HINT = "md", "rf", "nx", "hn"
 OPEN_PANEL, RULES, LEAVE = "op", "ru", "lv"
 PLAY_ACTS: Final[dict[str, str]] = {
     PLAY_HAND: skipbo.HAND,
@@ -403,6 +405,8 @@ def panel_rows(
         else:
             actions.append(ButtonSpec(cid(END_TURN), t("skipbo.panel.end_turn", locale), "danger"))
         actions.append(refresh_button)
+        if mode == MODE_MAIN:
+            actions.append(ButtonSpec(cid(HINT), t("hints.button", locale)))
     elif phase == skipbo.ROUND_OVER:
         actions.extend(
             [ButtonSpec(cid(NEXT_ROUND), t("ui.panel.next_round", locale), "success"), refresh_button]
@@ -411,6 +415,37 @@ def panel_rows(
         actions.append(refresh_button)
     out.append(actions)
     return out
+
+
+_HINT_SOURCES: Final[dict[str, str]] = {
+    skipbo.HAND: "hints.skipbo.hand",
+    skipbo.STOCK: "hints.skipbo.stock",
+    skipbo.DISCARD: "hints.skipbo.discard_pile",
+    skipbo.PARTNER_STOCK: "hints.skipbo.partner_stock",
+    skipbo.PARTNER_DISCARD: "hints.skipbo.partner_discard_pile",
+}
+
+
+def suggestion(view: dict[str, Any], seat: int, action: Any) -> tuple[str, dict[str, Any]] | None:
+    """The computer player's move for ``seat`` as a one-line notice (message key, params), described
+    from the action's fields only (the seat's view is enough); None for a move the panel does not
+    suggest."""
+    if isinstance(action, skipbo.Play):
+        key = _HINT_SOURCES.get(action.source)
+        if key is None:
+            return None
+        params = {"pile": action.pile + 1, "number": action.index + 1, "value": action.value}
+        if action.card == skipbo.WILD:
+            return f"{key}_wild", params
+        return key, {**params, "card": action.card}
+    if isinstance(action, skipbo.Discard):
+        params = {"number": action.pile + 1}
+        if action.card == skipbo.WILD:
+            return "hints.skipbo.discard_wild", params
+        return "hints.skipbo.discard", {**params, "card": action.card}
+    if isinstance(action, skipbo.EndTurn):
+        return "hints.skipbo.end_turn", {}
+    return None
 
 
 def panel_title(view: dict[str, Any], locale: object = None) -> str:

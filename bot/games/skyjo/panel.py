@@ -28,7 +28,7 @@ MODES = frozenset({MODE_MAIN, MODE_TAKE, MODE_DISCARD})  # the panel modes a cus
 
 # Acts carried by custom_ids.
 REVEAL, DRAW, TAKE, REPLACE, DISCARD_REVEAL = "rv", "dr", "tk", "rp", "dv"
-MODE, REFRESH, NEXT_ROUND = "md", "rf", "nx"
+MODE, REFRESH, NEXT_ROUND, HINT = "md", "rf", "nx", "hn"
 OPEN_PANEL, RULES, LEAVE = "op", "ru", "lv"
 GAME_ACTS = {REVEAL, DRAW, TAKE, REPLACE, DISCARD_REVEAL, NEXT_ROUND}
 
@@ -125,8 +125,38 @@ def panel_rows(
     elif phase == "round_over":
         actions.append(ButtonSpec(cid(NEXT_ROUND), t("ui.panel.next_round", locale), "success"))
     actions.append(ButtonSpec(cid(REFRESH, -1), t("ui.panel.refresh", locale)))
+    if my_turn and mode == MODE_MAIN:
+        actions.append(ButtonSpec(cid(HINT), t("hints.button", locale)))
     out.append(actions)
     return out
+
+
+def suggestion(view: dict[str, Any], seat: int, action: Any) -> tuple[str, dict[str, Any]] | None:
+    """The computer player's move for ``seat`` as a one-line notice (message key, params), described
+    from the action and the seat's own view only; None for a move the panel does not suggest."""
+    rows = view["rows"]
+    grid = view["grids"][seat]
+
+    def place(pos: int) -> dict[str, Any]:
+        column, row = divmod(pos, rows)
+        cell = grid[pos] if 0 <= pos < len(grid) else "down"
+        return {"column": column + 1, "row": row + 1, "old": cell}
+
+    def about(pos: int, key: str, **params: Any) -> tuple[str, dict[str, Any]]:
+        where = place(pos)
+        face_down = not isinstance(where["old"], int)
+        return (f"{key}_down" if face_down else key), {**where, **params}
+
+    if isinstance(action, skyjo.Draw):
+        return "hints.skyjo.draw", {}
+    if isinstance(action, skyjo.TakeDiscard):
+        top = view["discard_pile"][-1] if view["discard_pile"] else None
+        return about(action.pos, "hints.skyjo.take", value=top)
+    if isinstance(action, skyjo.Replace):
+        return about(action.pos, "hints.skyjo.replace", value=view["drawn"])
+    if isinstance(action, skyjo.DiscardAndReveal):
+        return "hints.skyjo.discard", {**place(action.pos), "value": view["drawn"]}
+    return None
 
 
 def panel_hint(
