@@ -333,3 +333,18 @@ async def private_answer(inter: FakeInteraction) -> FakeMessage:
     message: FakeMessage = await inter.answer()
     assert message.ephemeral and message.visible_to == inter.user.id, "the answer is for the clicker only"
     return message
+
+
+async def finish_random_game(
+    storage: Any, rng: random.Random, *, guild_id: int, channel_id: int, seats: list[Any], seed: int
+) -> None:
+    """A rated Skyjo game to 10 points between ``seats``, played with random legal moves through
+    storage (the boards' tests: many finished games without clicking them)."""
+    options = {"score_limit": 10}
+    stored = await storage.games.create_game(
+        guild_id=guild_id, channel_id=channel_id, kind="skyjo", seats=seats, seed=seed, options=options
+    )
+    while not stored.game.is_over:
+        seat = rng.choice(stored.game.seats_to_act())
+        await storage.games.apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
+    assert stored.status == "finished"

@@ -18,7 +18,7 @@ from bot.render.names import escape_name
 from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.storage import Seat, Storage, user_key
 
-from .conftest import act_of, forged_click, play_turns, start_table
+from .conftest import act_of, finish_random_game, forged_click, play_turns, start_table
 
 # Discord's rule for command and option names (any language): lowercase letters, digits, - and _.
 NAME = re.compile(r"^[-_\w]{1,32}$")
@@ -41,18 +41,9 @@ async def rate_strangers(storage: Storage, guild_id: int, first_user: int, games
     for number in range(games):
         base = first_user + 6 * number
         seats = [Seat(i, f"Stranger {base + i}", user_id=base + i) for i in range(6)]
-        stored = await storage.games.create_game(
-            guild_id=guild_id,
-            channel_id=9_000_000 + base,
-            kind="skyjo",
-            seats=seats,
-            seed=base,
-            options={"score_limit": 10},
+        await finish_random_game(
+            storage, rng, guild_id=guild_id, channel_id=9_000_000 + base, seats=seats, seed=base
         )
-        while not stored.game.is_over:
-            seat = rng.choice(stored.game.seats_to_act())
-            await storage.games.apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
-        assert stored.status == "finished"
 
 
 async def test_a_finished_game_moves_the_board_and_the_stats(fake_discord: Any, skybo: Any) -> None:

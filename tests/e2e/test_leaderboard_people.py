@@ -16,7 +16,7 @@ from typing import Any
 from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.storage import Seat, Storage
 
-from .conftest import forged_click
+from .conftest import finish_random_game, forged_click
 
 ROW = re.compile(r"^(?:(🥇|🥈|🥉)|\*\*(\d+)\.\*\*) (.+?) — \*\*")
 MEDALS = {"🥇": 1, "🥈": 2, "🥉": 3}
@@ -45,18 +45,9 @@ async def rate_mixed(storage: Storage, guild_id: int, first_user: int, games: in
         base = first_user + 4 * number
         seats = [Seat(i, f"Person {base + i}", user_id=base + i) for i in range(4)]
         seats += [Seat(4, "Computer (hard)", ai_level="hard"), Seat(5, "Computer (easy)", ai_level="easy")]
-        stored = await storage.games.create_game(
-            guild_id=guild_id,
-            channel_id=7_000_000 + base,
-            kind="skyjo",
-            seats=seats,
-            seed=base,
-            options={"score_limit": 10},
+        await finish_random_game(
+            storage, rng, guild_id=guild_id, channel_id=7_000_000 + base, seats=seats, seed=base
         )
-        while not stored.game.is_over:
-            seat = rng.choice(stored.game.seats_to_act())
-            await storage.games.apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
-        assert stored.status == "finished"
 
 
 async def people_ranks(storage: Storage) -> list[tuple[int, str]]:
