@@ -15,6 +15,7 @@ from bot.i18n import translate as t
 from bot.ui import replay
 
 from .conftest import play_turns, reveal_own_cards, start_table
+from .skipbo_helpers import Clicker, start_skipbo
 
 
 def ids_of(message: Any) -> dict[str, str]:
@@ -68,7 +69,9 @@ async def test_a_finished_skyjo_game_replays_step_by_step_privately(
     bot = await skybo()
     user = fake.user(username)
     locale = user.locale
-    table_message, game_id = await start_table(fake, bot, user, [], score_limit=10, computers=1, turn_limit=0)
+    table_message, game_id = await start_table(
+        fake, bot, user, [], score_limit=100, finisher_multiplier=1, computers=1, turn_limit=0
+    )
     table = bot.service.tables[game_id]
     await reveal_own_cards(fake, user, table_message, table)
     # A running game: a clear refusal, privately.
@@ -109,7 +112,7 @@ async def test_a_finished_skyjo_game_replays_step_by_step_privately(
         assert after[0] > before[0]
         assert after[2] == before[2] + 1 or after[0] == total
         rounds = max(rounds, after[2])
-    assert rounds == stored_rounds(table)
+    assert rounds == stored_rounds(table) > 1
     # The last step: the final state, Next and Next round off.
     assert t("replay.end", locale) in shown.text
     assert disabled(shown) == {"n", "r"}
@@ -145,3 +148,42 @@ async def test_replay_refusals_are_localized_and_private(
     # Another server's game: the same refusal as an unknown id.
     await fake.add_guild("Elsewhere", channels=["elsewhere"], members=[user])
     assert await refusal(fake, user, str(game_id), channel=fake.channel("elsewhere")) == not_found
+
+
+@pytest.mark.parametrize("username", ["alice", "carol"])
+async def test_a_finished_skipbo_game_replays_without_showing_a_hand(
+    fake_discord: Any, skybo: Any, username: str
+) -> None:
+    fake = fake_discord
+    bot = await skybo()
+    user = fake.user(username)
+    locale = user.locale
+    bob = fake.user("bob")  # two humans and a computer, as in test_skipbo_game
+    table_message, game_id = await start_skipbo(
+        fake, bot, user, [bob], stock_size=5, computers=1, turn_limit=0
+    )
+    table = bot.service.tables[game_id]
+    await Clicker(fake, bot, game_id, table_message, [user, bob], random.Random(9)).play(max_moves=1500)
+    await fake.wait_until(lambda: f"#{game_id}" in table_message.text, what="the final footer")
+    storage = bot.service.storage
+    actions = await storage.games.actions(game_id)
+    stored = await storage.games.get_game(game_id)
+
+    inter = await fake.run_command(user, "skipbo", "replay", options={"game": str(game_id)})
+    shown = await inter.original()
+    assert shown.ephemeral and shown.visible_to == user.id
+    assert (await step_of(shown))[:2] == (0, len(actions))
+    assert shown.attachments[0].data == await picture_of(bot, game_id, 0, locale)
+    for _ in range(3):
+        shown = await click(fake, user, shown, "n")
+        step = (await step_of(shown))[0]
+        frame = replay.frame_at(stored, actions, step)
+        # The picture is the spectator's view: no hand is in it.
+        assert frame.view["hand"] is None and frame.view["viewer"] is None
+        assert shown.attachments[0].data == await picture_of(bot, game_id, step, locale)
+    while (await step_of(shown))[0] < len(actions):
+        shown = await click(fake, user, shown, "r")
+    assert t("replay.end", locale) in shown.text
+    assert replay.frame_at(stored, actions, len(actions)).view == table.game.view(None)
+    # A Skip-Bo game is no Skyjo game.
+    assert await refusal(fake, user, str(game_id)) == t("replay.error.not_found", locale)
