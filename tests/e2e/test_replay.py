@@ -14,7 +14,7 @@ from bot.i18n import template
 from bot.i18n import translate as t
 from bot.ui import replay
 
-from .conftest import play_turns, reveal_own_cards, start_table
+from .conftest import forged_click, play_turns, reveal_own_cards, start_table
 from .skipbo_helpers import Clicker, start_skipbo
 
 
@@ -187,3 +187,39 @@ async def test_a_finished_skipbo_game_replays_without_showing_a_hand(
     assert replay.frame_at(stored, actions, len(actions)).view == table.game.view(None)
     # A Skip-Bo game is no Skyjo game.
     assert await refusal(fake, user, str(game_id)) == t("replay.error.not_found", locale)
+
+
+async def test_replay_buttons_work_after_a_restart_and_forged_ones_are_refused(
+    fake_discord: Any, skybo: Any, database: Any
+) -> None:
+    fake = fake_discord
+    alice = fake.user("alice")
+    first = database.bot()
+    async with fake.running(first, sync_commands=True):
+        table_message, game_id = await start_table(
+            fake, first, alice, [], score_limit=10, computers=1, turn_limit=0
+        )
+        await reveal_own_cards(fake, alice, table_message, first.service.tables[game_id])
+        await play_turns(fake, first, game_id, table_message, [alice], random.Random(7))
+        await fake.wait_until(lambda: f"#{game_id}" in table_message.text, what="the final footer")
+        shown = await (
+            await fake.run_command(alice, "skyjo", "replay", options={"game": str(game_id)})
+        ).original()
+        shown = await click(fake, alice, shown, "n")
+    assert first.is_closed()
+
+    # A new process: the replay's buttons carry the game and the step, nothing else is needed.
+    await skybo()
+    shown = await click(fake, alice, shown, "n")
+    assert (await step_of(shown))[0] == 2
+    # A forged or malformed replay id: a private refusal, the replay unchanged.
+    text = shown.text
+    for forged, key in (
+        ("rpl:x:1:n", "replay.error.malformed"),
+        (f"rpl:{game_id + 1000}:1:n", "replay.error.not_found"),
+    ):
+        inter = await forged_click(fake, alice, shown, forged)
+        answer = await inter.answer()
+        assert answer.ephemeral and answer.visible_to == alice.id and answer.id != shown.id
+        assert answer.text == t(key, alice.locale)
+    assert shown.text == text
