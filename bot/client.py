@@ -46,7 +46,7 @@ GC_THRESHOLDS = (10_000, 20, 1000)
 discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
 
-EXTENSIONS = ("cogs.skyjo", "cogs.skipbo", "cogs.stats", "cogs.history")
+EXTENSIONS = ("cogs.skyjo", "cogs.skipbo", "cogs.stats", "cogs.history", "cogs.replay")
 
 
 @dataclass(frozen=True)

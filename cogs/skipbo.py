@@ -16,6 +16,7 @@ from discord.ext import commands
 from bot.games.skipbo import SKIPBO
 from bot.service import DEFAULT_TURN_LIMIT
 from bot.ui import command_options
+from bot.ui import replay as replays
 from cogs import tables
 
 if TYPE_CHECKING:
@@ -84,6 +85,19 @@ class SkipboCog(commands.Cog):
             level=level,
             turn_limit=turn_limit,
         )
+
+    @skipbo.command(
+        name=_("replay", key="cmd.replay.name"),
+        description=_(
+            "Replay a finished Skip-Bo game of this server step by step", key="cmd.skipbo.replay.description"
+        ),
+    )
+    @app_commands.rename(game=_("game", key="cmd.replay.opt.game"))
+    @app_commands.describe(
+        game=_("The game's id (Game #id, /history)", key="cmd.replay.opt.game.description")
+    )
+    async def replay(self, interaction: discord.Interaction[Any], game: str) -> None:
+        await replays.start(self.bot, interaction, "skipbo", game)
 
     @skipbo.command(
         name=_("rules", key="cmd.rules.name"),

@@ -17,6 +17,7 @@ from bot.games.skyjo import SKYJO
 from bot.games.skyjo.engine import EDITIONS
 from bot.service import DEFAULT_TURN_LIMIT
 from bot.ui import command_options
+from bot.ui import replay as replays
 from cogs import tables
 
 if TYPE_CHECKING:
@@ -122,6 +123,19 @@ class SkyjoCog(commands.Cog):
             level=level,
             turn_limit=turn_limit,
         )
+
+    @skyjo.command(
+        name=_("replay", key="cmd.replay.name"),
+        description=_(
+            "Replay a finished Skyjo game of this server step by step", key="cmd.skyjo.replay.description"
+        ),
+    )
+    @app_commands.rename(game=_("game", key="cmd.replay.opt.game"))
+    @app_commands.describe(
+        game=_("The game's id (Game #id, /history)", key="cmd.replay.opt.game.description")
+    )
+    async def replay(self, interaction: discord.Interaction[Any], game: str) -> None:
+        await replays.start(self.bot, interaction, "skyjo", game)
 
     @skyjo.command(
         name=_("rules", key="cmd.rules.name"),

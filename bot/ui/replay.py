@@ -1,0 +1,259 @@
+"""Replays (issue 28 item 5): a finished game shown step by step from its stored action log.
+
+``/skyjo replay game:<id>`` and ``/skipbo replay game:<id>`` answer privately (ephemeral) in the
+asker's language. Step ``n`` is the game rebuilt by the engine from its seed, options and seats with
+the first ``n`` actions of its log (step 0: the deal), shown as the table picture of the spectator's
+view (``game.view(None)``: a face-down card stays hidden exactly as it was then) and a caption: step
+n/N, the round, and what the n-th action did (the engine's events, told as the live table tells them:
+events carry nothing hidden).
+
+The Previous / Next / Next round buttons edit that private message in place. Their custom_id
+(``rpl:<game id>:<step>:<p|n|r>``, the letter only keeps the three ids of a message distinct) carries
+all a click needs, nothing is kept in memory: they work after a restart. Each click reads the game
+again and checks it as the command does: only a finished game of the clicker's server is shown
+(another server's, or an unknown id, gets the same refusal, so ids of other servers are not revealed).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+from bot.games import registry
+from bot.i18n import template
+from bot.i18n import translate as t
+from bot.render.names import computer_name, plain_name, shown_names
+from bot.storage import GameNotFound, GameQuarantined, StoredAction, StoredGame
+from bot.ui.views import ButtonsView
+
+# The bot (bot.client.SkyboBot) is typed Any: bot/ui never imports bot/client.py (see bot/ui/host.py).
+
+log = logging.getLogger(__name__)
+
+PREFIX = "rpl:"
+IMAGE = "replay.png"
+_ID = re.compile(r"rpl:(\d{1,19}):(\d{1,7}):([pnr])")
+_GAME = re.compile(r"\s*#?\s*(\d{1,19})\s*")
+FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The game at one step of its log: what the replay message shows."""
+
+    step: int  # actions applied (0: the deal)
+    total: int  # actions in the log
+    round: int
+    view: dict[str, Any]  # the spectator's view at that step
+    events: list[dict[str, Any]]  # what the step's action did (step 0: the opening)
+    next_round: int  # the first later step in a later round (the last step when none)
+
+
+def parse_game_id(text: str) -> int | None:
+    """The game id of ``12`` or ``#12`` (as the footer and /history write it), else None."""
+    match = _GAME.fullmatch(text)
+    return int(match.group(1)) if match else None
+
+
+def parse_button(custom_id: str) -> tuple[int, int] | None:
+    """(game id, step) of a replay button, or None when malformed."""
+    match = _ID.fullmatch(custom_id)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def button_id(game_id: int, step: int, which: str) -> str:
+    return f"{PREFIX}{game_id}:{step}:{which}"
+
+
+def frame_at(stored: StoredGame, actions: Sequence[StoredAction], step: int) -> Frame:
+    """Rebuild the game at ``step`` (clamped to 0..N) by the engine, as storage's replay does."""
+    kind = registry.KINDS[stored.kind]
+    engine = kind.engine
+    options = engine.Options.from_dict(stored.options)
+    game = engine.Game.new([s.engine_name for s in stored.seats], stored.seed, options)
+    total = len(actions)
+    step = max(0, min(step, total))
+    view: dict[str, Any] = game.view(None)
+    events: list[dict[str, Any]] = [kind.opening_event(game)]
+    shown_round = int(getattr(game, "round", 1))
+    next_round = total
+    for n, action in enumerate(actions, start=1):
+        applied = game.apply(action.seat, engine.action_from_dict(action.action))
+        if n == step:
+            view = game.view(None)
+            events = [e.to_dict() for e in applied]
+            shown_round = int(getattr(game, "round", 1))
+        elif n > step and int(getattr(game, "round", 1)) > shown_round:
+            next_round = n
+            break
+    return Frame(step, total, shown_round, view, events, next_round)
+
+
+def seat_names(stored: StoredGame, locale: object) -> list[str]:
+    """Seat names as the table says them: a computer's in ``locale`` (not yet escaped)."""
+    names: list[str] = []
+    computers = 0
+    for seat in stored.seats:
+        if seat.ai_level is None:
+            names.append(seat.display_name)
+        else:
+            computers += 1
+            names.append(computer_name(computers, seat.ai_level, locale))
+    return names
+
+
+def caption(stored: StoredGame, frame: Frame, names: Sequence[str], locale: object) -> str:
+    """Step n/N, the round, and what that step did, in ``locale``."""
+    kind = registry.KINDS[stored.kind]
+    describe: Callable[..., list[str]] | None = getattr(kind.table, "describe_events", None)
+    lines = describe(frame.events, shown_names(names, locale), locale) if describe else []
+    head = t(
+        "replay.caption",
+        locale,
+        game=kind.title,
+        id=stored.id,
+        step=frame.step,
+        total=frame.total,
+        round=frame.round,
+    )
+    if frame.step == 0:
+        lines = [t("replay.deal", locale), *lines]
+    elif frame.step == frame.total:
+        lines = [*lines, t("replay.end", locale)]
+    return "\n".join([head, *lines])[:2000]
+
+
+def buttons(stored: StoredGame, frame: Frame, locale: object) -> ButtonsView:
+    def spec(label: str, step: int, which: str, disabled: bool) -> dict[str, Any]:
+        return {
+            "type": 2,
+            "style": 2,
+            "label": t(label, locale),
+            "custom_id": button_id(stored.id, step, which),
+            "disabled": disabled,
+        }
+
+    first, last = frame.step == 0, frame.step >= frame.total
+    row = [
+        spec("replay.previous", max(frame.step - 1, 0), "p", first),
+        spec("replay.next", min(frame.step + 1, frame.total), "n", last),
+        spec("replay.next_round", frame.next_round, "r", last),
+    ]
+    return ButtonsView([row])
+
+
+async def _finished_game(bot: Any, interaction: discord.Interaction[Any], game_id: int) -> StoredGame | str:
+    """The game if the asker may replay it, else the message key of the refusal."""
+    storage = bot.storage
+    assert storage is not None, "storage opens in setup_hook"
+    try:
+        stored: StoredGame = await storage.games.get_game(game_id)
+    except (GameNotFound, GameQuarantined):
+        return "replay.error.not_found"
+    if interaction.guild_id is None or stored.guild_id != interaction.guild_id:
+        return "replay.error.not_found"
+    if stored.status == "active":
+        return "replay.error.running"
+    if stored.status != FINISHED or stored.kind not in registry.KINDS:
+        return "replay.error.not_found"
+    return stored
+
+
+async def _picture(
+    bot: Any, stored: StoredGame, frame: Frame, names: Sequence[str], locale: object
+) -> discord.File | None:
+    """The spectator's table at that step, drawn off the event loop, or None (no picture, or it failed)."""
+    image = registry.KINDS[stored.kind].image
+    presenter = bot.presenter
+    if image is None or not presenter.images:
+        return None
+    labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
+    plain = [plain_name(name, locale) for name in names]
+    try:
+        png = await presenter.pictures.draw(image.render_table, frame.view, plain, "dark", labels)
+    except Exception:
+        log.exception("replay picture failed", extra={"game_id": stored.id})
+        return None
+    return discord.File(io.BytesIO(png), filename=IMAGE)
+
+
+async def _frame_message(
+    bot: Any, stored: StoredGame, step: int, locale: object
+) -> tuple[str, ButtonsView, discord.File | None]:
+    storage = bot.storage
+    assert storage is not None, "storage opens in setup_hook"
+    actions = await storage.games.actions(stored.id)
+    frame = frame_at(stored, actions, step)
+    names = seat_names(stored, locale)
+    text = caption(stored, frame, names, locale)
+    return text, buttons(stored, frame, locale), await _picture(bot, stored, frame, names, locale)
+
+
+async def refuse(interaction: discord.Interaction[Any], key: str) -> None:
+    """A private refusal in the asker's language; nothing changes."""
+    text = t(key, interaction.locale)
+    if interaction.response.is_done():
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, ephemeral=True)
+
+
+async def start(bot: Any, interaction: discord.Interaction[Any], kind: str, game: str) -> None:
+    """``/<game> replay game:<id>``: step 0 of a finished game of this server, privately."""
+    game_id = parse_game_id(game)
+    if game_id is None:
+        await refuse(interaction, "replay.error.malformed")
+        return
+    stored = await _finished_game(bot, interaction, game_id)
+    if isinstance(stored, str) or stored.kind != kind:
+        await refuse(interaction, stored if isinstance(stored, str) else "replay.error.not_found")
+        return
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    text, view, picture = await _frame_message(bot, stored, 0, interaction.locale)
+    await interaction.edit_original_response(
+        content=text,
+        view=view,
+        attachments=[picture] if picture is not None else [],
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+
+
+async def click(bot: Any, interaction: discord.Interaction[Any], custom_id: str) -> None:
+    """Previous / Next / Next round: that step, edited in place; a bad id gets a private refusal."""
+    parsed = parse_button(custom_id)
+    if parsed is None:
+        await refuse(interaction, "replay.error.malformed")
+        return
+    stored = await _finished_game(bot, interaction, parsed[0])
+    if isinstance(stored, str):
+        await refuse(interaction, stored)
+        return
+    await interaction.response.defer()
+    text, view, picture = await _frame_message(bot, stored, parsed[1], interaction.locale)
+    await interaction.edit_original_response(
+        content=text,
+        view=view,
+        attachments=[picture] if picture is not None else [],
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+
+
+__all__ = [
+    "IMAGE",
+    "PREFIX",
+    "Frame",
+    "button_id",
+    "caption",
+    "click",
+    "frame_at",
+    "parse_button",
+    "parse_game_id",
+    "seat_names",
+    "start",
+]
