@@ -94,8 +94,12 @@ class LobbyPart(ServiceCore):
         level: str = "normal",
         locale: object = None,
         kind: str = "skyjo",
-        turn_limit: int = DEFAULT_TURN_LIMIT,
+        turn_limit: int | None = None,
     ) -> Lobby:
+        """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's."""
+        settings = await self._new_table_settings(guild_id, channel_id)
+        if turn_limit is None:
+            turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
         opts = self.check_lobby(kind, options, computers=computers, level=level, turn_limit=turn_limit)
         seats = [LobbySeat(host_name, user_id=host_id)]
         seats += [LobbySeat(self._ai_name(i + 1, level, locale), ai_level=level) for i in range(computers)]

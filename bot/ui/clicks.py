@@ -376,8 +376,8 @@ class TableUI:
     async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
         """The new lobby is a public follow-up of the (acknowledged) click on the table message."""
         lobby = await self.service.rematch(game_id, interaction.user.id)
-        locale = interaction.guild_locale
-        body = lobby_message(lobby, locale)
+        locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
+        body = lobby_message(lobby, locale, self.service.settings_of(lobby.guild_id))
         try:
             message = await interaction.followup.send(
                 embed=embed_of(body), view=lobby_view(lobby, locale), wait=True
@@ -390,8 +390,8 @@ class TableUI:
 
     async def post_lobby(self, interaction: discord.Interaction[Any], lobby: Lobby) -> None:
         """Answer with the public lobby message (the lobby is committed already)."""
-        locale = interaction.guild_locale
-        body = lobby_message(lobby, locale)
+        locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
+        body = lobby_message(lobby, locale, self.service.settings_of(lobby.guild_id))
         try:
             callback = await interaction.response.send_message(
                 embed=embed_of(body), view=lobby_view(lobby, locale)

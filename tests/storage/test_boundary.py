@@ -232,7 +232,12 @@ def test_the_storage_interface_names_every_public_method() -> None:
     repository is named there, so a method added without documenting the interface fails here."""
     doc = inspect.getdoc(Storage) or ""
     repositories = (
-        GameRepository, LobbyRepository, ResultRepository, RatingRepository, StatsRepository, SettingsRepository
+        GameRepository,
+        LobbyRepository,
+        ResultRepository,
+        RatingRepository,
+        StatsRepository,
+        SettingsRepository,
     )
     missing = [
         f"{repo.__name__}.{name}"
