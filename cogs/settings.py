@@ -37,7 +37,7 @@ def settings_text(settings: ServerSettings, locale: object) -> str:
     if limit is None:
         limit_text = t("settings.turn_limit.default", locale)
     else:
-        limit_text = t(f"cmd.turn_limit.{limit}", locale)
+        limit_text = t(f"cmd.turn_limit.{limit or 'off'}", locale)  # the names the command offers
     if settings.channels is None:
         channels_text = t("settings.channels.all", locale)
     else:
