@@ -84,7 +84,8 @@ class SettingsCog(commands.Cog):
         all_channels=_("Games may be opened in every channel again", key="cmd.settings.all_channels"),
         language=_("The language of the bot's public messages", key="cmd.settings.language"),
     )  # fmt: skip
-    @app_commands.choices(turn_limit=tables.TURN_LIMIT_CHOICES, language=LANGUAGE_CHOICES)
+    @app_commands.choices(turn_limit=tables.TURN_LIMIT_CHOICES)
+    @app_commands.choices(language=LANGUAGE_CHOICES)
     async def settings(
         self,
         interaction: discord.Interaction[Any],
