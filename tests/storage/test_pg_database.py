@@ -30,7 +30,7 @@ async def test_open_migrates_once_and_records_each_migration(pg_dsn: str) -> Non
     try:
         assert again.schema_version == 4
         count = await again.run(lambda c: c.execute("SELECT count(*) FROM schema_migrations").fetchone())
-        assert count == (3,)
+        assert count == (4,)
     finally:
         await again.close()
 
@@ -38,7 +38,7 @@ async def test_open_migrates_once_and_records_each_migration(pg_dsn: str) -> Non
 async def test_processes_starting_together_migrate_once(pg_dsn: str) -> None:
     opened = await asyncio.gather(*(PostgresDatabase.open(pg_dsn) for _ in range(4)))
     try:
-        assert {db.schema_version for db in opened} == {3}
+        assert {db.schema_version for db in opened} == {4}
     finally:
         for db in opened:
             await db.close()
@@ -50,7 +50,7 @@ async def test_a_schema_newer_than_the_code_is_refused(pg_dsn: str) -> None:
     await db.close()
     with pytest.raises(SchemaTooNew) as raised:
         await PostgresDatabase.open(pg_dsn)
-    assert (raised.value.found, raised.value.known) == (99, 3)
+    assert (raised.value.found, raised.value.known) == (99, 4)
 
 
 def _free_port() -> int:
