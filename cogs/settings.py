@@ -43,12 +43,14 @@ def settings_text(settings: ServerSettings, locale: object) -> str:
     else:
         channels_text = ", ".join(f"<#{c}>" for c in settings.channels)
     language_text = t(f"settings.language.{settings.language or 'server'}", locale)
+    rated_key = "settings.computers.rated" if settings.rate_computers else "settings.computers.unrated"
     return "\n".join(
         [
             t("settings.title", locale),
             t("settings.line.turn_limit", locale, limit=limit_text),
             t("settings.line.channels", locale, channels=channels_text),
             t("settings.line.language", locale, language=language_text),
+            t(rated_key, locale),
             t("settings.how", locale),
         ]
     )
@@ -75,6 +77,7 @@ class SettingsCog(commands.Cog):
         remove_channel=_("remove_channel", key="cmd.settings.opt.remove_channel"),
         all_channels=_("all_channels", key="cmd.settings.opt.all_channels"),
         language=_("language", key="cmd.settings.opt.language"),
+        rate_computers=_("rate_computers", key="cmd.settings.opt.rate_computers"),
     )
     @app_commands.describe(
         turn_limit=_("The turn limit of a new table that does not choose one", key="cmd.settings.turn_limit"),
@@ -83,6 +86,8 @@ class SettingsCog(commands.Cog):
         remove_channel=_("Take this channel off the list", key="cmd.settings.remove_channel"),
         all_channels=_("Games may be opened in every channel again", key="cmd.settings.all_channels"),
         language=_("The language of the bot's public messages", key="cmd.settings.language"),
+        rate_computers=_("Games with computer players are rated (True, the default) or dealt unrated",
+                         key="cmd.settings.rate_computers"),
     )  # fmt: skip
     @app_commands.choices(turn_limit=tables.TURN_LIMIT_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
@@ -94,6 +99,7 @@ class SettingsCog(commands.Cog):
         remove_channel: discord.TextChannel | None = None,
         all_channels: bool = False,
         language: str | None = None,
+        rate_computers: bool | None = None,
     ) -> None:
         # The default permission only hides the command; a server may give it to anyone.
         if not interaction.permissions.manage_guild:
@@ -105,6 +111,7 @@ class SettingsCog(commands.Cog):
             remove_channel=None if remove_channel is None else remove_channel.id,
             all_channels=all_channels,
             language=language,
+            rate_computers=rate_computers,
         )
         await interaction.response.send_message(
             settings_text(settings, interaction.locale),

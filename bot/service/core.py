@@ -165,6 +165,10 @@ class ServiceCore(ABC):
         (:mod:`bot.service.settings`)."""
 
     @abstractmethod
+    def settings_of(self, guild_id: int | None) -> ServerSettings:
+        """A server's settings, from the cache (:mod:`bot.service.settings`)."""
+
+    @abstractmethod
     def _finish(self, table: Table) -> None:
         """Forget a game that ended (:mod:`bot.service.clicks`)."""
 

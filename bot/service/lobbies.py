@@ -295,6 +295,9 @@ class LobbyPart(ServiceCore):
             seats = [Seat(i, s.name, s.user_id, s.ai_level) for i, s in enumerate(lobby.seats)]
             options = dict(lobby.options)
             turn_limit = options.pop("turn_limit", DEFAULT_TURN_LIMIT)
+            # /skybo settings: a server may not rate games with computer players (dealt unrated).
+            computers = any(s.ai_level is not None for s in seats)
+            rated = not computers or self.settings_of(lobby.guild_id).rate_computers
             try:
                 stored = await self.storage.games.create_game(
                     guild_id=lobby.guild_id,
@@ -306,6 +309,7 @@ class LobbyPart(ServiceCore):
                     host_id=lobby.host_id,
                     message_id=lobby.message_id,
                     meta={"lobby_id": lobby.id, "turn_limit": turn_limit},
+                    rated=rated,
                 )
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None

@@ -8,7 +8,11 @@ never opens on an outdated setting.
 
 What they change: the turn limit of a new table when ``/<game> new`` does not give one; the channels
 where a table may be opened (every channel by default); the language of the public messages (the
-server's own by default, or a fixed ``en`` / ``fr``). Tables already open keep what they had.
+server's own by default, or a fixed ``en`` / ``fr``); whether a game dealt with a computer player is
+rated (by default it is; if not, the game is dealt unrated, rather than computers being refused: the
+lobby says so before the start, and a table of friends with a computer can still play). Decided at the
+deal, from the computers seated then: a computer that later takes a leaving player's seat changes
+nothing. Tables already open keep their turn limit and channel; the deal reads the setting then.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class SettingsPart(ServiceCore):
         remove_channel: int | None = None,
         all_channels: bool = False,
         language: str | None = None,
+        rate_computers: bool | None = None,
     ) -> ServerSettings:
         """Apply the changes given (None: unchanged) and store them; Refused, changing nothing, for
         a value outside what the command offers. ``language`` ``"server"`` is back to the server's
@@ -67,6 +72,8 @@ class SettingsPart(ServiceCore):
             if language != "server" and language not in LANGUAGES:
                 raise Refused("settings.error.language")
             new = replace(new, language=None if language == "server" else language)
+        if rate_computers is not None:
+            new = replace(new, rate_computers=bool(rate_computers))
         if all_channels:
             new = replace(new, channels=None)
         if allow_channel is not None:

@@ -220,6 +220,8 @@ def settings_lines(settings: ServerSettings, locale: object) -> list[str]:
         lines.append(t("settings.lobby.channels", locale, channels=channels))
     if settings.language is not None:
         lines.append(t("settings.lobby.language", locale))
+    if not settings.rate_computers:
+        lines.append(t("settings.lobby.computers_unrated", locale))
     return lines
 
 

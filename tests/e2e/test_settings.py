@@ -10,7 +10,7 @@ import discord
 
 from bot.storage.settings import DEFAULTS, ServerSettings
 
-from .conftest import open_lobby, private_answer
+from .conftest import open_lobby, private_answer, start_table
 
 REFUSED_EN = "Only someone who can manage this server may change its settings."
 REFUSED_FR = "Seule une personne qui peut gérer ce serveur peut changer ses réglages."
@@ -117,4 +117,33 @@ async def test_public_messages_in_a_fixed_language_across_a_restart(
     await settings(fake, fake.owner, language="server")  # back to the server's own language
     lobby = await open_lobby(fake, fake.user("bob"))
     assert "per turn" in lobby.text and "🗣" not in lobby.text
+    assert await bot.service.storage.settings.get(fake.guild.id) == DEFAULTS
+
+
+async def test_games_with_computers_dealt_unrated_when_the_server_says_so(
+    fake_discord: Any, skybo: Any
+) -> None:
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob, carol = fake.user("alice"), fake.user("bob"), fake.user("carol")
+    general, games = fake.channel("general"), fake.channel("games")
+    shown = await settings(fake, fake.owner, rate_computers=False)
+    assert "🤖 Games with computer players: not rated" in shown
+
+    # The lobby says so before the start; with a computer seated at the deal the game is unrated.
+    lobby = await open_lobby(fake, alice, general, computers=1)
+    assert "🤖 On this server, a game with computer players is not rated" in lobby.text
+    await (await fake.click(alice, lobby, next(c for c in lobby.custom_ids if c.endswith(":st")))).response()
+    with_computer = await fake.wait_until(
+        lambda: next((t.id for t in bot.service.tables.values() if t.stored.message_id == lobby.id), None),
+        what="the game",
+    )
+    assert not (await bot.service.storage.games.get_game(with_computer)).rated
+    # People only: rated as always.
+    _, people_only = await start_table(fake, bot, bob, [carol], games)
+    assert (await bot.service.storage.games.get_game(people_only)).rated
+
+    grant_manage_guild(fake)
+    french = await settings(fake, carol, rate_computers=True)
+    assert "🤖 Parties avec des ordinateurs : classées" in french
     assert await bot.service.storage.settings.get(fake.guild.id) == DEFAULTS

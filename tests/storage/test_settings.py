@@ -15,11 +15,11 @@ async def test_a_server_without_settings_has_the_defaults(any_storage: Storage) 
 
 async def test_settings_are_saved_changed_and_reset(any_storage: Storage, backend: Backend) -> None:
     big = 2**62  # Discord ids need 64 bits
-    chosen = ServerSettings(turn_limit=30, channels=(big, 7), language="fr")
+    chosen = ServerSettings(turn_limit=30, channels=(big, 7), language="fr", rate_computers=False)
     await any_storage.settings.save(big, chosen)
     await any_storage.settings.save(2, ServerSettings(turn_limit=0))
     assert await any_storage.settings.get(big) == chosen
-    changed = ServerSettings(turn_limit=None, channels=None, language="en")
+    changed = ServerSettings(turn_limit=None, channels=None, language="en")  # computers rated again
     await any_storage.settings.save(big, changed)
     assert await any_storage.settings.all() == {big: changed, 2: ServerSettings(turn_limit=0)}
     await any_storage.settings.save(big, DEFAULTS)

@@ -6,5 +6,6 @@ CREATE TABLE server_settings (
     turn_limit      INTEGER,                 -- seconds, one of bot.service.TURN_LIMITS
     channels        TEXT,                    -- JSON list of the channel ids where games may be opened
     language        TEXT,                    -- 'en' or 'fr': the fixed language of public messages
+    rate_computers  INTEGER,                 -- 0: a game dealt with a computer player is not rated
     updated_at      BIGINT  NOT NULL
 );
