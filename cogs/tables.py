@@ -76,7 +76,7 @@ async def open_table(
         options=options,
         computers=computers,
         level=level,
-        locale=interaction.guild_locale,
+        locale=public_locale(bot, interaction),  # the computers' names, shown in public
         turn_limit=turn_limit,
     )
     await bot.table_ui.post_lobby(interaction, lobby)

@@ -313,7 +313,11 @@ class TableUI:
                 self.presenter.table_changed(ended)
             await self._settle(interaction, t("table.confirm.ended", interaction.locale))
             await interaction.followup.send(
-                t("table.ended", interaction.guild_locale, user=user.mention),
+                t(
+                    "table.ended",
+                    self.service.public_locale(interaction.guild_id, interaction.guild_locale),
+                    user=user.mention,
+                ),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
         elif bid.act == CONFIRM_NO:
@@ -420,7 +424,12 @@ class TableUI:
         elif act == LEAVE_LOBBY:
             await self.service.lobby_leave(lobby_id, channel_id, user.id)
         elif act == ADD_COMPUTER:
-            await self.service.lobby_add_computer(lobby_id, channel_id, user.id, interaction.guild_locale)
+            await self.service.lobby_add_computer(
+                lobby_id,
+                channel_id,
+                user.id,
+                self.service.public_locale(interaction.guild_id, interaction.guild_locale),
+            )
         elif act == REMOVE_COMPUTER:
             await self.service.lobby_remove_computer(lobby_id, channel_id, user.id)
         elif act == CANCEL:
