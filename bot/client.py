@@ -46,7 +46,7 @@ GC_THRESHOLDS = (10_000, 20, 1000)
 discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
 
-EXTENSIONS = ("cogs.skyjo", "cogs.skipbo", "cogs.stats", "cogs.history", "cogs.replay")
+EXTENSIONS = ("cogs.skyjo", "cogs.skipbo", "cogs.stats", "cogs.history", "cogs.replay", "cogs.settings")
 
 
 @dataclass(frozen=True)
@@ -227,6 +227,7 @@ class SkyboBot(commands.AutoShardedBot):
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        await self.service.load_settings()  # before the first command or public message
         for table in await self.service.resume():
             self.presenter.table_changed(table)  # "live again" on every table message
         # What exists now (modules, classes, functions, the resumed games) lives as long as the

@@ -14,7 +14,6 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.games.skipbo import SKIPBO
-from bot.service import DEFAULT_TURN_LIMIT
 from bot.ui import command_options
 from bot.ui import replay as replays
 from cogs import tables
@@ -72,7 +71,7 @@ class SkipboCog(commands.Cog):
         several_rounds: bool = False,
         computers: app_commands.Range[int, 0, MAX_COMPUTERS] = 0,
         level: str = "normal",
-        turn_limit: int = DEFAULT_TURN_LIMIT,
+        turn_limit: int | None = None,
     ) -> None:
         await tables.open_table(
             self.bot,

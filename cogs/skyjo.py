@@ -15,7 +15,6 @@ from discord.ext import commands
 
 from bot.games.skyjo import SKYJO
 from bot.games.skyjo.engine import EDITIONS
-from bot.service import DEFAULT_TURN_LIMIT
 from bot.ui import command_options
 from bot.ui import replay as replays
 from cogs import tables
@@ -103,7 +102,7 @@ class SkyjoCog(commands.Cog):
         edition: str = "classic",
         computers: app_commands.Range[int, 0, MAX_COMPUTERS] = 0,
         level: str = "normal",
-        turn_limit: int = DEFAULT_TURN_LIMIT,
+        turn_limit: int | None = None,
     ) -> None:
         await tables.open_table(
             self.bot,

@@ -70,8 +70,10 @@ def _scope(interaction: discord.Interaction[Any], scope: str) -> tuple[str, int 
     return "global", None
 
 
-def _public_locale(interaction: discord.Interaction[Any]) -> object:
-    return interaction.guild_locale or interaction.locale
+def _public_locale(bot: SkyboBot, interaction: discord.Interaction[Any]) -> object:
+    """The server's fixed public language (``/skybo settings``), else its own, else the asker's."""
+    locale = interaction.guild_locale or interaction.locale
+    return bot.service.public_locale(interaction.guild_id, locale)
 
 
 def _on_message(interaction: discord.Interaction[Any], custom_id: str) -> bool:
@@ -148,7 +150,9 @@ class StatsCog(commands.Cog):
     ) -> None:
         shown, guild_id = _scope(interaction, scope)
         listed = _computers(computers, shown)
-        body = await self._board(game, shown, guild_id, page, _public_locale(interaction), computers=listed)
+        body = await self._board(
+            game, shown, guild_id, page, _public_locale(self.bot, interaction), computers=listed
+        )
         await interaction.response.send_message(
             embed=discord.Embed.from_dict(body.embed or {}),
             view=_view(body.extra["buttons"]),
@@ -182,7 +186,7 @@ class StatsCog(commands.Cog):
                 parsed.scope,
                 guild_id,
                 parsed.page,
-                _public_locale(interaction),
+                _public_locale(self.bot, interaction),
                 computers=parsed.computers,
             )
             await interaction.response.edit_message(

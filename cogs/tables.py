@@ -31,7 +31,8 @@ COMPUTERS = _("computers", key="cmd.opt.computers")
 LEVEL = _("level", key="cmd.opt.level")
 TURN_LIMIT = _("turn_limit", key="cmd.opt.turn_limit")
 TURN_LIMIT_HELP = _(
-    "Time per turn before the computer plays it (default: 2 min)", key="cmd.opt.turn_limit.description"
+    "Time per turn before the computer plays it (default: the server's, else 2 min)",
+    key="cmd.opt.turn_limit.description",
 )
 # Exactly the service's TURN_LIMITS (a test holds them equal): Discord offers nothing the table refuses.
 TURN_LIMIT_CHOICES = [
@@ -48,6 +49,11 @@ TURN_LIMIT_CHOICES = [
 ]
 
 
+def public_locale(bot: SkyboBot, interaction: discord.Interaction[Any]) -> object:
+    """The language of a public answer: the server's fixed one (``/skybo settings``), else its own."""
+    return bot.service.public_locale(interaction.guild_id, interaction.guild_locale)
+
+
 async def open_table(
     bot: SkyboBot,
     interaction: discord.Interaction[Any],
@@ -56,9 +62,10 @@ async def open_table(
     *,
     computers: int,
     level: str,
-    turn_limit: int,
+    turn_limit: int | None,
 ) -> None:
-    """``/<game> new``: open the lobby (the service checks everything) and post its public message."""
+    """``/<game> new``: open the lobby (the service checks everything) and post its public message;
+    no ``turn_limit``: the server's default (``/skybo settings``)."""
     user = interaction.user
     lobby = await bot.service.open_lobby(
         kind=kind,
@@ -69,7 +76,7 @@ async def open_table(
         options=options,
         computers=computers,
         level=level,
-        locale=interaction.guild_locale,
+        locale=public_locale(bot, interaction),  # the computers' names, shown in public
         turn_limit=turn_limit,
     )
     await bot.table_ui.post_lobby(interaction, lobby)
@@ -90,7 +97,7 @@ async def end(bot: SkyboBot, interaction: discord.Interaction[Any]) -> None:
     else:
         bot.presenter.lobby_changed(ended.id)
     await interaction.response.send_message(
-        t("table.ended", interaction.guild_locale, user=interaction.user.mention),
+        t("table.ended", public_locale(bot, interaction), user=interaction.user.mention),
         allowed_mentions=discord.AllowedMentions.none(),
     )
 
@@ -100,7 +107,7 @@ async def kick(bot: SkyboBot, interaction: discord.Interaction[Any], player: dis
         raise Refused("table.error.kick_not_player")
     await bot.service.kick(interaction.channel_id or 0, interaction.user.id, player.id)
     await interaction.response.send_message(
-        t("table.kicked", interaction.guild_locale, player=player.mention),
+        t("table.kicked", public_locale(bot, interaction), player=player.mention),
         allowed_mentions=discord.AllowedMentions.none(),
     )
 

@@ -34,8 +34,9 @@ The parts, one job each: :mod:`~bot.service.table` (the shared types, refusals a
 process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch), :mod:`~bot.service.clicks` (the
 click path and the commit), :mod:`~bot.service.votes` (round votes), :mod:`~bot.service.timers` (timers
 and the sweeper), :mod:`~bot.service.computers` (computer players) and :mod:`~bot.service.seats` (leave,
-kick, replacement, seat back, end). They are mixins of one :class:`TableService`, not collaborator
-objects: every part works on the same state (the tables, the channel locks, the sweeper's index) under
+kick, replacement, seat back, end), :mod:`~bot.service.settings` (a server's ``/skybo settings``).
+They are mixins of one :class:`TableService`, not collaborator objects: every part works on the same
+state (the tables, the channel locks, the sweeper's index) under
 the same channel lock, and callers (cogs, the UI, tests) use one object with one API, so the state stays
 in one place with no forwarding methods. What one part calls of another is declared once, abstract, in
 :class:`~bot.service.core.ServiceCore`; the parts import ``table`` and ``core`` only, never each other.
@@ -48,6 +49,7 @@ from bot.service.computers import ComputerPart
 from bot.service.lobbies import LobbyPart
 from bot.service.resume import ResumePart
 from bot.service.seats import SeatPart
+from bot.service.settings import SettingsPart
 from bot.service.table import (
     DEFAULT_TURN_LIMIT,
     HINT_ACT,
@@ -100,5 +102,7 @@ __all__ = [
 ]
 
 
-class TableService(ResumePart, LobbyPart, ClickPart, VotePart, TimerPart, ComputerPart, SeatPart):
+class TableService(
+    ResumePart, LobbyPart, ClickPart, VotePart, TimerPart, ComputerPart, SeatPart, SettingsPart
+):
     """Lobbies and games of every channel; the only writer of game state (its parts: see the module)."""

@@ -13,7 +13,7 @@ from bot.clock import Clock, SystemClock
 from bot.config import Limits
 from bot.games.registry import KINDS
 from bot.service.table import PanelState, Refused, SeatTaken, ServiceObserver, Table, TableListener, log
-from bot.storage import GameNotFound, Storage, StorageError, StoredGame
+from bot.storage import GameNotFound, ServerSettings, Storage, StorageError, StoredGame
 
 
 class ServiceCore(ABC):
@@ -57,6 +57,8 @@ class ServiceCore(ABC):
         self._wake = asyncio.Event()
         self._sweeper: asyncio.Task[None] | None = None
         self.expired_lobbies: set[int] = set()
+        # Each server's settings (/skybo settings), the defaults left out: see bot.service.settings.
+        self._settings: dict[int, ServerSettings] = {}
 
     # ------------------------------------------------------------------ plumbing
 
@@ -156,6 +158,15 @@ class ServiceCore(ABC):
         self, table: Table, seat: int, action: Any, *, by_player: bool = False
     ) -> list[dict[str, Any]]:
         """Apply and commit one action under the channel lock (:mod:`bot.service.clicks`)."""
+
+    @abstractmethod
+    async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:
+        """The server's settings for a table opening in ``channel_id``, or Refused
+        (:mod:`bot.service.settings`)."""
+
+    @abstractmethod
+    def settings_of(self, guild_id: int | None) -> ServerSettings:
+        """A server's settings, from the cache (:mod:`bot.service.settings`)."""
 
     @abstractmethod
     def _finish(self, table: Table) -> None:

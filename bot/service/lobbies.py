@@ -94,8 +94,12 @@ class LobbyPart(ServiceCore):
         level: str = "normal",
         locale: object = None,
         kind: str = "skyjo",
-        turn_limit: int = DEFAULT_TURN_LIMIT,
+        turn_limit: int | None = None,
     ) -> Lobby:
+        """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's."""
+        settings = await self._new_table_settings(guild_id, channel_id)
+        if turn_limit is None:
+            turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
         opts = self.check_lobby(kind, options, computers=computers, level=level, turn_limit=turn_limit)
         seats = [LobbySeat(host_name, user_id=host_id)]
         seats += [LobbySeat(self._ai_name(i + 1, level, locale), ai_level=level) for i in range(computers)]
@@ -291,6 +295,9 @@ class LobbyPart(ServiceCore):
             seats = [Seat(i, s.name, s.user_id, s.ai_level) for i, s in enumerate(lobby.seats)]
             options = dict(lobby.options)
             turn_limit = options.pop("turn_limit", DEFAULT_TURN_LIMIT)
+            # /skybo settings: a server may not rate games with computer players (dealt unrated).
+            computers = any(s.ai_level is not None for s in seats)
+            rated = not computers or self.settings_of(lobby.guild_id).rate_computers
             try:
                 stored = await self.storage.games.create_game(
                     guild_id=lobby.guild_id,
@@ -302,6 +309,7 @@ class LobbyPart(ServiceCore):
                     host_id=lobby.host_id,
                     message_id=lobby.message_id,
                     meta={"lobby_id": lobby.id, "turn_limit": turn_limit},
+                    rated=rated,
                 )
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None

@@ -55,6 +55,7 @@ from bot.storage.ratings import (
     user_key,
 )
 from bot.storage.results import ResultRepository, SeatResult
+from bot.storage.settings import ServerSettings, SettingsRepository
 from bot.storage.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, SqliteDatabase, translate_os_error
 from bot.storage.stats import StatsRepository
 
@@ -81,6 +82,8 @@ __all__ = [
     "SchemaTooNew",
     "Seat",
     "SeatResult",
+    "ServerSettings",
+    "SettingsRepository",
     "ShardLease",
     "ShardsTaken",
     "StaleVersion",
@@ -123,6 +126,8 @@ class Storage:
     ``ratings`` (:class:`RatingRepository`): boards and players: ``leaderboard``, ``player_stats``,
         ``history``, ``changes_for_game`` (ratings are written by ``games`` when a game ends).
     ``stats`` (:class:`StatsRepository`): a player's ``/stats`` card: ``overview``.
+    ``settings`` (:class:`SettingsRepository`): a server's ``/skybo settings``: ``all``, ``get``,
+        ``save``.
     ``db`` (:class:`~bot.storage.backend.Database`): bookkeeping: ``schema_version``, ``stats`` (group
         commit counters), ``where``; ``run`` / ``write`` are for the repositories and for tests.
     """
@@ -134,6 +139,7 @@ class Storage:
         self.results = ResultRepository(db)
         self.ratings = RatingRepository(db)
         self.stats = StatsRepository(db)
+        self.settings = SettingsRepository(db)
 
     @classmethod
     async def open(

@@ -313,7 +313,11 @@ class TableUI:
                 self.presenter.table_changed(ended)
             await self._settle(interaction, t("table.confirm.ended", interaction.locale))
             await interaction.followup.send(
-                t("table.ended", interaction.guild_locale, user=user.mention),
+                t(
+                    "table.ended",
+                    self.service.public_locale(interaction.guild_id, interaction.guild_locale),
+                    user=user.mention,
+                ),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
         elif bid.act == CONFIRM_NO:
@@ -376,8 +380,8 @@ class TableUI:
     async def _rematch(self, interaction: discord.Interaction[Any], game_id: int) -> None:
         """The new lobby is a public follow-up of the (acknowledged) click on the table message."""
         lobby = await self.service.rematch(game_id, interaction.user.id)
-        locale = interaction.guild_locale
-        body = lobby_message(lobby, locale)
+        locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
+        body = lobby_message(lobby, locale, self.service.settings_of(lobby.guild_id))
         try:
             message = await interaction.followup.send(
                 embed=embed_of(body), view=lobby_view(lobby, locale), wait=True
@@ -390,8 +394,8 @@ class TableUI:
 
     async def post_lobby(self, interaction: discord.Interaction[Any], lobby: Lobby) -> None:
         """Answer with the public lobby message (the lobby is committed already)."""
-        locale = interaction.guild_locale
-        body = lobby_message(lobby, locale)
+        locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
+        body = lobby_message(lobby, locale, self.service.settings_of(lobby.guild_id))
         try:
             callback = await interaction.response.send_message(
                 embed=embed_of(body), view=lobby_view(lobby, locale)
@@ -420,7 +424,12 @@ class TableUI:
         elif act == LEAVE_LOBBY:
             await self.service.lobby_leave(lobby_id, channel_id, user.id)
         elif act == ADD_COMPUTER:
-            await self.service.lobby_add_computer(lobby_id, channel_id, user.id, interaction.guild_locale)
+            await self.service.lobby_add_computer(
+                lobby_id,
+                channel_id,
+                user.id,
+                self.service.public_locale(interaction.guild_id, interaction.guild_locale),
+            )
         elif act == REMOVE_COMPUTER:
             await self.service.lobby_remove_computer(lobby_id, channel_id, user.id)
         elif act == CANCEL:

@@ -431,8 +431,9 @@ class Presenter:
                 await task
 
     def _locale(self, guild_id: int | None) -> object:
+        """The language of public messages: the server's fixed one (``/skybo settings``), else its own."""
         guild = self.bot.get_guild(guild_id) if guild_id else None
-        return guild.preferred_locale if guild is not None else None
+        return self.bot.service.public_locale(guild_id, guild.preferred_locale if guild is not None else None)
 
     async def _picture(
         self, table: Table, image: Any, view: dict[str, Any], names: list[str], locale: object
@@ -560,5 +561,5 @@ class Presenter:
                 allowed_mentions=NO_MENTIONS,
             )
             return
-        body = lobby_message(lobby, locale)
+        body = lobby_message(lobby, locale, self.bot.service.settings_of(lobby.guild_id))
         await message.edit(embed=embed_of(body), view=lobby_view(lobby, locale), allowed_mentions=NO_MENTIONS)

@@ -20,6 +20,7 @@ from bot.render import boards, table_text
 from bot.render.names import shown_name
 from bot.service import DEFAULT_TURN_LIMIT, PanelState, Table
 from bot.storage.lobbies import Lobby
+from bot.storage.settings import DEFAULTS, ServerSettings
 from bot.ui import ids
 
 JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
@@ -210,7 +211,23 @@ def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
     return ButtonsView(rows)
 
 
-def lobby_message(lobby: Lobby, locale: object) -> table_text.MessageBody:
+def settings_lines(settings: ServerSettings, locale: object) -> list[str]:
+    """A lobby's lines for the server's settings (``/skybo settings``) that are not the defaults; the
+    turn limit has its own line on every lobby already."""
+    lines = []
+    if settings.channels is not None:
+        channels = ", ".join(f"<#{c}>" for c in settings.channels)
+        lines.append(t("settings.lobby.channels", locale, channels=channels))
+    if settings.language is not None:
+        lines.append(t("settings.lobby.language", locale))
+    if not settings.rate_computers:
+        lines.append(t("settings.lobby.computers_unrated", locale))
+    return lines
+
+
+def lobby_message(
+    lobby: Lobby, locale: object, settings: ServerSettings = DEFAULTS
+) -> table_text.MessageBody:
     kind: GameKind = KINDS[lobby.kind]
     seats = [(s.name, s.user_id, s.ai_level) for s in lobby.seats]
     options = {k: v for k, v in lobby.options.items() if k != "turn_limit"}
@@ -221,6 +238,7 @@ def lobby_message(lobby: Lobby, locale: object) -> table_text.MessageBody:
         if limit
         else t("table.options.no_turn_limit", locale)
     )
+    lines += settings_lines(settings, locale)
     return table_text.lobby_body(
         host_id=lobby.host_id,
         seats=seats,

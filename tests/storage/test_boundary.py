@@ -17,6 +17,7 @@ from bot.storage import (
     LobbyRepository,
     RatingRepository,
     ResultRepository,
+    SettingsRepository,
     StatsRepository,
     Storage,
 )
@@ -230,7 +231,14 @@ def test_the_storage_interface_names_every_public_method() -> None:
     """Storage's docstring is the interface a backend must keep whole: every public method of every
     repository is named there, so a method added without documenting the interface fails here."""
     doc = inspect.getdoc(Storage) or ""
-    repositories = (GameRepository, LobbyRepository, ResultRepository, RatingRepository, StatsRepository)
+    repositories = (
+        GameRepository,
+        LobbyRepository,
+        ResultRepository,
+        RatingRepository,
+        StatsRepository,
+        SettingsRepository,
+    )
     missing = [
         f"{repo.__name__}.{name}"
         for repo in repositories
@@ -246,5 +254,6 @@ async def test_storage_has_every_repository(storage: Storage) -> None:
     assert isinstance(storage.results, ResultRepository)
     assert isinstance(storage.ratings, RatingRepository)
     assert isinstance(storage.stats, StatsRepository)
+    assert isinstance(storage.settings, SettingsRepository)
     for repository in (storage.games, storage.lobbies, storage.results, storage.ratings, storage.stats):
         assert repository.db is storage.db  # one database, one transaction stream

@@ -1,0 +1,109 @@
+"""Server settings (``/skybo settings``, issue 28): what a server's admins chose for its new tables.
+
+The settings are read for every new table and every public message, so the service keeps them in
+memory (loaded at start, :meth:`SettingsPart.load_settings`) and writes each change to the database
+first, then to the cache. A server's commands and clicks always reach the process of its shard, so
+that process's cache is the one that matters; opening a table still reads the stored row, so a table
+never opens on an outdated setting.
+
+What they change: the turn limit of a new table when ``/<game> new`` does not give one; the channels
+where a table may be opened (every channel by default); the language of the public messages (the
+server's own by default, or a fixed ``en`` / ``fr``); whether a game dealt with a computer player is
+rated (by default it is; if not, the game is dealt unrated, rather than computers being refused: the
+lobby says so before the start, and a table of friends with a computer can still play). Decided at the
+deal, from the computers seated then: a computer that later takes a leaving player's seat changes
+nothing. Tables already open keep their turn limit and channel; the deal reads the setting then.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.i18n import LANGUAGES
+from bot.service.core import ServiceCore
+from bot.service.table import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused
+from bot.storage.settings import DEFAULTS, ServerSettings
+
+# How many channels a server may list (a refusal names them all, within one message).
+MAX_CHANNELS = 25
+
+
+class SettingsPart(ServiceCore):
+    """Read, cache and change a server's settings, and check a new table against them."""
+
+    async def load_settings(self) -> None:
+        """Every server's settings into the cache (at start, before the first command)."""
+        self._settings.clear()
+        self._settings.update(await self.storage.settings.all())
+
+    def settings_of(self, guild_id: int | None) -> ServerSettings:
+        """A server's settings from the cache (the defaults outside a server)."""
+        return DEFAULTS if guild_id is None else self._settings.get(guild_id, DEFAULTS)
+
+    def public_locale(self, guild_id: int | None, locale: object) -> object:
+        """The language of a public message in ``guild_id``: the server's fixed one, else ``locale``
+        (the server's own)."""
+        return self.settings_of(guild_id).language or locale
+
+    async def change_settings(
+        self,
+        guild_id: int | None,
+        *,
+        turn_limit: int | None = None,
+        allow_channel: int | None = None,
+        remove_channel: int | None = None,
+        all_channels: bool = False,
+        language: str | None = None,
+        rate_computers: bool | None = None,
+    ) -> ServerSettings:
+        """Apply the changes given (None: unchanged) and store them; Refused, changing nothing, for
+        a value outside what the command offers. ``language`` ``"server"`` is back to the server's
+        own; a turn limit equal to the bot's default is no setting at all; removing the last listed
+        channel opens every channel again."""
+        if guild_id is None:
+            raise Refused("table.error.guild_only")
+        current = await self.storage.settings.get(guild_id)
+        new = current
+        if turn_limit is not None:
+            if type(turn_limit) is not int or turn_limit not in TURN_LIMITS:
+                raise Refused("table.error.bad_turn_limit")
+            new = replace(new, turn_limit=None if turn_limit == DEFAULT_TURN_LIMIT else turn_limit)
+        if language is not None:
+            if language != "server" and language not in LANGUAGES:
+                raise Refused("settings.error.language")
+            new = replace(new, language=None if language == "server" else language)
+        if rate_computers is not None:
+            new = replace(new, rate_computers=bool(rate_computers))
+        if all_channels:
+            new = replace(new, channels=None)
+        if allow_channel is not None:
+            listed = new.channels or ()
+            if allow_channel not in listed:
+                if len(listed) >= MAX_CHANNELS:
+                    raise Refused("settings.error.too_many_channels", max=MAX_CHANNELS)
+                new = replace(new, channels=(*listed, allow_channel))
+        if remove_channel is not None and new.channels is not None:
+            kept = tuple(c for c in new.channels if c != remove_channel)
+            new = replace(new, channels=kept or None)
+        if new != current:
+            await self.storage.settings.save(guild_id, new)
+        self._remember(guild_id, new)
+        return new
+
+    async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:
+        """The stored settings of a server opening a table (the cache refreshed), or Refused when the
+        channel is not one where the server allows tables (the refusal names those channels)."""
+        if guild_id is None:
+            return DEFAULTS
+        settings = await self.storage.settings.get(guild_id)
+        self._remember(guild_id, settings)
+        if settings.channels is not None and channel_id not in settings.channels:
+            where = ", ".join(f"<#{c}>" for c in settings.channels)
+            raise Refused("settings.error.channel", channels=where)
+        return settings
+
+    def _remember(self, guild_id: int, settings: ServerSettings) -> None:
+        if settings.is_default():
+            self._settings.pop(guild_id, None)
+        else:
+            self._settings[guild_id] = settings

@@ -1,0 +1,127 @@
+"""``/skybo settings``: a server's admins choose what its new tables get (issue 28).
+
+For members who may manage the server: ``default_permissions(manage_guild=True)`` hides the command
+from the others, and the handler checks the permission again, as a server may give the command to
+anyone (Server Settings > Integrations). Without options it shows the settings; each option given
+changes one. The answer is private, in the asker's language. What the settings do, and their
+storage: :mod:`bot.service.settings`. The words: ``settings.*`` and ``cmd.settings.*``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+from discord.ext import commands
+
+from bot.i18n import translate as t
+from bot.service import Refused
+from bot.storage import ServerSettings
+from cogs import tables
+
+if TYPE_CHECKING:
+    from bot.client import SkyboBot
+
+LANGUAGE_CHOICES = [
+    app_commands.Choice(name=_("the server's language", key="cmd.settings.language.server"), value="server"),
+    app_commands.Choice(name=_("English", key="cmd.settings.language.en"), value="en"),
+    app_commands.Choice(name=_("French", key="cmd.settings.language.fr"), value="fr"),
+]
+
+
+def settings_text(settings: ServerSettings, locale: object) -> str:
+    """The settings as the private answer shows them, one line each (changed or not)."""
+    limit = settings.turn_limit
+    if limit is None:
+        limit_text = t("settings.turn_limit.default", locale)
+    else:
+        limit_text = t(f"cmd.turn_limit.{limit or 'off'}", locale)  # the names the command offers
+    if settings.channels is None:
+        channels_text = t("settings.channels.all", locale)
+    else:
+        channels_text = ", ".join(f"<#{c}>" for c in settings.channels)
+    language_text = t(f"settings.language.{settings.language or 'server'}", locale)
+    rated_key = "settings.computers.rated" if settings.rate_computers else "settings.computers.unrated"
+    return "\n".join(
+        [
+            t("settings.title", locale),
+            t("settings.line.turn_limit", locale, limit=limit_text),
+            t("settings.line.channels", locale, channels=channels_text),
+            t("settings.line.language", locale, language=language_text),
+            t(rated_key, locale),
+            t("settings.how", locale),
+        ]
+    )
+
+
+class SettingsCog(commands.Cog):
+    skybo = app_commands.Group(
+        name="skybo",
+        description=_("Skybo on this server", key="cmd.skybo.description"),
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+
+    def __init__(self, bot: SkyboBot) -> None:
+        self.bot = bot
+
+    @skybo.command(
+        name=_("settings", key="cmd.settings.name"),
+        description=_("Show or change this server's settings (admins)", key="cmd.settings.description"),
+    )
+    @app_commands.rename(
+        turn_limit=tables.TURN_LIMIT,
+        allow_channel=_("allow_channel", key="cmd.settings.opt.allow_channel"),
+        remove_channel=_("remove_channel", key="cmd.settings.opt.remove_channel"),
+        all_channels=_("all_channels", key="cmd.settings.opt.all_channels"),
+        language=_("language", key="cmd.settings.opt.language"),
+        rate_computers=_("rate_computers", key="cmd.settings.opt.rate_computers"),
+    )
+    @app_commands.describe(
+        turn_limit=_("The turn limit of a new table that does not choose one", key="cmd.settings.turn_limit"),
+        allow_channel=_("Games may be opened in this channel (then only in the listed ones)",
+                        key="cmd.settings.allow_channel"),
+        remove_channel=_("Take this channel off the list", key="cmd.settings.remove_channel"),
+        all_channels=_("Games may be opened in every channel again", key="cmd.settings.all_channels"),
+        language=_("The language of the bot's public messages", key="cmd.settings.language"),
+        rate_computers=_("Games with computer players are rated (True, the default) or dealt unrated",
+                         key="cmd.settings.rate_computers"),
+    )  # fmt: skip
+    @app_commands.choices(turn_limit=tables.TURN_LIMIT_CHOICES)
+    @app_commands.choices(language=LANGUAGE_CHOICES)
+    async def settings(
+        self,
+        interaction: discord.Interaction[Any],
+        turn_limit: int | None = None,
+        allow_channel: discord.TextChannel | None = None,
+        remove_channel: discord.TextChannel | None = None,
+        all_channels: bool = False,
+        language: str | None = None,
+        rate_computers: bool | None = None,
+    ) -> None:
+        # The default permission only hides the command; a server may give it to anyone.
+        if not interaction.permissions.manage_guild:
+            raise Refused("settings.error.not_admin")
+        settings = await self.bot.service.change_settings(
+            interaction.guild_id,
+            turn_limit=turn_limit,
+            allow_channel=None if allow_channel is None else allow_channel.id,
+            remove_channel=None if remove_channel is None else remove_channel.id,
+            all_channels=all_channels,
+            language=language,
+            rate_computers=rate_computers,
+        )
+        await interaction.response.send_message(
+            settings_text(settings, interaction.locale),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+
+async def setup(bot: SkyboBot) -> None:
+    await bot.add_cog(SettingsCog(bot))
+
+
+__all__ = ["SettingsCog", "settings_text", "setup"]

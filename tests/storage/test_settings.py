@@ -1,0 +1,27 @@
+"""Server settings (``/skybo settings``, issue 28) on both backends: stored whole, read back, and a
+server back to the defaults keeps no row."""
+
+from __future__ import annotations
+
+from bot.storage import ServerSettings, Storage
+from bot.storage.settings import DEFAULTS
+from tests.storage.conftest import Backend
+
+
+async def test_a_server_without_settings_has_the_defaults(any_storage: Storage) -> None:
+    assert await any_storage.settings.get(1) == DEFAULTS
+    assert await any_storage.settings.all() == {}
+
+
+async def test_settings_are_saved_changed_and_reset(any_storage: Storage, backend: Backend) -> None:
+    big = 2**62  # Discord ids need 64 bits
+    chosen = ServerSettings(turn_limit=30, channels=(big, 7), language="fr", rate_computers=False)
+    await any_storage.settings.save(big, chosen)
+    await any_storage.settings.save(2, ServerSettings(turn_limit=0))
+    assert await any_storage.settings.get(big) == chosen
+    changed = ServerSettings(turn_limit=None, channels=None, language="en")  # computers rated again
+    await any_storage.settings.save(big, changed)
+    assert await any_storage.settings.all() == {big: changed, 2: ServerSettings(turn_limit=0)}
+    await any_storage.settings.save(big, DEFAULTS)
+    assert await any_storage.settings.get(big) == DEFAULTS
+    assert backend.execute("SELECT guild_id FROM server_settings") == [(2,)]
