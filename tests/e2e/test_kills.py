@@ -67,7 +67,7 @@ LOCALE = "en-US"  # Alice's and Bob's
 STALE_NOTICE = t("table.error.stale_panel", LOCALE)
 INTERNAL_ERROR = t("table.error.internal", LOCALE)
 FORGED = t("table.error.forged", LOCALE)
-PANEL_ONLY_ACTS = {"md", "rf"}  # panel clicks that change nothing in the game
+PANEL_ONLY_ACTS = {"md", "rf", "hn"}  # panel clicks that change nothing in the game (a hint plays no move)
 NO_ACTION = PANEL_ONLY_ACTS | {"op"}
 
 
