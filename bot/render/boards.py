@@ -32,7 +32,7 @@ from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.render.numbers import number
-from bot.render.table_text import MessageBody
+from bot.render.table_text import MessageBody, embed_size
 from bot.storage.ratings import HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
 from bot.storage.stats import KINDS, KindOverview
 
@@ -417,16 +417,6 @@ def stats_body(name: str, overviews: Sequence[KindOverview], scope: str, locale:
         "footer": {"text": _clip(t("stats.footer", locale), MAX_FOOTER)},
     }
     return MessageBody(embed=embed)
-
-
-def embed_size(embed: Mapping[str, Any]) -> int:
-    """The characters Discord counts against an embed's 6000."""
-    size = len(embed.get("title") or "") + len(embed.get("description") or "")
-    size += len((embed.get("footer") or {}).get("text") or "")
-    size += len((embed.get("author") or {}).get("name") or "")
-    for fld in embed.get("fields") or []:
-        size += len(fld.get("name") or "") + len(fld.get("value") or "")
-    return size
 
 
 __all__ = [

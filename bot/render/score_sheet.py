@@ -12,12 +12,13 @@ folded only if the embed's room runs out, and the winners marked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render.names import code_name
+from bot.render.table_text import embed_size
 
 JSON = dict[str, Any]
 MAX_FIELD = 1024
@@ -33,15 +34,6 @@ TOTAL = 5
 SHEET_RESERVE = MAX_EMBED - MAX_FIELD - 64 - 100
 SHEET_SLOTS = MAX_FIELDS - 1  # the fields left when the rating changes field comes after
 WINNER = "🏆"  # at the end of a line, where its width shifts nothing
-
-
-def embed_size(embed: JSON) -> int:
-    """The characters Discord counts against an embed's 6000: title, description, fields, footer."""
-    size = len(embed.get("title") or "") + len(embed.get("description") or "")
-    size += len((embed.get("footer") or {}).get("text") or "")
-    for f in embed.get("fields") or ():
-        size += len(f.get("name") or "") + len(f.get("value") or "")
-    return size
 
 
 def _label(name: str, locale: object) -> str:
@@ -132,3 +124,30 @@ def sheet_fields(
     if fields and end > 0:
         fields[0]["value"] = (fields[0]["value"] + "\n" + plural("sheet.folded", end, locale))[:MAX_FIELD]
     return fields
+
+
+def add_sheet(
+    embed: JSON,
+    view: Mapping[str, Any],
+    names: Sequence[str],
+    shown: Sequence[str],
+    locale: object,
+    *,
+    over: bool,
+) -> None:
+    """Append a game's sheet to its table embed, in the room its other parts leave: the finished
+    rounds' scores, the totals and, once ``over``, the whole sheet with the winners (a game's public
+    view carries ``rounds`` (each with its ``scores``), ``totals`` and ``winners``)."""
+    embed["fields"].extend(
+        sheet_fields(
+            names,
+            [played["scores"] for played in view["rounds"]],
+            view["totals"],
+            locale,
+            final=over,
+            winners=view["winners"] if over else (),
+            shown=shown,
+            room=SHEET_RESERVE - embed_size(embed),
+            slots=SHEET_SLOTS - len(embed["fields"]),
+        )
+    )

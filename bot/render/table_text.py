@@ -9,7 +9,7 @@ player's said in the message's language (:mod:`bot.render.names`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,3 +148,13 @@ def recent_lines(
         events.extend(e for e in group if e["kind"] not in SERVICE_EVENTS)
     flush()
     return lines[-limit:]
+
+
+def embed_size(embed: Mapping[str, Any]) -> int:
+    """The characters Discord counts against an embed's 6000."""
+    size = len(embed.get("title") or "") + len(embed.get("description") or "")
+    size += len((embed.get("footer") or {}).get("text") or "")
+    size += len((embed.get("author") or {}).get("name") or "")
+    for fld in embed.get("fields") or []:
+        size += len(fld.get("name") or "") + len(fld.get("value") or "")
+    return size

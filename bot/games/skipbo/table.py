@@ -15,7 +15,7 @@ from bot.games.skipbo import engine as skipbo
 from bot.games.skipbo.panel import card_label, card_words, partner_of
 from bot.i18n import a_card, plural
 from bot.i18n import translate as t
-from bot.render.score_sheet import SHEET_RESERVE, SHEET_SLOTS, embed_size, sheet_fields
+from bot.render.score_sheet import add_sheet
 from bot.render.table_text import (
     COLOUR_OVER,
     COLOUR_PAUSE,
@@ -310,20 +310,7 @@ def table_body(
         "fields": fields[:25],
     }
     if view["options"].get("several_rounds"):  # one round scores nothing: no sheet
-        over = phase == skipbo.GAME_OVER and ended_by is None
-        embed["fields"].extend(
-            sheet_fields(
-                names,
-                [played["scores"] for played in view["rounds"]],
-                view["totals"],
-                locale,
-                final=over,
-                winners=view["winners"] if over else (),
-                shown=shown,
-                room=SHEET_RESERVE - embed_size(embed),
-                slots=SHEET_SLOTS - len(embed["fields"]),
-            )
-        )
+        add_sheet(embed, view, names, shown, locale, over=phase == skipbo.GAME_OVER and ended_by is None)
     if image_url:
         embed["image"] = {"url": image_url}
     return MessageBody(embed=embed)

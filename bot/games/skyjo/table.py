@@ -14,7 +14,7 @@ from bot.games.skyjo.engine import EDITIONS, MAX_PLAYERS, MIN_PLAYERS
 from bot.games.skyjo.text import describe_events, grid_lines, status_line
 from bot.i18n import plural
 from bot.i18n import translate as t
-from bot.render.score_sheet import SHEET_RESERVE, SHEET_SLOTS, embed_size, sheet_fields
+from bot.render.score_sheet import add_sheet
 from bot.render.table_text import (
     COLOUR_OVER,
     COLOUR_PAUSE,
@@ -135,21 +135,7 @@ def table_body(
         "color": COLOUR_OVER if ended_by is not None else colour,
         "fields": fields[:25],
     }
-    rounds = [played["scores"] for played in view["rounds"]]
-    over = phase == "game_over" and ended_by is None
-    embed["fields"].extend(
-        sheet_fields(
-            names,
-            rounds,
-            view["totals"],
-            locale,
-            final=over,
-            winners=view["winners"] if over else (),
-            shown=shown,
-            room=SHEET_RESERVE - embed_size(embed),
-            slots=SHEET_SLOTS - len(embed["fields"]),
-        )
-    )
+    add_sheet(embed, view, names, shown, locale, over=phase == "game_over" and ended_by is None)
     if image_url:
         embed["image"] = {"url": image_url}
     return MessageBody(embed=embed)
