@@ -45,6 +45,7 @@ from bot.storage.games import (
     StoredGame,
 )
 from bot.storage.lobbies import LobbyRepository
+from bot.storage.prefs import PrefsRepository, UserPrefs
 from bot.storage.ratings import (
     GLOBAL_SCOPE,
     LeaderboardPage,
@@ -92,6 +93,7 @@ __all__ = [
     "StorageError",
     "StoredAction",
     "StoredGame",
+    "UserPrefs",
     "WriteStats",
     "ai_key",
     "translate_os_error",
@@ -128,6 +130,8 @@ class Storage:
     ``stats`` (:class:`StatsRepository`): a player's ``/stats`` card: ``overview``.
     ``settings`` (:class:`SettingsRepository`): a server's ``/skybo settings``: ``all``, ``get``,
         ``save``.
+    ``prefs`` (:class:`PrefsRepository`): a user's ``/skybo notify`` and ``/skybo display``: ``get``,
+        ``many``, ``save``.
     ``db`` (:class:`~bot.storage.backend.Database`): bookkeeping: ``schema_version``, ``stats`` (group
         commit counters), ``where``; ``run`` / ``write`` are for the repositories and for tests.
     """
@@ -140,6 +144,7 @@ class Storage:
         self.ratings = RatingRepository(db)
         self.stats = StatsRepository(db)
         self.settings = SettingsRepository(db)
+        self.prefs = PrefsRepository(db)
 
     @classmethod
     async def open(

@@ -20,7 +20,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from bot.storage import ChannelBusy, Seat, ServerSettings, Storage, user_key
+from bot.storage import ChannelBusy, Seat, ServerSettings, Storage, UserPrefs, user_key
 from bot.storage.export import main_export
 from bot.storage.games import snapshot_hash
 from bot.storage.lobbies import LobbySeat
@@ -41,6 +41,7 @@ TABLES = (
     "rating_history",
     "lobbies",
     "server_settings",
+    "user_prefs",
 )
 
 
@@ -56,6 +57,7 @@ async def _build(path: Path) -> dict[str, Any]:
             game = await new_game(storage, channel=100 + i, guild=guild, seats=_seats(*users))
             await play_to_end(storage, game, seed=i)
         await storage.settings.save(1, ServerSettings(turn_limit=30, channels=(100, 101), language="fr"))
+        await storage.prefs.save(11, UserPrefs(notify=False, cards="colourblind"))
         active = []
         for i in range(2):
             game = await new_game(storage, channel=200 + i, guild=1, seats=_seats(11 + i))
@@ -313,7 +315,7 @@ def test_the_command_line_entry_and_the_default_source(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert f"copying {path} (schema version 4)" in done.stdout and "committed in" in done.stdout
+    assert f"copying {path} (schema version 5)" in done.stdout and "committed in" in done.stdout
     assert PASSWORD not in done.stdout + done.stderr
     assert len(_pg_rows(pg_database.dsn, "game_actions")) == len(_sqlite_rows(path, "game_actions"))
 

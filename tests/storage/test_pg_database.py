@@ -21,16 +21,16 @@ from tests.storage.conftest import new_game
 async def test_open_migrates_once_and_records_each_migration(pg_dsn: str) -> None:
     db = await PostgresDatabase.open(pg_dsn)
     try:
-        assert db.schema_version == len(load_migrations()) == 4
+        assert db.schema_version == len(load_migrations()) == 5
         rows = await db.run(lambda c: c.execute("SELECT version, name FROM schema_migrations").fetchall())
-        assert [r[0] for r in rows] == [1, 2, 3, 4] and rows[0][1] == "0001_initial.sql"
+        assert [r[0] for r in rows] == [1, 2, 3, 4, 5] and rows[0][1] == "0001_initial.sql"
     finally:
         await db.close()
     again = await PostgresDatabase.open(pg_dsn)  # nothing to do the second time
     try:
-        assert again.schema_version == 4
+        assert again.schema_version == 5
         count = await again.run(lambda c: c.execute("SELECT count(*) FROM schema_migrations").fetchone())
-        assert count == (4,)
+        assert count == (5,)
     finally:
         await again.close()
 
@@ -38,7 +38,7 @@ async def test_open_migrates_once_and_records_each_migration(pg_dsn: str) -> Non
 async def test_processes_starting_together_migrate_once(pg_dsn: str) -> None:
     opened = await asyncio.gather(*(PostgresDatabase.open(pg_dsn) for _ in range(4)))
     try:
-        assert {db.schema_version for db in opened} == {4}
+        assert {db.schema_version for db in opened} == {len(load_migrations())}
     finally:
         for db in opened:
             await db.close()
@@ -50,7 +50,7 @@ async def test_a_schema_newer_than_the_code_is_refused(pg_dsn: str) -> None:
     await db.close()
     with pytest.raises(SchemaTooNew) as raised:
         await PostgresDatabase.open(pg_dsn)
-    assert (raised.value.found, raised.value.known) == (99, 4)
+    assert (raised.value.found, raised.value.known) == (99, len(load_migrations()))
 
 
 def _free_port() -> int:
