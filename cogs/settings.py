@@ -1,10 +1,12 @@
-"""``/skybo settings``: a server's admins choose what its new tables get (issue 28).
+"""``/skybo``: a server's admins choose what its new tables get, each player their own choices (issue 28).
 
-For members who may manage the server: ``default_permissions(manage_guild=True)`` hides the command
-from the others, and the handler checks the permission again, as a server may give the command to
-anyone (Server Settings > Integrations). Without options it shows the settings; each option given
-changes one. The answer is private, in the asker's language. What the settings do, and their
-storage: :mod:`bot.service.settings`. The words: ``settings.*`` and ``cmd.settings.*``.
+``/skybo settings`` is for members who may manage the server: the handler checks the permission
+(Discord's default permissions apply to a whole top-level command, and ``/skybo notify`` and
+``/skybo display`` are for everyone). Without options it shows the settings; each option given changes
+one. ``/skybo notify on|off``: direct messages when a long game's turn comes. ``/skybo display``: the
+card theme and the table as text. Every answer is private, in the asker's language. What they do,
+and their storage: :mod:`bot.service.settings`, :mod:`bot.service.prefs`. The words: ``settings.*``,
+``cmd.settings.*``, ``prefs.*`` and ``cmd.prefs.*``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from discord.ext import commands
 
 from bot.i18n import translate as t
 from bot.service import Refused
-from bot.storage import ServerSettings
+from bot.storage import ServerSettings, UserPrefs
 from cogs import tables
 
 if TYPE_CHECKING:
@@ -29,6 +31,34 @@ LANGUAGE_CHOICES = [
     app_commands.Choice(name=_("English", key="cmd.settings.language.en"), value="en"),
     app_commands.Choice(name=_("French", key="cmd.settings.language.fr"), value="fr"),
 ]
+
+
+NOTIFY_CHOICES = [
+    app_commands.Choice(name=_("on", key="cmd.prefs.on"), value="on"),
+    app_commands.Choice(name=_("off", key="cmd.prefs.off"), value="off"),
+]
+CARDS_CHOICES = [
+    app_commands.Choice(name=_("classic", key="cmd.prefs.cards.classic"), value="classic"),
+    app_commands.Choice(name=_("colour-blind (shapes and colours)", key="cmd.prefs.cards.colourblind"),
+                        value="colourblind"),
+]  # fmt: skip
+TABLE_CHOICES = [
+    app_commands.Choice(name=_("picture", key="cmd.prefs.table.picture"), value="picture"),
+    app_commands.Choice(name=_("text (embeds turned off)", key="cmd.prefs.table.text"), value="text"),
+]
+
+
+def prefs_text(prefs: UserPrefs, locale: object) -> str:
+    """A user's own choices as the private answer shows them, one line each."""
+    return "\n".join(
+        [
+            t("prefs.title", locale),
+            t("prefs.notify.on" if prefs.notify else "prefs.notify.off", locale),
+            t(f"prefs.cards.{prefs.cards}", locale),
+            t(f"prefs.table.{prefs.table}", locale),
+            t("prefs.how", locale),
+        ]
+    )
 
 
 def settings_text(settings: ServerSettings, locale: object) -> str:
@@ -60,8 +90,6 @@ class SettingsCog(commands.Cog):
     skybo = app_commands.Group(
         name="skybo",
         description=_("Skybo on this server", key="cmd.skybo.description"),
-        guild_only=True,
-        default_permissions=discord.Permissions(manage_guild=True),
     )
 
     def __init__(self, bot: SkyboBot) -> None:
@@ -119,9 +147,48 @@ class SettingsCog(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
+    @skybo.command(
+        name=_("notify", key="cmd.prefs.notify.name"),
+        description=_(
+            "Direct messages when your turn comes in a long game: on or off",
+            key="cmd.prefs.notify.description",
+        ),
+    )
+    @app_commands.rename(state=_("state", key="cmd.prefs.opt.state"))
+    @app_commands.describe(state=_("on (the default) or off", key="cmd.prefs.state"))
+    @app_commands.choices(state=NOTIFY_CHOICES)
+    async def notify(self, interaction: discord.Interaction[Any], state: str | None = None) -> None:
+        if state not in (None, "on", "off"):
+            raise Refused("prefs.error.notify")
+        notify = None if state is None else state == "on"
+        prefs = await self.bot.service.change_prefs(interaction.user.id, notify=notify)
+        await interaction.response.send_message(prefs_text(prefs, interaction.locale), ephemeral=True)
+
+    @skybo.command(
+        name=_("display", key="cmd.prefs.display.name"),
+        description=_(
+            "How the table looks for you: the card theme, a picture or text",
+            key="cmd.prefs.display.description",
+        ),
+    )
+    @app_commands.rename(
+        cards=_("cards", key="cmd.prefs.opt.cards"), table=_("table", key="cmd.prefs.opt.table")
+    )
+    @app_commands.describe(
+        cards=_("The cards' look: classic, or colour-blind (a shape for each colour)", key="cmd.prefs.cards"),
+        table=_("The table as a picture, or as text in your panel (for embeds turned off)",
+                key="cmd.prefs.table"),
+    )  # fmt: skip
+    @app_commands.choices(cards=CARDS_CHOICES, table=TABLE_CHOICES)
+    async def display(
+        self, interaction: discord.Interaction[Any], cards: str | None = None, table: str | None = None
+    ) -> None:
+        prefs = await self.bot.service.change_prefs(interaction.user.id, cards=cards, table=table)
+        await interaction.response.send_message(prefs_text(prefs, interaction.locale), ephemeral=True)
+
 
 async def setup(bot: SkyboBot) -> None:
     await bot.add_cog(SettingsCog(bot))
 
 
-__all__ = ["SettingsCog", "settings_text", "setup"]
+__all__ = ["SettingsCog", "prefs_text", "settings_text", "setup"]

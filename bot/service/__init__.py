@@ -34,7 +34,8 @@ The parts, one job each: :mod:`~bot.service.table` (the shared types, refusals a
 process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch), :mod:`~bot.service.clicks` (the
 click path and the commit), :mod:`~bot.service.votes` (round votes), :mod:`~bot.service.timers` (timers
 and the sweeper), :mod:`~bot.service.computers` (computer players) and :mod:`~bot.service.seats` (leave,
-kick, replacement, seat back, end), :mod:`~bot.service.settings` (a server's ``/skybo settings``).
+kick, replacement, seat back, end), :mod:`~bot.service.settings` (a server's ``/skybo settings``),
+:mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo display``).
 They are mixins of one :class:`TableService`, not collaborator objects: every part works on the same
 state (the tables, the channel locks, the sweeper's index) under
 the same channel lock, and callers (cogs, the UI, tests) use one object with one API, so the state stays
@@ -47,6 +48,7 @@ from __future__ import annotations
 from bot.service.clicks import ClickPart
 from bot.service.computers import ComputerPart
 from bot.service.lobbies import LobbyPart
+from bot.service.prefs import PrefsPart
 from bot.service.resume import ResumePart
 from bot.service.seats import SeatPart
 from bot.service.settings import SettingsPart
@@ -103,6 +105,14 @@ __all__ = [
 
 
 class TableService(
-    ResumePart, LobbyPart, ClickPart, VotePart, TimerPart, ComputerPart, SeatPart, SettingsPart
+    ResumePart,
+    LobbyPart,
+    ClickPart,
+    VotePart,
+    TimerPart,
+    ComputerPart,
+    SeatPart,
+    SettingsPart,
+    PrefsPart,
 ):
     """Lobbies and games of every channel; the only writer of game state (its parts: see the module)."""

@@ -13,7 +13,7 @@ from bot.clock import Clock, SystemClock
 from bot.config import Limits
 from bot.games.registry import KINDS
 from bot.service.table import PanelState, Refused, SeatTaken, ServiceObserver, Table, TableListener, log
-from bot.storage import GameNotFound, ServerSettings, Storage, StorageError, StoredGame
+from bot.storage import GameNotFound, ServerSettings, Storage, StorageError, StoredGame, UserPrefs
 
 
 class ServiceCore(ABC):
@@ -59,6 +59,9 @@ class ServiceCore(ABC):
         self.expired_lobbies: set[int] = set()
         # Each server's settings (/skybo settings), the defaults left out: see bot.service.settings.
         self._settings: dict[int, ServerSettings] = {}
+        # Users' own choices (/skybo notify, /skybo display): user -> (when read, ms; them). See
+        # bot.service.prefs.
+        self._prefs: dict[int, tuple[int, UserPrefs]] = {}
 
     # ------------------------------------------------------------------ plumbing
 

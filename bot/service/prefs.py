@@ -1,0 +1,78 @@
+"""A player's own choices (``/skybo notify``, ``/skybo display``, issue 28), the same on every server.
+
+What they change: whether a long game (a turn limit of an hour or more) sends the player a direct
+message when their turn starts and before its deadline; the card theme of the pictures drawn for them
+(the colour-blind one adds a shape to each colour); the table in words in their private panel, for
+those who turn off embeds and previews in Discord.
+
+Read when a turn starts and when a picture or a panel is drawn, so the service keeps what it read for
+a minute (:data:`PREFS_TTL_MS`): a change made in this process shows at once; one made through another
+process of a fleet (another shard) shows here within that minute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from bot.service.core import ServiceCore
+from bot.service.table import Refused
+from bot.storage.prefs import CARD_THEMES, DEFAULT_PREFS, TABLE_VIEWS, UserPrefs
+
+PREFS_TTL_MS = 60_000
+
+
+class PrefsPart(ServiceCore):
+    """Read (with a short cache) and change a user's own choices."""
+
+    async def prefs_of(self, user_ids: Iterable[int | None]) -> dict[int, UserPrefs]:
+        """Each user's choices (the defaults for the others); computers (None) are left out."""
+        now = self.clock.now_ms()
+        wanted = {u for u in user_ids if u is not None}
+        found: dict[int, UserPrefs] = {}
+        missing = []
+        for user in wanted:
+            cached = self._prefs.get(user)
+            if cached is not None and now - cached[0] < PREFS_TTL_MS:
+                found[user] = cached[1]
+            else:
+                missing.append(user)
+        if missing:
+            read = await self.storage.prefs.many(missing)
+            for user, prefs in read.items():
+                self._prefs[user] = (now, prefs)
+                found[user] = prefs
+        return found
+
+    def cached_prefs(self, user_id: int | None) -> UserPrefs:
+        """What the cache holds for a user, however old (the defaults if nothing): for the places
+        that cannot wait for the database (drawing a panel under the channel lock)."""
+        cached = None if user_id is None else self._prefs.get(user_id)
+        return DEFAULT_PREFS if cached is None else cached[1]
+
+    async def change_prefs(
+        self,
+        user_id: int,
+        *,
+        notify: bool | None = None,
+        cards: str | None = None,
+        table: str | None = None,
+    ) -> UserPrefs:
+        """Apply the changes given (None: unchanged) and store them; Refused, changing nothing, for a
+        value the command does not offer."""
+        if cards is not None and cards not in CARD_THEMES:
+            raise Refused("prefs.error.cards")
+        if table is not None and table not in TABLE_VIEWS:
+            raise Refused("prefs.error.table")
+        current = await self.storage.prefs.get(user_id)
+        new = current
+        if notify is not None:
+            new = replace(new, notify=bool(notify))
+        if cards is not None:
+            new = replace(new, cards=cards)
+        if table is not None:
+            new = replace(new, table=table)
+        if new != current:
+            await self.storage.prefs.save(user_id, new)
+        self._prefs[user_id] = (self.clock.now_ms(), new)
+        return new
