@@ -348,6 +348,8 @@ class LobbyPart(ServiceCore):
             if s.seat not in replaced or s is me
         ]
         turn_limit = stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
+        # The server may have taken this channel off its list since the game was opened.
+        await self._new_table_settings(stored.guild_id, stored.channel_id)
         async with self.lock(stored.channel_id):
             await self._check_channel_free(stored.guild_id, stored.channel_id)
             try:

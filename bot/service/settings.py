@@ -88,6 +88,9 @@ class SettingsPart(ServiceCore):
         if new != current:
             await self.storage.settings.save(guild_id, new)
         self._remember(guild_id, new)
+        if new != current:  # an open lobby says the settings in words: redraw it
+            for lobby_id in sorted(await self.lobbies.open_ids(guild_id=guild_id)):
+                self._tell("lobby_changed", lobby_id)
         return new
 
     async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:

@@ -4,13 +4,17 @@ public messages may be in a fixed language. In English and French."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import discord
+import pytest
 
+from bot.service import Refused
+from bot.storage import Seat
 from bot.storage.settings import DEFAULTS, ServerSettings
 
-from .conftest import open_lobby, private_answer, start_table
+from .conftest import finish_random_game, open_lobby, private_answer, start_table
 
 REFUSED_EN = "Only someone who can manage this server may change its settings."
 REFUSED_FR = "Seule une personne qui peut gérer ce serveur peut changer ses réglages."
@@ -150,3 +154,33 @@ async def test_games_with_computers_dealt_unrated_when_the_server_says_so(
     french = await settings(fake, carol, rate_computers=True)
     assert "🤖 Parties avec des ordinateurs : classées" in french
     assert await bot.service.storage.settings.get(fake.guild.id) == DEFAULTS
+
+
+async def test_an_open_lobby_follows_the_settings_and_a_rematch_their_channels(
+    fake_discord: Any, skybo: Any
+) -> None:
+    fake = fake_discord
+    bot = await skybo()
+    alice, carol = fake.user("alice"), fake.user("carol")
+    general, games = fake.channel("general"), fake.channel("games")
+    lobby = await open_lobby(fake, alice, general, computers=1)
+    assert "not rated" not in lobby.text
+    await settings(fake, fake.owner, rate_computers=False)
+    await fake.wait_until(
+        lambda: "🤖 On this server, a game with computer players is not rated" in lobby.text,
+        what="the open lobby redrawn with the new setting",
+    )
+
+    # A finished game in #general, then the server allows only #games: its rematch is refused there.
+    rng = random.Random(7)
+    seats = [Seat(0, "Carol", user_id=carol.id), Seat(1, "Bob", user_id=fake.user("bob").id)]
+    await finish_random_game(
+        bot.service.storage, rng, guild_id=fake.guild.id, channel_id=general.id, seats=seats, seed=3
+    )
+    [played] = await bot.service.storage.results.played(carol.id, fake.guild.id)
+    game_id = played.game_id
+    await settings(fake, fake.owner, allow_channel=games)
+    with pytest.raises(Refused) as refused:
+        await bot.service.rematch(game_id, carol.id)
+    assert refused.value.key == "settings.error.channel"
+    assert [lob.channel_id for lob in await bot.service.lobbies.list_open()] == [general.id]  # Alice's
