@@ -444,10 +444,15 @@ def leaderboard_page(
     )
 
 
-def player_rows(conn: Connection, player: str, kind: str | None, scope: int | None) -> list[PlayerStats]:
+def player_rows(
+    conn: Connection, player: str, kind: str | None, scope: int | None, *, people: bool = False
+) -> list[PlayerStats]:
+    """A player's rows with their rank; ``people``: ranked among people only (the computers left out,
+    as on the board of people)."""
+    among = _PEOPLE.format(alias="better") if people else ""
     sql = (
         "SELECT kind, scope, (SELECT count(*) FROM ratings AS better WHERE better.kind = r.kind"
-        " AND better.scope = r.scope AND better.conservative > r.conservative) + 1,"
+        f" AND better.scope = r.scope AND better.conservative > r.conservative{among}) + 1,"
         f" {_SELECT_STATS} FROM ratings AS r WHERE player = ?"
     )
     params: list[Any] = [player]

@@ -76,11 +76,23 @@ def _totals(conn: Connection, player: str, kind: str, scope: int) -> tuple[int |
 def overview_rows(
     conn: Connection, player: str, scope: int, kinds: Sequence[str], history: int
 ) -> list[KindOverview]:
-    """The card of ``player`` in ``scope``, one entry per kind (in the order of ``kinds``)."""
-    rows = {r.kind: r for r in player_rows(conn, player, None, scope)}
+    """The card of ``player`` in ``scope``, one entry per kind (in the order of ``kinds``).
+
+    A person's rank on the global board is among people, as that board shows by default (``/leaderboard
+    computers``); on a server's board, which shows its computers by default, among everyone."""
+    people = scope == GLOBAL_SCOPE and not player.startswith("ai:")
+    rows = {r.kind: r for r in player_rows(conn, player, None, scope, people=people)}
     counts = dict(
         conn.execute("SELECT kind, players FROM rating_boards WHERE scope = ?", (scope,)).fetchall()
     )
+    if people:
+        computers = conn.execute(
+            "SELECT kind, count(*) FROM ratings WHERE scope = ? AND substr(player, 1, 3) = 'ai:'"
+            " GROUP BY kind",
+            (scope,),
+        ).fetchall()
+        for kind, n in computers:
+            counts[kind] = counts.get(kind, 0) - n
     out: list[KindOverview] = []
     for kind in kinds:
         stats = rows.get(kind)

@@ -76,3 +76,23 @@ async def test_overview_of_nobody(storage: Storage) -> None:
         assert all(c.history == [] and c.best_total is None for c in cards)
     cards = await repo.overview(user_key(999), 5)  # a guild without any board
     assert [c.players for c in cards] == [0, 0]
+
+
+async def test_a_person_ranks_among_people_on_the_global_board(storage: Storage) -> None:
+    """As the global board shows by default (computers hidden); a server's board shows them."""
+    for channel in (100, 101, 102, 103):
+        await _finish(storage, channel)
+    world = await storage.ratings.leaderboard("skyjo", None)
+    everyone = [r.player for r in world.rows]
+    people = [p for p in everyone if not p.startswith("ai:")]
+    assert everyone.index(ai_key("easy")) < 2  # ahead of a person: the two ranks differ for them
+    for player in (user_key(11), user_key(22)):
+        (card,) = await storage.stats.overview(player, None, kinds=("skyjo",))
+        assert card.players == 2 and card.stats is not None
+        assert card.stats.rank == 1 + people.index(player)  # no ties: four games of random play
+        (here,) = await storage.stats.overview(player, 1, kinds=("skyjo",))
+        assert here.players == 3 and here.stats is not None
+        assert here.stats.rank == 1 + everyone.index(player)
+    (computer,) = await storage.stats.overview(ai_key("easy"), None, kinds=("skyjo",))
+    assert computer.players == 3 and computer.stats is not None
+    assert computer.stats.rank == 1 + everyone.index(ai_key("easy"))
