@@ -173,9 +173,13 @@ class Presenter:
         watch.issued_ms = self.bot.service.clock.now_ms()
         watch.locale = interaction.locale
         watch.seat = state.seat
-        watch.key = panel_key(table, state.seat)
+        # The game may have moved on while the answer was on its way (a computer's instant turn), or be
+        # moving (a commit under the channel lock: the engine's state runs ahead of its version until
+        # it is stored): the key of what the panel shows is then unknown, so bring it up to date now.
+        moved = state.version != table.version or self.bot.service.lock(table.channel_id).locked()
+        watch.key = () if moved else panel_key(table, state.seat)
         watch.state = state
-        if not watch.busy and watch.recheck:
+        if not watch.busy and (watch.recheck or moved):
             self._follow(table, user_id)
 
     def _follow(self, table: Table, user_id: int) -> None:
@@ -204,7 +208,13 @@ class Presenter:
         if not self.panel_fresh(table.id, user_id):
             self._forget_panel(table.id, user_id)  # the token is (nearly) dead: the turn ping says so
             return
+        clicks = watch.clicks
         async with self.bot.service.lock(table.channel_id):
+            if watch.busy or watch.clicks != clicks:
+                # A click started while this waited for the lock: its answer may be older than the
+                # game; once it is answered, the panel is sent again (panel_click_done).
+                watch.recheck = True
+                return
             key = panel_key(table, watch.seat)
             if key == watch.key and not watch.recheck:
                 return
@@ -216,7 +226,7 @@ class Presenter:
                 content, view = panel_content(shown, watch.locale), panel_view(shown, watch.locale)
             else:
                 content, view = self._followed_panel(table, watch.seat, watch.locale)
-        clicks, webhook = watch.clicks, watch.webhook
+        webhook = watch.webhook
         watch.recheck = False
         try:
             await lean.edit_original(webhook, content=content, view=view)

@@ -11,6 +11,7 @@ never shows anyone else's hand).
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 from collections.abc import Callable
@@ -171,7 +172,14 @@ def find_button(panel: FakeMessage, act: str, arg: int) -> str:
 
 async def press(fake: Any, user: FakeUser, panel: FakeMessage, act: str, arg: int) -> FakeMessage:
     """Click the panel's ``act``/``arg`` button; the panel is updated in place (a move: acknowledged
-    first, then the panel is edited; a mode: type 7)."""
+    first, then the panel is edited; a mode: type 7). A panel that does not offer it yet is waited
+    for, as a player would: after a computer's instant turn the bot edits the panel to the new turn."""
+
+    def offered() -> bool:
+        return any(p.act == act and p.arg == arg and not c.get("disabled") for p, c in panel_buttons(panel))
+
+    with contextlib.suppress(TimeoutError):
+        await fake.wait_until(offered, timeout=3.0, what=f"the {act}:{arg} button on the panel")
     inter = await fake.click(user, panel, find_button(panel, act, arg))
     shown = await inter.answer()
     assert shown.id == panel.id, f"a panel click ({act}:{arg}) updates the panel in place, got {shown.text!r}"
@@ -239,7 +247,11 @@ class Clicker:
         self.seen_modes: set[int] = set()  # md args of enabled buttons seen on panels
         self.panels: dict[int, FakeMessage] = {}  # user id -> the last panel of that user
 
-    def record_panel(self, panel: FakeMessage, user: FakeUser) -> None:
+    def record_panel(self, panel: FakeMessage, user: FakeUser, shown_at: int | None = None) -> None:
+        """Check a panel just answered; ``shown_at``: the version it shows. Its hand is compared with
+        the engine's only while the table is still at that version and no move is being committed: a
+        computer's instant move after the click (and the new turn's draw) moves the engine on before
+        the answer reaches the player, and the panel follows it later."""
         if self.game_id not in self.bot.service.tables:  # the click ended the game: the final result
             final = FINAL_TITLES[user.locale]
             assert panel.text.startswith(final), f"{user.username}'s last panel: {panel.text!r}"
@@ -250,7 +262,11 @@ class Clicker:
         for parsed, comp in panel_buttons(panel):
             if parsed.act == "md" and not comp.get("disabled"):
                 self.seen_modes.add(parsed.arg)
-        assert_panel_shows_own_hand(panel, self.bot, self.game_id, user)
+        table = self.bot.service.tables.get(self.game_id)
+        if table is None or self.bot.service.lock(table.channel_id).locked():
+            return  # a move being committed: the engine's state runs ahead of its version meanwhile
+        if shown_at is None or table.version == shown_at:
+            assert_panel_shows_own_hand(panel, self.bot, self.game_id, user)
 
     def to_act(self) -> list[FakeUser]:
         table = self.bot.service.tables.get(self.game_id)
@@ -294,12 +310,13 @@ class Clicker:
         assert seat is not None
         # (Opening the panel waits for the service's lock, so the last computer move is committed
         # and the presenter told of it: the engine state can run ahead of the commit in between.)
+        opened_at = table.version
         panel = await open_panel(self.fake, user, self.table_message)
         self.panels[user.id] = panel
+        self.record_panel(panel, user, opened_at)
         if self.check_table:
             await self.bot.presenter.flush()
             assert_table_hides_hands(self.table_message, table.game)
-        self.record_panel(panel, user)
         for _ in range(60):  # a turn is a few plays and a discard
             if self.bot.service.tables.get(self.game_id) is not table or user not in self.to_act():
                 return
@@ -313,9 +330,10 @@ class Clicker:
                 self.clicks += 2
             version = table.version
             for act, arg in steps:
+                before = table.version
                 await press(self.fake, user, panel, act, arg)
                 self.clicks += 1
-                self.record_panel(panel, user)
+                self.record_panel(panel, user, before + (act in SKIPBO_GAME_ACTS))
                 if act in SKIPBO_GAME_ACTS:
                     self.acts[act] = self.acts.get(act, 0) + 1
             assert table.version > version or isinstance(action, skipbo.NextRound), (

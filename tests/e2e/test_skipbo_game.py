@@ -161,6 +161,24 @@ async def test_two_humans_play_a_whole_game_each_in_their_language(fake_discord:
 # ------------------------------------------------------------------------------------------ 2. teams
 
 
+async def test_one_person_plays_a_whole_game_against_a_computer_from_the_lobby(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """The computer's moves are instant: the panel a click answers may be a move behind the engine
+    (the clicker checks a hand against the version it shows), and the game still ends through clicks."""
+    fake = fake_discord
+    bot = await skybo()  # computers play at once (FAST: no delay)
+    carol = fake.user("carol")
+    table_message, game_id = await start_skipbo(
+        fake, bot, carol, [], add_computers=1, stock_size=5, turn_limit=0
+    )
+    clicker = Clicker(fake, bot, game_id, table_message, [carol], random.Random(3))
+    await clicker.play(max_moves=600)
+    assert clicker.moves > 5 and clicker.acts.get("dc", 0) > 0
+    stored = await bot.service.storage.games.get_game(game_id, verify=True)
+    assert stored.status == "finished" and stored.verified and stored.game.is_over
+
+
 async def test_teams_option_is_accepted_by_skipbo_new(fake_discord: Any, skybo: Any) -> None:
     """``/skipbo new teams:True`` opens a lobby (the 4 seats come after, in the lobby); starting it
     with a seat count teams cannot use is refused privately then."""
