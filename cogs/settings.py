@@ -129,7 +129,9 @@ class SettingsCog(commands.Cog):
         language: str | None = None,
         rate_computers: bool | None = None,
     ) -> None:
-        # The default permission only hides the command; a server may give it to anyone.
+        # Checked here: the group is visible to everyone (notify, display); in a DM, no server.
+        if interaction.guild_id is None:
+            raise Refused("settings.error.guild_only")
         if not interaction.permissions.manage_guild:
             raise Refused("settings.error.not_admin")
         settings = await self.bot.service.change_settings(

@@ -37,10 +37,14 @@ async def test_only_a_server_manager_changes_the_settings(fake_discord: Any, sky
     bot = await skybo()
     command = next(c for c in fake.global_commands.values() if c["name"] == "skybo")
     assert command.get("default_member_permissions") is None  # /skybo notify and display are for all
-    # The default permission only hides the command: a server may give it to anyone, the bot checks.
+    # Everyone sees the command: the bot checks the permission, and that it is used in a server.
     alice, carol = fake.user("alice"), fake.user("carol")
     assert await settings(fake, alice, turn_limit=30) == REFUSED_EN
     assert await settings(fake, carol, language="fr") == REFUSED_FR
+    assert await bot.service.storage.settings.get(fake.guild.id) == DEFAULTS
+    in_dm = await fake.run_command(fake.owner, "skybo", "settings", channel=fake.dm_channel(fake.owner),
+                                   options={"turn_limit": 30})  # fmt: skip
+    assert (await private_answer(in_dm)).text.endswith("not in a direct message.")
     assert await bot.service.storage.settings.get(fake.guild.id) == DEFAULTS
 
     shown = await settings(fake, fake.owner)  # no options: the settings as they are
