@@ -69,14 +69,14 @@ ORANGE: Final = (hex_rgb("#ff8a1c"), hex_rgb("#8a3c00"))
 BANDS: Final = (BLUE, GREEN, RED, ORANGE)
 # The colour-blind cards (``cards="colourblind"``): the same groups in Okabe and Ito's colours, which
 # stay apart under deuteranopia and protanopia (tests/render/test_colour_vision.py measures it), each
-# with its own shape in two corners: 1-4 a circle, 5-8 a square, 9-12 a triangle, a Skip-Bo card a star.
+# with its own shape in two corners: 1-4 a square, 5-8 a diamond, 9-12 a triangle, a Skip-Bo card a star.
 SAFE_BANDS: Final = (
     (hex_rgb("#0072b2"), hex_rgb("#004a74")),  # blue
     (hex_rgb("#009e73"), hex_rgb("#00664a")),  # bluish green
     (hex_rgb("#d55e00"), hex_rgb("#8f3f00")),  # vermillion
     (hex_rgb("#f0e442"), hex_rgb("#5c5600")),  # yellow: the Skip-Bo card
 )
-SHAPES: Final = ("circle", "square", "up", "star")
+SHAPES: Final = ("square", "diamond", "up", "star")
 SHAPE_SIZE: Final = 10
 FACE: Final = hex_rgb("#fbfaf5")  # the white face of a number card
 # Card backs: a deep navy with an orange mark, darker than any face so a back never reads as a card.
