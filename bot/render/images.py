@@ -392,8 +392,8 @@ def draw_shape(
         draw.ellipse(box, fill=fill, outline=edge, width=line)
         return
     if kind == "square":
-        draw.rectangle((x0 + rx * 0.12, y0 + ry * 0.12, x1 - rx * 0.12, y1 - ry * 0.12), fill=fill, outline=edge,
-                       width=line)  # fmt: skip
+        inset = (x0 + rx * 0.12, y0 + ry * 0.12, x1 - rx * 0.12, y1 - ry * 0.12)
+        draw.rectangle(inset, fill=fill, outline=edge, width=line)
         return
     if kind == "diamond":
         points = [(cx, y0), (x1, cy), (cx, y1), (x0, cy)]

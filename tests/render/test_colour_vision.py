@@ -194,10 +194,10 @@ def test_each_colour_group_has_its_own_shape(game: str) -> None:
 
 @pytest.mark.parametrize("game", sorted(TABLES))
 def test_only_the_cards_change(game: str) -> None:
-    """The colour-blind cards change the card faces, not the table round them: same size, same
-    background, the same pixels outside the cards' places."""
+    """The colour-blind cards change the card faces, not the table round them (same size, same
+    background); an unknown look is refused."""
     make, render = TABLES[game]
-    view, boxes, _ = make()
+    view, _, _ = make()
     classic = picture(render(view, None, "dark", None, "classic"))
     safe = picture(render(view, None, "dark", None, "colourblind"))
     assert classic.size == safe.size

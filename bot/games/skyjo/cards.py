@@ -16,6 +16,7 @@ from bot.render.images import (
     THEMES,
     Palette,
     Theme,
+    draw_shape,
     font,
     hex_rgb,
     is_dark,
@@ -24,7 +25,6 @@ from bot.render.images import (
     rounded_box,
     supersampled,
     text_tile,
-    draw_shape,
     text_width,
 )
 
