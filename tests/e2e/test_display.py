@@ -92,12 +92,11 @@ async def test_colourblind_cards_on_the_table_of_a_player_who_chose_them_and_in_
     await fake.wait_until(lambda: f"#{game_id}" in table_message.text, what="the final footer")
     storage = bot.service.storage
     stored, actions = await storage.games.get_game(game_id), await storage.games.actions(game_id)
-    assert await replay_picture(fake, user, game_id) == replay_render(
-        bot, stored, actions, user.locale, "classic"
-    )
-    assert await replay_picture(fake, bob, game_id) == replay_render(
-        bot, stored, actions, bob.locale, "colourblind"
-    )
+    mine = replay_render(bot, stored, actions, user.locale, "classic")
+    assert await replay_picture(fake, user, game_id) == mine
+    bobs = replay_render(bot, stored, actions, bob.locale, "colourblind")
+    assert bobs != replay_render(bot, stored, actions, bob.locale, "classic")
+    assert await replay_picture(fake, bob, game_id) == bobs
 
 
 def words_of(panel: Any, locale: str) -> list[str]:
@@ -124,10 +123,8 @@ async def test_the_table_in_words_in_the_panel_of_a_player_who_chose_text(
     # The panel the bot keeps in step with the game (the reveals are over: someone's turn) has the
     # words too, as the game now stands.
     await bot.presenter.flush()
-    turn = table.game.turn
-    assert any(
-        line.startswith("▶ ") and table.names()[turn] in line for line in words_of(followed, user.locale)
-    )
+    playing = table.names(user.locale)[table.game.turn]
+    assert any(line.startswith(f"▶ **{playing}**") for line in words_of(followed, user.locale))
     panel = await open_panel(fake, user, table_message)
     words = words_of(panel, user.locale)
     assert words, panel.text
