@@ -14,16 +14,22 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import os
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
 from bot.bench.render import mid_game, skipbo_mid_game
+from bot.games.skipbo import cards as skipbo_cards
 from bot.games.skipbo import image as skipbo_image
 from bot.games.skipbo.engine import WILD
+from bot.games.skyjo import cards as skyjo_cards
 from bot.games.skyjo import image as skyjo_image
+from bot.render import images
+from bot.render.images import theme_named
 
 RGB = tuple[int, int, int]
 Box = tuple[int, int, int, int]
@@ -205,3 +211,64 @@ def test_only_the_cards_change(game: str) -> None:
     assert classic.tobytes() != safe.tobytes()
     with pytest.raises(ValueError):
         render(view, None, "dark", None, "sepia")
+
+
+# ------------------------------------------------------------------------------------------------
+# docs/colourblind-cards.png: both looks side by side, as most people and as deuteranopia see them
+# (``UPDATE_DOCS=1 .venv/bin/pytest tests/render/test_colour_vision.py`` draws it again).
+
+DOCS_IMAGE = Path(__file__).resolve().parents[2] / "docs" / "colourblind-cards.png"
+
+
+def simulated(image: Image.Image, kind: str) -> Image.Image:
+    """``image`` as seen with ``kind``, pixel by pixel (a picture has few colours: each is done once)."""
+    seen: dict[tuple[int, int, int], bytes] = {}
+    data = image.convert("RGB").tobytes()
+    out = bytearray()
+    for pixel in zip(data[0::3], data[1::3], data[2::3], strict=True):
+        if pixel not in seen:
+            seen[pixel] = bytes(round(c) for c in simulate(pixel, kind))
+        out += seen[pixel]
+    return Image.frombytes("RGB", image.size, bytes(out))
+
+
+def cards_strip(cards: str) -> Image.Image:
+    """One card of each group of both games, on the dark theme's panel."""
+    theme = theme_named("dark", cards)
+    tiles = [skyjo_cards.card_rgb(v, theme.panel, cards) for v in (-2, 0, 3, 6, 11)]
+    tiles += [skipbo_cards.card_rgb(v, theme.panel, 0, cards) for v in (2, 6, 10, WILD)]
+    gap = 8
+    strip = Image.new("RGB", (sum(t.width for t in tiles) + gap * (len(tiles) + 2), 100), theme.panel)
+    x = gap
+    for k, part in enumerate(tiles):
+        x += gap * 2 if k == 5 else 0
+        strip.paste(part, (x, (strip.height - part.height) // 2))
+        x += part.width + gap
+    return strip
+
+
+def docs_image() -> Image.Image:
+    rows = []
+    for cards in ("classic", "colourblind"):
+        strip = cards_strip(cards)
+        for kind, label in (("none", "as most people see them"), ("deuteranopia", "with deuteranopia")):
+            shown = strip if kind == "none" else simulated(strip, kind)
+            name = "colour-blind" if cards == "colourblind" else "classic"
+            title = images.text_tile(f"{name} cards, {label}", 16, (244, 245, 247), (23, 24, 28))
+            rows.extend([title, shown])
+    width = max(r.width for r in rows) + 16
+    out = Image.new("RGB", (width, sum(r.height + 6 for r in rows) + 10), (23, 24, 28))
+    y = 8
+    for part in rows:
+        out.paste(part, (8, y))
+        y += part.height + 6
+    return out
+
+
+def test_the_docs_picture_shows_both_looks() -> None:
+    image = docs_image()
+    if os.environ.get("UPDATE_DOCS") == "1":
+        image.quantize(256, dither=Image.Dither.NONE).save(DOCS_IMAGE, optimize=True)
+    stored = Image.open(DOCS_IMAGE)
+    assert stored.size == image.size
+    assert DOCS_IMAGE.stat().st_size < 150_000
