@@ -42,11 +42,15 @@ async def shown_picture(bot: Any, table_message: Any) -> bytes:
     return bytes(table_message.attachments[0].data)
 
 
-async def replay_picture(fake: Any, user: Any, game_id: int) -> bytes:
+async def replay_step0(fake: Any, user: Any, game_id: int) -> Any:
     inter = await fake.run_command(user, "skyjo", "replay", options={"game": str(game_id)})
     shown = await inter.original()
     assert shown.ephemeral and shown.visible_to == user.id
-    return bytes(shown.attachments[0].data)
+    return shown
+
+
+async def replay_picture(fake: Any, user: Any, game_id: int) -> bytes:
+    return bytes((await replay_step0(fake, user, game_id)).attachments[0].data)
 
 
 def replay_render(bot: Any, stored: Any, actions: Any, locale: str, cards: str) -> bytes:
@@ -97,6 +101,18 @@ async def test_colourblind_cards_on_the_table_of_a_player_who_chose_them_and_in_
     bobs = replay_render(bot, stored, actions, bob.locale, "colourblind")
     assert bobs != replay_render(bot, stored, actions, bob.locale, "classic")
     assert await replay_picture(fake, bob, game_id) == bobs
+    # Bob turns embeds off too: his replay says the table in words, every card face down at the deal.
+    assert words_of(await replay_step0(fake, bob, game_id), bob.locale) == []
+    await skybo_command(fake, bob, "display", table="text")
+    words = words_of(await replay_step0(fake, bob, game_id), bob.locale)
+    grids = [line for line in words if re.match(r"^\s+1: ", line)]
+    assert len(grids) == 2
+    assert {cell for line in grids for cell in grid_cells(line)} == {"?"}
+
+
+def grid_cells(line: str) -> list[str]:
+    """The cells of a Skyjo words line ``  1: 3 ? -2 · 2: …``, column by column."""
+    return [cell for part in line.strip().split(" · ") for cell in part.split(": ", 1)[1].split(" ")]
 
 
 def words_of(panel: Any, locale: str) -> list[str]:
@@ -135,8 +151,7 @@ async def test_the_table_in_words_in_the_panel_of_a_player_who_chose_text(
     grids = [line.strip() for line in words if re.match(r"^\s+1: ", line)]
     assert len(grids) == 3
     for seat, line in enumerate(grids):
-        columns = [part.split(": ", 1)[1].split(" ") for part in line.split(" · ")]
-        cells = [cell for column in columns for cell in column]
+        cells = grid_cells(line)
         for pos, cell in enumerate(cells):
             if game.face_up[seat][pos]:
                 assert cell == str(game.grids[seat][pos])
