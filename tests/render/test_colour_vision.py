@@ -213,6 +213,20 @@ def test_only_the_cards_change(game: str) -> None:
         render(view, None, "dark", None, "sepia")
 
 
+@pytest.mark.parametrize("game", sorted(TABLES))
+def test_each_look_has_its_own_cached_tiles(game: str) -> None:
+    """Tiles and palettes are cached by theme, the cards' look included: drawing one look never
+    changes the other (either order, both background themes)."""
+    make, render = TABLES[game]
+    view, _, _ = make()
+    for theme in ("dark", "light"):
+        first = {cards: render(view, None, theme, None, cards) for cards in ("classic", "colourblind")}
+        again = {cards: render(view, None, theme, None, cards) for cards in ("colourblind", "classic")}
+        assert first == again
+        assert first["classic"] != first["colourblind"]
+        assert render(view, None, theme) == first["classic"]  # the default look
+
+
 # ------------------------------------------------------------------------------------------------
 # docs/colourblind-cards.png: both looks side by side, as most people and as deuteranopia see them
 # (``UPDATE_DOCS=1 .venv/bin/pytest tests/render/test_colour_vision.py`` draws it again).
