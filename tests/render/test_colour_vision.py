@@ -30,6 +30,7 @@ from bot.games.skyjo import cards as skyjo_cards
 from bot.games.skyjo import image as skyjo_image
 from bot.render import images
 from bot.render.images import theme_named
+from bot.storage import prefs
 
 RGB = tuple[int, int, int]
 Box = tuple[int, int, int, int]
@@ -211,6 +212,10 @@ def test_only_the_cards_change(game: str) -> None:
     assert classic.tobytes() != safe.tobytes()
     with pytest.raises(ValueError):
         render(view, None, "dark", None, "sepia")
+
+
+def test_the_looks_drawn_are_the_looks_a_player_may_choose() -> None:
+    assert images.CARD_THEMES == prefs.CARD_THEMES
 
 
 @pytest.mark.parametrize("game", sorted(TABLES))
