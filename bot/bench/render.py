@@ -189,6 +189,18 @@ def run() -> None:
             f"(composing {compose:.1f} ms, encoding {total - compose:.1f} ms; {size / 1024:.0f} kB; "
             f"target < {target} ms)"
         )
+    for kind, render in (("skyjo", skyjo_image.render_table), ("skipbo", skipbo_image.render_table)):
+        view = (
+            mid_game(4, seed=4, turns=12) if kind == "skyjo" else skipbo_mid_game(4, seed=4, turns=12)
+        ).view(None)
+        render(view, NAMES[:4], "dark", None, "colourblind")  # its tiles and palette, drawn once
+        started = time.perf_counter()
+        for _ in range(100):
+            render(view, NAMES[:4], "dark", None, "colourblind")
+        print(
+            f"{kind} table, 4 players, colour-blind cards: "
+            f"{(time.perf_counter() - started) * 10:.1f} ms per PNG"
+        )
     game = mid_game(4, seed=4, turns=12)
     started = time.perf_counter()
     for _ in range(100):

@@ -117,6 +117,7 @@ class Picture(Protocol):
         names: Sequence[str] | None = ...,
         theme: str = ...,
         labels: Mapping[str, str] | None = ...,
+        cards: str = ...,  # "classic" or "colourblind" (bot.render.images.CARD_THEMES)
         /,
     ) -> bytes: ...
 

@@ -8,8 +8,9 @@ which is what keeps a whole table under a few milliseconds before encoding.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Final, TypeAlias
@@ -298,7 +299,8 @@ def encode_png(image: Image.Image) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Theme:
-    """The colours round the cards; the cards themselves look the same in every theme."""
+    """The colours round the cards (``name``: dark or light) and the cards' own look (``cards``:
+    :data:`CARD_THEMES`); a Theme is the key of every cached tile and palette, so each pair has its own."""
 
     name: str
     background: RGB
@@ -309,7 +311,13 @@ class Theme:
     accent: RGB  # the frame of the player whose turn it is (and of Skyjo's drawn card)
     accent_ink: RGB  # text and marks in the accent colour, readable on the panel and the background
     bad: RGB
+    cards: str = "classic"
 
+
+# The cards' looks a player may choose (``/skybo display``; the same names as bot.storage.prefs):
+# ``colourblind`` uses Okabe and Ito's colours, told apart with deuteranopia and protanopia too, and
+# adds a shape for each colour group in the cards' corners, so no card's meaning rests on hue alone.
+CARD_THEMES: Final = ("classic", "colourblind")
 
 THEMES: Final[Mapping[str, Theme]] = {
     # Darker than Discord's dark chat (#313338), so the table reads as a board of its own.
@@ -343,11 +351,15 @@ PANEL_RADIUS: Final = 14
 BORDER: Final = 4  # the highlight round the panel of the player whose turn it is
 
 
-def theme_named(name: str) -> Theme:
+def theme_named(name: str, cards: str = "classic") -> Theme:
+    """The theme ``name`` with the cards' look ``cards``."""
     try:
-        return THEMES[name]
+        theme = THEMES[name]
     except KeyError:
         raise ValueError(f"unknown theme {name!r}; known: {', '.join(THEMES)}") from None
+    if cards not in CARD_THEMES:
+        raise ValueError(f"unknown cards {cards!r}; known: {', '.join(CARD_THEMES)}")
+    return theme if cards == theme.cards else replace(theme, cards=cards)
 
 
 def is_dark(colour: RGB) -> bool:
@@ -365,3 +377,36 @@ def panel_rgb(size: tuple[int, int], theme: Theme, highlighted: bool) -> Image.I
     if highlighted:
         return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.accent, BORDER)
     return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.panel_edge, 1)
+
+
+def draw_shape(
+    draw: ImageDraw.ImageDraw, kind: str, box: tuple[float, float, float, float], fill: RGB, edge: RGB
+) -> None:
+    """A colour group's mark for the colour-blind cards (``circle``, ``square``, ``diamond``, ``up``
+    and ``down`` triangles, ``star``) filling ``box``, outlined in ``edge`` so that it stands out on a
+    card of any colour."""
+    x0, y0, x1, y1 = box
+    cx, cy, rx, ry = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2, (y1 - y0) / 2
+    line = max(1, round(min(rx, ry) / 4))
+    if kind == "circle":
+        draw.ellipse(box, fill=fill, outline=edge, width=line)
+        return
+    if kind == "square":
+        inset = (x0 + rx * 0.12, y0 + ry * 0.12, x1 - rx * 0.12, y1 - ry * 0.12)
+        draw.rectangle(inset, fill=fill, outline=edge, width=line)
+        return
+    if kind == "diamond":
+        points = [(cx, y0), (x1, cy), (cx, y1), (x0, cy)]
+    elif kind == "up":
+        points = [(cx, y0), (x1, y1), (x0, y1)]
+    elif kind == "down":
+        points = [(x0, y0), (x1, y0), (cx, y1)]
+    elif kind == "star":
+        points = []
+        for k in range(10):
+            r = 1.0 if k % 2 == 0 else 0.45
+            angle = math.pi / 2 + k * math.pi / 5
+            points.append((cx + r * rx * math.cos(angle), cy - r * ry * math.sin(angle)))
+    else:
+        raise ValueError(f"unknown shape {kind!r}")
+    draw.polygon(points, fill=fill, outline=edge, width=line)

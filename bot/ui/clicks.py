@@ -39,7 +39,7 @@ from bot.service import (
     TableService,
 )
 from bot.storage.lobbies import Lobby
-from bot.ui import ids, lean
+from bot.ui import display, ids, lean
 from bot.ui.host import Host
 from bot.ui.presenter import Presenter
 from bot.ui.views import (
@@ -232,12 +232,13 @@ class TableUI:
         result."""
         locale = interaction.locale
         table = table or self.service.tables.get(state.game_id)
+        words = (await display.own_prefs(self.service, interaction.user.id)).table == display.TEXT
         content: str
         view: ButtonsView | None
         if table is not None and table.finished:
-            content, view = final_panel_content(table, state.seat, locale), None
+            content, view = final_panel_content(table, state.seat, locale, words), None
         else:
-            content, view = panel_content(state, locale), panel_view(state, locale)
+            content, view = panel_content(state, locale, words), panel_view(state, locale)
         watch = self.presenter.panel_click_started(state.game_id, interaction.user.id)
         followed: PanelState | None = None
         try:

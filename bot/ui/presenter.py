@@ -31,7 +31,7 @@ from bot.render import table_text
 from bot.render.pictures import Pictures
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Table
 from bot.storage.lobbies import Lobby
-from bot.ui import lean
+from bot.ui import display, lean
 from bot.ui.host import Host
 from bot.ui.views import (
     TABLE_IMAGE,
@@ -223,7 +223,8 @@ class Presenter:
             view: ButtonsView | None
             if watch.recheck and key == watch.key and shown is not None and shown.version == table.version:
                 # Nothing moved since the click: show again exactly what it showed (mode, notice).
-                content, view = panel_content(shown, watch.locale), panel_view(shown, watch.locale)
+                words = display.wants_words(self.bot.service, user_id)
+                content, view = panel_content(shown, watch.locale, words), panel_view(shown, watch.locale)
             else:
                 content, view = self._followed_panel(table, watch.seat, watch.locale)
         webhook = watch.webhook
@@ -248,15 +249,16 @@ class Presenter:
 
     def _followed_panel(self, table: Table, seat: int, locale: object) -> tuple[str, ButtonsView | None]:
         """The panel as the game stands (the channel lock is held)."""
+        words = display.wants_words(self.bot.service, table.stored.seats[seat].user_id)
         if table.finished:
-            return final_panel_content(table, seat, locale), None
+            return final_panel_content(table, seat, locale, words), None
         if seat in table.idle():  # replaced for missed turns: the way back, right on the panel
             offer = t("seats.offer", locale, missed=MISSES_BEFORE_REPLACE)
             return offer, seat_back_view(table.kind.prefix, table.id, locale)
         if seat in table.replaced():
             return t("table.error.seat_replaced", locale), None
         state = self.bot.service.panel_of(table, seat)
-        return panel_content(state, locale), panel_view(state, locale)
+        return panel_content(state, locale, words), panel_view(state, locale)
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
@@ -446,13 +448,13 @@ class Presenter:
         return self.bot.service.public_locale(guild_id, guild.preferred_locale if guild is not None else None)
 
     async def _picture(
-        self, table: Table, image: Any, view: dict[str, Any], names: list[str], locale: object
+        self, table: Table, image: Any, view: dict[str, Any], names: list[str], locale: object, cards: str
     ) -> discord.File | None:
         """The table as a picture (drawn off the event loop: bot.render.pictures), or None when it fails."""
         kind = table.stored.kind
         labels = {key: template(f"table.image.{kind}.{key}", locale) for key in image.DEFAULT_LABELS}
         try:
-            png = await self.pictures.draw(image.render_table, view, names, "dark", labels)
+            png = await self.pictures.draw(image.render_table, view, names, "dark", labels, cards)
         except Exception:
             log.exception("table picture failed", extra={"game_id": table.id})
             return None
@@ -476,7 +478,8 @@ class Presenter:
             turn = (table.turn_user(), table.turns)
         if table.gone:  # cancelled while this render waited for the lock
             return
-        picture = await self._picture(table, image, spectator, names, locale) if image else None
+        cards = await display.table_cards(self.bot.service, table) if image else display.CLASSIC
+        picture = await self._picture(table, image, spectator, names, locale, cards) if image else None
         if picture is None and body.embed is not None:
             body.embed.pop("image", None)
         files = [picture] if picture else []

@@ -30,6 +30,7 @@ from bot.i18n import template
 from bot.i18n import translate as t
 from bot.render.names import computer_name, plain_name, shown_names
 from bot.storage import GameNotFound, GameQuarantined, StoredAction, StoredGame
+from bot.ui import display
 from bot.ui.views import ButtonsView
 
 # The bot (bot.client.SkyboBot) is typed Any: bot/ui never imports bot/client.py (see bot/ui/host.py).
@@ -166,9 +167,10 @@ async def _finished_game(bot: Any, interaction: discord.Interaction[Any], game_i
 
 
 async def _picture(
-    bot: Any, stored: StoredGame, frame: Frame, names: Sequence[str], locale: object
+    bot: Any, stored: StoredGame, frame: Frame, names: Sequence[str], locale: object, cards: str
 ) -> discord.File | None:
-    """The spectator's table at that step, drawn off the event loop, or None (no picture, or it failed)."""
+    """The spectator's table at that step, drawn off the event loop in the asker's ``cards`` look, or
+    None (no picture, or it failed)."""
     image = registry.KINDS[stored.kind].image
     presenter = bot.presenter
     if image is None or not presenter.images:
@@ -176,7 +178,7 @@ async def _picture(
     labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
     plain = [plain_name(name, locale) for name in names]
     try:
-        png = await presenter.pictures.draw(image.render_table, frame.view, plain, "dark", labels)
+        png = await presenter.pictures.draw(image.render_table, frame.view, plain, "dark", labels, cards)
     except Exception:
         log.exception("replay picture failed", extra={"game_id": stored.id})
         return None
@@ -184,15 +186,21 @@ async def _picture(
 
 
 async def _frame_message(
-    bot: Any, stored: StoredGame, step: int, locale: object
+    bot: Any, stored: StoredGame, step: int, locale: object, user_id: int
 ) -> tuple[str, ButtonsView, discord.File | None]:
+    """Step ``step`` for ``user_id``: in their cards' look, and in words too if they chose the table
+    as text (bot/ui/display.py)."""
     storage = bot.storage
     assert storage is not None, "storage opens in setup_hook"
     actions = await storage.games.actions(stored.id)
     frame = frame_at(stored, actions, step)
     names = seat_names(stored, locale)
     text = caption(stored, frame, names, locale)
-    return text, buttons(stored, frame, locale), await _picture(bot, stored, frame, names, locale)
+    prefs = await display.own_prefs(bot.service, user_id)
+    if prefs.table == display.TEXT:
+        text = display.with_words(text, stored.kind, frame.view, names, locale)
+    picture = await _picture(bot, stored, frame, names, locale, prefs.cards)
+    return text, buttons(stored, frame, locale), picture
 
 
 async def refuse(interaction: discord.Interaction[Any], key: str) -> None:
@@ -215,7 +223,7 @@ async def start(bot: Any, interaction: discord.Interaction[Any], kind: str, game
         await refuse(interaction, stored if isinstance(stored, str) else "replay.error.not_found")
         return
     await interaction.response.defer(ephemeral=True, thinking=True)
-    text, view, picture = await _frame_message(bot, stored, 0, interaction.locale)
+    text, view, picture = await _frame_message(bot, stored, 0, interaction.locale, interaction.user.id)
     await interaction.edit_original_response(
         content=text,
         view=view,
@@ -235,7 +243,9 @@ async def click(bot: Any, interaction: discord.Interaction[Any], custom_id: str)
         await refuse(interaction, stored)
         return
     await interaction.response.defer()
-    text, view, picture = await _frame_message(bot, stored, parsed[1], interaction.locale)
+    text, view, picture = await _frame_message(
+        bot, stored, parsed[1], interaction.locale, interaction.user.id
+    )
     await interaction.edit_original_response(
         content=text,
         view=view,

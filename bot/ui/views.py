@@ -21,7 +21,7 @@ from bot.render.names import shown_name
 from bot.service import DEFAULT_TURN_LIMIT, PanelState, Table
 from bot.storage.lobbies import Lobby
 from bot.storage.settings import DEFAULTS, ServerSettings
-from bot.ui import ids
+from bot.ui import display, ids
 
 JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
 LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL}
@@ -122,14 +122,17 @@ def panel_view(state: PanelState, locale: object) -> ButtonsView:
     )
 
 
-def panel_content(state: PanelState, locale: object) -> str:
+def panel_content(state: PanelState, locale: object, words: bool = False) -> str:
+    """A private panel's text; with ``words`` (``/skybo display table:text``) the table in words under
+    it (:mod:`bot.ui.display`)."""
     panel = KINDS[state.kind].panel
     lines = [panel.panel_title(state.view, locale)]
     if state.notice is not None:
         key, params = state.notice
         lines.append(t(key, locale, **params))
     lines.append(panel.panel_hint(state.view, state.seat, state.names, state.mode, locale))
-    return "\n".join(lines)
+    content = "\n".join(lines)
+    return display.with_words(content, state.kind, state.view, state.names, locale) if words else content
 
 
 def table_view(table: Table, locale: object) -> ButtonsView | None:
@@ -254,8 +257,9 @@ def embed_of(body: table_text.MessageBody) -> discord.Embed:
     return discord.Embed.from_dict(body.embed or {})
 
 
-def final_panel_content(table: Table, seat: int, locale: object) -> str:
-    """A panel's last words: how the game ended for this seat."""
+def final_panel_content(table: Table, seat: int, locale: object, words: bool = False) -> str:
+    """A panel's last words: how the game ended for this seat (and with ``words`` the final table in
+    words, see :func:`panel_content`)."""
     title = t("table.panel.final_title", locale, game=table.kind.title)
     if table.ended_by is not None or table.stored.status == "cancelled":
         return f"{title}\n{t('table.panel.final_cancelled', locale)}"
@@ -276,4 +280,6 @@ def final_panel_content(table: Table, seat: int, locale: object) -> str:
     if table.hinted:
         lines.append(t("hints.unrated", locale))
     lines.append(t("table.panel.final_see_table", locale))
+    if words:
+        return display.with_words("\n".join(lines), table.stored.kind, table.game.view(seat), names, locale)
     return "\n".join(lines)

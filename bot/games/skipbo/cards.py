@@ -11,10 +11,12 @@ from typing import Any, Final
 from PIL import Image, ImageDraw
 
 from bot.render.images import (
+    CARD_THEMES,
     RGB,
     THEMES,
     Palette,
     Theme,
+    draw_shape,
     font,
     hex_rgb,
     is_dark,
@@ -65,6 +67,17 @@ GREEN: Final = (hex_rgb("#22a04b"), hex_rgb("#116b2d"))
 RED: Final = (hex_rgb("#e0305f"), hex_rgb("#a8123f"))
 ORANGE: Final = (hex_rgb("#ff8a1c"), hex_rgb("#8a3c00"))
 BANDS: Final = (BLUE, GREEN, RED, ORANGE)
+# The colour-blind cards (``cards="colourblind"``): the same groups in Okabe and Ito's colours, which
+# stay apart under deuteranopia and protanopia (tests/render/test_colour_vision.py measures it), each
+# with its own shape in two corners: 1-4 a square, 5-8 a diamond, 9-12 a triangle, a Skip-Bo card a star.
+SAFE_BANDS: Final = (
+    (hex_rgb("#0072b2"), hex_rgb("#004a74")),  # blue
+    (hex_rgb("#009e73"), hex_rgb("#00664a")),  # bluish green
+    (hex_rgb("#d55e00"), hex_rgb("#8f3f00")),  # vermillion
+    (hex_rgb("#f0e442"), hex_rgb("#5c5600")),  # yellow: the Skip-Bo card
+)
+SHAPES: Final = ("square", "diamond", "up", "star")
+SHAPE_SIZE: Final = 10
 FACE: Final = hex_rgb("#fbfaf5")  # the white face of a number card
 # Card backs: a deep navy with an orange mark, darker than any face so a back never reads as a card.
 BACK_FILL: Final = hex_rgb("#1d2a5e")
@@ -77,15 +90,26 @@ BLACK: Final = (0, 0, 0)
 WHITE: Final = (255, 255, 255)
 
 
-def band(value: int) -> tuple[RGB, RGB]:
-    """The (frame, digit) colours of a card: 1-4 blue, 5-8 green, 9-12 red, a Skip-Bo card orange."""
+def group(value: int) -> int:
+    """A card's colour group: 0 for 1-4, 1 for 5-8, 2 for 9-12, 3 for a Skip-Bo card."""
     if value == WILD:
-        return ORANGE
-    if value <= 4:
-        return BLUE
-    if value <= 8:
-        return GREEN
-    return RED
+        return 3
+    return 0 if value <= 4 else 1 if value <= 8 else 2
+
+
+def band(value: int, cards: str = "classic") -> tuple[RGB, RGB]:
+    """The (frame, digit) colours of a card: 1-4 blue, 5-8 green, 9-12 red, a Skip-Bo card orange
+    (the colour-blind cards: :data:`SAFE_BANDS`)."""
+    return (SAFE_BANDS if cards == "colourblind" else BANDS)[group(value)]
+
+
+def _shapes(big: Image.Image, value: int, ink: RGB, s: int, inset: int) -> None:
+    """The colour-blind cards' mark of ``value``'s group, top right and bottom left, upright in both."""
+    d = SHAPE_SIZE * s
+    w, h = big.size
+    draw = ImageDraw.Draw(big)
+    for x, y in ((w - inset * s - d, (inset - 1) * s), (inset * s, h - (inset - 1) * s - d)):
+        draw_shape(draw, SHAPES[group(value)], (x, y, x + d, y + d), ink, ink)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -107,11 +131,11 @@ def _corners(big: Image.Image, text: str, ink: RGB, s: int, inset: int) -> Image
     return big.rotate(180)
 
 
-@lru_cache(maxsize=256)
-def card_rgb(card: int | str, background: RGB, stands_for: int = 0) -> Image.Image:
+@lru_cache(maxsize=512)
+def card_rgb(card: int | str, background: RGB, stands_for: int = 0, cards: str = "classic") -> Image.Image:
     """One card on ``background``: a value 1..12, ``WILD`` (0) for a Skip-Bo card, ``"back"`` or
     ``"empty"`` (a free place). A Skip-Bo card ``stands_for`` a value on a building pile: a badge
-    shows it. Only ``background`` depends on the theme: a card looks the same everywhere."""
+    shows it. ``cards`` is the faces' look (the colour-blind one adds each group's shape)."""
     w, h = CARD_W, CARD_H
     big, draw, s = supersampled((w, h), background)
     box = (0, 0, w * s - 1, h * s - 1)
@@ -130,7 +154,8 @@ def card_rgb(card: int | str, background: RGB, stands_for: int = 0) -> Image.Ima
         draw.ellipse((cx - 18 * s, cy - 10 * s, cx + 18 * s, cy + 10 * s), fill=BACK_EDGE)
         draw.text((cx, cy + s), "SB", font=font(15 * s), fill=BACK_MARK, anchor="mm")
     elif card == WILD:
-        fill, ink = ORANGE
+        fill, ink = band(WILD, cards)
+        letters = WHITE if cards == "classic" else ink  # on the colour-blind cards' light yellow
         draw.rounded_rectangle(box, r, fill=ink)
         inner = (2 * s, 2 * s, (w - 2) * s - 1, (h - 2) * s - 1)
         draw.rounded_rectangle(inner, r - 2 * s, fill=fill)
@@ -141,9 +166,9 @@ def card_rgb(card: int | str, background: RGB, stands_for: int = 0) -> Image.Ima
             (w * s // 2, cy),
             "SB",
             font=font(size * s),
-            fill=WHITE,
+            fill=letters,
             anchor="mm",
-            stroke_width=s,
+            stroke_width=s if letters == WHITE else 0,
             stroke_fill=ink,
         )
         if not stands_for:
@@ -151,15 +176,17 @@ def card_rgb(card: int | str, background: RGB, stands_for: int = 0) -> Image.Ima
         else:
             # The value it stands for, in that value's colours, in a disc low on the card (no bottom
             # corner index: the disc is what the eye reads).
-            vfill, _ = band(stands_for)
+            vfill, _ = band(stands_for, cards)
             cx, cy, rad = w * s / 2, 57 * s, 18 * s
             draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=WHITE)
             rad -= 2 * s
             draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=vfill)
             text = str(stands_for)
             draw.text((cx, cy + s), text, font=font(_fitting(text, 21, 28) * s), fill=WHITE, anchor="mm")
+        if cards == "colourblind":
+            _shapes(big, WILD, ink, s, 5)
     elif isinstance(card, int) and not isinstance(card, bool) and 1 <= card <= TOP_VALUE:
-        fill, ink = band(card)
+        fill, ink = band(card, cards)
         draw.rounded_rectangle(box, r, fill=mix(fill, BLACK, 0.3))
         draw.rounded_rectangle((s, s, (w - 1) * s - 1, (h - 1) * s - 1), r - s, fill=fill)
         f = CARD_FRAME
@@ -169,6 +196,8 @@ def card_rgb(card: int | str, background: RGB, stands_for: int = 0) -> Image.Ima
         size = _fitting(text, CARD_DIGIT, w - 2 * f - 8)
         draw.text((w * s // 2, h * s // 2 + 2 * s), text, font=font(size * s), fill=ink, anchor="mm")
         big = _corners(big, text, ink, s, f + 3)
+        if cards == "colourblind":
+            _shapes(big, card, ink, s, f + 3)
     else:
         raise ValueError(f"not a Skip-Bo card: {card!r}")
     return big.reduce(s)
@@ -245,8 +274,8 @@ def _swatch(theme: Theme) -> Image.Image:
     """One of every tile ``theme`` draws, to build its palette from."""
     tiles: list[Image.Image] = []
     for bg in (theme.panel, theme.background):
-        tiles.extend(card_rgb(card, bg) for card in CARDS)
-        tiles.extend(card_rgb(WILD, bg, v) for v in (1, 5, 12))
+        tiles.extend(card_rgb(card, bg, 0, theme.cards) for card in CARDS)
+        tiles.extend(card_rgb(WILD, bg, v, theme.cards) for v in (1, 5, 12))
         tiles.append(mini_hand_rgb(5, bg))
     tiles.append(panel_rgb((90, 60), theme, True))
     tiles.append(panel_rgb((90, 60), theme, False))
@@ -263,7 +292,7 @@ def _swatch(theme: Theme) -> Image.Image:
     return swatch(tiles, theme.background)
 
 
-@lru_cache(maxsize=len(THEMES))
+@lru_cache(maxsize=len(THEMES) * len(CARD_THEMES))
 def palette_of(theme: Theme) -> Palette:
     """The theme's 256 colours: its flat colours exactly, and the shades its tiles need."""
     exact = [
@@ -283,9 +312,10 @@ def palette_of(theme: Theme) -> Palette:
         WHITE,
         *TEAM_COLOURS,
     ]
-    for fill, ink in BANDS:
+    bands = SAFE_BANDS if theme.cards == "colourblind" else BANDS
+    for fill, ink in bands:
         exact.extend((fill, ink, mix(fill, BLACK, 0.3)))
-    exact.append(mix(ORANGE[0], WHITE, 0.25))
+    exact.append(mix(bands[3][0], WHITE, 0.25))
     return Palette(_swatch(theme), exact)
 
 

@@ -9,7 +9,8 @@ view and refuses any other. Card faces, backs and text are drawn once and cached
 :mod:`bot.render.images`); an image is a hundred-odd pastes of those tiles and a fast PNG encoding.
 
 Cards follow the colours of the real deck: 1-4 blue, 5-8 green, 9-12 red, the Skip-Bo (wild) card
-orange. A Skip-Bo card on a building pile carries a badge with the value it stands for there.
+orange; the colour-blind cards (``cards="colourblind"``) use Okabe and Ito's colours and add a shape
+per group. A Skip-Bo card on a building pile carries a badge with the value it stands for there.
 """
 
 from __future__ import annotations
@@ -226,10 +227,10 @@ def _stacked(
 ) -> None:
     """A pile of ``depth`` backs peeking out up and right under the ``top`` card."""
     x, y = xy
-    under = tile(theme, card_rgb, BACK, bg)
+    under = tile(theme, card_rgb, BACK, bg, 0, theme.cards)
     for k in range(depth, 0, -1):
         canvas.paste(under, (x + k * STACK_STEP, y - k * STACK_STEP))
-    canvas.paste(tile(theme, card_rgb, top, bg), (x, y))
+    canvas.paste(tile(theme, card_rgb, top, bg, 0, theme.cards), (x, y))
 
 
 def _pill_on(canvas: Image.Image, theme: Theme, x: int, y: int, text: str) -> None:
@@ -328,10 +329,10 @@ def _draw_panel(
     caption_y = top_y + _fan_height() + 12
     for pile in table.discards[seat]:
         if not pile:
-            canvas.paste(tile(theme, card_rgb, EMPTY, bg), (dx, top_y))
+            canvas.paste(tile(theme, card_rgb, EMPTY, bg, 0, theme.cards), (dx, top_y))
         else:
             for k, card in enumerate(pile[-FAN_CARDS:]):
-                canvas.paste(tile(theme, card_rgb, card, bg), (dx, top_y + k * FAN_STEP))
+                canvas.paste(tile(theme, card_rgb, card, bg, 0, theme.cards), (dx, top_y + k * FAN_STEP))
         if len(pile) > 1:
             paste_text(
                 canvas,
@@ -373,18 +374,18 @@ def _draw_centre(
         _stacked(canvas, theme, (x, y), BACK, min(2, size - 1), bg)
         _pill_on(canvas, theme, x, y + CARD_H - 6, str(size))
     else:
-        canvas.paste(tile(theme, card_rgb, EMPTY, bg), (x, y))
+        canvas.paste(tile(theme, card_rgb, EMPTY, bg, 0, theme.cards), (x, y))
     paste_text(
         canvas, palette, (x + CARD_W // 2, caption_y), labels["draw"], SMALL_SIZE, theme.muted, bg, "mm"
     )
     x += _stock_w() + STOCK_GAP
     for value, top in zip(table.building_values, table.building_tops, strict=True):
         if top is None:
-            card = tile(theme, card_rgb, EMPTY, bg)
+            card = tile(theme, card_rgb, EMPTY, bg, 0, theme.cards)
         elif top == WILD:
-            card = tile(theme, card_rgb, WILD, bg, value)
+            card = tile(theme, card_rgb, WILD, bg, value, theme.cards)
         else:
-            card = tile(theme, card_rgb, top, bg)
+            card = tile(theme, card_rgb, top, bg, 0, theme.cards)
         canvas.paste(card, (x, y))
         x += CARD_W + PILE_GAP
     middle = xy[0] + _stock_w() + STOCK_GAP + _building_width() // 2
@@ -479,14 +480,25 @@ def panel_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     return [(x, y, x + pw, y + ph) for x, y in (origins[s] for s in sorted(origins))]
 
 
+def building_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
+    """The four building piles' places in :func:`render_table`'s image, as (left, top, right, bottom)
+    pixels (tests read the cards' colours and shapes there)."""
+    size, _ = _layout(_read(view, None, DEFAULT_LABELS))
+    x = size[0] - MARGIN - _centre_width() + _stock_w() + STOCK_GAP
+    y = MARGIN + 2 * STACK_STEP
+    step = CARD_W + PILE_GAP
+    return [(x + k * step, y, x + k * step + CARD_W, y + CARD_H) for k in range(BUILDING_PILES)]
+
+
 def table_image(
     view: Mapping[str, Any],
     names: Sequence[str] | None = None,
     theme: str = "dark",
     labels: Mapping[str, str] | None = None,
+    cards: str = "classic",
 ) -> Image.Image:
     """The spectator's table as a palette image (see :func:`render_table`)."""
-    t = theme_named(theme)
+    t = theme_named(theme, cards)
     words = _labels(labels)
     table = _read(view, names, words)
     size, origins = _layout(table)
@@ -504,6 +516,7 @@ def render_table(
     names: Sequence[str] | None = None,
     theme: str = "dark",
     labels: Mapping[str, str] | None = None,
+    cards: str = "classic",
 ) -> bytes:
     """A PNG of the whole table as a spectator sees it: the draw pile's size and the building piles,
     then a panel per player (stock top and size, the four discard piles fanned, the hand's size as
@@ -511,9 +524,10 @@ def render_table(
 
     ``view`` is a :meth:`Game.view` dict of any viewer (a hand in it is never read); ``names`` are the
     display names by seat (default: the view's players); ``theme`` is ``"dark"`` or ``"light"``;
-    ``labels`` overrides the few words drawn (see ``DEFAULT_LABELS``), for i18n.
+    ``labels`` overrides the few words drawn (see ``DEFAULT_LABELS``), for i18n; ``cards`` is
+    ``"classic"`` or ``"colourblind"`` (:data:`bot.render.images.CARD_THEMES`).
     """
-    return encode_png(table_image(view, names, theme, labels))
+    return encode_png(table_image(view, names, theme, labels, cards))
 
 
 HAND_GAP: Final = 10
@@ -525,9 +539,10 @@ def hand_image(
     names: Sequence[str] | None = None,
     theme: str = "dark",
     labels: Mapping[str, str] | None = None,
+    cards: str = "classic",
 ) -> Image.Image:
     """``seat``'s private image as a palette image (see :func:`render_hand`)."""
-    t = theme_named(theme)
+    t = theme_named(theme, cards)
     words = _labels(labels)
     table = _read(view, names, words)
     if not (isinstance(seat, int) and 0 <= seat < len(table.names)):
@@ -535,13 +550,13 @@ def hand_image(
     hand = view.get("hand")
     if view.get("viewer") != seat or not isinstance(hand, list):
         raise ValueError(f"not seat {seat}'s own view: its hand is not in it")
-    cards = sorted(_card(c, "hand") for c in hand)
-    if len(cards) != table.hand_sizes[seat]:
+    held = sorted(_card(c, "hand") for c in hand)
+    if len(held) != table.hand_sizes[seat]:
         raise ValueError("the hand and its size disagree")
     palette = palette_of(t)
     bg = t.background
     pw, ph = panel_size()
-    slots = max(5, len(cards))
+    slots = max(5, len(held))
     hand_w = slots * CARD_W + (slots - 1) * HAND_GAP
     width = 2 * MARGIN + max(pw, hand_w, _centre_width())
     label_h = SMALL_SIZE + 10
@@ -559,7 +574,7 @@ def hand_image(
     paste_text(canvas, palette, (x, hand_top), words["hand"], SMALL_SIZE, t.muted, bg)
     y = hand_top + label_h
     for k in range(slots):
-        card = tile(t, card_rgb, cards[k] if k < len(cards) else EMPTY, bg)
+        card = tile(t, card_rgb, held[k] if k < len(held) else EMPTY, bg, 0, t.cards)
         canvas.paste(card, (x + k * (CARD_W + HAND_GAP), y))
     for k, shown in enumerate(seats):
         _draw_panel(canvas, ((width - pw) // 2, panel_top + k * (ph + PANEL_GAP)), table, shown, t, words)
@@ -572,9 +587,10 @@ def render_hand(
     names: Sequence[str] | None = None,
     theme: str = "dark",
     labels: Mapping[str, str] | None = None,
+    cards: str = "classic",
 ) -> bytes:
     """A PNG for ``seat``'s private panel: the draw pile and building piles, the seat's hand face up,
     then its own panel (stock top and size, its discard piles) and in a team game its partner's,
     whose cards it may play too. ``view`` must be that seat's own view (``Game.view(seat)``): any
     other is refused, so no one else's hand can be drawn."""
-    return encode_png(hand_image(view, seat, names, theme, labels))
+    return encode_png(hand_image(view, seat, names, theme, labels, cards))

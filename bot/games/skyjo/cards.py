@@ -1,5 +1,6 @@
-"""The tiles of the Skyjo pictures: card faces and backs, frames, pills and icons, drawn once in RGB
-and kept in each theme's palette; the sizes and colours every Skyjo picture shares."""
+"""The tiles of the Skyjo pictures: card faces (classic or colour-blind) and backs, frames, pills and
+icons, drawn once in RGB and kept in each theme's palette; the sizes and colours every Skyjo picture
+shares."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from typing import Any, Final
 from PIL import Image, ImageChops, ImageDraw
 
 from bot.render.images import (
+    CARD_THEMES,
     RGB,
     THEMES,
     Palette,
     Theme,
+    draw_shape,
     font,
     hex_rgb,
     is_dark,
@@ -55,6 +58,19 @@ GREEN: Final = (hex_rgb("#5cc34f"), hex_rgb("#0b240a"))
 YELLOW: Final = (hex_rgb("#f8d33a"), hex_rgb("#2b2100"))
 RED: Final = (hex_rgb("#e5413b"), hex_rgb("#ffffff"))
 BANDS: Final = (DEEP_BLUE, LIGHT_BLUE, GREEN, YELLOW, RED)
+# The colour-blind cards (``cards="colourblind"``): the same five groups in Okabe and Ito's colours,
+# which stay apart under deuteranopia and protanopia (tests/render/test_colour_vision.py measures
+# it), each with its own shape in two corners: below zero a triangle pointing down, zero a circle,
+# 1-4 a square, 5-8 a diamond, 9-12 a triangle pointing up.
+SAFE_BANDS: Final = (
+    (hex_rgb("#005a8c"), hex_rgb("#ffffff")),  # Okabe-Ito blue, darkened to stand apart from sky blue
+    (hex_rgb("#56b4e9"), hex_rgb("#0a2236")),  # sky blue
+    (hex_rgb("#009e73"), hex_rgb("#00261b")),  # bluish green
+    (hex_rgb("#f0e442"), hex_rgb("#2b2100")),  # yellow
+    (hex_rgb("#d55e00"), hex_rgb("#ffffff")),  # vermillion
+)
+SHAPES: Final = ("down", "circle", "square", "diamond", "up")
+SHAPE_SIZE: Final = 11
 # Card backs: a quiet violet, far enough from the deep blue of -2 and -1 not to be taken for one.
 BACK: Final = hex_rgb("#4e3c86")
 BACK_LINE: Final = hex_rgb("#5a4894")
@@ -64,17 +80,22 @@ BLACK: Final = (0, 0, 0)
 WHITE: Final = (255, 255, 255)
 
 
-def band(value: int) -> tuple[RGB, RGB]:
-    """The (fill, digit) colours of a card value."""
+def group(value: int) -> int:
+    """A card value's colour group: 0 below zero, 1 zero, 2 for 1-4, 3 for 5-8, 4 for 9-12."""
     if value < 0:
-        return DEEP_BLUE
+        return 0
     if value == 0:
-        return LIGHT_BLUE
+        return 1
     if value <= 4:
-        return GREEN
+        return 2
     if value <= 8:
-        return YELLOW
-    return RED
+        return 3
+    return 4
+
+
+def band(value: int, cards: str = "classic") -> tuple[RGB, RGB]:
+    """The (fill, digit) colours of a card value."""
+    return (SAFE_BANDS if cards == "colourblind" else BANDS)[group(value)]
 
 
 def card_label(value: int) -> str:
@@ -106,12 +127,10 @@ def _card_back(draw: ImageDraw.ImageDraw, big: Image.Image, w: int, h: int, s: i
         draw.polygon([(cx, cy - r * 1.3), (cx + r, cy), (cx, cy + r * 1.3), (cx - r, cy)], fill=fill)
 
 
-@lru_cache(maxsize=256)
-def card_rgb(cell: int | str, background: RGB) -> Image.Image:
-    """One card (a value, ``"down"`` for its back, ``"gone"`` for a cleared place) on ``background``.
-
-    Only ``background`` depends on the theme: a card looks the same everywhere.
-    """
+@lru_cache(maxsize=512)
+def card_rgb(cell: int | str, background: RGB, cards: str = "classic") -> Image.Image:
+    """One card (a value, ``"down"`` for its back, ``"gone"`` for a cleared place) on ``background``,
+    its faces in the ``cards`` look (the colour-blind one adds its group's shape in two corners)."""
     w, h = CARD_W, CARD_H
     big, draw, s = supersampled((w, h), background)
     box = (0, 0, w * s - 1, h * s - 1)
@@ -123,7 +142,7 @@ def card_rgb(cell: int | str, background: RGB) -> Image.Image:
     elif cell == HIDDEN:
         _card_back(draw, big, w, h, s)
     elif isinstance(cell, int) and not isinstance(cell, bool):
-        fill, ink = band(cell)
+        fill, ink = band(cell, cards)
         edge = mix(fill, BLACK, 0.45)
         draw.rounded_rectangle(box, CARD_RADIUS * s, fill=edge)
         inner = (2 * s, 2 * s, (w - 2) * s - 1, (h - 2) * s - 1)
@@ -150,6 +169,12 @@ def card_rgb(cell: int | str, background: RGB) -> Image.Image:
         big = big.rotate(180)
         ImageDraw.Draw(big).text((6 * s, 4 * s), text, font=corner, fill=ink, anchor="la")
         big = big.rotate(180)
+        if cards == "colourblind":
+            # The group's shape top right and bottom left, upright in both (a triangle turned over
+            # would read as the other group's).
+            shape, d = SHAPES[group(cell)], SHAPE_SIZE * s
+            for x, y in ((w * s - 6 * s - d, 5 * s), (6 * s, h * s - 5 * s - d)):
+                draw_shape(ImageDraw.Draw(big), shape, (x, y, x + d, y + d), ink, ink)
     else:
         raise ValueError(f"not a Skyjo cell: {cell!r}")
     return big.reduce(s)
@@ -213,9 +238,9 @@ def _swatch(theme: Theme) -> Image.Image:
     """One of every tile ``theme`` draws, to build its palette from."""
     tiles: list[Image.Image] = []
     for bg in (theme.panel, theme.background):
-        tiles.extend(card_rgb(cell, bg) for cell in CELLS)
-    tiles.append(card_rgb(-2, theme.accent))
-    tiles.append(card_rgb(12, theme.accent))
+        tiles.extend(card_rgb(cell, bg, theme.cards) for cell in CELLS)
+    tiles.append(card_rgb(-2, theme.accent, theme.cards))
+    tiles.append(card_rgb(12, theme.accent, theme.cards))
     tiles.append(frame_rgb(theme.accent, theme.background))
     tiles.append(panel_rgb((90, 60), theme, True))
     tiles.append(panel_rgb((90, 60), theme, False))
@@ -236,7 +261,7 @@ def _swatch(theme: Theme) -> Image.Image:
     return swatch
 
 
-@lru_cache(maxsize=len(THEMES))
+@lru_cache(maxsize=len(THEMES) * len(CARD_THEMES))
 def palette_of(theme: Theme) -> Palette:
     """The theme's 256 colours: its flat colours exactly, and the shades its tiles need."""
     exact = [
@@ -254,7 +279,7 @@ def palette_of(theme: Theme) -> Palette:
         BACK_MARK,
         WHITE,
     ]
-    for fill, ink in BANDS:
+    for fill, ink in SAFE_BANDS if theme.cards == "colourblind" else BANDS:
         exact.extend((fill, ink, mix(fill, WHITE, 0.28), mix(fill, BLACK, 0.45)))
     return Palette(_swatch(theme), exact)
 

@@ -223,7 +223,7 @@ def _draw_panel(
     for pos, cell in enumerate(grid):
         col, row = divmod(pos, rows)
         xy = (gx + col * (CARD_W + CARD_GAP), gy + row * (CARD_H + CARD_GAP))
-        canvas.paste(tile(theme, card_rgb, cell, bg), xy)
+        canvas.paste(tile(theme, card_rgb, cell, bg, theme.cards), xy)
 
 
 def _draw_card(
@@ -239,12 +239,12 @@ def _draw_card(
     (a pile), and a ``framed`` card (the drawn one) stands out in the accent colour."""
     x, y = xy
     bg = theme.background
-    under = tile(theme, card_rgb, HIDDEN, bg)
+    under = tile(theme, card_rgb, HIDDEN, bg, theme.cards)
     for k in range(depth, 0, -1):
         canvas.paste(under, (x + k * STACK_STEP, y - k * STACK_STEP))
     if framed:
         canvas.paste(tile(theme, frame_rgb, theme.accent, bg), (x - 4, y - 4))
-    canvas.paste(tile(theme, card_rgb, top, theme.accent if framed else bg), (x, y))
+    canvas.paste(tile(theme, card_rgb, top, theme.accent if framed else bg, theme.cards), (x, y))
     ink = theme.accent_ink if framed else theme.muted
     paste_text(
         canvas,
@@ -360,14 +360,33 @@ def panel_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     return [(x, y, x + pw, y + ph) for x, y in origins]
 
 
+def card_boxes(view: Mapping[str, Any]) -> list[list[tuple[int, int, int, int]]]:
+    """Each seat's grid places in :func:`render_table`'s image, in the view's order, as (left, top,
+    right, bottom) pixels (tests read the cards' colours and shapes there)."""
+    table = _read(view, None, DEFAULT_LABELS)
+    _, origins, (pw, _) = _layout(table)
+    gw, _ = _grid_size(table.columns, table.rows)
+    boxes = []
+    for x0, y0 in origins:
+        gx, gy = x0 + (pw - gw) // 2, y0 + PANEL_PAD + PANEL_HEADER
+        places = []
+        for pos in range(table.columns * table.rows):
+            col, row = divmod(pos, table.rows)
+            x, y = gx + col * (CARD_W + CARD_GAP), gy + row * (CARD_H + CARD_GAP)
+            places.append((x, y, x + CARD_W, y + CARD_H))
+        boxes.append(places)
+    return boxes
+
+
 def table_image(
     view: Mapping[str, Any],
     names: Sequence[str] | None = None,
     theme: str = "dark",
     labels: Mapping[str, str] | None = None,
+    cards: str = "classic",
 ) -> Image.Image:
     """The spectator's table as a palette image (see :func:`render_table`)."""
-    t = theme_named(theme)
+    t = theme_named(theme, cards)
     words = _labels(labels)
     table = _read(view, names, words)
     size, origins, panel = _layout(table)
@@ -383,15 +402,17 @@ def render_table(
     names: Sequence[str] | None = None,
     theme: str = "dark",
     labels: Mapping[str, str] | None = None,
+    cards: str = "classic",
 ) -> bytes:
     """A PNG of the whole table as a spectator sees it: every grid, names and totals, the draw pile
     and its size, the discard top, the drawn card, and the player whose turn it is highlighted.
 
     ``view`` is a :meth:`Game.view` dict (any viewer: in Skyjo they all see the same table);
     ``names`` are the display names by seat (default: the view's players); ``theme`` is ``"dark"``
-    or ``"light"``; ``labels`` overrides the few words drawn (see ``DEFAULT_LABELS``), for i18n.
+    or ``"light"``; ``labels`` overrides the few words drawn (see ``DEFAULT_LABELS``), for i18n;
+    ``cards`` is ``"classic"`` or ``"colourblind"`` (:data:`bot.render.images.CARD_THEMES`).
     """
-    return encode_png(table_image(view, names, theme, labels))
+    return encode_png(table_image(view, names, theme, labels, cards))
 
 
 def grid_image(
@@ -400,9 +421,10 @@ def grid_image(
     names: Sequence[str] | None = None,
     theme: str = "dark",
     labels: Mapping[str, str] | None = None,
+    cards: str = "classic",
 ) -> Image.Image:
     """One player's panel with the discard top and, on their turn, the card they drew."""
-    t = theme_named(theme)
+    t = theme_named(theme, cards)
     words = _labels(labels)
     table = _read(view, names, words)
     if not 0 <= seat < len(table.names):
@@ -427,7 +449,8 @@ def render_grid(
     names: Sequence[str] | None = None,
     theme: str = "dark",
     labels: Mapping[str, str] | None = None,
+    cards: str = "classic",
 ) -> bytes:
     """A PNG of ``seat``'s own grid for their private panel, with the discard top and their drawn
     card. Face-down cards are backs here too: the view never holds their values (GAME-INFO-1)."""
-    return encode_png(grid_image(view, seat, names, theme, labels))
+    return encode_png(grid_image(view, seat, names, theme, labels, cards))
