@@ -340,10 +340,11 @@ class Presenter:
         locale = self._locale(stored.guild_id)
         channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
         text = t(
-            "table.turn.reminder",
+            "long_games.reminder" if table.long_game else "table.turn.reminder",  # hours: a timestamp
             locale,
             players=" ".join(f"<@{u}>" for u in users),
             seconds=seconds_left,
+            deadline=f"<t:{self.bot.service.clock.now_ms() // 1000 + seconds_left}:R>",
         )
         mentions = discord.AllowedMentions(
             users=[discord.Object(u) for u in users], everyone=False, roles=False
