@@ -98,6 +98,9 @@ class PrefsPart(ServiceCore):
             if current.locale == locale:
                 return
             await self.storage.prefs.set_locale(user_id, locale)
-            self._prefs[user_id] = (self.clock.now_ms(), replace(current, locale=locale))
+            # The choices as they are now: a /skybo notify may have changed them meanwhile.
+            cached = self._prefs.get(user_id)
+            when, latest = cached if cached is not None else (self.clock.now_ms(), current)
+            self._prefs[user_id] = (when, replace(latest, locale=locale))
         except Exception:  # a busy database: the next click tries again
             log.warning("user language not stored", extra={"user_id": user_id}, exc_info=True)

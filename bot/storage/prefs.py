@@ -63,8 +63,9 @@ class PrefsRepository:
         return {u: found.get(u, DEFAULT_PREFS) for u in ids}
 
     async def save(self, user_id: int, prefs: UserPrefs) -> None:
-        """Store a user's choices whole, their language included (back to the defaults with no language
-        known: the row is deleted)."""
+        """Store a user's choices whole, and their language if given (None keeps the stored one: it may
+        have been written since these choices were read); back to the defaults with no language known:
+        the row is deleted."""
         notify = None if prefs.notify else 0
         cards = None if prefs.cards == DEFAULT_PREFS.cards else prefs.cards
         table = None if prefs.table == DEFAULT_PREFS.table else prefs.table
@@ -77,7 +78,8 @@ class PrefsRepository:
             conn.execute(
                 "INSERT INTO user_prefs (user_id, notify, cards, table_view, locale, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET notify = excluded.notify,"
-                " cards = excluded.cards, table_view = excluded.table_view, locale = excluded.locale,"
+                " cards = excluded.cards, table_view = excluded.table_view,"
+                " locale = COALESCE(excluded.locale, user_prefs.locale),"
                 " updated_at = excluded.updated_at",
                 (user_id, notify, cards, table, prefs.locale, now),
             )
