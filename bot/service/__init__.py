@@ -16,8 +16,9 @@ Every game kind plugs in through :mod:`bot.games.registry` (engine, computer pla
 names a game.
 
 Timers live in the database. A game's meta holds its one running timer, ``{"what": "turn" |
-"round", "token": [phase, round, turn], "due": ms, "half": ms, "reminded", "fired"}``, written in
-the same transaction as the action that started it (see ``GameRepository.apply_action``'s
+"round", "token": [phase, round, turn], "due": ms, "half": ms, "reminded", "fired"}`` (a long game's
+turn adds ``"dm"`` and ``"dm_reminded"``, the seats sent a direct message: :mod:`bot.service.letters`),
+written in the same transaction as the action that started it (see ``GameRepository.apply_action``'s
 ``meta_after``), and a lobby's deadline is its creation time plus :data:`LOBBY_TTL_MS`. One sweeper
 task sleeps until the earliest deadline (:mod:`bot.clock`, a manual clock in tests) and acts under
 the channel lock: at half time a reminder, at the limit the ``normal`` computer player plays the
