@@ -21,6 +21,7 @@ from bot.clock import ManualClock
 from bot.service import TURN_LIMITS, Table
 
 from .conftest import act_of, bot_on, open_lobby, play_turns, private_answer, reveal_own_cards
+from .skipbo_helpers import start_skipbo
 from .test_crafted_options import crafted, option
 
 HOUR = 3600
@@ -282,3 +283,25 @@ async def test_the_commands_offer_hours_in_words(fake_discord: Any, skybo: Any) 
         assert choices[3600]["name"] == "1 hour (long game: a direct message at your turn)"
         assert choices[86400]["name"] == "24 hours (long game)"
         assert choices[86400]["name_localizations"]["fr"] == "24 heures (partie longue)"
+
+
+async def test_a_long_skipbo_game_tells_its_player_but_never_a_computer(fake_discord: Any, skybo: Any) -> None:
+    fake = fake_discord
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
+    carol = fake.user("carol")
+    await private_answer(await fake.run_command(carol, "skybo", "notify"))  # her language is now known
+    table_message, game_id = await start_skipbo(fake, bot, carol, [], add_computers=1, turn_limit=8 * HOUR)
+    table = bot.service.tables[game_id]
+    assert table.long_game and "⏱ 8 hours per turn" in (table_message.history[0]["embeds"][0]["description"])
+    if table.game.turn != table.seat_of(carol.id):  # the computer plays first: no letter for it
+        await fake.wait_until(lambda: table.game.turn == table.seat_of(carol.id), what="Carol's turn")
+    (letter,) = await fake.wait_until(lambda: letters(fake, carol) or None, what="Carol's letter")
+    assert letter.startswith("✉️ C'est ton tour dans **Skip-Bo**") and table_link(fake, table_message) in letter
+    due = int((table.timer() or {})["due"]) // 1000
+    assert letter == (  # exactly this: the game, where and by when, no card
+        f"✉️ C'est ton tour dans **Skip-Bo**, dans <#{table_message.channel_id}> : "
+        f"{table_link(fake, table_message)}\nJoue-le avant <t:{due}:f> (<t:{due}:R>) ; ensuite l'ordinateur"
+        " le jouera à ta place."
+    )
+    assert [u for u in fake.dm_channels if u != carol.id] == []  # nobody else, no computer
