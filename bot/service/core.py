@@ -71,6 +71,8 @@ class ServiceCore(ABC):
         # Users' own choices (/skybo notify, /skybo display): user -> (when read, ms; them). See
         # bot.service.prefs.
         self._prefs: dict[int, tuple[int, UserPrefs]] = {}
+        # Changes made here per user: a read that a change overtook does not overwrite the cache with it.
+        self._prefs_changes: dict[int, int] = {}
         # Long games' direct messages (bot.service.letters): who sends them (set by the bot), the
         # letters on their way ((game, deadline, seat, what)) and their tasks (languages being stored too).
         self.postman: Postman | None = None

@@ -42,8 +42,13 @@ class PrefsPart(ServiceCore):
             else:
                 missing.append(user)
         if missing:
+            changes = {user: self._prefs_changes.get(user, 0) for user in missing}
             read = await self.storage.prefs.many(missing)
             for user, prefs in read.items():
+                cached = self._prefs.get(user)
+                if cached is not None and self._prefs_changes.get(user, 0) != changes[user]:
+                    found[user] = cached[1]  # changed here while this was read: the change is newer
+                    continue
                 self._prefs[user] = (now, prefs)
                 found[user] = prefs
         return found
@@ -78,8 +83,12 @@ class PrefsPart(ServiceCore):
             new = replace(new, table=table)
         if new != current:
             await self.storage.prefs.save(user_id, new)
-        self._prefs[user_id] = (self.clock.now_ms(), new)
+        self._changed_prefs(user_id, new)
         return new
+
+    def _changed_prefs(self, user_id: int, prefs: UserPrefs) -> None:
+        self._prefs[user_id] = (self.clock.now_ms(), prefs)
+        self._prefs_changes[user_id] = self._prefs_changes.get(user_id, 0) + 1
 
     def note_locale(self, user_id: int, locale: object) -> None:
         """The language a user's click or command came in: stored (in the background) when it is not
@@ -100,7 +109,6 @@ class PrefsPart(ServiceCore):
             await self.storage.prefs.set_locale(user_id, locale)
             # The choices as they are now: a /skybo notify may have changed them meanwhile.
             cached = self._prefs.get(user_id)
-            when, latest = cached if cached is not None else (self.clock.now_ms(), current)
-            self._prefs[user_id] = (when, replace(latest, locale=locale))
+            self._changed_prefs(user_id, replace(current if cached is None else cached[1], locale=locale))
         except Exception:  # a busy database: the next click tries again
             log.warning("user language not stored", extra={"user_id": user_id}, exc_info=True)

@@ -285,7 +285,9 @@ async def test_the_commands_offer_hours_in_words(fake_discord: Any, skybo: Any) 
         assert choices[86400]["name_localizations"]["fr"] == "24 heures (partie longue)"
 
 
-async def test_a_long_skipbo_game_tells_its_player_but_never_a_computer(fake_discord: Any, skybo: Any) -> None:
+async def test_a_long_skipbo_game_tells_its_player_but_never_a_computer(
+    fake_discord: Any, skybo: Any
+) -> None:
     fake = fake_discord
     clock = ManualClock()
     bot = await skybo(clock=clock)
@@ -297,7 +299,6 @@ async def test_a_long_skipbo_game_tells_its_player_but_never_a_computer(fake_dis
     if table.game.turn != table.seat_of(carol.id):  # the computer plays first: no letter for it
         await fake.wait_until(lambda: table.game.turn == table.seat_of(carol.id), what="Carol's turn")
     (letter,) = await fake.wait_until(lambda: letters(fake, carol) or None, what="Carol's letter")
-    assert letter.startswith("✉️ C'est ton tour dans **Skip-Bo**") and table_link(fake, table_message) in letter
     due = int((table.timer() or {})["due"]) // 1000
     assert letter == (  # exactly this: the game, where and by when, no card
         f"✉️ C'est ton tour dans **Skip-Bo**, dans <#{table_message.channel_id}> : "
