@@ -374,7 +374,7 @@ class Presenter:
     async def _tell_replaced(self, table: Table, user_id: int) -> None:
         """A private word to the player a computer player replaced after too many missed turns."""
         stored = table.stored
-        locale = self._locale(stored.guild_id)
+        locale = self.bot.service.cached_prefs(user_id).locale or self._locale(stored.guild_id)  # theirs
         link = message_link(stored.guild_id, stored.channel_id, stored.message_id)
         text = t(
             "table.turn.replaced_dm",
