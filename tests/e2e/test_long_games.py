@@ -306,3 +306,40 @@ async def test_a_long_skipbo_game_tells_its_player_but_never_a_computer(
         " le jouera à ta place."
     )
     assert [u for u in fake.dm_channels if u != carol.id] == []  # nobody else, no computer
+
+
+async def test_three_missed_long_turns_give_the_seat_to_a_computer_and_say_so_in_french(
+    fake_discord: Any, skybo: Any
+) -> None:
+    fake = fake_discord
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
+    alice, carol = fake.user("alice"), fake.user("carol")
+    options = {"turn_limit": HOUR, "initial_reveals": 0}
+    table_message, table = await start_long_table(fake, bot, alice, [carol], **options)
+    carol_seat = table.seat_of(carol.id)
+    rng = random.Random(11)
+    while carol_seat not in table.replaced():
+        turn = table.game.turn
+        if turn == carol_seat:  # she never comes: told, reminded, covered
+            await fake.wait_until(
+                lambda: carol_seat in ((table.timer() or {}).get("dm") or []), what="her turn's letter"
+            )
+            count = len(letters(fake, carol, REMINDER_FR))
+            clock.advance(HOUR / 2 + 1)
+            await fake.wait_until(lambda c=count: len(letters(fake, carol, REMINDER_FR)) > c, what="nudge")
+            version = table.version
+            clock.advance(HOUR / 2)
+            await fake.wait_until(lambda v=version: table.version > v, what="her turn covered")
+        await play_turns(
+            fake, bot, table.id, table_message, [alice], rng, until=lambda s=turn: table.game.turn != s
+        )
+    note = await fake.wait_until(
+        lambda: next(iter(letters(fake, carol, "un joueur ordinateur a donc pris ta place")), None),
+        what="the note in her language",
+    )
+    assert note.startswith("Tu as manqué 3 tours de suite") and table_link(fake, table_message) in note
+    assert len(letters(fake, carol, TURN_FR)) == len(letters(fake, carol, REMINDER_FR)) == 3
+    await bot.presenter.flush()
+    await fake.wait_until(lambda: not bot.service._letters_going, what="the letters done")
+    assert len(letters(fake, carol)) == 7  # three turns, three reminders, the note: nothing after
