@@ -10,9 +10,9 @@ a restart sends what was owed once and nothing twice.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +20,16 @@ import pytest
 from bot.clock import ManualClock
 from bot.service import TURN_LIMITS, Table
 
-from .conftest import act_of, bot_on, open_lobby, play_turns, private_answer, reveal_own_cards
+from .conftest import (
+    BOTH_BACKENDS,
+    FAST,
+    BotDatabase,
+    act_of,
+    open_lobby,
+    play_turns,
+    private_answer,
+    reveal_own_cards,
+)
 from .skipbo_helpers import start_skipbo
 from .test_crafted_options import crafted, option
 
@@ -131,14 +140,15 @@ async def test_a_long_game_tells_each_player_in_their_language_then_reminds_then
     assert len(letters(fake, carol, REMINDER_FR)) == 1 and not letters(fake, alice, REMINDER_EN)
 
 
+@BOTH_BACKENDS
 async def test_letters_owed_across_restarts_are_sent_once(
-    fake_discord: Any, skybo: Any, db_file: Path
+    fake_discord: Any, skybo: Any, database: BotDatabase
 ) -> None:
     fake = fake_discord
     clock = ManualClock()
     alice, bob = fake.user("alice"), fake.user("bob")
     options = {"turn_limit": 24 * HOUR, "initial_reveals": 0}
-    first = bot_on(db_file, clock)
+    first = database.bot(dataclasses.replace(FAST, clock=clock))
     async with fake.running(first, sync_commands=True):
         table_message, table = await start_long_table(fake, first, alice, [bob], **options)
         assert table.game.phase == "play" and table.turn_limit == 24 * HOUR
@@ -156,7 +166,7 @@ async def test_letters_owed_across_restarts_are_sent_once(
 
     # An hour later: the owed letter is sent, with the deadline the turn had (24 h from its start).
     after_an_hour = clock.now_ms() + HOUR * 1000
-    second = bot_on(db_file, ManualClock(after_an_hour))
+    second = database.bot(dataclasses.replace(FAST, clock=ManualClock(after_an_hour)))
     async with fake.running(second, sync_commands=True):
         table = second.service.tables[game_id]
         timer = table.timer()
