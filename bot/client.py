@@ -28,6 +28,7 @@ from bot.service import ChannelTaken, Refused, TableService
 from bot.storage import Storage
 from bot.ui import command_options, ids, lean, on_time
 from bot.ui.clicks import TableUI, dispatchable, is_ours
+from bot.ui.letters import Letters
 from bot.ui.presenter import Presenter
 from bot.ui.rest_budget import DEFAULT_REST_PER_SECOND, RestBudget, share
 from bot.ui.views import message_link
@@ -223,6 +224,7 @@ class SkyboBot(commands.AutoShardedBot):
         await self.start_metrics()
         if self.shard_lease is not None:
             self._lease_watch = asyncio.create_task(self._watch_lease(), name="shard-lease-watch")
+        self.service.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
         self.table_ui = TableUI(self, self.presenter)
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
@@ -238,7 +240,9 @@ class SkyboBot(commands.AutoShardedBot):
         gc.set_threshold(*GC_THRESHOLDS)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Dispatch clicks on our buttons (see ``bot.ui.clicks``); refuse forged or malformed ones."""
+        """Dispatch clicks on our buttons (see ``bot.ui.clicks``); refuse forged or malformed ones.
+        Every interaction, commands too, tells the user's language (for a long game's direct messages)."""
+        self.service.note_locale(interaction.user.id, interaction.locale)
         if interaction.type is not discord.InteractionType.component:
             return
         data: Any = interaction.data or {}

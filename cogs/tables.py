@@ -46,6 +46,15 @@ TURN_LIMIT_CHOICES = [
     app_commands.Choice(name=_("5 min", key="cmd.turn_limit.300"), value=300),
     app_commands.Choice(name=_("10 min", key="cmd.turn_limit.600"), value=600),
     app_commands.Choice(name=_("15 min", key="cmd.turn_limit.900"), value=900),
+    # A long game from an hour (bot.service.letters): 16 choices of Discord's 25.
+    app_commands.Choice(
+        name=_("1 hour (long game: a direct message at your turn)", key="cmd.turn_limit.3600"), value=3600
+    ),
+    app_commands.Choice(name=_("2 hours (long game)", key="cmd.turn_limit.7200"), value=7200),
+    app_commands.Choice(name=_("4 hours (long game)", key="cmd.turn_limit.14400"), value=14400),
+    app_commands.Choice(name=_("8 hours (long game)", key="cmd.turn_limit.28800"), value=28800),
+    app_commands.Choice(name=_("12 hours (long game)", key="cmd.turn_limit.43200"), value=43200),
+    app_commands.Choice(name=_("24 hours (long game)", key="cmd.turn_limit.86400"), value=86400),
 ]
 
 

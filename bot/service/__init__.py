@@ -16,8 +16,9 @@ Every game kind plugs in through :mod:`bot.games.registry` (engine, computer pla
 names a game.
 
 Timers live in the database. A game's meta holds its one running timer, ``{"what": "turn" |
-"round", "token": [phase, round, turn], "due": ms, "half": ms, "reminded", "fired"}``, written in
-the same transaction as the action that started it (see ``GameRepository.apply_action``'s
+"round", "token": [phase, round, turn], "due": ms, "half": ms, "reminded", "fired"}`` (a long game's
+turn adds ``"dm"`` and ``"dm_reminded"``, the seats sent a direct message: :mod:`bot.service.letters`),
+written in the same transaction as the action that started it (see ``GameRepository.apply_action``'s
 ``meta_after``), and a lobby's deadline is its creation time plus :data:`LOBBY_TTL_MS`. One sweeper
 task sleeps until the earliest deadline (:mod:`bot.clock`, a manual clock in tests) and acts under
 the channel lock: at half time a reminder, at the limit the ``normal`` computer player plays the
@@ -35,7 +36,8 @@ process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch), :mod:`
 click path and the commit), :mod:`~bot.service.votes` (round votes), :mod:`~bot.service.timers` (timers
 and the sweeper), :mod:`~bot.service.computers` (computer players) and :mod:`~bot.service.seats` (leave,
 kick, replacement, seat back, end), :mod:`~bot.service.settings` (a server's ``/skybo settings``),
-:mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo display``).
+:mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo display``),
+:mod:`~bot.service.letters` (a long game's direct messages).
 They are mixins of one :class:`TableService`, not collaborator objects: every part works on the same
 state (the tables, the channel locks, the sweeper's index) under
 the same channel lock, and callers (cogs, the UI, tests) use one object with one API, so the state stays
@@ -47,6 +49,7 @@ from __future__ import annotations
 
 from bot.service.clicks import ClickPart
 from bot.service.computers import ComputerPart
+from bot.service.letters import LettersPart
 from bot.service.lobbies import LobbyPart
 from bot.service.prefs import PrefsPart
 from bot.service.resume import ResumePart
@@ -56,6 +59,7 @@ from bot.service.table import (
     DEFAULT_TURN_LIMIT,
     HINT_ACT,
     LOBBY_TTL_MS,
+    LONG_GAME,
     MAX_COVER_ACTIONS,
     MISSES_BEFORE_REPLACE,
     MODE_ACT,
@@ -66,7 +70,9 @@ from bot.service.table import (
     ROUND_OVER,
     TURN_LIMITS,
     ChannelTaken,
+    Letter,
     PanelState,
+    Postman,
     Refused,
     SeatTaken,
     ServiceObserver,
@@ -82,6 +88,7 @@ __all__ = [
     "DEFAULT_TURN_LIMIT",
     "HINT_ACT",
     "LOBBY_TTL_MS",
+    "LONG_GAME",
     "MAX_COVER_ACTIONS",
     "MISSES_BEFORE_REPLACE",
     "MODE_ACT",
@@ -92,7 +99,9 @@ __all__ = [
     "ROUND_OVER",
     "TURN_LIMITS",
     "ChannelTaken",
+    "Letter",
     "PanelState",
+    "Postman",
     "Refused",
     "SeatTaken",
     "ServiceObserver",
@@ -114,5 +123,6 @@ class TableService(
     SeatPart,
     SettingsPart,
     PrefsPart,
+    LettersPart,
 ):
     """Lobbies and games of every channel; the only writer of game state (its parts: see the module)."""

@@ -6,13 +6,22 @@ import asyncio
 import contextlib
 import secrets
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bot.clock import Clock, SystemClock
 from bot.config import Limits
 from bot.games.registry import KINDS
-from bot.service.table import PanelState, Refused, SeatTaken, ServiceObserver, Table, TableListener, log
+from bot.service.table import (
+    PanelState,
+    Postman,
+    Refused,
+    SeatTaken,
+    ServiceObserver,
+    Table,
+    TableListener,
+    log,
+)
 from bot.storage import GameNotFound, ServerSettings, Storage, StorageError, StoredGame, UserPrefs
 
 
@@ -62,6 +71,13 @@ class ServiceCore(ABC):
         # Users' own choices (/skybo notify, /skybo display): user -> (when read, ms; them). See
         # bot.service.prefs.
         self._prefs: dict[int, tuple[int, UserPrefs]] = {}
+        # Changes made here per user: a read that a change overtook does not overwrite the cache with it.
+        self._prefs_changes: dict[int, int] = {}
+        # Long games' direct messages (bot.service.letters): who sends them (set by the bot), the
+        # letters on their way ((game, deadline, seat, what)) and their tasks (languages being stored too).
+        self.postman: Postman | None = None
+        self._letters_going: set[tuple[int, int, int, str]] = set()
+        self._letter_tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ plumbing
 
@@ -92,6 +108,7 @@ class ServiceCore(ABC):
         ]
         if self._sweeper is not None:
             tasks.append(self._sweeper)
+        tasks += [task for task in self._letter_tasks if not task.done()]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -200,6 +217,18 @@ class ServiceCore(ABC):
     @abstractmethod
     def _schedule(self, key: tuple[str, int], due: int) -> None:
         """Tell the sweeper about a deadline (:mod:`bot.service.timers`)."""
+
+    @abstractmethod
+    def _waited_for(self, table: Table) -> list[int]:
+        """The human seats the game waits for now (:mod:`bot.service.timers`)."""
+
+    @abstractmethod
+    def _letters(self, table: Table) -> None:
+        """Send the direct messages a long game's turn owes (:mod:`bot.service.letters`)."""
+
+    @abstractmethod
+    async def prefs_of(self, user_ids: Iterable[int | None]) -> dict[int, UserPrefs]:
+        """Users' own choices, through a short cache (:mod:`bot.service.prefs`)."""
 
     @abstractmethod
     def _arm(self, table: Table) -> None:

@@ -5,6 +5,9 @@ message when their turn starts and before its deadline; the card theme of the pi
 (the colour-blind one adds a shape to each colour); the table in words in their private panel, for
 those who turn off embeds and previews in Discord.
 
+The user's Discord language is kept with them too (:meth:`PrefsPart.note_locale`, at each of their
+clicks and commands, written only when it changed): a long game's direct messages are in it.
+
 Read when a turn starts and when a picture or a panel is drawn, so the service keeps what it read for
 a minute (:data:`PREFS_TTL_MS`): a change made in this process shows at once; one made through another
 process of a fleet (another shard) shows here within that minute.
@@ -12,11 +15,12 @@ process of a fleet (another shard) shows here within that minute.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import replace
 
 from bot.service.core import ServiceCore
-from bot.service.table import Refused
+from bot.service.table import Refused, log
 from bot.storage.prefs import CARD_THEMES, DEFAULT_PREFS, TABLE_VIEWS, UserPrefs
 
 PREFS_TTL_MS = 60_000
@@ -38,8 +42,13 @@ class PrefsPart(ServiceCore):
             else:
                 missing.append(user)
         if missing:
+            changes = {user: self._prefs_changes.get(user, 0) for user in missing}
             read = await self.storage.prefs.many(missing)
             for user, prefs in read.items():
+                cached = self._prefs.get(user)
+                if cached is not None and self._prefs_changes.get(user, 0) != changes[user]:
+                    found[user] = cached[1]  # changed here while this was read: the change is newer
+                    continue
                 self._prefs[user] = (now, prefs)
                 found[user] = prefs
         return found
@@ -74,5 +83,32 @@ class PrefsPart(ServiceCore):
             new = replace(new, table=table)
         if new != current:
             await self.storage.prefs.save(user_id, new)
-        self._prefs[user_id] = (self.clock.now_ms(), new)
+        self._changed_prefs(user_id, new)
         return new
+
+    def _changed_prefs(self, user_id: int, prefs: UserPrefs) -> None:
+        self._prefs[user_id] = (self.clock.now_ms(), prefs)
+        self._prefs_changes[user_id] = self._prefs_changes.get(user_id, 0) + 1
+
+    def note_locale(self, user_id: int, locale: object) -> None:
+        """The language a user's click or command came in: stored (in the background) when it is not
+        the one the bot knows, for the direct messages of long games."""
+        text = str(locale)[:16] if locale is not None else None
+        cached = self._prefs.get(user_id)
+        if not text or self._closed or (cached is not None and cached[1].locale == text):
+            return
+        task = asyncio.create_task(self._store_locale(user_id, text), name="note-locale")
+        self._letter_tasks.add(task)
+        task.add_done_callback(self._letter_tasks.discard)
+
+    async def _store_locale(self, user_id: int, locale: str) -> None:
+        try:
+            current = (await self.prefs_of([user_id]))[user_id]
+            if current.locale == locale:
+                return
+            await self.storage.prefs.set_locale(user_id, locale)
+            # The choices as they are now: a /skybo notify may have changed them meanwhile.
+            cached = self._prefs.get(user_id)
+            self._changed_prefs(user_id, replace(current if cached is None else cached[1], locale=locale))
+        except Exception:  # a busy database: the next click tries again
+            log.warning("user language not stored", extra={"user_id": user_id}, exc_info=True)

@@ -24,7 +24,10 @@ RECENT_EVENTS = 6  # actions whose events the table message keeps in words
 DEFAULT_TURN_LIMIT = 120  # seconds; a lobby option, stored with the game (0: no limit)
 # What each /<game> new accepts, exactly what the command declares to Discord (the cogs build their
 # choices and ranges from these): a modified client that sends anything else is refused the same way.
-TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900)  # seconds, 0: no limit
+TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900, 3600, 7200, 14400, 28800, 43200, 86400)
+# A turn limit of an hour or more makes a long game (correspondence mode, issue 28): the player whose
+# turn it is gets a direct message, then a reminder at half time (bot.service.letters).
+LONG_GAME = 3600  # seconds
 MISSES_BEFORE_REPLACE = 3
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
 MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (a Skip-Bo turn is at most ~30)
@@ -121,6 +124,11 @@ class Table:
         """Seconds a human has for a turn (0: no limit)."""
         limit = self.stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
         return limit if isinstance(limit, int) and limit >= 0 else DEFAULT_TURN_LIMIT
+
+    @property
+    def long_game(self) -> bool:
+        """A turn limit of an hour or more: players are told of their turn by direct message."""
+        return self.turn_limit >= LONG_GAME
 
     def timer(self) -> dict[str, Any] | None:
         timer = self.stored.meta.get("timer")
@@ -245,6 +253,30 @@ async def _together(writes: Sequence[Awaitable[T]]) -> list[T | None]:
         if isinstance(outcome, BaseException) and not isinstance(outcome, StorageError):
             raise outcome
     return [None if isinstance(outcome, BaseException) else outcome for outcome in outcomes]
+
+
+@dataclass(frozen=True)
+class Letter:
+    """A direct message a long game owes a player (bot.service.letters): nothing hidden in it, only
+    which game, where, and by when."""
+
+    what: str  # "turn": their turn has come; "reminder": half of its time is gone
+    user_id: int
+    game_id: int
+    game: str  # the game's title
+    guild_id: int | None
+    channel_id: int
+    message_id: int | None  # the public table message, for the link
+    due_ms: int  # the deadline, after which the computer plays the turn for them
+    locale: str | None  # the user's Discord language as last seen (None: the server's public one)
+
+
+class Postman(Protocol):
+    """What sends a long game's direct messages (bot.ui.letters, through Discord)."""
+
+    async def send_letter(self, letter: Letter) -> bool:
+        """Send it; True once sent, False if the user's direct messages are closed (not an error);
+        any other failure raises (the letter is tried again later)."""
 
 
 class ServiceObserver(Protocol):

@@ -99,6 +99,7 @@ class TimerPart(ServiceCore):
         if timer.get("what") == "turn" and not timer.get("reminded"):
             due = min(due, int(timer.get("half", due)))
         self._schedule(key, due)
+        self._letters(table)  # a long game's direct messages owed by this turn (bot.service.letters)
 
     def _schedule(self, key: tuple[str, int], due: int) -> None:
         if self._closed:

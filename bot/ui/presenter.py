@@ -342,10 +342,11 @@ class Presenter:
         locale = self._locale(stored.guild_id)
         channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
         text = t(
-            "table.turn.reminder",
+            "long_games.reminder" if table.long_game else "table.turn.reminder",  # hours: a timestamp
             locale,
             players=" ".join(f"<@{u}>" for u in users),
             seconds=seconds_left,
+            deadline=f"<t:{self.bot.service.clock.now_ms() // 1000 + seconds_left}:R>",
         )
         mentions = discord.AllowedMentions(
             users=[discord.Object(u) for u in users], everyone=False, roles=False
@@ -375,7 +376,7 @@ class Presenter:
     async def _tell_replaced(self, table: Table, user_id: int) -> None:
         """A private word to the player a computer player replaced after too many missed turns."""
         stored = table.stored
-        locale = self._locale(stored.guild_id)
+        locale = self.bot.service.cached_prefs(user_id).locale or self._locale(stored.guild_id)  # theirs
         link = message_link(stored.guild_id, stored.channel_id, stored.message_id)
         text = t(
             "table.turn.replaced_dm",

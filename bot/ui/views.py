@@ -15,10 +15,11 @@ import discord
 
 from bot.games.base import seat_limit
 from bot.games.registry import KINDS, GameKind
+from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render import boards, table_text
 from bot.render.names import shown_name
-from bot.service import DEFAULT_TURN_LIMIT, PanelState, Table
+from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
 from bot.storage.lobbies import Lobby
 from bot.storage.settings import DEFAULTS, ServerSettings
 from bot.ui import display, ids
@@ -236,11 +237,15 @@ def lobby_message(
     options = {k: v for k, v in lobby.options.items() if k != "turn_limit"}
     limit = lobby.options.get("turn_limit", DEFAULT_TURN_LIMIT)
     lines = list(kind.table.option_lines(options, locale))
-    lines.append(
-        t("table.options.turn_limit", locale, seconds=limit)
-        if limit
-        else t("table.options.no_turn_limit", locale)
-    )
+    if limit >= LONG_GAME:  # hours, and what a long game does (bot.service.letters)
+        hours = plural("long_games.hours", limit // 3600, locale)
+        lines += [t("long_games.lobby.limit", locale, limit=hours), t("long_games.lobby.letters", locale)]
+    else:
+        lines.append(
+            t("table.options.turn_limit", locale, seconds=limit)
+            if limit
+            else t("table.options.no_turn_limit", locale)
+        )
     lines += settings_lines(settings, locale)
     return table_text.lobby_body(
         host_id=lobby.host_id,

@@ -25,3 +25,23 @@ async def test_choices_are_saved_changed_and_reset(any_storage: Storage, backend
     await any_storage.prefs.save(2, DEFAULT_PREFS)
     assert await any_storage.prefs.get(2) == DEFAULT_PREFS
     assert backend.execute("SELECT user_id FROM user_prefs") == [(big,)]
+
+
+async def test_a_users_language_is_kept_beside_their_choices(any_storage: Storage, backend: Backend) -> None:
+    """The Discord language seen last (issue 28 item 3: a long game's direct messages are written in
+    it): stored alone, kept when the choices change or go back to the defaults, not a choice."""
+    big = 2**62
+    await any_storage.prefs.set_locale(big, "fr")
+    read = await any_storage.prefs.get(big)
+    assert read.locale == "fr" and read == DEFAULT_PREFS and read.is_default()
+    await any_storage.prefs.save(big, UserPrefs(notify=False, locale="fr"))
+    await any_storage.prefs.set_locale(big, "en-GB")  # the choices stay
+    read = await any_storage.prefs.get(big)
+    assert read == UserPrefs(notify=False) and read.locale == "en-GB"
+    await any_storage.prefs.save(big, UserPrefs(locale="en-GB"))  # defaults, the language known: a row
+    assert (await any_storage.prefs.get(big)).locale == "en-GB"
+    assert backend.execute("SELECT user_id, notify, locale FROM user_prefs") == [(big, None, "en-GB")]
+    await any_storage.prefs.set_locale(3, "x" * 40)  # never longer than a locale can be
+    assert (await any_storage.prefs.many([3]))[3].locale == "x" * 16
+    await any_storage.prefs.save(big, DEFAULT_PREFS)  # nothing left to keep: no row
+    assert backend.execute("SELECT user_id FROM user_prefs") == [(3,)]

@@ -425,6 +425,11 @@ class UserActions(InteractionRoutes):
             key=lambda m: m.id,
         )
 
+    def direct_messages(self, user: FakeUser) -> list[FakeMessage]:
+        """The bot's direct messages to ``user``, oldest first (none if it never opened the channel)."""
+        channel = self.dm_channels.get(user.id)
+        return [] if channel is None else self.channel_messages(channel)
+
     def channel_messages(self, channel: FakeChannel) -> list[FakeMessage]:
         """Public, not deleted messages of ``channel``, oldest first."""
         return sorted(

@@ -215,6 +215,8 @@ class MessageRoutes(GuildRoutes):
         self._bot_can_see(channel)
         if not self._bot_permissions(channel) & discord.Permissions(send_messages=True).value:
             raise DiscordAPIError(403, 50013, "Missing Permissions")
+        if channel.recipient is not None and channel.recipient.dms_closed:
+            raise DiscordAPIError(403, 50007, "Cannot send messages to this user")
         body = record.json or {}
         msg = self._create_message(channel, body, record.files, author=self.bot_user)
         await self._message_event("MESSAGE_CREATE", msg)

@@ -23,6 +23,9 @@ class FakeUser:
     global_name: str | None = None
     bot: bool = False
     locale: str = "en-US"
+    # The user's privacy settings refuse the bot's direct messages: Discord opens the DM channel but
+    # refuses every message sent to it (403, code 50007).
+    dms_closed: bool = False
 
     @property
     def mention(self) -> str:
