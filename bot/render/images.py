@@ -410,3 +410,14 @@ def draw_shape(
     else:
         raise ValueError(f"unknown shape {kind!r}")
     draw.polygon(points, fill=fill, outline=edge, width=line)
+
+
+def corner_shapes(big: Image.Image, kind: str, ink: RGB, size: int, inset: tuple[int, int]) -> None:
+    """A colour-blind card's group mark ``kind`` (:func:`draw_shape`), ``size`` pixels square, top right
+    and bottom left of the card ``big``, ``inset`` (x, y) pixels from its edges; upright in both
+    corners (a triangle turned over would read as another group's)."""
+    w, h = big.size
+    dx, dy = inset
+    draw = ImageDraw.Draw(big)
+    for x, y in ((w - dx - size, dy), (dx, h - dy - size)):
+        draw_shape(draw, kind, (x, y, x + size, y + size), ink, ink)

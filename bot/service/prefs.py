@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from bot.service.core import ServiceCore
 from bot.service.table import Refused, log
-from bot.storage.prefs import CARD_THEMES, DEFAULT_PREFS, TABLE_VIEWS, UserPrefs
+from bot.storage.prefs import CARD_THEMES, DEFAULT_PREFS, MAX_LOCALE, TABLE_VIEWS, UserPrefs
 
 PREFS_TTL_MS = 60_000
 
@@ -93,7 +93,7 @@ class PrefsPart(ServiceCore):
     def note_locale(self, user_id: int, locale: object) -> None:
         """The language a user's click or command came in: stored (in the background) when it is not
         the one the bot knows, for the direct messages of long games."""
-        text = str(locale)[:16] if locale is not None else None
+        text = str(locale)[:MAX_LOCALE] if locale is not None else None
         cached = self._prefs.get(user_id)
         if not text or self._closed or (cached is not None and cached[1].locale == text):
             return

@@ -16,7 +16,7 @@ from bot.render.images import (
     THEMES,
     Palette,
     Theme,
-    draw_shape,
+    corner_shapes,
     font,
     hex_rgb,
     is_dark,
@@ -103,15 +103,6 @@ def band(value: int, cards: str = "classic") -> tuple[RGB, RGB]:
     return (SAFE_BANDS if cards == "colourblind" else BANDS)[group(value)]
 
 
-def _shapes(big: Image.Image, value: int, ink: RGB, s: int, inset: int) -> None:
-    """The colour-blind cards' mark of ``value``'s group, top right and bottom left, upright in both."""
-    d = SHAPE_SIZE * s
-    w, h = big.size
-    draw = ImageDraw.Draw(big)
-    for x, y in ((w - inset * s - d, (inset - 1) * s), (inset * s, h - (inset - 1) * s - d)):
-        draw_shape(draw, SHAPES[group(value)], (x, y, x + d, y + d), ink, ink)
-
-
 # --------------------------------------------------------------------------------------------------
 # Tiles, drawn once in RGB (supersampled for smooth edges), then kept in each theme's palette
 
@@ -184,7 +175,7 @@ def card_rgb(card: int | str, background: RGB, stands_for: int = 0, cards: str =
             text = str(stands_for)
             draw.text((cx, cy + s), text, font=font(_fitting(text, 21, 28) * s), fill=WHITE, anchor="mm")
         if cards == "colourblind":
-            _shapes(big, WILD, ink, s, 5)
+            corner_shapes(big, SHAPES[group(WILD)], ink, SHAPE_SIZE * s, (5 * s, 4 * s))
     elif isinstance(card, int) and not isinstance(card, bool) and 1 <= card <= TOP_VALUE:
         fill, ink = band(card, cards)
         draw.rounded_rectangle(box, r, fill=mix(fill, BLACK, 0.3))
@@ -197,7 +188,7 @@ def card_rgb(card: int | str, background: RGB, stands_for: int = 0, cards: str =
         draw.text((w * s // 2, h * s // 2 + 2 * s), text, font=font(size * s), fill=ink, anchor="mm")
         big = _corners(big, text, ink, s, f + 3)
         if cards == "colourblind":
-            _shapes(big, card, ink, s, f + 3)
+            corner_shapes(big, SHAPES[group(card)], ink, SHAPE_SIZE * s, ((f + 3) * s, (f + 2) * s))
     else:
         raise ValueError(f"not a Skip-Bo card: {card!r}")
     return big.reduce(s)

@@ -16,7 +16,7 @@ from bot.render.images import (
     THEMES,
     Palette,
     Theme,
-    draw_shape,
+    corner_shapes,
     font,
     hex_rgb,
     is_dark,
@@ -170,11 +170,7 @@ def card_rgb(cell: int | str, background: RGB, cards: str = "classic") -> Image.
         ImageDraw.Draw(big).text((6 * s, 4 * s), text, font=corner, fill=ink, anchor="la")
         big = big.rotate(180)
         if cards == "colourblind":
-            # The group's shape top right and bottom left, upright in both (a triangle turned over
-            # would read as the other group's).
-            shape, d = SHAPES[group(cell)], SHAPE_SIZE * s
-            for x, y in ((w * s - 6 * s - d, 5 * s), (6 * s, h * s - 5 * s - d)):
-                draw_shape(ImageDraw.Draw(big), shape, (x, y, x + d, y + d), ink, ink)
+            corner_shapes(big, SHAPES[group(cell)], ink, SHAPE_SIZE * s, (6 * s, 5 * s))
     else:
         raise ValueError(f"not a Skyjo cell: {cell!r}")
     return big.reduce(s)
