@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import aiohttp
 from aiohttp import web
 
+from bot.sandbox.discord import openapi
 from bot.sandbox.discord.actions import UserActions
 from bot.sandbox.discord.constants import API_PREFIX
 from bot.sandbox.discord.errors import DiscordAPIError
@@ -165,10 +166,12 @@ class HttpFront(UserActions):
                 return result
             if result is None:
                 record.status = 204
+                self._judge_answer(record, 204, None)
                 return web.Response(status=204)
             status, body = result if isinstance(result, tuple) else (200, result)
             record.status = status
             record.response = body
+            self._judge_answer(record, status, body)
             return self._json(status, body)
 
         return wrapped
@@ -214,6 +217,7 @@ class HttpFront(UserActions):
                 needs_auth = not record.path.startswith(("/webhooks/", "/interactions/"))
                 if needs_auth and request.headers.get("Authorization") != f"Bot {self.token}":
                     raise DiscordAPIError(401, 0, "401: Unauthorized")
+                self._judge_request(record)
                 failure = self._take_failure(record)
                 if failure is not None and not failure.applied:
                     return self._server_error_response(record, failure.status)
@@ -226,6 +230,7 @@ class HttpFront(UserActions):
                 record.response = exc.body()
                 if route is not None:
                     self.rejections.append(Rejection(record, exc.status, exc.code, exc.message, exc.errors))
+                    self._judge_answer(record, exc.status, record.response)
                 return self._json(exc.status, exc.body())
         except Exception as exc:  # a bug in the fake: make it loud
             log.exception("fake discord handler failed")
@@ -234,6 +239,38 @@ class HttpFront(UserActions):
             return self._json(500, {"message": "500: Internal Server Error (fake)", "code": 0})
         finally:
             self._notify()
+
+    # ------------------------------------------------------------------ Discord's description, the judge
+
+    def _judge_request(self, record: RecordedRequest) -> None:
+        """Checks the request against Discord's OpenAPI description (openapi/): a route or method it
+        does not have answers 404 and is recorded as an unknown route; a body that breaks its schema
+        answers 400 / 50035 Invalid Form Body with the errors tree naming the field, as Discord does."""
+        if not self.judge_by_description:
+            return
+        try:
+            violations = openapi.check_request(record.method, record.path, record.json)
+        except openapi.UnknownRoute:
+            self.unknown_routes.append(record)
+            raise DiscordAPIError(404, 0, "404: Not Found") from None
+        if violations:
+            self.description_violations += [f"{record.method} {record.path}: {v}" for v in violations]
+            raise DiscordAPIError(400, 50035, "Invalid Form Body", openapi.errors_tree(violations))
+
+    def _judge_answer(self, record: RecordedRequest, status: int, body: Any) -> None:
+        """Checks one of the fake's own answers against the description's response schema for that
+        status: an answer Discord would not give is a bug of the fake, recorded in
+        :attr:`answer_violations` (which fails the test) and logged."""
+        if not self.judge_by_description:
+            return
+        try:
+            violations = openapi.check_response(record.method, record.path, status, body)
+        except openapi.UnknownRoute:
+            return  # already answered 404 and recorded as an unknown route
+        for violation in violations:
+            problem = f"{record.method} {record.route or record.path} -> {status}: {violation}"
+            log.warning("fake Discord answered what Discord would not: %s", problem)
+            self.answer_violations.append(problem)
 
     async def _read_body(self, request: web.Request, record: RecordedRequest) -> None:
         ctype = request.headers.get("Content-Type", "")
@@ -274,5 +311,6 @@ class HttpFront(UserActions):
             headers["X-RateLimit-Global"] = "true"
         record.status = 429
         record.response = body
+        self._judge_answer(record, 429, body)
         self.rate_limited.append(record)
         return self._json(429, body, headers)

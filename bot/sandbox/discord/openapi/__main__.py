@@ -1,0 +1,21 @@
+"""``python -m bot.sandbox.discord.openapi refresh DIR``: take a newer copy of Discord's description."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from bot.sandbox.discord.openapi import refresh, version
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] != "refresh":
+        print("usage: python -m bot.sandbox.discord.openapi refresh DIR  (DIR holds openapi.json, LICENSE, SOURCE.md)")
+        return 2
+    changed = refresh(Path(argv[1]))
+    print(f"{version()}: " + (", ".join(changed) + " updated" if changed else "already up to date"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
