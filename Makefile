@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run sandbox test lint typecheck pytest browser-deps postgres-deps bench clean
+.PHONY: run sandbox test lint typecheck pytest browser-deps postgres-deps bench clean discord-spec
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,12 @@ postgres-deps: $(STAMP)
 	@[ "$$(id -u)" != 0 ] || [ -n "$${SKYBO_PG_USER:-}" ] || id -u postgres >/dev/null 2>&1 || \
 		useradd --system --user-group --no-create-home --home-dir /var/lib/postgresql \
 			--shell /usr/sbin/nologin postgres
+
+# Take a newer copy of Discord's OpenAPI description (a folder with openapi.json, LICENSE and SOURCE.md, as
+# discord/discord-api-spec's specs/ plus its licence and a SOURCE.md naming the commit) for the fake to judge by.
+SPEC ?= ../shared/discord-api-spec
+discord-spec: $(STAMP)
+	$(BIN)/python -m bot.sandbox.discord.openapi refresh $(SPEC)
 
 bench: $(STAMP)
 	$(BIN)/python -m bot bench

@@ -118,6 +118,13 @@ def pg_start() -> Iterator[Callable[..., PostgresServer]]:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    from bot.sandbox.discord.openapi import COST, version
+
+    if COST.checks:
+        terminalreporter.write_line(
+            f"Discord's description ({version()}) checked {COST.checks} requests and answers of the fake "
+            f"Discord in {COST.seconds:.2f} s (compiling the validators included)"
+        )
     for server in _started:
         steps = ", ".join(f"{k} {v:.2f} s" for k, v in server.timings.items() if k != "total")
         terminalreporter.write_line(

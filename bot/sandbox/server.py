@@ -201,12 +201,19 @@ class Sandbox:
                 f"Discord holds {failure.revision}): {failure.reason}",
             )
         for record in fake.unknown_routes:
-            self.notice("warning", f"the bot called a route the sandbox does not know: {record.key}")
+            self.notice(
+                "warning",
+                f"the bot called a route Discord's description (or the sandbox) lacks: {record.key}",
+            )
         fake.unknown_routes.clear()
         for problem in fake.protocol_violations + fake.internal_errors:
             self.notice("error", problem)
+        for answer in fake.answer_violations:
+            self.notice("error", f"the sandbox answered what Discord would not: {answer}")
         fake.protocol_violations.clear()
         fake.internal_errors.clear()
+        fake.answer_violations.clear()
+        fake.description_violations.clear()
         # a long session must not grow without bound: keep the recent records only
         if len(fake.requests) > 2000:
             del fake.requests[:1000]

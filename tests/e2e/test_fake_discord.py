@@ -700,7 +700,7 @@ LONG = "x" * 101
         pytest.param(
             [row(button(LONG))],
             ["components", "0", "components", "0", "custom_id"],
-            "BASE_TYPE_MAX_LENGTH",
+            "BASE_TYPE_BAD_LENGTH",
             id="custom-id",
         ),
         pytest.param(
@@ -732,7 +732,7 @@ LONG = "x" * 101
             "COMPONENT_LAYOUT_WIDTH_EXCEEDED",
             id="select-with-button",
         ),
-        pytest.param([button("a")], ["components", "0", "type"], "UNION_TYPE_CHOICES", id="bare-button"),
+        pytest.param([button("a")], ["components", "0"], "UNION_TYPE_CHOICES", id="bare-button"),
     ],
 )
 async def test_component_limits_are_enforced(

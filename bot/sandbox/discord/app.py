@@ -228,7 +228,7 @@ class HttpFront(UserActions):
             except DiscordAPIError as exc:
                 record.status = exc.status
                 record.response = exc.body()
-                if route is not None:
+                if record.route is not None:
                     self.rejections.append(Rejection(record, exc.status, exc.code, exc.message, exc.errors))
                     self._judge_answer(record, exc.status, record.response)
                 return self._json(exc.status, exc.body())
@@ -251,6 +251,7 @@ class HttpFront(UserActions):
         try:
             violations = openapi.check_request(record.method, record.path, record.json)
         except openapi.UnknownRoute:
+            record.route = None  # the fake's table had it; Discord's does not
             self.unknown_routes.append(record)
             raise DiscordAPIError(404, 0, "404: Not Found") from None
         if violations:

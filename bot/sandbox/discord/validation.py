@@ -1,5 +1,12 @@
-"""Discord's payload limits: components (buttons, selects, V2 layouts), embeds and message bodies,
-refused the way Discord refuses them (50035 Invalid Form Body with its nested errors).
+"""The payload rules Discord's OpenAPI description cannot carry, refused the way Discord refuses them
+(50035 Invalid Form Body with its nested errors).
+
+One judge per rule: every length, count, type and shape the description states (labels, custom ids,
+rows of 1-5, options, embed fields, union of component types...) is checked by the description
+(openapi/, before any route runs), never here. What is left here is what no schema says: rules that
+depend on other fields (the IS_COMPONENTS_V2 flag, a button's style, a select's options), uniqueness,
+totals over a whole message, and where Discord's docs are stricter than the description (a message's
+content is 2,000 characters, not 4,000: ``openapi.DEVIATIONS``).
 """
 
 from __future__ import annotations
@@ -14,14 +21,11 @@ from bot.sandbox.discord.constants import (
     CONTAINER,
     FILE,
     FLAG_COMPONENTS_V2,
-    KNOWN_COMPONENT_TYPES,
-    LABEL,
     MEDIA_GALLERY,
     SECTION,
     SEPARATOR,
     STRING_SELECT,
     TEXT_DISPLAY,
-    TEXT_INPUT,
     THUMBNAIL,
 )
 from bot.sandbox.discord.errors import FormErrors
@@ -42,10 +46,6 @@ def walk_components(components: Iterable[dict[str, Any]]) -> Iterator[dict[str, 
 
 def _validate_button(comp: dict[str, Any], path: list[str | int], errors: FormErrors) -> None:
     style = comp.get("style")
-    if style not in (1, 2, 3, 4, 5, 6):
-        errors.add([*path, "style"], "BASE_TYPE_CHOICES", "Value must be one of {1, 2, 3, 4, 5, 6}.")
-        return
-    errors.max_length([*path, "label"], comp.get("label"), 80)
     if style == 5:
         if not comp.get("url"):
             errors.add([*path, "url"], "BASE_TYPE_REQUIRED", "This field is required")
@@ -70,30 +70,15 @@ def _validate_button(comp: dict[str, Any], path: list[str | int], errors: FormEr
 
 
 def _validate_select(comp: dict[str, Any], path: list[str | int], errors: FormErrors) -> None:
-    if not comp.get("custom_id"):
-        errors.add([*path, "custom_id"], "BASE_TYPE_REQUIRED", "This field is required")
-    errors.max_length([*path, "placeholder"], comp.get("placeholder"), 150)
     min_values = comp.get("min_values", 1)
     max_values = comp.get("max_values", 1)
-    if not isinstance(min_values, int) or not 0 <= min_values <= 25:
-        errors.add([*path, "min_values"], "NUMBER_TYPE_MAX", "int value should be between 0 and 25.")
-    if not isinstance(max_values, int) or not 1 <= max_values <= 25:
-        errors.add([*path, "max_values"], "NUMBER_TYPE_MAX", "int value should be between 1 and 25.")
     if comp.get("type") == STRING_SELECT:
         options = comp.get("options") or []
-        if not 1 <= len(options) <= 25:
-            errors.add([*path, "options"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 25 in length.")
         values = set()
         for j, opt in enumerate(options):
-            opath: list[str | int] = [*path, "options", j]
-            if not opt.get("label"):
-                errors.add([*opath, "label"], "BASE_TYPE_REQUIRED", "This field is required")
-            errors.max_length([*opath, "label"], opt.get("label"), 100)
-            errors.max_length([*opath, "value"], opt.get("value"), 100)
-            errors.max_length([*opath, "description"], opt.get("description"), 100)
             if opt.get("value") in values:
                 errors.add(
-                    [*opath, "value"],
+                    [*path, "options", j, "value"],
                     "SELECT_COMPONENT_OPTION_VALUE_DUPLICATED",
                     "Option values must be unique.",
                 )
@@ -116,18 +101,8 @@ def _validate_component(
     comp: Any, path: list[str | int], errors: FormErrors, *, v2: bool, top_level: bool
 ) -> None:
     if not isinstance(comp, dict):
-        errors.add(path, "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType")
-        return
+        return  # the description refused it already
     ctype = comp.get("type")
-    if ctype not in KNOWN_COMPONENT_TYPES:
-        errors.add(
-            [*path, "type"],
-            "UNION_TYPE_CHOICES",
-            f'Value of field "type" must be one of {sorted(KNOWN_COMPONENT_TYPES)}.',
-        )
-        return
-    if "custom_id" in comp:
-        errors.max_length([*path, "custom_id"], comp.get("custom_id"), 100)
     if top_level and not v2 and ctype != ACTION_ROW:
         errors.add(
             [*path, "type"],
@@ -140,67 +115,33 @@ def _validate_component(
             [*path, "type"], "COMPONENT_TYPE_INVALID", "Layout components require the IS_COMPONENTS_V2 flag."
         )
         return
-    if ctype in (TEXT_INPUT, LABEL):
-        errors.add([*path, "type"], "COMPONENT_TYPE_INVALID", "This component type is only valid in modals.")
-        return
     if ctype == ACTION_ROW:
-        children = comp.get("components") or []
-        if not 1 <= len(children) <= 5:
-            errors.add([*path, "components"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 5 in length.")
-        types = [c.get("type") for c in children if isinstance(c, dict)]
-        selects = [t for t in types if t in (STRING_SELECT, *AUTO_SELECTS)]
-        if selects and len(children) > 1:
+        items = [c for c in comp.get("components") or [] if isinstance(c, dict)]
+        if any(c.get("type") in (STRING_SELECT, *AUTO_SELECTS) for c in items) and len(items) > 1:
             errors.add(
                 [*path, "components"],
                 "COMPONENT_LAYOUT_WIDTH_EXCEEDED",
                 "The specified component exceeds the maximum width",
             )
-        for j, child in enumerate(children):
-            cpath: list[str | int] = [*path, "components", j]
-            if isinstance(child, dict) and child.get("type") not in (BUTTON, STRING_SELECT, *AUTO_SELECTS):
-                errors.add(
-                    [*cpath, "type"], "UNION_TYPE_CHOICES", "Action rows may only hold buttons and selects."
-                )
-                continue
-            _validate_component(child, cpath, errors, v2=v2, top_level=False)
     elif ctype == BUTTON:
         _validate_button(comp, path, errors)
     elif ctype in (STRING_SELECT, *AUTO_SELECTS):
         _validate_select(comp, path, errors)
-    elif ctype == TEXT_DISPLAY:
-        if not comp.get("content"):
-            errors.add([*path, "content"], "BASE_TYPE_REQUIRED", "This field is required")
-        errors.max_length([*path, "content"], comp.get("content"), 4000)
-    elif ctype == SECTION:
-        children = comp.get("components") or []
-        if not 1 <= len(children) <= 3:
-            errors.add([*path, "components"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 3 in length.")
-        for j, child in enumerate(children):
-            _validate_component(child, [*path, "components", j], errors, v2=v2, top_level=False)
-        accessory = comp.get("accessory")
-        if not isinstance(accessory, dict) or accessory.get("type") not in (BUTTON, THUMBNAIL):
-            errors.add(
-                [*path, "accessory"], "BASE_TYPE_REQUIRED", "A section needs a button or thumbnail accessory."
-            )
-        else:
-            _validate_component(accessory, [*path, "accessory"], errors, v2=v2, top_level=False)
-    elif ctype == CONTAINER:
-        children = comp.get("components") or []
-        for j, child in enumerate(children):
-            _validate_component(child, [*path, "components", j], errors, v2=v2, top_level=False)
-    elif ctype == MEDIA_GALLERY:
-        items = comp.get("items") or []
-        if not 1 <= len(items) <= 10:
-            errors.add([*path, "items"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 10 in length.")
+    inside = comp.get("components")
+    for j, child in enumerate(inside if isinstance(inside, list) else []):
+        _validate_component(child, [*path, "components", j], errors, v2=v2, top_level=False)
+    accessory = comp.get("accessory")
+    if isinstance(accessory, dict):
+        _validate_component(accessory, [*path, "accessory"], errors, v2=v2, top_level=False)
 
 
 def validate_components(components: Any, path: list[str | int], errors: FormErrors, *, flags: int) -> None:
-    """Checks a message's components against Discord's documented limits."""
-    if components is None:
-        return
+    """Checks what Discord's description cannot carry about a message's components: a message without
+    the IS_COMPONENTS_V2 flag holds at most 5 action rows and no layout component, one with it at most
+    40 components in all; custom ids are unique; a row with a select holds nothing else; link, premium
+    and other buttons have their own required fields; select values are unique and fit the options."""
     if not isinstance(components, list):
-        errors.add(path, "BASE_TYPE_ARRAY", "Must be an array.")
-        return
+        return  # absent, or refused by the description already
     v2 = bool(flags & FLAG_COMPONENTS_V2)
     if not v2 and len(components) > 5:
         errors.add(path, "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.")
@@ -220,37 +161,22 @@ def validate_components(components: Any, path: list[str | int], errors: FormErro
 
 
 def validate_embeds(embeds: Any, path: list[str | int], errors: FormErrors) -> None:
-    if embeds is None:
-        return
+    """What the description cannot carry about embeds: a field's name and value are not empty, and the
+    characters of all the embeds of a message add up to 6,000 at most."""
     if not isinstance(embeds, list):
-        errors.add(path, "BASE_TYPE_ARRAY", "Must be an array.")
         return
-    if len(embeds) > 10:
-        errors.add(path, "BASE_TYPE_MAX_LENGTH", "Must be 10 or fewer in length.")
     total = 0
     for i, embed in enumerate(embeds):
-        epath: list[str | int] = [*path, i]
         if not isinstance(embed, dict):
-            errors.add(epath, "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType")
             continue
-        for key, limit in (("title", 256), ("description", 4096)):
-            errors.max_length([*epath, key], embed.get(key), limit)
+        for key in ("title", "description"):
             total += len(embed.get(key) or "")
-        footer = embed.get("footer") or {}
-        errors.max_length([*epath, "footer", "text"], footer.get("text"), 2048)
-        total += len(footer.get("text") or "")
-        author = embed.get("author") or {}
-        errors.max_length([*epath, "author", "name"], author.get("name"), 256)
-        total += len(author.get("name") or "")
-        fields = embed.get("fields") or []
-        if len(fields) > 25:
-            errors.add([*epath, "fields"], "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
-        for j, fld in enumerate(fields):
-            fpath: list[str | int] = [*epath, "fields", j]
-            for key, limit in (("name", 256), ("value", 1024)):
+        total += len((embed.get("footer") or {}).get("text") or "")
+        total += len((embed.get("author") or {}).get("name") or "")
+        for j, fld in enumerate(embed.get("fields") or []):
+            for key in ("name", "value"):
                 if not fld.get(key):
-                    errors.add([*fpath, key], "BASE_TYPE_REQUIRED", "This field is required")
-                errors.max_length([*fpath, key], fld.get(key), limit)
+                    errors.add([*path, i, "fields", j, key], "BASE_TYPE_REQUIRED", "This field is required")
                 total += len(fld.get(key) or "")
     if total > 6000:
         errors.add(path, "MAX_EMBED_SIZE_EXCEEDED", "Embed size exceeds maximum size of 6000")
@@ -259,10 +185,9 @@ def validate_embeds(embeds: Any, path: list[str | int], errors: FormErrors) -> N
 def validate_message_body(
     body: dict[str, Any], *, path: list[str | int], flags: int, errors: FormErrors
 ) -> None:
+    """The checks of a message body that Discord's description leaves to us (see the module docstring)."""
     content = body.get("content")
-    if content is not None and not isinstance(content, str):
-        errors.add([*path, "content"], "BASE_TYPE_STRING", "Must be a string.")
-    errors.max_length([*path, "content"], content, 2000)
+    errors.max_length([*path, "content"], content, 2000)  # the docs' 2,000 (openapi.DEVIATIONS)
     validate_embeds(body.get("embeds"), [*path, "embeds"], errors)
     validate_components(body.get("components"), [*path, "components"], errors, flags=flags)
     if flags & FLAG_COMPONENTS_V2:

@@ -7,10 +7,13 @@ from pathlib import Path
 
 from bot.sandbox.discord.openapi import refresh, version
 
+USAGE = """usage: python -m bot.sandbox.discord.openapi refresh DIR
+  DIR holds openapi.json, LICENSE and SOURCE.md (or: make discord-spec SPEC=DIR)"""
+
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] != "refresh":
-        print("usage: python -m bot.sandbox.discord.openapi refresh DIR  (DIR holds openapi.json, LICENSE, SOURCE.md)")
+        print(USAGE)
         return 2
     changed = refresh(Path(argv[1]))
     print(f"{version()}: " + (", ".join(changed) + " updated" if changed else "already up to date"))
