@@ -10,6 +10,12 @@ CALLBACK_DEADLINE = 3.0  # seconds to give the initial answer to an interaction
 TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token stays valid
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 
+# gateway
+HEARTBEAT_INTERVAL_MS = 41250  # what Discord's HELLO says
+# Close codes after which Discord wants a new session: the closed one can no longer be resumed (a RESUME
+# of it gets INVALID_SESSION). 4007 Invalid seq, 4009 Session timed out.
+NEW_SESSION_CLOSE_CODES = {4007: "Invalid seq.", 4009: "Session timed out."}
+
 # message flags
 FLAG_SUPPRESS_EMBEDS = 1 << 2
 FLAG_EPHEMERAL = 1 << 6

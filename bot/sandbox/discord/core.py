@@ -13,7 +13,7 @@ import discord
 from aiohttp import web
 
 from bot.sandbox.discord.clock import FakeClock, SnowflakeFactory, to_int
-from bot.sandbox.discord.constants import API_PREFIX
+from bot.sandbox.discord.constants import API_PREFIX, HEARTBEAT_INTERVAL_MS
 from bot.sandbox.discord.errors import DiscordAPIError, unknown_channel
 from bot.sandbox.discord.interaction import FakeInteraction
 from bot.sandbox.discord.records import FailedClick, FailureRule, RateLimitRule, RecordedRequest, Rejection
@@ -65,6 +65,9 @@ class FakeDiscordBase:
         self._listeners: list[Callable[[], None]] = []
         self._background: set[asyncio.Future[Any]] = set()
         self.heartbeat_ack_delay = 0.0  # seconds; the sandbox sets a network-like delay
+        # HELLO's heartbeat_interval (Discord's 41250 ms); a test of a zombie connection makes it short, below
+        # the client's heartbeat_timeout, so that ACKs keep a quiet connection alive and silence shows fast.
+        self.heartbeat_interval_ms = HEARTBEAT_INTERVAL_MS
         # Guilds in an outage: READY lists them (unavailable) but no GUILD_CREATE follows.
         self.unavailable_guilds: set[int] = set()
         self.new_id = SnowflakeFactory()
@@ -91,6 +94,11 @@ class FakeDiscordBase:
         # (close code, reason) of every gateway socket the fake closed itself, in order
         self.gateway_closes: list[tuple[int, str]] = []
         self.heartbeats = 0
+        # What happened to the gateway sessions, in order: (kind, session_id), kind one of "IDENTIFY",
+        # "RESUME", "INVALID_SESSION" (a RESUME refused), "RECONNECT" (op 7 sent), "ZOMBIE" (a socket went
+        # silent), "CLOSE <code>" (the fake closed a socket; session_id "" before IDENTIFY). A test asserts
+        # the path a reconnection took: resumed, or refused and identified anew.
+        self.gateway_log: list[tuple[str, str]] = []
         self.presence_updates: list[dict[str, Any]] = []
         self._rate_limits: list[RateLimitRule] = []
         self.server_errors: list[RecordedRequest] = []  # requests answered with an injected 5xx

@@ -20,7 +20,21 @@ What it offers (see ``tests/e2e/conftest.py`` for the pytest fixtures):
   compression (``compress=zlib-stream``), RESUME with replay of missed events,
   REQUEST_GUILD_MEMBERS -> GUILD_MEMBERS_CHUNK, MESSAGE_CREATE/UPDATE/DELETE events for
   public messages (when the bot asked for the message intents).
-  :meth:`FakeDiscord.drop_gateway` and :meth:`FakeDiscord.gateway_outage` cut a socket.
+* **The gateway's hard paths**, each recorded in :attr:`FakeDiscord.gateway_log` (``(kind,
+  session_id)``: ``IDENTIFY``, ``RESUME``, ``INVALID_SESSION``, ``RECONNECT``, ``ZOMBIE``, ``CLOSE
+  <code>``) so that a test asserts the path the bot took (resumed, or refused and identified anew);
+  :meth:`FakeDiscord.deliveries` tells on which sockets an interaction was written (once, unless
+  replayed twice). :meth:`FakeDiscord.drop_gateway` cuts a socket with a close code: resumable (4000),
+  or 4007 Invalid seq / 4009 Session timed out, which end the session as on Discord (its events go to
+  no one, its RESUME gets INVALID_SESSION, discord.py then IDENTIFYs after its 5 s wait); a RESUME with
+  a seq past the last event sent is closed with 4007 too. :meth:`FakeDiscord.send_reconnect` sends
+  RECONNECT (op 7): nothing more on that socket, the bot RESUMEs and gets the events sent meanwhile.
+  :meth:`FakeDiscord.gateway_outage` keeps the bot away for a block (a drop, or op 7 with
+  ``reconnect=True``) and waits for it to be back. :meth:`FakeDiscord.zombie` turns a socket into a
+  zombie for a block: open, but silent both ways (no heartbeat ACK, events held for the RESUME);
+  discord.py notices after its ``heartbeat_timeout`` without receiving anything, closes and RESUMEs
+  (a fast test sets a short :attr:`FakeDiscord.heartbeat_interval_ms`, HELLO's interval, and a short
+  client ``heartbeat_timeout``).
 * **Shards**, as Discord routes them: IDENTIFY's ``shard: [shard_id, num_shards]`` (absent: ``[0,
   1]``, the whole bot) makes a :class:`GatewaySession` of that shard; READY lists (and carries the
   ``shard``), and GUILD_CREATE, every guild event (channel update/delete, guild delete, messages,

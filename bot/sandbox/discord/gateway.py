@@ -1,5 +1,6 @@
 """The gateway: HELLO, heartbeats, IDENTIFY (per shard, with Discord's refusals) and RESUME, member
-chunks, and the dispatch of events to the sessions of a guild's shard.
+chunks, and the dispatch of events to the sessions of a guild's shard; and its hard paths for the tests:
+a dropped socket (resumable, or 4007 / 4009: a new session), an outage, RECONNECT (op 7), a zombie.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import aiohttp
 from aiohttp import web
 
 from bot.sandbox.discord.clock import to_int
+from bot.sandbox.discord.constants import NEW_SESSION_CLOSE_CODES
 from bot.sandbox.discord.core import FakeDiscordBase
 from bot.sandbox.discord.errors import FakeDiscordError
+from bot.sandbox.discord.interaction import FakeInteraction
 from bot.sandbox.discord.sessions import GatewayConnection, GatewaySession
 
 
@@ -41,7 +44,8 @@ class Gateway(FakeDiscordBase):
             await self._gateway_open.wait()
             if ws.closed:
                 return ws
-            await conn.send({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
+            hello = {"heartbeat_interval": self.heartbeat_interval_ms}
+            await conn.send({"op": 10, "d": hello, "s": None, "t": None})
             async for msg in ws:
                 if msg.type is aiohttp.WSMsgType.TEXT:
                     await self._gateway_receive(conn, json.loads(msg.data))
@@ -61,8 +65,16 @@ class Gateway(FakeDiscordBase):
     async def _gateway_receive(self, conn: GatewayConnection, payload: dict[str, Any]) -> None:
         op = payload.get("op")
         data = payload.get("d")
+        if conn.silent:
+            # A zombie: what the bot sends is lost; its heartbeats are counted, never acknowledged.
+            if op == 1:
+                self.heartbeats += 1
+                conn.heartbeats += 1
+            self._notify()
+            return
         if op == 1:
             self.heartbeats += 1
+            conn.heartbeats += 1
             ack = {"op": 11, "d": None, "s": None, "t": None}
             if self.heartbeat_ack_delay > 0:
                 # discord.py notes the heartbeat's send time only after the send completes; an ACK
@@ -93,6 +105,7 @@ class Gateway(FakeDiscordBase):
 
     async def _close_gateway(self, conn: GatewayConnection, code: int, reason: str) -> None:
         self.gateway_closes.append((code, reason))
+        self.gateway_log.append((f"CLOSE {code}", conn.session.session_id if conn.session else ""))
         await conn.close(code, reason)
 
     def _identify_shard(self, data: dict[str, Any]) -> tuple[int, int] | str:
@@ -157,8 +170,7 @@ class Gateway(FakeDiscordBase):
                 and not old.live
                 and (old.shard_count != shard_count or old.shard_id == shard_id)
             ):
-                old.retired = True
-                old.events.clear()
+                old.retire()
         session = GatewaySession(
             secrets.token_hex(16),
             int(data.get("intents") or 0),
@@ -168,6 +180,7 @@ class Gateway(FakeDiscordBase):
         )
         self.sessions[session.session_id] = session
         self.session = session
+        self.gateway_log.append(("IDENTIFY", session.session_id))
         session.connection = conn
         conn.session = session
         ready: dict[str, Any] = {
@@ -203,13 +216,25 @@ class Gateway(FakeDiscordBase):
                 await session.dispatch("GUILD_CREATE", guild.payload())
 
     async def _resume(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
-        session = self.sessions.get(data.get("session_id") or "")
+        session_id = str(data.get("session_id") or "")
+        session = self.sessions.get(session_id)
         if session is None or session.retired or data.get("token") != self.token:
+            if session is not None:
+                session.refused_resumes += 1
+            self.gateway_log.append(("INVALID_SESSION", session_id))
             await conn.send({"op": 9, "d": False, "s": None, "t": None})
             return
         if conn.url.split("?")[0] != "/resume":
             self.protocol_violations.append(f"RESUME not sent to resume_gateway_url (got {conn.url})")
         seq = int(data.get("seq") or 0)
+        if seq > session.seq:
+            # A sequence number the session never sent: Discord closes with 4007 and the session is over.
+            self.protocol_violations.append(f"RESUME with seq {seq}, past the last event sent: {session.seq}")
+            session.retire()
+            self.gateway_closes.append((4007, NEW_SESSION_CLOSE_CODES[4007]))
+            self.gateway_log.append(("CLOSE 4007", session.session_id))
+            await conn.close(4007, NEW_SESSION_CLOSE_CODES[4007])
+            return
         if session.connection is not None and session.connection is not conn:
             session.connection.closed = True
         session.connection = conn
@@ -218,6 +243,7 @@ class Gateway(FakeDiscordBase):
             if event["s"] > seq:
                 await conn.send(event)
         session.resumes += 1
+        self.gateway_log.append(("RESUME", session.session_id))
         await session.dispatch("RESUMED", {"_trace": ["fake-discord"]})
 
     async def _request_members(self, conn: GatewayConnection, data: dict[str, Any]) -> None:
@@ -282,42 +308,138 @@ class Gateway(FakeDiscordBase):
             await self._guild_event(None if raw is None else to_int(raw), event, data)
         self._notify()
 
-    async def drop_gateway(self, code: int = 4000, *, session: GatewaySession | None = None) -> None:
-        """Closes the gateway socket of ``session`` (default: the last one identified) with ``code``
-        (a resumable code by default)."""
-        session = session or self.session
-        if session is None or session.connection is None:
-            raise FakeDiscordError("no gateway connection to drop")
-        conn = session.connection
-        session.connection = None
-        conn.closed = True
-        conn.close_code, conn.close_reason = code, "dropped by the test"
-        await conn.ws.close(code=code, message=b"dropped by the test")
-        self._notify()
-
-    @contextlib.asynccontextmanager
-    async def gateway_outage(
-        self, code: int = 4000, timeout: float = 10.0, *, session: GatewaySession | None = None
-    ) -> AsyncIterator[None]:
-        """Drops the socket of ``session`` (default: the last one identified) and keeps new
-        connections waiting until the block exits.
-
-        Events dispatched inside the block (``dispatch``, ``run_command``, ``click``) are
-        queued; on exit the bot reconnects, RESUMEs, and receives them as a replay.  The
-        context exit waits for the RESUMED event to be sent.
-        """
+    def _target(self, session: GatewaySession | None) -> GatewaySession:
         target = session or self.session
         if target is None:
             raise FakeDiscordError("no bot has identified on the gateway")
+        return target
+
+    async def drop_gateway(self, code: int = 4000, *, session: GatewaySession | None = None) -> None:
+        """Closes the gateway socket of ``session`` (default: the last one identified) with ``code``.
+
+        The default, 4000, is resumable: the bot RESUMEs and gets what it missed. 4007 (Invalid seq) and
+        4009 (Session timed out) end the session, as on Discord: it no longer collects events (those of
+        its guilds go to no one until the bot identifies again), and a RESUME of it gets INVALID_SESSION.
+        discord.py 2.7 tries that RESUME anyway (it only gives up on 4004 and 4010-4014), then, refused,
+        IDENTIFYs anew, 5 s later (``Client.before_identify_hook`` waits that long before any IDENTIFY but
+        the first): ``gateway_log`` shows ``CLOSE 4009, INVALID_SESSION, IDENTIFY``."""
+        session = self._target(session)
+        if session.connection is None:
+            raise FakeDiscordError("no gateway connection to drop")
+        conn = session.connection
+        session.connection = None
+        reason = NEW_SESSION_CLOSE_CODES.get(code, "dropped by the test")
+        if code in NEW_SESSION_CLOSE_CODES:
+            session.retire()
+        self.gateway_closes.append((code, reason))
+        self.gateway_log.append((f"CLOSE {code}", session.session_id))
+        conn.closed = True
+        conn.close_code, conn.close_reason = code, reason
+        await conn.ws.close(code=code, message=reason.encode())
+        self._notify()
+
+    async def send_reconnect(self, *, session: GatewaySession | None = None) -> GatewaySession:
+        """Sends RECONNECT (op 7) on the socket of ``session`` (default: the last one identified): Discord
+        asking the bot to reconnect and RESUME. Like Discord, the fake then sends nothing more on that
+        socket: what is dispatched from now on (events, clicks) is queued and replayed on the RESUME.
+        discord.py closes the socket at once and RESUMEs on ``resume_gateway_url``; wait for it with
+        ``session.resumes`` (or use ``gateway_outage(reconnect=True)``). Returns the session."""
+        target = self._target(session)
+        conn = target.connection
+        if conn is None or not target.live:
+            raise FakeDiscordError(f"{target!r} has no open gateway socket to send RECONNECT on")
+        target.connection = None  # from now on, its events queue for the RESUME
+        self.gateway_log.append(("RECONNECT", target.session_id))
+        await conn.send({"op": 7, "d": None, "s": None, "t": None})
+        self._notify()
+        return target
+
+    def _successor(self, session: GatewaySession) -> GatewaySession | None:
+        """The live session identified on ``session``'s shard after it (the bot back after a new IDENTIFY)."""
+        later = list(self.sessions.values())
+        later = later[later.index(session) + 1 :]
+        return next((s for s in later if s.shard == session.shard and s.live), None)
+
+    @contextlib.asynccontextmanager
+    async def gateway_outage(
+        self,
+        code: int = 4000,
+        timeout: float = 10.0,
+        *,
+        session: GatewaySession | None = None,
+        reconnect: bool = False,
+    ) -> AsyncIterator[None]:
+        """Drops the socket of ``session`` (default: the last one identified) with ``code`` (or, with
+        ``reconnect=True``, sends it RECONNECT, op 7, instead) and keeps new connections waiting until the
+        block exits: the bot is away for the whole block.
+
+        Events dispatched inside the block (``dispatch``, ``run_command``, ``click``) are queued; on exit
+        the bot reconnects, RESUMEs, and receives them as a replay; the exit waits for the RESUMED event
+        to be sent. With 4007 or 4009 (see :meth:`drop_gateway`) the session is over: nothing is queued
+        (a click in the block has no session to go to), and the exit waits for the bot's new session
+        (RESUME refused, then IDENTIFY) to be live.
+        """
+        target = self._target(session)
         resumes = target.resumes
         self._gateway_open.clear()
         try:
-            await self.drop_gateway(code, session=target)
+            if reconnect:
+                await self.send_reconnect(session=target)
+            else:
+                await self.drop_gateway(code, session=target)
             yield
         finally:
             self._gateway_open.set()
+        if target.retired:
+            await self.wait_until(
+                lambda: self._successor(target), timeout, what="the bot to IDENTIFY a new session"
+            )
+        else:
+            await self.wait_until(
+                lambda: target.resumes > resumes and target.connection is not None,
+                timeout,
+                what="the bot to RESUME",
+            )
+
+    @contextlib.asynccontextmanager
+    async def zombie(
+        self, *, session: GatewaySession | None = None, timeout: float = 10.0
+    ) -> AsyncIterator[GatewayConnection]:
+        """The socket of ``session`` (default: the last one identified) becomes a zombie for the block and
+        after: it stays open, but nothing goes through it any more (a half-open connection): the bot's
+        heartbeats get no ACK (op 11) and events dispatched to the session are not sent but queued, and
+        replayed when the bot RESUMEs on a new socket. Yields the zombie connection.
+
+        discord.py 2.7 notices a zombie by silence: when nothing at all (no ACK, no event) arrived for its
+        ``heartbeat_timeout`` (a ``Client`` option, 60 s by default; its keep-alive thread checks at every
+        heartbeat, and each read of the socket times out after it), it closes the socket with 4000 and
+        RESUMEs. The exit of the block waits (up to ``timeout``) for that RESUME. For a fast test, give the
+        client a short ``heartbeat_timeout`` (e.g. ``client._connection.heartbeat_timeout = 1.5``) and
+        the fake a :attr:`heartbeat_interval_ms` below it (e.g. 250), both before the client connects:
+        ACKs then keep a quiet connection alive, and the zombie shows within ``heartbeat_timeout``.
+        """
+        target = self._target(session)
+        conn = target.connection
+        if conn is None or not target.live:
+            raise FakeDiscordError(f"{target!r} has no open gateway socket to turn into a zombie")
+        resumes = target.resumes
+        conn.silent = True
+        self.gateway_log.append(("ZOMBIE", target.session_id))
+        self._notify()
+        yield conn
         await self.wait_until(
-            lambda: target.resumes > resumes and target.connection is not None,
+            lambda: target.resumes > resumes and target.connection not in (None, conn),
             timeout,
-            what="the bot to RESUME",
+            what="the bot to notice the zombie connection and RESUME",
         )
+
+    def deliveries(self, inter: FakeInteraction) -> list[GatewayConnection]:
+        """The gateway sockets the INTERACTION_CREATE of ``inter`` was written to, once per writing (a
+        replay writes it again): exactly one entry when the bot received the interaction once."""
+        wanted = str(inter.id)
+        return [
+            conn
+            for conn in self.gateway_connections
+            for event in conn.sent_events
+            if event["t"] == "INTERACTION_CREATE" and event["d"].get("id") == wanted
+        ]

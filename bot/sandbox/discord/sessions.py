@@ -27,6 +27,12 @@ class GatewayConnection:
         self.frames_sent = 0
         self.close_code: int | None = None  # the close code the fake sent on this socket, if it closed it
         self.close_reason = ""
+        # A zombie (FakeDiscord.zombie): the socket stays open but nothing goes through it any more, either
+        # way: no ACK for the bot's heartbeats, no event (the session queues them for its RESUME).
+        self.silent = False
+        self.heartbeats = 0  # the bot's heartbeats received on this socket
+        self.acks = 0  # the HEARTBEAT_ACKs sent on it
+        self.sent_events: list[dict[str, Any]] = []  # the DISPATCH payloads written to it, replays included
 
     async def close(self, code: int, reason: str) -> None:
         """The fake closes the socket with a gateway close code (kept on the connection for the tests)."""
@@ -38,7 +44,7 @@ class GatewayConnection:
     async def send(self, payload: dict[str, Any]) -> None:
         raw = json.dumps(payload, separators=(",", ":"))
         async with self._lock:
-            if self.closed or self.ws.closed:
+            if self.closed or self.silent or self.ws.closed:
                 return
             try:
                 if self._compressor is not None:
@@ -47,6 +53,10 @@ class GatewayConnection:
                 else:
                     await self.ws.send_str(raw)
                 self.frames_sent += 1
+                if payload.get("op") == 0:
+                    self.sent_events.append(payload)
+                elif payload.get("op") == 11:
+                    self.acks += 1
             except (ConnectionError, RuntimeError):
                 self.closed = True
 
@@ -54,8 +64,8 @@ class GatewayConnection:
 class GatewaySession:
     """One IDENTIFYed gateway session: shard ``shard_id`` of ``shard_count`` ([0, 1] when the IDENTIFY
     had no ``shard``). It receives the events of the guilds of its shard (DMs: shard 0) until it is
-    *retired*: replaced by a new IDENTIFY on its shard while it was disconnected (a RESUME of it then
-    gets INVALID_SESSION)."""
+    *retired*: replaced by a new IDENTIFY on its shard while it was disconnected, or ended by a close code
+    after which Discord wants a new session (4007, 4009); a RESUME of it then gets INVALID_SESSION."""
 
     def __init__(
         self,
@@ -74,7 +84,8 @@ class GatewaySession:
         self.seq = 0
         self.events: list[dict[str, Any]] = []
         self.connection: GatewayConnection | None = None
-        self.resumes = 0
+        self.resumes = 0  # RESUMEs of it that succeeded
+        self.refused_resumes = 0  # RESUMEs of it answered INVALID_SESSION (it was retired)
         self.retired = False
 
     def __repr__(self) -> str:
@@ -89,6 +100,11 @@ class GatewaySession:
         """A socket is attached and open (a dropped session waiting for its RESUME is not live)."""
         conn = self.connection
         return conn is not None and not conn.closed and not conn.ws.closed
+
+    def retire(self) -> None:
+        """It will never be resumed: it stops collecting events (a RESUME of it gets INVALID_SESSION)."""
+        self.retired = True
+        self.events.clear()
 
     def handles(self, guild_id: int | None) -> bool:
         """Whether this session receives the events of ``guild_id`` (``None``: a DM, shard 0)."""
