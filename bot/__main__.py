@@ -21,7 +21,8 @@ commands:
   replay FILE              replay an exported game in the terminal
   migrate-db --to URL      copy the SQLite database into an empty PostgreSQL one, verified
   backup DEST              copy the SQLite database while the bot runs, checked (PostgreSQL: pg_dump)
-  sync [--guild ID]        register the slash commands with Discord
+  sync [--guild ID]        register the slash commands with Discord, checked first
+  sync --dry-run           build and check what sync would send (no token, no network; --guild ID too)
 """
 
 Command = Callable[[list[str]], int]

@@ -143,24 +143,31 @@ def main(args: list[str]) -> int:
 
 
 async def _sync(settings: Settings, guild_id: int | None) -> int:
+    """Registers the commands, checked first (bot.command_check): a payload Discord would refuse is
+    refused here, with one line, and never sent."""
     import discord
 
     from bot.client import create_bot
+    from bot.command_check import NotSent, dry_run, push, refusal, watch
 
     assert settings.token is not None
+    # Before logging in: the same payload, built without the network, must pass.
+    problems = [problem for report in await dry_run(guild_id) for problem in report.problems]
+    if problems:
+        print(refusal(problems), file=sys.stderr)
+        return 1
     bot = create_bot(commands_only=True)
     try:
         async with bot:
             await bot.login(settings.token)
-            if guild_id is not None:
-                guild = discord.Object(id=guild_id)
-                bot.tree.copy_global_to(guild=guild)
-                synced = await bot.tree.sync(guild=guild)
-            else:
-                synced = await bot.tree.sync()
+            watch(bot, send=True)  # and the request itself, checked as it leaves
+            synced = await push(bot.tree, guild_id)
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN).", file=sys.stderr)
         return 2
+    except NotSent as stopped:
+        print(refusal(stopped.report.problems if stopped.report else []), file=sys.stderr)
+        return 1
     where = f"guild {guild_id}" if guild_id is not None else "every server (global; may take up to an hour)"
     print(f"synced {len(synced)} command(s) to {where}: {', '.join('/' + c.name for c in synced)}")
     return 0
@@ -169,7 +176,16 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
 def main_sync(args: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot sync", description="Register the slash commands.")
     parser.add_argument("--guild", type=int, default=None, help="sync to this server only (instant)")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="build the payload sync would send and check it against Discord's rules; no token, no network",
+    )
     options = parser.parse_args(args)
+    if options.dry_run:
+        from bot.command_check import main_dry_run
+
+        return main_dry_run(options.guild)
     settings = _settings()
     if isinstance(settings, int):
         return settings
