@@ -129,31 +129,26 @@ class GuildRoutes(Gateway):
         return self.guild_commands.setdefault(to_int(guild_id), {})
 
     def _validate_command(self, cmd: Any, path: list[str | int], errors: FormErrors) -> None:
+        """What Discord's description does not say about a command (its lengths, counts and types are
+        checked by the description before this route runs): a chat-input command's and option's name
+        is one lowercase word, and a chat-input command has a description."""
         if not isinstance(cmd, dict):
-            errors.add(path, "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType")
             return
         ctype = cmd.get("type", 1)
         name = cmd.get("name") or ""
-        if ctype == 1 and (not re.fullmatch(r"[-_\w]{1,32}", name) or name != name.lower()):
+        if ctype == 1 and (not re.fullmatch(r"[-_'\w]{1,32}", name) or name != name.lower()):
             errors.add([*path, "name"], "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
-        if ctype == 1 and not 1 <= len(cmd.get("description") or "") <= 100:
+        if ctype == 1 and not cmd.get("description"):
             errors.add([*path, "description"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
         self._validate_options(cmd.get("options") or [], [*path, "options"], errors)
 
     def _validate_options(
         self, options: list[dict[str, Any]], path: list[str | int], errors: FormErrors
     ) -> None:
-        if len(options) > 25:
-            errors.add(path, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
         for i, opt in enumerate(options):
-            if not re.fullmatch(r"[-_\w]{1,32}", opt.get("name") or ""):
+            name = opt.get("name") or ""
+            if not re.fullmatch(r"[-_'\w]{1,32}", name) or name != name.lower():
                 errors.add([*path, i, "name"], "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
-            if not 1 <= len(opt.get("description") or "") <= 100:
-                errors.add(
-                    [*path, i, "description"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length."
-                )
-            if len(opt.get("choices") or []) > 25:
-                errors.add([*path, i, "choices"], "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
             if opt.get("type") in (1, 2):
                 self._validate_options(opt.get("options") or [], [*path, i, "options"], errors)
 
@@ -191,14 +186,14 @@ class GuildRoutes(Gateway):
         bucket = self._command_bucket(application_id, guild_id)
         payload = record.json
         errors = FormErrors()
-        if not isinstance(payload, list):
+        if not isinstance(payload, list):  # the description refused it when judging is on
             raise DiscordAPIError(
                 400,
                 50035,
                 "Invalid Form Body",
                 {"_errors": [{"code": "BASE_TYPE_ARRAY", "message": "Must be an array."}]},
             )
-        if len([c for c in payload if c.get("type", 1) == 1]) > 100:
+        if len([c for c in payload if c.get("type", 1) == 1]) > 100:  # the description says 130 in all
             errors.add([], "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length.")
         for i, cmd in enumerate(payload):
             self._validate_command(cmd, [i], errors)
