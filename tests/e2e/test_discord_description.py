@@ -122,3 +122,17 @@ async def test_answers_that_break_the_description_fail_the_test(
     with pytest.raises(AssertionError, match="answered what Discord would not"):
         fake_discord.assert_clean()
     fake_discord.answer_violations.clear()
+
+
+async def test_every_request_and_answer_goes_before_the_judge(fake_discord: FakeDiscord, client: Any) -> None:
+    await client.http.request(discord.http.Route("GET", "/gateway/bot"))
+    fake_discord.rate_limit("GET", "/gateway/bot", 1)
+    await client.http.request(discord.http.Route("GET", "/gateway/bot"))  # a 429, then the retry
+    judged = [r for r in fake_discord.requests if r.path == "/gateway/bot"]
+    assert [(r.status, r.injected) for r in judged] == [(200, False), (429, True), (200, False)]
+    assert all(r.request_judged and r.answer_judged for r in judged if not r.injected)
+    fake_discord.assert_clean()
+    judged[-1].answer_judged = False  # as if a route had answered around the judge
+    with pytest.raises(AssertionError, match="not judged by Discord's description: GET /gateway/bot"):
+        fake_discord.assert_clean()
+    judged[-1].answer_judged = True

@@ -102,6 +102,7 @@ class HttpFront(UserActions):
 
     def _server_error_response(self, record: RecordedRequest, status: int) -> web.Response:
         content_type, body = SERVER_ERRORS[status]
+        record.injected = True  # Cloudflare's or Envoy's page, which the description does not describe
         record.status = status
         record.response = body
         self.server_errors.append(record)
@@ -248,6 +249,7 @@ class HttpFront(UserActions):
         answers 400 / 50035 Invalid Form Body with the errors tree naming the field, as Discord does."""
         if not self.judge_by_description:
             return
+        record.request_judged = True
         try:
             violations = openapi.check_request(record.method, record.path, record.json)
         except openapi.UnknownRoute:
@@ -264,6 +266,7 @@ class HttpFront(UserActions):
         :attr:`answer_violations` (which fails the test) and logged."""
         if not self.judge_by_description:
             return
+        record.answer_judged = True
         try:
             violations = openapi.check_response(record.method, record.path, status, body)
         except openapi.UnknownRoute:
@@ -312,6 +315,7 @@ class HttpFront(UserActions):
             headers["X-RateLimit-Global"] = "true"
         record.status = 429
         record.response = body
+        record.injected = True
         self._judge_answer(record, 429, body)
         self.rate_limited.append(record)
         return self._json(429, body, headers)

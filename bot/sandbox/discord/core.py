@@ -293,6 +293,15 @@ class FakeDiscordBase:
         problems += [f"gateway protocol violation: {v}" for v in self.protocol_violations]
         problems += [f"fake discord internal error: {e}" for e in self.internal_errors]
         problems += [f"fake discord answered what Discord would not: {a}" for a in self.answer_violations]
+        if self.judge_by_description:  # every request of a route, and its answer, went before the judge
+            problems += [
+                f"not judged by Discord's description: {r.method} {r.path} -> {r.status}"
+                for r in self.requests
+                if r.route is not None
+                and not r.injected
+                and r.status != 401
+                and not (r.request_judged and r.answer_judged)
+            ]
         if problems:
             raise AssertionError("fake Discord strictness check failed:\n  " + "\n  ".join(problems))
 

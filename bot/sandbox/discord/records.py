@@ -26,6 +26,10 @@ class RecordedRequest:
     clock: float
     status: int = 0
     response: Any = None
+    # judged by Discord's description (app.py): the request's body, and the answer the fake gave
+    request_judged: bool = False
+    answer_judged: bool = False
+    injected: bool = False  # answered by a fault a test injected (a 429 or a 5xx), not by a route
 
     @property
     def key(self) -> str:
