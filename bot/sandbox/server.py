@@ -303,14 +303,19 @@ class Sandbox:
             return f"/files/{msg.id}/{attachment.id}/{attachment.filename}"
 
         by_name = {a.filename: a for a in msg.attachments}
+        by_url = {a.url: a for a in msg.attachments}
         used: set[int] = set()
 
         def resolve(url: Any) -> Any:
+            # Discord returns an embed's or a component's "attachment://name" as the attachment's URL
+            attachment = None
             if isinstance(url, str) and url.startswith("attachment://"):
                 attachment = by_name.get(url.removeprefix("attachment://"))
-                if attachment is not None:
-                    used.add(attachment.id)
-                    return file_url(attachment)
+            elif isinstance(url, str):
+                attachment = by_url.get(url)
+            if attachment is not None:
+                used.add(attachment.id)
+                return file_url(attachment)
             return url
 
         embeds = json.loads(json.dumps(msg.embeds))

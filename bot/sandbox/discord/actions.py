@@ -400,7 +400,7 @@ class UserActions(InteractionRoutes):
         ]
         data = {"custom_id": modal.get("custom_id"), "components": components}
         inter = FakeInteraction(
-            self, type=5, user=user, channel=source.channel, data=data, message=source.message
+            self, type=5, user=user, channel=source.channel, data=data, message=source.message, source=source
         )
         return await self._send_interaction(inter)
 

@@ -296,10 +296,13 @@ class HttpFront(UserActions):
                 raise DiscordAPIError(400, 50109, "The request body contains invalid JSON.") from None
 
     def _rate_limited_response(self, record: RecordedRequest, rule: RateLimitRule) -> web.Response:
+        # "code" is optional in the developer docs' rate limit response ("an error code for some
+        # limits") but required by the OpenAPI description; 0 is Discord's "no specific code".
         body = {
             "message": "You are being rate limited.",
             "retry_after": rule.retry_after,
             "global": rule.is_global,
+            "code": 0,
         }
         headers = {
             "Via": "1.1 google",

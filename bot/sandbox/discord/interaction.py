@@ -43,6 +43,7 @@ class FakeInteraction:
         data: dict[str, Any],
         message: FakeMessage | None = None,
         command_name: str | None = None,
+        source: FakeInteraction | None = None,
     ) -> None:
         self.fake = fake
         self.id = fake.new_id()
@@ -53,6 +54,7 @@ class FakeInteraction:
         self.data = data
         self.message = message  # the clicked message for component interactions
         self.command_name = command_name
+        self.source = source  # a modal submit's: the interaction the bot answered with the modal
         self.created_at = fake.clock.now()
         self.callback: CallbackRecord | None = None
         self.callback_attempts: list[RecordedRequest] = []

@@ -15,6 +15,23 @@ from bot.sandbox.discord.errors import DiscordAPIError, FormErrors
 from bot.sandbox.discord.gateway import Gateway
 from bot.sandbox.discord.records import RecordedRequest
 
+# The fields of a guild that only the gateway's GUILD_CREATE carries, not ``GET /guilds/{guild_id}``.
+GATEWAY_ONLY_GUILD_FIELDS = (
+    "channels",
+    "members",
+    "threads",
+    "presences",
+    "voice_states",
+    "stage_instances",
+    "guild_scheduled_events",
+    "soundboard_sounds",
+    "member_count",
+    "large",
+    "lazy",
+    "unavailable",
+    "joined_at",
+)
+
 
 class GuildRoutes(Gateway):
     """REST handlers for the application, its commands and the guilds."""
@@ -55,24 +72,33 @@ class GuildRoutes(Gateway):
         return self.dm_channel(recipient).payload()
 
     async def _h_application(self, request: web.Request, record: RecordedRequest) -> Any:
+        # Discord's application object as its owner's bot reads it: a guild-install-only bot, owned by
+        # a user (no team), no verification, none of the optional URLs.
         return {
             "id": str(self.application_id),
             "name": self.bot_user.username,
             "icon": None,
             "description": "fake application",
+            "type": None,
+            "bot": self.bot_user.payload(),
+            "summary": "",
             "rpc_origins": [],
             "bot_public": True,
             "bot_require_code_grant": False,
-            "bot": self.bot_user.payload(),
-            "owner": self.owner.payload(),
-            "team": None,
             "verify_key": "0" * 64,
             "flags": 0,
-            "summary": "",
+            "flags_new": "0",
             "tags": [],
             "redirect_uris": [],
             "interactions_endpoint_url": None,
+            "role_connections_verification_url": None,
+            "owner": self.owner.payload(),
+            "team": None,
             "approximate_guild_count": len(self.guilds),
+            "approximate_user_install_count": 0,
+            "approximate_user_authorization_count": 0,
+            "explicit_content_filter": 0,
+            "eligible_oauth2_scopes": ["bot", "applications.commands"],
             "integration_types_config": {"0": {}},
         }
 
@@ -100,8 +126,12 @@ class GuildRoutes(Gateway):
             # Since 2023 Discord answers the same for a guild the bot is not in as for no guild at all.
             raise DiscordAPIError(404, 10004, "Unknown Guild")
         data = guild.payload()
-        for key in ("channels", "members", "threads", "presences", "voice_states"):
+        # what only the gateway's GUILD_CREATE carries
+        for key in GATEWAY_ONLY_GUILD_FIELDS:
             data.pop(key, None)
+        if request.query.get("with_counts") in ("1", "true", "True"):
+            data["approximate_member_count"] = len(guild.members)
+            data["approximate_presence_count"] = 0
         return data
 
     async def _h_get_member(
@@ -155,21 +185,32 @@ class GuildRoutes(Gateway):
     def _store_command(
         self, bucket: dict[str, dict[str, Any]], cmd: dict[str, Any], guild_id: str | None
     ) -> dict[str, Any]:
+        """Stores a command as Discord does and returns what Discord answers for it: what the bot sent,
+        with Discord's defaults where it sent nothing (or null), the permissions as a string, and
+        Discord's ids."""
         existing = bucket.get(cmd["name"])
         stored = {
             "type": 1,
             "description": "",
             "options": [],
-            "default_member_permissions": None,
             "dm_permission": True,
             "nsfw": False,
-            "integration_types": [0],
-            "contexts": None,
-            **cmd,
+            **{key: value for key, value in cmd.items() if value is not None},
             "id": existing["id"] if existing else str(self.new_id()),
             "application_id": str(self.application_id),
             "version": str(self.new_id()),
         }
+        permissions = cmd.get("default_member_permissions")
+        stored["default_member_permissions"] = None if permissions is None else str(permissions)
+        # Unset, the installation contexts are the application's (integration_types_config: guild
+        # install only), and a global command may be used everywhere ("By default, all interaction
+        # context types included for new commands") but in DMs if dm_permission says no; a guild
+        # command has no contexts.
+        if not cmd.get("integration_types"):
+            stored["integration_types"] = [0]
+        if cmd.get("contexts") is None:
+            everywhere = [0, 1, 2] if stored["dm_permission"] else [0]
+            stored["contexts"] = everywhere if guild_id is None else None
         if guild_id is not None:
             stored["guild_id"] = guild_id
         bucket[cmd["name"]] = stored

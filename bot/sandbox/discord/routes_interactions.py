@@ -111,17 +111,19 @@ class InteractionRoutes(MessageRoutes):
             await self._message_event("MESSAGE_CREATE" if ctype == 4 else "MESSAGE_UPDATE", message)
         if request.query.get("with_response") not in ("1", "true", "True"):
             return None
+        # Discord's interaction callback response: the interaction, with the message the callback
+        # made (4, 5) or updated (7); the resource, a message, only for 4 and 7 (a deferral, an
+        # autocomplete or a modal has none).
         interaction_part: dict[str, Any] = {"id": str(inter.id), "type": inter.type}
         result: dict[str, Any] = {"interaction": interaction_part}
-        if message is not None:
+        if message is not None and ctype in (4, 5, 7):
             interaction_part.update(
                 response_message_id=str(message.id),
                 response_message_loading=message.loading,
                 response_message_ephemeral=message.ephemeral,
             )
+        if message is not None and ctype in (4, 7):
             result["resource"] = {"type": ctype, "message": message.payload()}
-        elif ctype in (8, 9):
-            result["resource"] = {"type": ctype}
         return result
 
     def _interaction_for_token(self, application_id: str, token: str) -> FakeInteraction:

@@ -26,6 +26,7 @@ from bot.sandbox.discord.interaction import FakeInteraction
 from bot.sandbox.discord.records import RecordedRequest
 from bot.sandbox.discord.routes_guilds import GuildRoutes
 from bot.sandbox.discord.state import FakeAttachment, FakeChannel, FakeMessage, FakeUser
+from bot.sandbox.discord.stored import stored_components, stored_embeds
 from bot.sandbox.discord.validation import validate_message_body
 
 
@@ -130,8 +131,6 @@ class MessageRoutes(GuildRoutes):
             guild_id=channel.guild_id,
             author=author,
             content=body.get("content") or "",
-            embeds=list(body.get("embeds") or []),
-            components=list(body.get("components") or []),
             flags=flags,
             type=20 if interaction is not None and interaction.type == 2 else 0,
             visible_to=visible_to,
@@ -139,6 +138,8 @@ class MessageRoutes(GuildRoutes):
             webhook_id=self.application_id if interaction is not None else None,
         )
         msg.attachments = self._make_attachments(channel, body, files, []) or []
+        msg.embeds = stored_embeds(body.get("embeds") or [], msg.attachments)
+        msg.components = stored_components(body.get("components") or [], msg.attachments, self.new_id)
         self.messages[msg.id] = msg
         return msg
 
@@ -160,20 +161,20 @@ class MessageRoutes(GuildRoutes):
         errors.raise_if_any()
         channel = self._channel(msg.channel_id)
         attachments = self._make_attachments(channel, body, files, msg.attachments)
-        msg.history.append(msg.payload())
-        if "content" in body:
-            msg.content = body["content"] or ""
-        if "embeds" in body:
-            msg.embeds = list(body["embeds"] or [])
+        if attachments is None:
+            attachments = msg.attachments
+        content = (body["content"] or "") if "content" in body else msg.content
+        embeds = stored_embeds(body["embeds"] or [], attachments) if "embeds" in body else msg.embeds
+        components = msg.components
         if "components" in body:
-            msg.components = list(body["components"] or [])
-        if attachments is not None:
-            msg.attachments = attachments
+            components = stored_components(body["components"] or [], attachments, self.new_id)
+        if not (content or embeds or components or attachments):
+            # refused as a whole: the message stays as it was
+            raise DiscordAPIError(400, 50006, "Cannot send an empty message")
+        msg.history.append(msg.payload())
+        msg.attachments, msg.content, msg.embeds, msg.components = attachments, content, embeds, components
         msg.flags = flags & ~FLAG_LOADING
         msg.edited_timestamp = iso_now()
-        if not (msg.content or msg.embeds or msg.components or msg.attachments):
-            msg.history.pop()
-            raise DiscordAPIError(400, 50006, "Cannot send an empty message")
         return msg
 
     async def _message_event(self, event: str, msg: FakeMessage) -> None:

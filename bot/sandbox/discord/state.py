@@ -5,6 +5,7 @@ with the JSON payload Discord sends for it.
 from __future__ import annotations
 
 import copy
+import mimetypes
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -32,16 +33,26 @@ class FakeUser:
         return f"<@{self.id}>"
 
     def payload(self) -> dict[str, Any]:
-        return {
+        """The user as Discord shows it to a bot (a message's author, a member's user, ``GET
+        /users/{id}``): every field of its user object, the profile extras without a value (no avatar
+        decoration, collectibles or server tag); ``bot`` only on a bot, as Discord sends it."""
+        data: dict[str, Any] = {
             "id": str(self.id),
             "username": self.username,
-            "discriminator": "0",
-            "global_name": self.global_name,
             "avatar": None,
-            "bot": self.bot,
+            "discriminator": "0",
             "public_flags": 0,
             "flags": 0,
+            "banner": None,
+            "accent_color": None,
+            "global_name": self.global_name,
+            "avatar_decoration_data": None,
+            "collectibles": None,
+            "primary_guild": None,
         }
+        if self.bot:
+            data["bot"] = True
+        return data
 
 
 @dataclass(eq=False)
@@ -183,9 +194,13 @@ class FakeGuild:
             "discovery_splash": None,
             "banner": None,
             "description": None,
+            "home_header": None,
             "owner_id": str(self.owner_id),
+            "region": "deprecated",
             "afk_channel_id": None,
             "afk_timeout": 300,
+            "widget_enabled": False,
+            "widget_channel_id": None,
             "verification_level": 0,
             "default_message_notifications": 0,
             "explicit_content_filter": 0,
@@ -218,8 +233,11 @@ class FakeGuild:
             "lazy": True,
             "unavailable": False,
             "joined_at": iso_now(),
+            "max_presences": None,
             "max_members": 500000,
             "max_video_channel_users": 25,
+            "max_stage_video_channel_users": 50,
+            "incidents_data": None,
             "application_id": None,
             "nsfw": False,
         }
@@ -237,7 +255,34 @@ class MessageInteraction(Protocol):
     message: FakeMessage | None
     command_name: str | None
 
+    @property
+    def source(self) -> MessageInteraction | None:
+        """A modal submit's: the command or click the bot answered with the modal."""
+
+    @property
+    def original_message(self) -> FakeMessage | None: ...
+
     def integration_owners(self) -> dict[str, str]: ...
+
+
+def interaction_metadata(inter: MessageInteraction, message: FakeMessage | None = None) -> dict[str, Any]:
+    """Discord's ``interaction_metadata`` of a message the bot wrote in answer to ``inter``: its
+    kind's fields (the clicked message of a click, the interaction that opened the modal of a modal
+    submit), and on a follow-up the id of the original response."""
+    meta: dict[str, Any] = {
+        "id": str(inter.id),
+        "type": inter.type,
+        "user": inter.user.payload(),
+        "authorizing_integration_owners": inter.integration_owners(),
+    }
+    original = inter.original_message
+    if message is not None and original is not None and message.id != original.id:
+        meta["original_response_message_id"] = str(original.id)
+    if inter.type == 3 and inter.message is not None:
+        meta["interacted_message_id"] = str(inter.message.id)
+    if inter.type == 5 and inter.source is not None:
+        meta["triggering_interaction_metadata"] = interaction_metadata(inter.source)
+    return meta
 
 
 @dataclass(eq=False)
@@ -249,6 +294,21 @@ class FakeAttachment:
     description: str | None = None
     content_type: str | None = None
 
+    @property
+    def media_type(self) -> str | None:
+        """The content type Discord gives the file: the one sent, else the filename's."""
+        return self.content_type or mimetypes.guess_type(self.filename)[0]
+
+    @property
+    def size_in_pixels(self) -> tuple[int, int] | None:
+        """(width, height) of a PNG or GIF image, read from its header (Discord measures images)."""
+        data = self.data
+        if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+            return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:
+            return int.from_bytes(data[6:8], "little"), int.from_bytes(data[8:10], "little")
+        return None
+
     def payload(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "id": str(self.id),
@@ -259,8 +319,11 @@ class FakeAttachment:
         }
         if self.description is not None:
             out["description"] = self.description
-        if self.content_type is not None:
-            out["content_type"] = self.content_type
+        if self.media_type is not None:
+            out["content_type"] = self.media_type
+        pixels = self.size_in_pixels
+        if pixels is not None:
+            out["width"], out["height"] = pixels
         return out
 
 
@@ -404,18 +467,7 @@ class FakeMessage:
             data["webhook_id"] = str(self.webhook_id)
             data["application_id"] = str(self.webhook_id)
         if self.interaction is not None:
-            inter = self.interaction
-            meta: dict[str, Any] = {
-                "id": str(inter.id),
-                "type": inter.type,
-                "user": inter.user.payload(),
-                "authorizing_integration_owners": inter.integration_owners(),
-            }
-            if inter.type == 2:
-                meta["name"] = inter.command_name
-            if inter.type == 3 and inter.message is not None:
-                meta["interacted_message_id"] = str(inter.message.id)
-            data["interaction_metadata"] = meta
+            data["interaction_metadata"] = interaction_metadata(self.interaction, self)
         return data
 
 
