@@ -97,9 +97,12 @@ on every state change of the fake (no polling sleeps).
 The package, one job per module. Plain data, imported by everything above it: ``constants``
 (Discord's numbers), ``errors`` (what the fake raises and answers, the ERROR-log collector),
 ``clock`` (clocks, snowflakes, shards), ``validation`` (payload limits), ``state`` (the world
-model), ``records`` (requests, rejections, failed clicks), ``sessions`` (gateway sockets and
-sessions), ``interaction`` (the handle on an interaction). The server is one class built in layers,
-each a subclass of the one before it, so that a layer only calls what is below it: ``core``
+model and the payload Discord sends for each thing), ``stored`` (a message's components and embeds as
+Discord stores and returns them), ``records`` (requests, rejections, failed clicks), ``sessions``
+(gateway sockets and sessions), ``interaction`` (the handle on an interaction). ``openapi`` holds
+Discord's own description of its API, which judges every request and answer. The server is one
+class built in layers, each a subclass of the one before it, so that a layer only calls what is below
+it: ``core``
 (the fake's state, waiting, strictness checks) <- ``gateway`` <- ``routes_guilds`` (application,
 commands, guilds) <- ``routes_messages`` <- ``routes_interactions`` (callbacks, webhooks) <-
 ``actions`` (what a user does) <- ``app`` (route table, middleware, injected 429s and 5xx) <- this
