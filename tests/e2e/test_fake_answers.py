@@ -230,11 +230,7 @@ async def test_every_route_answers_what_discord_would(fake_discord: FakeDiscord,
     )
     [container] = v2["components"]
     ids = [container["id"]] + [c["id"] for c in container["components"]]
-    section, gallery, file = (
-        container["components"][2],
-        container["components"][3],
-        container["components"][4],
-    )
+    section, gallery, file = container["components"][2:5]
     # numbered in tree order from 1, the bot's own id 2 skipped by the numbering
     assert ids == [1, 2, 3, 4, 7, 8, 9]
     assert [section["components"][0]["id"], section["accessory"]["id"]] == [5, 6]
@@ -242,15 +238,10 @@ async def test_every_route_answers_what_discord_would(fake_discord: FakeDiscord,
     assert container["accent_color"] is None and container["spoiler"] is False
     assert container["components"][1] == {"type": 14, "id": 3, "spacing": 1, "divider": True}
     media = section["accessory"]["media"]
-    assert media["attachment_id"] == v2["attachments"][0]["id"] and (media["width"], media["height"]) == (
-        6,
-        4,
-    )
-    assert (
-        gallery["items"][0]["description"] is None
-        and file["name"] == "t.png"
-        and file["size"] == len(picture)
-    )
+    assert media["attachment_id"] == v2["attachments"][0]["id"]
+    assert (media["width"], media["height"], media["url"]) == (6, 4, v2["attachments"][0]["url"])
+    assert gallery["items"][0]["description"] is None and gallery["items"][0]["spoiler"] is False
+    assert (file["name"], file["size"]) == ("t.png", len(picture))
     select = container["components"][5]["components"][0]
     assert (select["min_values"], select["max_values"]) == (1, 1)
 
@@ -261,6 +252,10 @@ async def test_every_route_answers_what_discord_would(fake_discord: FakeDiscord,
     assert edited["components"][0]["components"][0]["id"] == 2 and edited["embeds"] == posted["embeds"]
     await api.error(400, 50035, "POST", channel_messages, {"content": "x" * 2001})
     await api.error(400, 50006, "POST", channel_messages, {"content": ""})
+    bob.dms_closed = True
+    await api.error(403, 50007, "POST", f"/channels/{dm['id']}/messages", {"content": "psst"})
+    bob.dms_closed = False
+    await api.ok("POST", f"/channels/{dm['id']}/messages", {"content": "psst"})
     await api.error(
         400,
         50006,
@@ -323,10 +318,8 @@ async def walk_interactions(fake: FakeDiscord, api: Api) -> None:
     assert message["interaction_metadata"]["type"] == 2 and message["components"][0]["id"] == 1
     await api.error(400, 40060, "POST", callback(command), {"type": 4, "data": {"content": "again"}})
     click = await fake.click(alice, board, "go")
-    assert (
-        await api.ok("POST", callback(click, ""), {"type": 4, "data": {"content": "quiet", "flags": 64}})
-        is None
-    )
+    quiet = {"type": 4, "data": {"content": "quiet", "flags": 64}}
+    assert await api.ok("POST", callback(click, ""), quiet) is None  # 204 without with_response
 
     # 5: thinking, then the webhook: the first follow-up replaces it, the next ones are new messages
     command = await fake.run_command(alice, "walk")
@@ -337,9 +330,8 @@ async def walk_interactions(fake: FakeDiscord, api: Api) -> None:
         "POST", webhook(command, "?wait=true"), {"content": "more", "components": buttons("y")}
     )
     original = command.original_message
-    assert original is not None and followup["interaction_metadata"]["original_response_message_id"] == str(
-        original.id
-    )
+    assert original is not None
+    assert followup["interaction_metadata"]["original_response_message_id"] == str(original.id)
     assert (await api.ok("GET", webhook(command, "/messages/@original")))["content"] == "done thinking"
     await api.ok(
         "PATCH",
@@ -380,9 +372,8 @@ async def walk_interactions(fake: FakeDiscord, api: Api) -> None:
     submit = await fake.submit_modal(alice, click, {"name": "Alice"})
     answer = await api.ok("POST", callback(submit), {"type": 4, "data": {"content": "hello Alice"}})
     meta = answer["resource"]["message"]["interaction_metadata"]
-    assert meta["type"] == 5 and meta["triggering_interaction_metadata"]["interacted_message_id"] == str(
-        board.id
-    )
+    assert meta["type"] == 5 and meta["triggering_interaction_metadata"]["type"] == 3
+    assert meta["triggering_interaction_metadata"]["interacted_message_id"] == str(board.id)
 
     # 8: autocomplete
     typing = await fake.autocomplete(alice, "walk", focused="what")
