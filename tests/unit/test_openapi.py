@@ -175,3 +175,8 @@ def test_refresh_takes_a_newer_copy_and_reloads(tmp_path: Path, monkeypatch: pyt
         monkeypatch.undo()
         openapi.refresh(openapi.HERE)  # nothing to copy: clears the caches back to the real file
     assert "v10" in openapi.version()
+
+
+def test_every_missing_field_is_named() -> None:
+    violations = openapi.check_response("GET", "/gateway/bot", 200, {})
+    assert {v.path for v in violations} == {("url",), ("shards",), ("session_start_limit",)}

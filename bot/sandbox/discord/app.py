@@ -293,6 +293,7 @@ class HttpFront(UserActions):
             try:
                 record.json = json.loads(raw)
             except ValueError:
+                record.request_judged = True  # no body to judge: Discord refuses it before its schema
                 raise DiscordAPIError(400, 50109, "The request body contains invalid JSON.") from None
 
     def _rate_limited_response(self, record: RecordedRequest, rule: RateLimitRule) -> web.Response:

@@ -375,7 +375,8 @@ def _as_violation(error: ValidationError) -> Violation:
             return Violation(path, "BASE_TYPE_MAX_LENGTH", f"Must be {value} or fewer in length.")
         return Violation(path, "BASE_TYPE_MIN_LENGTH", f"Must be {value} or more in length.")
     if kind == "required":
-        missing = next((name for name in value if name not in error.instance), "?")
+        absent = [name for name in value if name not in error.instance]  # one error per absent field
+        missing = next((name for name in absent if repr(name) in error.message), absent[0] if absent else "?")
         return Violation((*path, missing), "BASE_TYPE_REQUIRED", "This field is required")
     if kind == "maximum":
         return Violation(path, "NUMBER_TYPE_MAX", f"int value should be less than or equal to {value}.")
