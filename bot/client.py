@@ -21,11 +21,11 @@ from bot.clock import Clock
 from bot.config import Limits, Shards
 from bot.i18n import language_of
 from bot.i18n import translate as t
-from bot.lifecycle import InFlight, stop_gracefully
+from bot.lifecycle import STOP_GRACE, InFlight, stop_gracefully
 from bot.metrics import Metrics, MetricsServer
 from bot.render.pictures import DEFAULT_PROCESSES, Pictures
 from bot.service import ChannelTaken, Refused, TableService
-from bot.storage import Storage
+from bot.storage import ShardsLost, Storage, StorageError
 from bot.ui import command_options, ids, lean, on_time
 from bot.ui.clicks import TableUI, dispatchable, is_ours
 from bot.ui.letters import Letters
@@ -34,7 +34,6 @@ from bot.ui.rest_budget import DEFAULT_REST_PER_SECOND, RestBudget, share
 from bot.ui.views import message_link
 
 log = logging.getLogger(__name__)
-LEASE_CHECK_S = 5.0  # how often a fleet process checks that its shard leases still hold
 # The cyclic garbage collector's thresholds once the bot runs (CPython's default: 700, 10, 10). A busy
 # bot allocates fast and keeps a large heap: with the defaults, collections took 31% of the CPU at
 # 1,000 tables, 31 of them full (up to 471 ms). Measured (docs/performance.md, "Garbage collector"):
@@ -178,8 +177,13 @@ class SkyboBot(commands.AutoShardedBot):
         self.metrics_server: MetricsServer | None = None
         # The interactions being handled; a graceful stop waits for them (bot.lifecycle).
         self.in_flight = InFlight(self.metrics.interaction)
-        self.shard_lease: Any = None  # a fleet's shard leases (bot.storage), held while the bot runs
-        self.lease_lost = False
+        # A fleet's shard leases (bot.storage.ShardLease), held while the bot runs; None: not a fleet.
+        self.shard_lease: Any = None
+        self.lease_lost = False  # lost for good: the bot stopped itself (python -m bot run exits 1)
+        # The lease's taking (its epoch) whose games the service holds, and whether the service is
+        # stopped meanwhile (the connection holding the shards dropped: no timer, no computer move).
+        self._lease_epoch = 0
+        self._suspended = False
         self.rest_budget: RestBudget | None = None  # bot.ui.rest_budget, from setup_hook
         self._lease_watch: asyncio.Task[None] | None = None
         self._stopping: asyncio.Task[None] | None = None
@@ -210,7 +214,37 @@ class SkyboBot(commands.AutoShardedBot):
             images=self.tuning.images,
             pictures=Pictures(self.tuning.picture_processes),
         )
-        self.service = TableService(
+        self.service = self._new_service()
+        self.metrics.watch(self)
+        await self.start_metrics()
+        self.in_flight.admit = self.may_serve
+        self.table_ui = TableUI(self, self.presenter)
+        await self.tree.set_translator(CatalogueTranslator())
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        lease = self.shard_lease
+        if lease is not None:
+            # A new holder of the shards waits before it acts (bot.storage.postgres.leases): whoever held
+            # them before may believe it still does for that long.
+            if not await lease.wait_serving():
+                self.lease_lost = True
+                raise ShardsLost(f"lost the hold on shards {list(lease.shards)} while starting")
+            self._lease_epoch = lease.epoch
+        await self.service.load_settings()  # before the first command or public message
+        for table in await self.service.resume():
+            self.presenter.table_changed(table)  # "live again" on every table message
+        if lease is not None:
+            self._lease_watch = asyncio.create_task(self._watch_lease(), name="shard-lease-watch")
+        # What exists now (modules, classes, functions, the resumed games) lives as long as the
+        # process: keep it out of the cyclic garbage collector's full collections, which would rescan
+        # it every time (tens of milliseconds with a large heap, a pause for every click in flight).
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
+
+    def _new_service(self) -> TableService:
+        assert self.storage is not None
+        service = TableService(
             self.storage,
             ai_delay=self.tuning.ai_delay,
             round_delay=self.tuning.round_delay,
@@ -220,24 +254,15 @@ class SkyboBot(commands.AutoShardedBot):
             observer=self.metrics,
             owns=self.shard_plan.owns,
         )
-        self.metrics.watch(self)
-        await self.start_metrics()
-        if self.shard_lease is not None:
-            self._lease_watch = asyncio.create_task(self._watch_lease(), name="shard-lease-watch")
-        self.service.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
-        self.table_ui = TableUI(self, self.presenter)
-        await self.tree.set_translator(CatalogueTranslator())
-        for extension in EXTENSIONS:
-            await self.load_extension(extension)
-        await self.service.load_settings()  # before the first command or public message
-        for table in await self.service.resume():
-            self.presenter.table_changed(table)  # "live again" on every table message
-        # What exists now (modules, classes, functions, the resumed games) lives as long as the
-        # process: keep it out of the cyclic garbage collector's full collections, which would rescan
-        # it every time (tens of milliseconds with a large heap, a pause for every click in flight).
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLDS)
+        service.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
+        return service
+
+    def may_serve(self) -> bool:
+        """May this process act for its shards at this instant (answer an interaction, change a game)?
+        Always, unless it is a fleet's process: then only while its shard lease serves and the games
+        it holds were loaded under that very taking of the shards."""
+        lease = self.shard_lease
+        return lease is None or (not self._suspended and lease.epoch == self._lease_epoch and lease.serving())
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Dispatch clicks on our buttons (see ``bot.ui.clicks``); refuse forged or malformed ones.
@@ -262,21 +287,21 @@ class SkyboBot(commands.AutoShardedBot):
     # cancelled and unrated (TableService.cancel_gone); a 10003 / 10004 answer does the same (Presenter).
 
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
-        if getattr(self, "service", None) is not None:
+        if getattr(self, "service", None) is not None and self.may_serve():
             await self.service.cancel_gone(lambda _guild, where: where == channel.id, "channel deleted")
 
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from the server (kicked, banned, or the server deleted). discord.py calls
         this only for a GUILD_DELETE without ``unavailable``: an outage is ``on_guild_unavailable``,
         which ends nothing (its games wait, as they do while the bot is stopped)."""
-        if getattr(self, "service", None) is not None:
+        if getattr(self, "service", None) is not None and self.may_serve():
             await self.service.cancel_gone(lambda where, _: where == guild.id, "removed from the server")
 
     async def on_ready(self) -> None:
         """The bot was removed from a server while it was stopped: READY lists every server it is in,
         those down for an outage included (as unavailable guilds, still known to ``get_guild``), so a
         table whose server is unknown now is one the bot is no longer in."""
-        if getattr(self, "service", None) is not None:
+        if getattr(self, "service", None) is not None and self.may_serve():
 
             def removed(guild_id: int | None, _channel: int) -> bool:
                 return guild_id is not None and self.get_guild(guild_id) is None
@@ -284,18 +309,79 @@ class SkyboBot(commands.AutoShardedBot):
             await self.service.cancel_gone(removed, "removed from the server while stopped")
 
     async def _watch_lease(self) -> None:
-        """The shards must stay ours: if the connection holding their locks is lost, another process
-        may take them over, so this one stops (gracefully; its supervisor starts it again)."""
-        while not self.is_closed():
-            await asyncio.sleep(LEASE_CHECK_S)
-            if self.is_closed() or self.in_flight.stopping:
+        """The shards must stay ours (bot.storage.postgres.leases). When the connection holding their
+        locks drops, clicks are dropped at once (``may_serve``) and the service stops (no timer, no
+        computer move) while the lease takes the shards back; once it serves again, the games are
+        loaded anew from the database (another process may have run them meanwhile) and the bot goes
+        on, gateway and all. If another process took them, or the lease's retake time passed, this
+        process stops (gracefully; its supervisor starts it again)."""
+        lease = self.shard_lease
+        seen = 0
+        try:
+            while not self.is_closed() and not self.in_flight.stopping:
+                state = lease.state
+                if state == "lost":
+                    log.error(
+                        "shard lease lost: stopping",
+                        extra={"shards": list(lease.shards), "reason": lease.lost_reason},
+                    )
+                    break
+                if state == "released":
+                    return
+                if not self._suspended and (state != "held" or lease.epoch != self._lease_epoch):
+                    await self._suspend()
+                elif self._suspended and lease.serving():
+                    try:
+                        await self._reload(lease.epoch)
+                    except StorageError:
+                        log.warning("shards taken back, but their games could not be loaded: trying again")
+                        await asyncio.sleep(1.0)
+                    continue
+                seen = await lease.wait_change(seen)
+            else:
                 return
-            if not await self.shard_lease.alive():
-                log.error("shard lease lost: stopping", extra={"shards": list(self.shard_lease.shards)})
-                self.lease_lost = True
-                # A task of its own: close() cancels this watch, which must not cut the stop short.
-                self._stopping = asyncio.create_task(stop_gracefully(self), name="stop-lease-lost")
-                return
+        except Exception:
+            log.exception("shard lease watch failed: stopping", extra={"shards": list(lease.shards)})
+        self.lease_lost = True
+        # A task of its own: close() cancels this watch, which must not cut the stop short.
+        self._stopping = asyncio.create_task(stop_gracefully(self), name="stop-lease-lost")
+
+    async def _suspend(self) -> None:
+        self._suspended = True  # before anything else: no click from now on
+        log.warning("shards not held: no click answered, no timer fired until they are taken back")
+        await self.service.close()
+
+    async def _reload(self, epoch: int) -> None:
+        """The shards are ours again (lease ``epoch``): the games as the database has them now."""
+        began = asyncio.get_running_loop().time()
+        # Clicks taken before the drop may still be running: their commits land first.
+        running = [task for task in self.in_flight.tasks if not task.done()]
+        if running:
+            await asyncio.wait(running, timeout=STOP_GRACE)
+        before = {game_id: table.version for game_id, table in self.service.tables.items()}
+        service = self._new_service()
+        try:
+            await service.load_settings()
+            tables = await service.resume()
+        except BaseException:
+            await service.close()  # its timers, if it got that far
+            raise
+        changed = sum(1 for table in tables if before.get(table.id) != table.version)
+        changed += sum(1 for game_id in before if game_id not in service.tables)
+        self.service = service
+        self._lease_epoch = epoch
+        self._suspended = False
+        for table in tables:
+            self.presenter.table_changed(table)
+        log.warning(
+            "shards taken back: serving again",
+            extra={
+                "shards": list(self.shard_lease.shards),
+                "games": len(tables),
+                "changed": changed,
+                "seconds": round(asyncio.get_running_loop().time() - began, 2),
+            },
+        )
 
     async def start_metrics(self) -> None:
         """Serve /healthz and /metrics on ``metrics_port`` (once; nothing when it is None). Raises

@@ -177,6 +177,9 @@ class Settings:
     rest_per_second: float = 40.0
     # PICTURE_PROCESSES: worker processes drawing the table pictures (bot.render.pictures); 0: threads.
     picture_processes: int = 1
+    # LEASE_RETAKE_SECONDS: a fleet's process whose shard locks' connection dropped tries to take its
+    # shards back this long before it stops (bot.storage.postgres.leases); 0: it stops at once.
+    lease_retake_s: float = 30.0
 
     def __repr__(self) -> str:  # the token must never reach a log line
         token = "set" if self.token else "missing"
@@ -185,7 +188,8 @@ class Settings:
             f"synchronous={self.synchronous}, log_level={self.log_level}, limits={self.limits}, "
             f"database_url={shown_url(self.database_url)}, shards={self.shards}, "
             f"metrics_port={self.metrics_port}, metrics_host={self.metrics_host}, "
-            f"rest_per_second={self.rest_per_second}, picture_processes={self.picture_processes})"
+            f"rest_per_second={self.rest_per_second}, picture_processes={self.picture_processes}, "
+            f"lease_retake_s={self.lease_retake_s})"
         )
 
 
@@ -220,7 +224,24 @@ def load_settings(env: dict[str, str] | None = None, *, dotenv: bool = True) -> 
         (env.get("METRICS_HOST") or "").strip() or "127.0.0.1",
         _rest_per_second(env),
         _picture_processes(env),
+        _lease_retake_s(env),
     )
+
+
+MAX_LEASE_RETAKE_S = 3600.0
+
+
+def _lease_retake_s(env: dict[str, str]) -> float:
+    raw = (env.get("LEASE_RETAKE_SECONDS") or "").strip()
+    if not raw:
+        return 30.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"LEASE_RETAKE_SECONDS must be a number of seconds, not {raw[:20]!r}") from None
+    if not 0 <= value <= MAX_LEASE_RETAKE_S:
+        raise ConfigError(f"LEASE_RETAKE_SECONDS must be between 0 and {MAX_LEASE_RETAKE_S:.0f}, not {raw}")
+    return value
 
 
 def _picture_processes(env: dict[str, str]) -> int:

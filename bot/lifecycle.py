@@ -36,7 +36,10 @@ class InFlight:
     def __init__(self, observer: Callable[[int | None, str], None] | None = None) -> None:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.stopping = False
-        self.dropped = 0  # interactions that arrived while stopping
+        self.dropped = 0  # interactions that arrived while stopping, or while ``admit()`` said no
+        # Asked for every interaction while the bot runs: False drops it, unanswered (a fleet's process
+        # whose shards are not held at that instant: bot.client.SkyboBot.may_serve).
+        self.admit: Callable[[], bool] | None = None
         # Told of each interaction once its handling is over: (type, "handled" | "error" | "dropped").
         self.observer = observer
 
@@ -47,9 +50,12 @@ class InFlight:
 
         def parse(data: Any) -> None:
             kind = data.get("type")
-            if self.stopping:
+            if self.stopping or (self.admit is not None and not self.admit()):
                 self.dropped += 1
-                log.info("interaction dropped: the bot is stopping", extra={"type": kind})
+                if self.stopping:
+                    log.info("interaction dropped: the bot is stopping", extra={"type": kind})
+                else:
+                    log.info("interaction dropped: its shards are not held now", extra={"type": kind})
                 if self.observer is not None:
                     self.observer(kind, "dropped")
                 return

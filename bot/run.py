@@ -47,7 +47,7 @@ async def _run(settings: Settings) -> int:
 
     from bot.client import BotTuning, create_bot
     from bot.lifecycle import run_until_stopped
-    from bot.storage import ShardsTaken, Storage, StorageError
+    from bot.storage import ShardsLost, ShardsTaken, Storage, StorageError
 
     assert settings.token is not None
     # The storage opens before anything talks to Discord: a database that cannot be used (read-only,
@@ -65,7 +65,9 @@ async def _run(settings: Settings) -> int:
         if shards.count is not None and shards.shard_ids is not None:
             # Before logging in: a shard another live process runs is refused, never driven twice.
             try:
-                lease = await storage.hold_shards(shards.count, shards.shard_ids)
+                lease = await storage.hold_shards(
+                    shards.count, shards.shard_ids, retake_s=settings.lease_retake_s
+                )
             except ShardsTaken as exc:
                 print(f"shards: {exc}", file=sys.stderr)
                 return 2
@@ -102,6 +104,9 @@ async def _run(settings: Settings) -> int:
     except discord.PrivilegedIntentsRequired:
         print("Discord refused the intents the bot asked for.", file=sys.stderr)
         return 2
+    except ShardsLost:  # while starting: another process may run those shards now
+        print(f"shards: lost the hold on {shards}; stopped (start it again)", file=sys.stderr)
+        return 1
     except StorageError as exc:
         print(f"storage error: {exc}", file=sys.stderr)
         return 2

@@ -17,9 +17,10 @@ on: ``bot.storage.sqlite`` (aiosqlite, group commit, WAL), the default, or ``bot
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.storage.backend import Database, WriteStats
 from bot.storage.errors import (
@@ -32,6 +33,7 @@ from bot.storage.errors import (
     GameNotOver,
     GameQuarantined,
     SchemaTooNew,
+    ShardsLost,
     ShardsTaken,
     StaleVersion,
     StorageError,
@@ -60,6 +62,9 @@ from bot.storage.settings import ServerSettings, SettingsRepository
 from bot.storage.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, SqliteDatabase, translate_os_error
 from bot.storage.stats import StatsRepository
 
+if TYPE_CHECKING:  # a SQLite bot never loads the PostgreSQL driver
+    from bot.storage.postgres.leases import LeaseTiming
+
 __all__ = [
     "GLOBAL_SCOPE",
     "ChannelBusy",
@@ -86,6 +91,7 @@ __all__ = [
     "ServerSettings",
     "SettingsRepository",
     "ShardLease",
+    "ShardsLost",
     "ShardsTaken",
     "StaleVersion",
     "StatsRepository",
@@ -102,11 +108,27 @@ __all__ = [
 
 
 class ShardLease(Protocol):
-    """Shards held by this process (:meth:`Storage.hold_shards`); keep a reference while running them."""
+    """Shards held by this process (:meth:`Storage.hold_shards`; PostgreSQL:
+    :class:`bot.storage.postgres.leases.PostgresShardLease`); keep a reference while running them.
+
+    ``serving()``: may the process act for its shards at this instant; ``state``: ``held``,
+    ``retaking`` (the connection dropped: not serving, taking them back), ``lost`` (for good: stop) or
+    ``released``; ``epoch``: how many times the shards were taken (a new one: reload their games)."""
 
     shards: tuple[int, ...]
+    epoch: int
+    lost_reason: str
+
+    @property
+    def state(self) -> str: ...
+
+    def serving(self) -> bool: ...
 
     async def alive(self) -> bool: ...
+
+    async def wait_change(self, seen: int) -> int: ...
+
+    async def wait_serving(self) -> bool: ...
 
     async def release(self) -> None: ...
 
@@ -182,18 +204,31 @@ class Storage:
         )
         return cls(db)
 
-    async def hold_shards(self, count: int, shards: Sequence[int]) -> ShardLease | None:
+    async def hold_shards(
+        self,
+        count: int,
+        shards: Sequence[int],
+        *,
+        retake_s: float | None = None,
+        timing: LeaseTiming | None = None,
+    ) -> ShardLease | None:
         """Hold ``shards`` (of ``count``) for this process while it runs them, or raise
         :class:`ShardsTaken`: two processes must never drive the same games. PostgreSQL: one advisory
-        lock per shard (:mod:`bot.storage.postgres.leases`). SQLite: None, nothing to hold: its file
-        lock already keeps a second process away (and a part of the shards is refused by the settings)."""
+        lock per shard (:mod:`bot.storage.postgres.leases`), taken back for ``retake_s`` seconds
+        (``LEASE_RETAKE_SECONDS``) if their connection drops; ``timing``: a whole
+        :class:`~bot.storage.postgres.leases.LeaseTiming` (tests). SQLite: None, nothing to hold: its
+        file lock already keeps a second process away (and a part of the shards is refused by the
+        settings)."""
         if isinstance(self.db, SqliteDatabase):
             return None
         # Imported here: a SQLite bot never loads the PostgreSQL driver.
-        from bot.storage.postgres.leases import PostgresShardLease
+        from bot.storage.postgres.leases import LeaseTiming, PostgresShardLease
 
+        chosen = timing or LeaseTiming()
+        if retake_s is not None:
+            chosen = dataclasses.replace(chosen, retake_s=retake_s)
         db: Any = self.db
-        return await PostgresShardLease.acquire(db, count, shards)
+        return await PostgresShardLease.acquire(db, count, shards, chosen)
 
     async def ping(self) -> None:
         """One read round trip (health checks): raises a storage error when the database cannot answer."""

@@ -186,3 +186,8 @@ class ShardsTaken(StorageError):
                 f"shard{'' if len(taken) == 1 else 's'} {ids} of {count} already run in another live process"
             )
         super().__init__(f"{where}: {problem}; stop it first or give this process other SHARD_IDS")
+
+
+class ShardsLost(StorageError):
+    """The hold on this process's shards was lost for good (another process took them, or they could
+    not be taken back in time after their connection dropped): the process must stop."""

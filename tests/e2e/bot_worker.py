@@ -8,8 +8,8 @@ point discord.py at the fake the way ``FakeDiscord.patched`` does in-process. Th
 project's own (``bot.client.create_bot``) on ``DATABASE`` (a SQLite file or a ``postgresql://`` URL)
 with fast timings; with ``--shard-count`` / ``--shard-ids`` it runs those shards and holds them as
 ``python -m bot run`` does (``SHARDS TAKEN: ...`` on stdout and exit status 3 when another process
-holds one). ``--sync`` syncs the
-command tree once ready (the fake keeps the commands across processes, as Discord does); ``--seed``
+holds one), on a short lease clock (``LEASE``; ``--lease-retake S``: LEASE_RETAKE_SECONDS). ``--sync``
+syncs the command tree once ready (the fake keeps the commands across processes, as Discord does); ``--seed``
 deals every game this process starts from seed N (the test's deals are then the same every run).
 The worker prints ``READY`` (flushed) once discord.py is ready; it runs until it is killed (the point of
 tests/e2e/test_kills.py), SIGTERM / SIGINT stops it gracefully as they stop ``python -m bot run``
@@ -46,6 +46,10 @@ TOKEN = "fake-bot-token"
 # the round timer never deals in a kill test's minute, so every NextRound in the log is a click);
 # no pause between edits; no pictures (rendering them would only slow a loaded machine down).
 TUNING = BotTuning(ai_delay=0.0, round_delay=600.0, edit_interval=0.0, images=False)
+# The shard leases' clock (bot.storage.postgres.leases.LeaseTiming), the same in every worker as the
+# code's is in every process of a fleet: a round trip every 0.1 s, trusted 0.6 s (a process serves 0.6 s
+# after it took its shards); the retake time is --lease-retake.
+LEASE = {"check_s": 0.1, "valid_s": 0.6, "retry_s": 0.1}
 
 
 async def main(options: argparse.Namespace) -> int:
@@ -59,7 +63,10 @@ async def main(options: argparse.Namespace) -> int:
         if shards.count is not None and shards.shard_ids is not None:
             # As python -m bot run does (bot.run): hold the shards before logging in.
             try:
-                lease = await storage.hold_shards(shards.count, shards.shard_ids)
+                from bot.storage.postgres.leases import LeaseTiming  # a SQLite worker never loads psycopg
+
+                timing = LeaseTiming(**LEASE, retake_s=options.lease_retake)
+                lease = await storage.hold_shards(shards.count, shards.shard_ids, timing=timing)
             except ShardsTaken as exc:
                 print(f"SHARDS TAKEN: {exc}", flush=True)
                 return 3
@@ -82,7 +89,12 @@ async def serve(bot: Any, options: argparse.Namespace) -> int:
 
     def watch_stdin() -> None:  # a daemon thread: it never holds the process's exit back
         sys.stdin.read()
-        loop.call_soon_threadsafe(lambda: stdin_closed.done() or stdin_closed.set_result(None))
+
+        def close() -> None:
+            if not stdin_closed.done():
+                stdin_closed.set_result(None)
+
+        loop.call_soon_threadsafe(close)
 
     threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
     async with bot:
@@ -93,7 +105,8 @@ async def serve(bot: Any, options: argparse.Namespace) -> int:
         if options.sync:
             await bot.tree.sync()
         print("READY", flush=True)
-        done, _ = await asyncio.wait({runner, stdin_closed}, return_when=asyncio.FIRST_COMPLETED)
+        waits: set[asyncio.Future[Any]] = {runner, stdin_closed}
+        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         if runner in done:
             if runner.result():
                 print("STOPPED", flush=True)  # by a signal, gracefully
@@ -137,6 +150,7 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--no-limits", action="store_true")
     out.add_argument("--shard-count", default=None)
     out.add_argument("--shard-ids", default=None)
+    out.add_argument("--lease-retake", type=float, default=30.0, help="LEASE_RETAKE_SECONDS")
     return out
 
 

@@ -12,20 +12,38 @@ global, answered by the first process, shows the players of both games.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import os
 import random
 import signal
 import time
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import psycopg
 import pytest
 
-from bot.config import shard_of
+from bot.client import SkyboBot, create_bot
+from bot.config import shard_of, shards_from
 from bot.sandbox.discord import FakeDiscord, FakeMessage, FakeUser
+from bot.storage import Storage
+from bot.storage.postgres.leases import SHARD_LOCK, LeaseTiming
+from bot.testing.pgserver import SUPERUSER
 
 from .bot_worker import spawn
-from .conftest import GAME_ACTS, act_of, choose, enabled_buttons, open_panel
+from .conftest import (
+    FAST,
+    GAME_ACTS,
+    act_of,
+    button,
+    choose,
+    enabled_buttons,
+    open_panel,
+    play_turns,
+    start_table,
+    until_turn,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -236,42 +254,170 @@ async def test_two_processes_share_the_shards_and_one_survives_the_others_kill(
         process.check_log()
 
 
-async def test_a_process_that_loses_its_shard_lease_stops(
+# ---------------------------------------------------------------------------- the lease's connection blinks
+# One process of a fleet (shard 0 of 1: every guild), in the test's process, its shard held on the test's
+# PostgreSQL database with a short lease clock (a round trip every 50 ms, trusted 300 ms).
+LEASE = LeaseTiming(check_s=0.05, valid_s=0.3, retake_s=5.0, retry_s=0.05)
+
+
+def admin(pg_server: Any) -> psycopg.Connection[Any]:
+    return psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True)
+
+
+def end_lease_session(pg_server: Any) -> None:
+    """The connection holding the shard locks is gone (the server restarted, the network was cut)."""
+    with admin(pg_server) as conn:
+        ended = conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM (SELECT DISTINCT pid FROM pg_locks"
+            " WHERE locktype = 'advisory' AND classid = %s) held",
+            (SHARD_LOCK,),
+        ).fetchall()
+    assert len(ended) == 1, ended
+
+
+@contextlib.contextmanager
+def connections_refused(pg_server: Any, name: str) -> Iterator[None]:
+    """The database accepts no new connection for the block (those open stay)."""
+    with admin(pg_server) as conn:
+        conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
+    try:
+        yield
+    finally:
+        with admin(pg_server) as conn:
+            conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS true')
+
+
+@contextlib.asynccontextmanager
+async def leased_bot(pg_dsn: str, connect_bot: Any, retake_s: float) -> AsyncIterator[SkyboBot]:
+    storage = await Storage.open(url=pg_dsn)
+    try:
+        lease = await storage.hold_shards(1, (0,), timing=dataclasses.replace(LEASE, retake_s=retake_s))
+        assert lease is not None
+        bot = create_bot(storage=storage, tuning=FAST, shards=shards_from("1", "0"))
+        bot.shard_lease = lease
+        try:
+            yield await connect_bot(bot, sync_commands=True)
+        finally:
+            await bot.close()
+            await lease.release()
+    finally:
+        await storage.close()
+
+
+def version_in_db(conn: psycopg.Connection[Any], game_id: int) -> int:
+    row = conn.execute("SELECT version FROM games WHERE id = %s", (game_id,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def test_a_process_takes_its_shards_back_after_a_blink_and_serves_on_without_a_restart(
     fake_discord: FakeDiscord,
     connect_bot: Any,
     pg_server: Any,
+    pg_database: Any,
     pg_dsn: str,
-    monkeypatch: pytest.MonkeyPatch,
-    discord_error_log: Any,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """The connection holding the shard locks is gone (the server restarted, the network was cut):
-    another process may take the shards now, so this one stops by itself, saying why."""
-    from bot import client
-    from bot.config import shards_from
-    from bot.storage import Storage
-    from bot.storage.postgres.leases import SHARD_LOCK
-    from bot.testing.pgserver import SUPERUSER
+    """The connection holding the shard's lock drops and the database refuses new ones for a while: the
+    process answers no click meanwhile (a click is left unanswered, unstored); another process that ran
+    the shard in between moved the game on. The database back, the process takes its shard back, loads
+    the game as the database has it, and plays on: same process, same gateway session."""
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    async with leased_bot(pg_dsn, connect_bot, retake_s=30.0) as bot:
+        lease = bot.shard_lease
+        assert bot.may_serve() and lease.epoch == 1
+        session = fake.session
+        table_message, game_id = await start_table(fake, bot, alice, [bob], score_limit=10)
+        table = await until_turn(fake, bot, game_id, table_message, alice, random.Random(3))
+        panel = await open_panel(fake, alice, table_message)
+        version = table.version
+        other = await Storage.open(url=pg_dsn)  # the process that runs the shard in between
+        peek = psycopg.connect(pg_dsn, autocommit=True)
+        try:
+            stored = await other.games.get_game(game_id)  # its connections, open before the blink
+            with connections_refused(pg_server, pg_database.name):
+                end_lease_session(pg_server)
+                await fake.wait_until(lambda: not bot.may_serve(), 2, what="the process to stop serving")
+                await fake.wait_until(lambda: lease.state == "retaking", 2, what="the lease taking it back")
+                draw = await fake.click(alice, panel, button(panel, "dr"))
+                await asyncio.sleep(0.5)
+                assert not draw.acknowledged and draw.callback is None  # dropped: left for the holder
+                assert version_in_db(peek, game_id) == version
+                # Meanwhile another process runs the shard: Alice's draw, played there.
+                assert stored.version == version
+                seat = stored.game.turn
+                draw_action = next(a for a in stored.game.legal_actions(seat) if a.type == "draw")
+                await other.games.apply_action(stored, seat, draw_action)
+                assert version_in_db(peek, game_id) == version + 1
+                await asyncio.sleep(0.3)
+                assert lease.state == "retaking" and not bot.may_serve() and not bot.is_closed()
+        finally:
+            await other.close()
+        await fake.wait_until(bot.may_serve, 5, what="the shard taken back and served")
+        assert lease.epoch == 2 and not bot.is_closed()
+        assert fake.session is session and len(fake.sessions) == 1  # no new gateway session
+        reloaded = bot.service.tables[game_id]
+        assert reloaded.version == version + 1  # as the database has it, not as this process left it
+        said = [r for r in caplog.records if r.getMessage() == "shards taken back: serving again"]
+        assert len(said) == 1 and getattr(said[0], "changed", None) == 1
+        # Alice clicks her old panel's Draw again: the bot knows the draw was played (the panel is
+        # stale: refreshed in place), and nothing is applied twice.
+        again = await fake.click(alice, panel, button(panel, "dr"))
+        assert (await again.answer()).id == panel.id
+        assert version_in_db(peek, game_id) == version + 1
+        assert any(act_of(c) == "rp" for c in panel.custom_ids), panel.custom_ids  # her drawn card
+        await play_turns(fake, bot, game_id, table_message, [alice, bob], random.Random(4))
+        assert status(pg_dsn, game_id) == "finished"
+        assert version_in_db(peek, game_id) > version + 1
+        peek.close()
 
-    from .conftest import FAST
 
-    monkeypatch.setattr(client, "LEASE_CHECK_S", 0.05)
-    storage = await Storage.open(url=pg_dsn)
-    try:
-        lease = await storage.hold_shards(1, (0,))
-        assert lease is not None
-        bot = client.create_bot(storage=storage, tuning=FAST, shards=shards_from("1", "0"))
-        bot.shard_lease = lease
-        await connect_bot(bot)
-        assert not bot.is_closed() and await lease.alive()
-        with psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True) as admin:
-            admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s",
-                (SHARD_LOCK,),
-            )
-        await fake_discord.wait_until(bot.is_closed, 10, what="the bot stopped")
-        assert bot.lease_lost
+@pytest.mark.parametrize("why", ["taken", "expired"])
+async def test_a_process_stops_when_another_took_its_shards_or_its_retake_time_passed(
+    fake_discord: FakeDiscord,
+    connect_bot: Any,
+    pg_server: Any,
+    pg_database: Any,
+    pg_dsn: str,
+    discord_error_log: Any,
+    why: str,
+) -> None:
+    """As before the blinks were survived: the process stops by itself, saying why, when another
+    process holds its shard now (it must not take it back), or when it could not take it back within
+    its retake time."""
+    fake = fake_discord
+    async with leased_bot(pg_dsn, connect_bot, retake_s=1.0) as bot:
+        lease = bot.shard_lease
+        assert bot.may_serve()
+        if why == "taken":
+            other = await asyncio.to_thread(psycopg.connect, pg_dsn, autocommit=True)
+            try:
+
+                def take() -> None:  # another process, trying as fast as it can
+                    deadline = time.monotonic() + 5
+                    while time.monotonic() < deadline:
+                        row = other.execute("SELECT pg_try_advisory_lock(%s, 0)", (SHARD_LOCK,)).fetchone()
+                        if row and row[0]:
+                            return
+                    raise AssertionError("the other process never got the shard")
+
+                taking = asyncio.create_task(asyncio.to_thread(take))
+                await asyncio.sleep(0.05)
+                end_lease_session(pg_server)
+                await taking
+                await fake.wait_until(bot.is_closed, 10, what="the bot stopped")
+            finally:
+                await asyncio.to_thread(other.close)
+        else:
+            with connections_refused(pg_server, pg_database.name):
+                end_lease_session(pg_server)
+                await fake.wait_until(lambda: lease.state == "retaking", 2, what="the lease taking it back")
+                await asyncio.sleep(0.5)
+                assert not bot.is_closed() and not bot.may_serve()  # still trying
+                await fake.wait_until(bot.is_closed, 10, what="the bot stopped")
+                assert lease.lost_at is not None and time.monotonic() - lease.lost_at >= 1.0
+        assert bot.lease_lost and lease.state == "lost" and lease.lost_reason == why
         said = [r.getMessage() for r in discord_error_log.records]
         assert said == ["shard lease lost: stopping"], said
         discord_error_log.records.clear()  # the one ERROR this test expects
-    finally:
-        await storage.close()

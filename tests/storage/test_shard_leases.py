@@ -4,16 +4,22 @@ process at a time, a dead process frees its shards, and every process must use t
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import random
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
+import psycopg
 import pytest
 
 from bot.storage import ShardLease, Storage
 from bot.storage.errors import ShardsTaken
+from bot.storage.postgres.leases import HELD, LOST, RELEASED, RETAKING, SHARD_LOCK, LeaseTiming
+from bot.testing.pgserver import SUPERUSER, PostgresServer
 
 from .conftest import REPO, worker_env
 
@@ -100,3 +106,265 @@ async def test_a_killed_process_frees_its_shards(storage: Storage, pg_dsn: str) 
     finally:
         holder.kill()
         holder.wait(timeout=10)
+
+
+# ---------------------------------------------------------------------------- blinks of the connection
+# The lease's clock for these tests: a round trip every 50 ms, trusted 300 ms; a dropped connection is
+# taken back for 2 s, a try every 50 ms. Every lease of a test uses the same clock, as every process of a
+# fleet uses the code's.
+FAST = LeaseTiming(check_s=0.05, valid_s=0.3, retake_s=2.0, retry_s=0.05)
+
+
+def admin(pg_server: PostgresServer) -> psycopg.Connection[Any]:
+    return psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True)
+
+
+def end_lease_sessions(pg_server: PostgresServer) -> int:
+    """Ends every session holding a shard lock (as a restart of the server or a cut does); how many."""
+    with admin(pg_server) as conn:
+        rows = conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM (SELECT DISTINCT pid FROM pg_locks"
+            " WHERE locktype = 'advisory' AND classid = %s) held",
+            (SHARD_LOCK,),
+        ).fetchall()
+    return len(rows)
+
+
+async def until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.005)
+
+
+async def test_two_processes_never_serve_one_shard_at_once_while_the_database_flaps(
+    storage: Storage, pg_server: PostgresServer
+) -> None:
+    """Two processes want shards 0 and 1 (each starts again, as a supervisor would start it, when it is
+    refused or its lease is lost); their lease sessions are ended again and again, at random moments.
+    Sampled every millisecond or so, at one instant for both: at most one of them may serve. The shards
+    must also have changed hands both ways: taken back by the process that lost them, and taken over by
+    the other one."""
+    rng = random.Random(37)
+    leases: list[ShardLease | None] = [None, None]
+    starts = [0, 0]  # leases taken at a start (the first included)
+    retakes = [0, 0]  # shards taken back by the same lease after a blink
+    done = asyncio.Event()
+
+    async def process(i: int) -> None:
+        while not done.is_set():
+            try:
+                lease = await storage.hold_shards(2, [0, 1], timing=FAST)
+            except ShardsTaken:
+                await asyncio.sleep(rng.uniform(0.0, 0.1))
+                continue
+            assert lease is not None
+            starts[i] += 1
+            leases[i] = lease
+            seen = 0
+            while lease.state not in (LOST, RELEASED) and not done.is_set():
+                with contextlib.suppress(TimeoutError):
+                    seen = await asyncio.wait_for(lease.wait_change(seen), 0.1)
+            leases[i] = None
+            retakes[i] += lease.epoch - 1
+            await lease.release()
+
+    samples = overlaps = holder_changes = 0
+    served = [0, 0]
+    last_holder: int | None = None
+
+    async def sample() -> None:
+        nonlocal samples, overlaps, holder_changes, last_holder
+        while not done.is_set():
+            now = time.monotonic()
+            serving = [i for i, lease in enumerate(list(leases)) if lease is not None and lease.serving(now)]
+            samples += 1
+            overlaps += len(serving) > 1
+            for i in serving:
+                served[i] += 1
+            if len(serving) == 1:
+                holder_changes += last_holder is not None and serving[0] != last_holder
+                last_holder = serving[0]
+            await asyncio.sleep(0.001)
+
+    tasks = [asyncio.create_task(process(0)), asyncio.create_task(process(1)), asyncio.create_task(sample())]
+    blinks = 0
+    try:
+        for _ in range(40):
+            await asyncio.sleep(rng.choice([0.02, 0.1, 0.2, 0.4, 0.6]))
+            blinks += await asyncio.to_thread(end_lease_sessions, pg_server) > 0
+    finally:
+        done.set()
+        await asyncio.gather(*tasks)
+    stats = f"{samples=} {overlaps=} {served=} {blinks=} {starts=} {retakes=} {holder_changes=}"
+    assert overlaps == 0, f"both processes serving in {overlaps} samples: {stats}"
+    assert samples > 2000 and blinks >= 25, stats
+    # Both paths were taken: a lease took its shards back, and the other process took them over.
+    assert sum(retakes) >= 3 and holder_changes >= 2 and sum(starts) >= 3, stats
+    # And the shards were served between the blinks (not a lease that never serves).
+    assert sum(served) > samples * 0.1, stats
+
+
+async def test_a_lease_stops_serving_at_a_blink_and_takes_its_shards_back(
+    storage: Storage, pg_server: PostgresServer
+) -> None:
+    asked = time.monotonic()
+    lease = await storage.hold_shards(2, [0, 1], timing=FAST)
+    assert lease is not None
+    try:
+        assert not lease.serving()  # a new holder waits valid_s first
+        assert await lease.wait_serving()
+        assert time.monotonic() - asked >= FAST.valid_s and lease.epoch == 1
+        assert end_lease_sessions(pg_server) == 1
+        blink = time.monotonic()
+        # Noticed at the next round trip (every 50 ms), and trusted no more from then on.
+        await until(lambda: lease.state == RETAKING, 2, "the lease to notice")
+        assert not lease.serving() and not await lease.alive()
+        assert time.monotonic() - blink < FAST.check_s + 0.5
+        await until(lambda: lease.state == HELD, 2, "the shards taken back")
+        assert lease.epoch == 2 and not lease.serving()  # taken back, and waiting again
+        assert await lease.wait_serving()
+        assert time.monotonic() - blink >= FAST.valid_s
+        # Held by the lease's new session: another process is refused them.
+        with pytest.raises(ShardsTaken):
+            await hold(storage, 2, [1])
+    finally:
+        await lease.release()
+    assert lease.state == RELEASED and not lease.serving()
+
+
+async def test_a_lease_whose_shards_another_process_took_meanwhile_is_lost(
+    storage: Storage, pg_server: PostgresServer, pg_dsn: str
+) -> None:
+    lease = await storage.hold_shards(2, [0, 1], timing=FAST)
+    assert lease is not None and await lease.wait_serving()
+    other = await asyncio.to_thread(psycopg.connect, pg_dsn, autocommit=True)
+    try:
+
+        def take_shard_1() -> None:  # another process, trying as fast as it can
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                row = other.execute("SELECT pg_try_advisory_lock(%s, 1)", (SHARD_LOCK,)).fetchone()
+                if row and row[0]:
+                    return
+            raise AssertionError("the other process never got shard 1")
+
+        trying = asyncio.create_task(asyncio.to_thread(take_shard_1))
+        await asyncio.sleep(0.05)
+        end_lease_sessions(pg_server)
+        await trying
+        await until(lambda: lease.state == LOST, 3, "the lease given up")
+        assert lease.lost_reason == "taken" and lease.epoch == 1 and not lease.serving()
+        # It gave back what it had taken again (shard 0): free for whoever comes next.
+        second = await hold(storage, 2, [0])
+        await second.release()
+    finally:
+        await lease.release()
+        await asyncio.to_thread(other.close)
+
+
+async def test_a_lease_that_cannot_reconnect_gives_up_after_its_retake_time(
+    storage: Storage, pg_server: PostgresServer, pg_database: Any
+) -> None:
+    lease = await storage.hold_shards(2, [0], timing=FAST)
+    assert lease is not None and await lease.wait_serving()
+    with admin(pg_server) as conn:
+        conn.execute(f'ALTER DATABASE "{pg_database.name}" WITH ALLOW_CONNECTIONS false')
+    try:
+        end_lease_sessions(pg_server)
+        await until(lambda: lease.state == RETAKING, 2, "the lease to notice")
+        await until(lambda: lease.state == LOST, FAST.retake_s + 3, "the lease given up")
+        assert lease.lost_reason == "expired" and lease.lost_at is not None
+        assert time.monotonic() - lease.lost_at >= FAST.retake_s
+        assert not lease.serving()
+    finally:
+        with admin(pg_server) as conn:
+            conn.execute(f'ALTER DATABASE "{pg_database.name}" WITH ALLOW_CONNECTIONS true')
+        await lease.release()
+
+
+class Cuttable:
+    """A TCP relay to the server that the test can cut like a network: :meth:`cut` freezes every
+    connection through it for good (open, but nothing passes: the server does not see them end) and
+    refuses new ones until :meth:`mend`; connections made after that pass again."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.down = False
+        self._frozen = asyncio.Event()
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.down:
+            writer.close()
+            return
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self._writers += [writer, up_writer]
+        frozen = self._frozen  # this connection's: set by a cut, never cleared
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            while not frozen.is_set():
+                data = await src.read(65536)
+                if not data or frozen.is_set():
+                    return  # frozen: what it read is lost, and nothing more passes
+                dst.write(data)
+                await dst.drain()
+
+        self._tasks.add(asyncio.create_task(pipe(reader, up_writer)))
+        self._tasks.add(asyncio.create_task(pipe(up_reader, writer)))
+
+    def cut(self) -> None:
+        self.down = True
+        self._frozen.set()
+        self._frozen = asyncio.Event()
+
+    def mend(self) -> None:
+        self.down = False
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for writer in self._writers:
+            writer.close()
+        if self._server is not None:
+            self._server.close()
+
+
+async def test_after_a_network_cut_a_lease_ends_its_own_stale_session_and_takes_its_shards_back(
+    pg_server: PostgresServer, pg_database: Any
+) -> None:
+    """The network to the database is cut for a while; the server never sees the lease's connection
+    end, so its session (and the locks) live on. Once the network is back, the shards are still held,
+    by this process's own earlier session: not another process's, so the lease ends that session and
+    takes them back rather than giving up."""
+    relay = Cuttable(pg_server.port)
+    port = await relay.start()
+    url = pg_database.tcp_dsn.replace(f":{pg_server.port}/", f":{port}/")
+    storage = await Storage.open(url=url)
+    try:
+        lease = await storage.hold_shards(2, [0, 1], timing=FAST)
+        assert lease is not None and await lease.wait_serving()
+        relay.cut()
+        # No answer: after valid_s of silence the lease trusts the connection no more.
+        await until(lambda: not lease.serving(), 1, "the lease to stop serving")
+        await until(lambda: lease.state == RETAKING, FAST.valid_s + 1, "the lease to give up the connection")
+        await asyncio.sleep(0.3)  # tries are refused meanwhile
+        assert lease.state == RETAKING
+        with admin(pg_server) as conn:  # the old session still holds the shards
+            held = conn.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s", (SHARD_LOCK,)
+            ).fetchone()
+        assert held == (2,)
+        relay.mend()
+        await until(lambda: lease.state == HELD and lease.epoch == 2, 3, "the shards taken back")
+        assert await lease.wait_serving()
+        await lease.release()
+    finally:
+        await storage.close()
+        await relay.close()

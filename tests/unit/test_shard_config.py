@@ -125,3 +125,14 @@ def test_picture_processes_default_to_one_worker(raw: str, count: int) -> None:
 def test_a_bad_picture_processes_is_refused(raw: str) -> None:
     with pytest.raises(ConfigError, match="PICTURE_PROCESSES"):
         load_settings({"PICTURE_PROCESSES": raw}, dotenv=False)
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [("", 30.0), ("0", 0.0), ("5", 5.0), (" 120.5 ", 120.5)])
+def test_lease_retake_seconds_default_to_30(raw: str, seconds: float) -> None:
+    assert load_settings({"LEASE_RETAKE_SECONDS": raw}, dotenv=False).lease_retake_s == seconds
+
+
+@pytest.mark.parametrize("raw", ["soon", "-1", "3601", "nan", "inf"])
+def test_a_bad_lease_retake_seconds_is_refused(raw: str) -> None:
+    with pytest.raises(ConfigError, match="LEASE_RETAKE_SECONDS"):
+        load_settings({"LEASE_RETAKE_SECONDS": raw}, dotenv=False)

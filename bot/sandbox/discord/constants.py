@@ -12,6 +12,13 @@ ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 
 # gateway
 HEARTBEAT_INTERVAL_MS = 41250  # what Discord's HELLO says
+# The least time between a heartbeat's arrival and its ACK (op 11): a network round trip (Discord's is
+# tens of milliseconds). discord.py's keep-alive thread notes a heartbeat's send time only once the
+# event loop has sent it and the thread has the interpreter again; an ACK read before that is measured
+# against the previous heartbeat, a whole interval earlier: "Can't keep up, shard ID 0 websocket is
+# 41.3s behind." with Discord's interval. A real network never answers that fast; an ACK written at
+# once by a fake on the same machine did, about one heartbeat in three (tests/e2e/test_heartbeats.py).
+HEARTBEAT_ACK_DELAY_S = 0.05
 # Close codes after which Discord wants a new session: the closed one can no longer be resumed (a RESUME
 # of it gets INVALID_SESSION). 4007 Invalid seq, 4009 Session timed out.
 NEW_SESSION_CLOSE_CODES = {4007: "Invalid seq.", 4009: "Session timed out."}

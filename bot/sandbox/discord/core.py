@@ -13,7 +13,7 @@ import discord
 from aiohttp import web
 
 from bot.sandbox.discord.clock import FakeClock, SnowflakeFactory, to_int
-from bot.sandbox.discord.constants import API_PREFIX, HEARTBEAT_INTERVAL_MS
+from bot.sandbox.discord.constants import API_PREFIX, HEARTBEAT_ACK_DELAY_S, HEARTBEAT_INTERVAL_MS
 from bot.sandbox.discord.errors import DiscordAPIError, unknown_channel
 from bot.sandbox.discord.interaction import FakeInteraction
 from bot.sandbox.discord.records import FailedClick, FailureRule, RateLimitRule, RecordedRequest, Rejection
@@ -64,7 +64,8 @@ class FakeDiscordBase:
         )
         self._listeners: list[Callable[[], None]] = []
         self._background: set[asyncio.Future[Any]] = set()
-        self.heartbeat_ack_delay = 0.0  # seconds; the sandbox sets a network-like delay
+        # Seconds from a heartbeat to its ACK: a network's round trip, never 0 (see HEARTBEAT_ACK_DELAY_S).
+        self.heartbeat_ack_delay = HEARTBEAT_ACK_DELAY_S
         # HELLO's heartbeat_interval (Discord's 41250 ms); a test of a zombie connection makes it short, below
         # the client's heartbeat_timeout, so that ACKs keep a quiet connection alive and silence shows fast.
         self.heartbeat_interval_ms = HEARTBEAT_INTERVAL_MS

@@ -75,16 +75,12 @@ class Gateway(FakeDiscordBase):
         if op == 1:
             self.heartbeats += 1
             conn.heartbeats += 1
-            ack = {"op": 11, "d": None, "s": None, "t": None}
-            if self.heartbeat_ack_delay > 0:
-                # discord.py notes the heartbeat's send time only after the send completes; an ACK
-                # processed before that reads as "Can't keep up, 41.3s behind" (a harmless race that
-                # a real network's latency hides). The sandbox runs for hours: answer like a network.
-                asyncio.get_running_loop().call_later(
-                    self.heartbeat_ack_delay, lambda: self._spawn(conn.send(ack))
-                )
-            else:
-                await conn.send(ack)
+            # Never at once: discord.py notes a heartbeat's send time only after the send completed,
+            # on its keep-alive thread; an ACK read before that counts from the previous heartbeat
+            # ("Can't keep up, ... 41.3s behind"). A network's round trip always comes first.
+            asyncio.get_running_loop().call_later(
+                self.heartbeat_ack_delay, lambda: self._spawn(self._heartbeat_ack(conn))
+            )
         elif op == 2:
             await self._identify(conn, data or {})
         elif op == 6:
@@ -101,6 +97,14 @@ class Gateway(FakeDiscordBase):
         else:
             self.protocol_violations.append(f"unknown gateway opcode {op}")
             await self._close_gateway(conn, 4001, "Unknown opcode.")
+        self._notify()
+
+    async def _heartbeat_ack(self, conn: GatewayConnection) -> None:
+        """A heartbeat's ACK, on the socket it came on, unless that socket no longer carries its session
+        (closed, a zombie, or RECONNECT sent on it: the fake sends nothing more there)."""
+        if conn.session is not None and conn.session.connection is not conn:
+            return
+        await conn.send({"op": 11, "d": None, "s": None, "t": None})
         self._notify()
 
     async def _close_gateway(self, conn: GatewayConnection, code: int, reason: str) -> None:
