@@ -5,7 +5,9 @@ which check failed:
 
 - ``gateway``: connected to Discord and ready (every shard this process runs);
 - ``database``: a read through the storage answers within 2 s;
-- ``shards``: the shard leases are held (a fleet on PostgreSQL; "not a fleet" otherwise).
+- ``shards``: the shard leases are held (a fleet on PostgreSQL; "not a fleet" otherwise);
+- ``tables``: every table of this process can be served: none waits for the database after a commit
+  and its reload both failed (``"2 waiting for the database"``; see bot/service/reloads.py).
 
 ``/metrics`` is Prometheus' text format (``prometheus_client``), one registry per bot:
 
@@ -13,6 +15,11 @@ which check failed:
   autocomplete) and outcome (handled, error, dropped while stopping);
 - ``skybo_apply_commit_seconds{kind}``: apply-and-commit latency of game actions (a histogram), and
   ``skybo_commit_failures_total{kind}``;
+- ``skybo_commit_retries_total{kind, outcome}``: commits made once more after a transient fault (a
+  dropped connection, a busy lock), by outcome: ``applied``, ``already_applied`` (the first had landed,
+  recognised by its idempotency key) or ``failed``;
+- ``skybo_tables_waiting_for_database``: tables this process cannot serve now (a gauge), and
+  ``skybo_table_reloads_total{outcome}``: their reloads, ``ok`` or ``failed``;
 - ``skybo_active_games{kind}``: games this process drives now;
 - ``skybo_timer_firings_total{what}``: turn deadlines and lobby expiries acted on;
 - ``skybo_database_errors_total{where}``: storage errors met by actions and health checks;
@@ -73,6 +80,18 @@ class Metrics:
         self.database_errors = Counter(
             "skybo_database_errors", "Storage errors met", ["where"], registry=self.registry
         )
+        self.commit_retries = Counter(
+            "skybo_commit_retries",
+            "Commits made once more after a transient fault, by outcome",
+            ["kind", "outcome"],
+            registry=self.registry,
+        )
+        self.table_reloads = Counter(
+            "skybo_table_reloads",
+            "Reloads of tables waiting for the database, by outcome",
+            ["outcome"],
+            registry=self.registry,
+        )
 
     # -- what the service and the interaction gate report ------------------------------------------
 
@@ -85,6 +104,14 @@ class Metrics:
     def commit_failed(self, kind: str) -> None:
         self.commit_failures.labels(kind).inc()
         self.database_errors.labels("commit").inc()
+
+    def commit_retried(self, kind: str, outcome: str) -> None:
+        self.commit_retries.labels(kind, outcome).inc()
+
+    def table_reloaded(self, outcome: str) -> None:
+        self.table_reloads.labels(outcome).inc()
+        if outcome != "ok":
+            self.database_errors.labels("reload").inc()
 
     def timer_fired(self, what: str) -> None:
         self.timer_firings.labels(what).inc()
@@ -113,6 +140,14 @@ class _LiveCollector(Collector):
         for kind, count in sorted(counts.items()):
             games.add_metric([kind], count)
         yield games
+        waiting = (
+            service.tables_waiting() if service is not None and hasattr(service, "tables_waiting") else 0
+        )
+        yield GaugeMetricFamily(
+            "skybo_tables_waiting_for_database",
+            "Tables this process cannot serve now: their commit and their reload failed",
+            value=waiting,
+        )
         latency = float(getattr(self.bot, "latency", math.nan))
         yield GaugeMetricFamily(
             "skybo_gateway_latency_seconds",
@@ -145,6 +180,9 @@ async def health(bot: Any) -> tuple[bool, dict[str, str]]:
         checks["shards"] = "ok (not a fleet)"  # every shard in this one process: nothing to hold
     else:
         checks["shards"] = "ok" if await lease.alive() else "lease lost"
+    service = getattr(bot, "service", None)
+    waiting = service.tables_waiting() if service is not None else 0
+    checks["tables"] = "ok" if not waiting else f"{waiting} waiting for the database"
     healthy = all(value.startswith("ok") for value in checks.values())
     return healthy, checks
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import fields
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Protocol, Self
 
 from bot.engine.errors import InvalidOptions
 
@@ -48,6 +48,35 @@ class Action:
 
     def to_dict(self) -> JSON:
         raise NotImplementedError
+
+
+class GameState(Protocol):
+    """An engine's ``Game`` as the shared machinery holds it (storage, the table service, the UI): what
+    every engine's game offers (see :mod:`bot.engine`). A stored game always has one: storage never
+    hands out a game without its state, so no caller has to ask whether it is there."""
+
+    @property
+    def phase(self) -> str: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def turn(self) -> int | None: ...
+    @property
+    def options(self) -> Any: ...
+    @property
+    def is_over(self) -> bool: ...
+
+    def seats_to_act(self) -> list[int]: ...
+
+    def legal_actions(self, seat: int) -> Sequence[Any]: ...
+
+    def apply(self, seat: int, action: Any) -> Sequence[Event]: ...
+
+    def view(self, viewer: int | None = None) -> JSON: ...
+
+    def results(self) -> JSON: ...
+
+    def to_dict(self) -> JSON: ...
 
 
 class Event:

@@ -4,7 +4,9 @@ Every change to a game goes through :meth:`TableService._commit` under the chann
 the engine applies the action to the cached state, storage commits it (the action log is the truth),
 and only then are the events recorded, computer players scheduled and the listener told, so nothing
 is ever shown to a player before it is in the database. The cache (:class:`Table`) holds the state
-storage returned; when a commit fails storage reloads it, so the cache never runs ahead of the log.
+storage returned; when a commit fails storage reloads it, so the cache never runs ahead of the log (and
+when the database cannot be read either, the table keeps its last committed state and waits for it:
+:mod:`~bot.service.reloads`).
 
 Staleness: every in-game button carries the version it was drawn at. A click is stale when
 something that could change what that panel means happened since: an action of the clicker's own
@@ -37,7 +39,8 @@ click path and the commit), :mod:`~bot.service.votes` (round votes), :mod:`~bot.
 and the sweeper), :mod:`~bot.service.computers` (computer players) and :mod:`~bot.service.seats` (leave,
 kick, replacement, seat back, end), :mod:`~bot.service.settings` (a server's ``/skybo settings``),
 :mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo display``),
-:mod:`~bot.service.letters` (a long game's direct messages).
+:mod:`~bot.service.letters` (a long game's direct messages), :mod:`~bot.service.reloads` (tables whose
+database did not answer: served from their last committed state, reloaded when it answers).
 They are mixins of one :class:`TableService`, not collaborator objects: every part works on the same
 state (the tables, the channel locks, the sweeper's index) under
 the same channel lock, and callers (cogs, the UI, tests) use one object with one API, so the state stays
@@ -52,6 +55,7 @@ from bot.service.computers import ComputerPart
 from bot.service.letters import LettersPart
 from bot.service.lobbies import LobbyPart
 from bot.service.prefs import PrefsPart
+from bot.service.reloads import ReloadPart
 from bot.service.resume import ResumePart
 from bot.service.seats import SeatPart
 from bot.service.settings import SettingsPart
@@ -124,5 +128,6 @@ class TableService(
     SettingsPart,
     PrefsPart,
     LettersPart,
+    ReloadPart,
 ):
     """Lobbies and games of every channel; the only writer of game state (its parts: see the module)."""

@@ -43,15 +43,24 @@ class ClickPart(ServiceCore):
 
     # ------------------------------------------------------------------ games: clicks
 
-    async def click(self, game_id: int, version: int, user_id: int, act: str, arg: int) -> PanelState:
+    async def click(
+        self, game_id: int, version: int, user_id: int, act: str, arg: int, *, key: int | None = None
+    ) -> PanelState:
         """A click on a private panel (or Next round on the table); returns the panel to show now.
 
-        Raises :class:`Refused` (nothing changed) or :class:`Stale` (with a fresh panel).
+        ``key``: the click's interaction id, the idempotency key its action is committed with. Raises
+        :class:`Refused` (nothing changed) or :class:`Stale` (with a fresh panel). On a table waiting
+        for the database (:mod:`bot.service.reloads`) a move first reloads it (the click was
+        acknowledged, so it may wait); the panel-only clicks are served from its last committed state.
         """
         table = await self._table(game_id)
         async with self.lock(table.channel_id):
             if table.finished or self.tables.get(game_id) is not table:
                 raise Refused("table.error.game_finished")
+            if table.needs_reload and act in table.kind.panel.GAME_ACTS:
+                await self._fresh_for_move(table)
+                if table.finished or self.tables.get(game_id) is not table:
+                    raise Refused("table.error.game_finished")  # the failed commit had ended it
             seat = self._seat(table, user_id)
             if act == REFRESH_ACT:
                 return self._panel(table, seat)
@@ -68,9 +77,9 @@ class ClickPart(ServiceCore):
             if action is None:
                 raise Refused("table.error.forged")
             if isinstance(action, table.kind.engine.NextRound):
-                return await self._vote_next_round(table, seat)
+                return await self._vote_next_round(table, seat, key)
             try:
-                await self._commit(table, seat, action, by_player=True)
+                await self._commit(table, seat, action, by_player=True, key=key)
             except GameError as error:
                 raise Refused(error.key, **error.params) from None
             return self._panel(table, seat)
@@ -104,13 +113,23 @@ class ClickPart(ServiceCore):
         return state
 
     async def _commit(
-        self, table: Table, seat: int, action: Any, *, by_player: bool = False
+        self, table: Table, seat: int, action: Any, *, by_player: bool = False, key: int | None = None
     ) -> list[dict[str, Any]]:
         """Apply and commit one action (the channel lock is held); GameError leaves everything as it was.
 
         ``by_player``: the seat's human made this move (not a computer, not a timer), which clears
         their missed-turn count. The game's timer follows the new state in the same transaction.
+        ``key``: the idempotency key of the action (the click's interaction id; None for a computer
+        player or a timer): a commit retried after its connection dropped is never applied twice.
+
+        A commit that fails for good is refused: "could not be saved; nothing changed" when storage
+        could read the game again (the cache is the log's), "the table is reconnecting" when it could
+        not (the table then serves its last committed state and waits for the database:
+        :mod:`bot.service.reloads`), as a table already waiting refuses every action.
         """
+        if table.needs_reload:
+            self._reload_later(table)
+            raise Refused("table.error.reconnecting")
         stored = table.stored
         spec = table.kind
         before = spec.stale_key(table.game)
@@ -119,12 +138,27 @@ class ClickPart(ServiceCore):
         def meta_after(game: Any) -> dict[str, Any] | None:
             return self._meta_after(table, game, seat if by_player else None, token_of(game) != turn_before)
 
+        def on_retry(outcome: str) -> None:
+            if self.observer is not None:
+                self.observer.commit_retried(stored.kind, outcome)
+
         began = time.perf_counter()
         try:
-            events = await self.storage.games.apply_action(stored, seat, action, meta_after)
+            events = await self.storage.games.apply_action(
+                stored, seat, action, meta_after, key=key, on_retry=on_retry
+            )
         except StorageError:
             if self.observer is not None:
                 self.observer.commit_failed(stored.kind)
+            if stored.needs_reload:
+                # Neither committed nor read again: the last committed state stays, moves wait.
+                log.warning(
+                    "commit failed, table waiting for the database",
+                    extra={"game_id": table.id, "seat": seat},
+                    exc_info=True,
+                )
+                self._reload_later(table)
+                raise Refused("table.error.reconnecting") from None
             # storage reloaded ``stored`` from the log: every open panel is now suspect
             table.marks = [stored.version] * len(stored.seats)
             log.warning("commit failed", extra={"game_id": table.id, "seat": seat}, exc_info=True)

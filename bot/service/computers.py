@@ -31,6 +31,9 @@ class ComputerPart(ServiceCore):
             async with self.lock(table.channel_id):
                 if self.tables.get(table.id) is not table or table.finished:
                     return
+                if table.needs_reload:  # waiting for the database: its reload arms us again
+                    table.ai_task = None
+                    return
                 game = table.game
                 seats = [s for s in game.seats_to_act() if table.ai_level(s) is not None]
                 if game.phase == ROUND_OVER or not seats:

@@ -78,6 +78,8 @@ class ServiceCore(ABC):
         self.postman: Postman | None = None
         self._letters_going: set[tuple[int, int, int, str]] = set()
         self._letter_tasks: set[asyncio.Task[None]] = set()
+        # Reloads the tables whose database did not answer (bot.service.reloads), while there are any.
+        self._reloader: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -108,6 +110,8 @@ class ServiceCore(ABC):
         ]
         if self._sweeper is not None:
             tasks.append(self._sweeper)
+        if self._reloader is not None:
+            tasks.append(self._reloader)
         tasks += [task for task in self._letter_tasks if not task.done()]
         for task in tasks:
             task.cancel()
@@ -165,6 +169,9 @@ class ServiceCore(ABC):
                     await self._set_meta(table, meta)
 
     async def _set_meta(self, table: Table, meta: dict[str, Any]) -> None:
+        if table.needs_reload:  # its stored meta may have moved with a commit that landed after all
+            self._reload_later(table)
+            raise Refused("table.error.reconnecting")
         try:
             await self.storage.games.set_meta(table.id, meta)
         except StorageError:
@@ -175,9 +182,18 @@ class ServiceCore(ABC):
 
     @abstractmethod
     async def _commit(
-        self, table: Table, seat: int, action: Any, *, by_player: bool = False
+        self, table: Table, seat: int, action: Any, *, by_player: bool = False, key: int | None = None
     ) -> list[dict[str, Any]]:
         """Apply and commit one action under the channel lock (:mod:`bot.service.clicks`)."""
+
+    @abstractmethod
+    async def _fresh_for_move(self, table: Table) -> None:
+        """A table waiting for the database reloaded before a move, or Refused
+        (:mod:`bot.service.reloads`)."""
+
+    @abstractmethod
+    def _reload_later(self, table: Table) -> None:
+        """Have a table waiting for the database reloaded once it answers (:mod:`bot.service.reloads`)."""
 
     @abstractmethod
     async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:
@@ -193,7 +209,7 @@ class ServiceCore(ABC):
         """Forget a game that ended (:mod:`bot.service.clicks`)."""
 
     @abstractmethod
-    async def _vote_next_round(self, table: Table, seat: int) -> PanelState:
+    async def _vote_next_round(self, table: Table, seat: int, key: int | None = None) -> PanelState:
         """A seat asks for the next round (:mod:`bot.service.votes`)."""
 
     @abstractmethod

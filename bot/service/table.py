@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from bot.engine.base import GameState
 from bot.games.registry import KINDS, GameKind
 from bot.render.names import ComputerName, computer_name
 from bot.storage import StorageError, StoredGame
@@ -112,8 +113,15 @@ class Table:
         return self.stored.id
 
     @property
-    def game(self) -> Any:
+    def game(self) -> GameState:
+        """The game's state: the last committed one (never missing; see ``needs_reload``)."""
         return self.stored.game
+
+    @property
+    def needs_reload(self) -> bool:
+        """The last commit failed and the database could not be read again: the table serves its last
+        committed state (panels, the table message) and refuses moves until it is reloaded."""
+        return self.stored.needs_reload
 
     @property
     def kind(self) -> GameKind:
@@ -285,5 +293,12 @@ class ServiceObserver(Protocol):
     def committed(self, kind: str, seconds: float) -> None: ...
 
     def commit_failed(self, kind: str) -> None: ...
+
+    def commit_retried(self, kind: str, outcome: str) -> None:
+        """A commit that met a transient fault was made once more: ``applied``, ``already_applied``
+        (the first had landed) or ``failed``."""
+
+    def table_reloaded(self, outcome: str) -> None:
+        """A table waiting for the database was read again: ``ok`` or ``failed``."""
 
     def timer_fired(self, what: str) -> None: ...

@@ -165,6 +165,9 @@ class TimerPart(ServiceCore):
         async with self.lock(table.channel_id):
             if self.tables.get(game_id) is not table or table.finished:
                 return
+            if table.needs_reload:  # waiting for the database: its reload indexes the timer again
+                self._reload_later(table)
+                return
             timer = table.timer()
             if timer is None or timer.get("token") != token_of(table.game):
                 await self._sync_timer(table)  # the state moved on without a commit's meta (old data)

@@ -10,18 +10,25 @@ from bot.service.table import ROUND_OVER, PanelState, Refused, Table
 class VotePart(ServiceCore):
     """Who asked for the next round (kept in the stored meta)."""
 
-    async def vote_next_round(self, game_id: int, user_id: int, round_number: int) -> PanelState:
-        """The table's Next round button (one id for the whole round): a vote for ``round_number``'s end."""
+    async def vote_next_round(
+        self, game_id: int, user_id: int, round_number: int, *, key: int | None = None
+    ) -> PanelState:
+        """The table's Next round button (one id for the whole round): a vote for ``round_number``'s end.
+        ``key``: the click's interaction id (the deal's idempotency key, when this vote deals)."""
         table = await self._table(game_id)
         async with self.lock(table.channel_id):
             if table.finished or self.tables.get(game_id) is not table:
                 raise Refused("table.error.game_finished")
+            if table.needs_reload:  # acknowledged first: it may wait for a reload
+                await self._fresh_for_move(table)
+                if table.finished or self.tables.get(game_id) is not table:
+                    raise Refused("table.error.game_finished")
             seat = self._seat(table, user_id)
             if table.game.phase != ROUND_OVER or table.game.round != round_number:
                 raise Refused("table.error.round_already_dealt")
-            return await self._vote_next_round(table, seat)
+            return await self._vote_next_round(table, seat, key)
 
-    async def _vote_next_round(self, table: Table, seat: int) -> PanelState:
+    async def _vote_next_round(self, table: Table, seat: int, key: int | None = None) -> PanelState:
         if table.game.phase != ROUND_OVER:
             raise Refused("error.round_not_over")
         if seat in table.votes:
@@ -29,7 +36,7 @@ class VotePart(ServiceCore):
             state.notice = ("table.round.already_ready", {"count": len(table.round_waiting())})
             return state
         if table.round_waiting() == [seat]:  # the last vote: deal (the stored votes go with it)
-            await self._commit(table, seat, table.kind.engine.NextRound())
+            await self._commit(table, seat, table.kind.engine.NextRound(), key=key)
             return self._panel(table, seat)
         await self._set_meta(table, {**table.stored.meta, "votes": sorted(table.votes | {seat})})
         self._notify(table)

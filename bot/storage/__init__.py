@@ -26,12 +26,14 @@ from bot.storage.backend import Database, WriteStats
 from bot.storage.errors import (
     ChannelBusy,
     ConcurrencyError,
+    ConnectionLost,
     DatabaseBusy,
     DatabaseInUse,
     GameNotActive,
     GameNotFound,
     GameNotOver,
     GameQuarantined,
+    NeedsReload,
     SchemaTooNew,
     ShardsLost,
     ShardsTaken,
@@ -69,6 +71,7 @@ __all__ = [
     "GLOBAL_SCOPE",
     "ChannelBusy",
     "ConcurrencyError",
+    "ConnectionLost",
     "Database",
     "DatabaseBusy",
     "DatabaseInUse",
@@ -81,6 +84,7 @@ __all__ = [
     "LeaderboardPage",
     "LoadResult",
     "LobbyRepository",
+    "NeedsReload",
     "PlayerStats",
     "RatingChange",
     "RatingRepository",
@@ -142,7 +146,9 @@ class Storage:
         ``finish_game``, ``cancel_game``, ``quarantine``, ``set_message_id``, ``set_meta`` (turn
         deadlines live in the metadata), ``set_metas`` (many games' metadata in one transaction: the
         start), ``actions``, ``action_count``, ``load_active``, ``get_game``, ``verify``,
-        ``active_in_channel``.
+        ``active_in_channel``, ``reload`` (a game whose commit and read-back failed, read again once
+        the database answers). ``apply_action`` commits with the action's idempotency key and retries
+        once a commit that met a transient fault (:attr:`StorageError.transient`).
     ``lobbies`` (:class:`LobbyRepository`): the tables being formed: ``create``, ``get``,
         ``open_in_channel``, ``list_open``, ``open_ids``, ``set_seats``, ``set_message_id``, ``close``.
     ``results`` (:class:`ResultRepository`): a finished game's results: ``for_game``; a player's

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 
 class StorageError(Exception):
-    """Something went wrong in the database layer."""
+    """Something went wrong in the database layer.
+
+    ``transient``: the fault was the connection's or the moment's (a dropped connection, a server away
+    or restarting, a busy lock, an I/O error), not the write's: the same write may succeed if it is made
+    again once the database answers. A rule refusal, a stale version or a full disk is not transient.
+    """
+
+    transient: bool = False
 
 
 class GameNotFound(StorageError):
@@ -52,6 +59,8 @@ class ChannelBusy(ConcurrencyError):
 
 class DatabaseBusy(StorageError):
     """Another connection held the write lock for longer than the busy timeout (SQLITE_BUSY)."""
+
+    transient = True
 
     def __init__(self, timeout_ms: int) -> None:
         self.timeout_ms = timeout_ms
@@ -157,12 +166,37 @@ class DatabaseCorrupt(StorageUnusable):
 class DiskIOError(StorageUnusable):
     """SQLITE_IOERR or another OS error: the disk or file system failed under SQLite."""
 
+    transient = True
+
     def __init__(self, path: str, detail: str = "") -> None:
         super().__init__(
             path,
             "disk I/O error" + (f" ({detail})" if detail else ""),
             "check the disk and the file system (the system log says more)",
         )
+
+
+class ConnectionLost(StorageUnusable):
+    """The connection to the database server dropped (the server restarted, an administrator ended the
+    session, the network broke) or cannot be made again just now (the server is away or refuses new
+    connections): the write or read may succeed once the server answers again."""
+
+    transient = True
+
+    def __init__(self, where: str, problem: str, remedy: str = "check that PostgreSQL is up") -> None:
+        super().__init__(where, problem, remedy)
+
+
+class NeedsReload(StorageError):
+    """A stored game whose last commit failed and whose reload failed too: it holds its last committed
+    state, which the log may have passed (the commit may have landed), so nothing may be applied to it
+    until :meth:`bot.storage.games.GameRepository.reload` has read it again."""
+
+    transient = True
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        super().__init__(f"game {game_id} must be reloaded from the database before its next action")
 
 
 class ShardsTaken(StorageError):

@@ -2,9 +2,10 @@
 
 ``python -m bot export-game ID [--database PATH | --database-url postgresql://...]`` prints the game's
 kind, seed, options, players and action log (by default from the settings' database: DATABASE_URL, else
-DATABASE_PATH); ``python -m bot replay FILE`` (``-`` for stdin) rebuilds it with the engine, printing
-each action with the events it caused, then the results. The export holds the seed, so it reveals every
-card: it is a tool for the people who run the bot, not for players.
+DATABASE_PATH), each action with its idempotency key (``key``: the interaction that made it, null for a
+computer player or a timer); ``python -m bot replay FILE`` (``-`` for stdin) rebuilds it with the
+engine, printing each action with the events it caused, then the results. The export holds the seed,
+so it reveals every card: it is a tool for the people who run the bot, not for players.
 """
 
 from __future__ import annotations
@@ -48,14 +49,16 @@ def _export(conn: Connection, game_id: int) -> dict[str, Any]:
         )
     ]
     actions = []
-    for seq, seat, action in conn.execute(
-        "SELECT seq, seat, action FROM game_actions WHERE game_id = ? ORDER BY seq", (game_id,)
+    for seq, seat, action, key in conn.execute(
+        "SELECT seq, seat, action, idempotency_key FROM game_actions WHERE game_id = ? ORDER BY seq",
+        (game_id,),
     ):
         try:
             action_value: Any = json.loads(action)
         except ValueError:
             action_value = action
-        actions.append({"seq": seq, "seat": seat, "action": action_value})
+        # "key": the interaction (click) that made the action, its idempotency key; null without one.
+        actions.append({"seq": seq, "seat": seat, "action": action_value, "key": key})
     return {
         "format": FORMAT,
         "game_id": gid,

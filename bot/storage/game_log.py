@@ -8,8 +8,9 @@ import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+from bot.engine.base import GameState
 from bot.engine.errors import GameError
 from bot.games.registry import get_engine
 from bot.storage.backend import Connection
@@ -33,8 +34,8 @@ from bot.storage.game_types import (
     now_ms,
     snapshot_hash,
 )
-from bot.storage.ratings import Participant, RatingChange, forfeit_ranks, rate_game
-from bot.storage.results import seat_results_from_engine, write_results
+from bot.storage.ratings import Participant, RatingChange, forfeit_ranks, rate_game, rating_changes_of
+from bot.storage.results import _read_results, seat_results_from_engine, write_results
 
 log = logging.getLogger("bot.storage.games")  # the repository's logger, as before the split
 
@@ -78,7 +79,7 @@ class _Row:
     def snapshot_hash(self) -> str:
         return str(self.values[17])
 
-    def to_game(self) -> StoredGame:
+    def head(self) -> _Head:
         """Parse the metadata (not the snapshot); raises on malformed JSON."""
         v = self.values
         options = json.loads(v[5])
@@ -86,7 +87,7 @@ class _Row:
         if not isinstance(options, dict) or not isinstance(meta, dict):
             raise StorageError("options and meta must be JSON objects")
         seats = tuple(Seat(s, name, user, level) for s, user, level, name in self.seats)
-        return StoredGame(
+        return _Head(
             id=v[0],
             guild_id=v[1],
             channel_id=v[2],
@@ -104,6 +105,54 @@ class _Row:
             created_at=v[13],
             updated_at=v[14],
             finished_at=v[15],
+        )
+
+
+@dataclass
+class _Head:
+    """A game's columns, parsed, before its state: what a replay needs, and the rest of a StoredGame."""
+
+    id: int
+    guild_id: int | None
+    channel_id: int
+    kind: str
+    seed: int
+    options: dict[str, Any]
+    seats: tuple[Seat, ...]
+    status: str
+    rated: bool
+    host_id: int | None
+    message_id: int | None
+    version: int
+    meta: dict[str, Any]
+    note: str | None
+    created_at: int
+    updated_at: int
+    finished_at: int | None
+
+    def with_state(self, game: GameState, snapshot: str, *, verified: bool = False) -> StoredGame:
+        """The stored game, its state ``game`` (whose canonical JSON is ``snapshot``)."""
+        return StoredGame(
+            id=self.id,
+            guild_id=self.guild_id,
+            channel_id=self.channel_id,
+            kind=self.kind,
+            seed=self.seed,
+            options=self.options,
+            seats=self.seats,
+            status=self.status,
+            rated=self.rated,
+            host_id=self.host_id,
+            message_id=self.message_id,
+            version=self.version,
+            meta=self.meta,
+            note=self.note,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+            finished_at=self.finished_at,
+            game=game,
+            snapshot=snapshot,
+            verified=verified,
         )
 
 
@@ -137,9 +186,10 @@ def _fetch_rows(conn: Connection, where: str, params: Sequence[Any]) -> list[_Ro
 
 def _fetch_actions(conn: Connection, game_id: int) -> list[StoredAction]:
     return [
-        StoredAction(seq, seat, json.loads(action), created_at)
-        for seq, seat, action, created_at in conn.execute(
-            "SELECT seq, seat, action, created_at FROM game_actions WHERE game_id = ? ORDER BY seq",
+        StoredAction(seq, seat, json.loads(action), created_at, None if key is None else int(key))
+        for seq, seat, action, created_at, key in conn.execute(
+            "SELECT seq, seat, action, created_at, idempotency_key FROM game_actions WHERE game_id = ?"
+            " ORDER BY seq",
             (game_id,),
         )
     ]
@@ -161,7 +211,9 @@ def _why_not_written(conn: Connection, game_id: int, expected: int | None) -> St
     return StaleVersion(game_id, -1 if expected is None else expected, version)
 
 
-def replay_log(stored: StoredGame, actions: Sequence[tuple[int, int, str | dict[str, Any]]]) -> Any:
+def replay_log(
+    stored: StoredGame | _Head, actions: Sequence[tuple[int, int, str | dict[str, Any]]]
+) -> GameState:
     """Rebuild the engine state of ``stored`` from its log: ``(seq, seat, action)`` in order."""
     engine = get_engine(stored.kind)
     options = engine.Options.from_dict(stored.options)
@@ -171,7 +223,8 @@ def replay_log(stored: StoredGame, actions: Sequence[tuple[int, int, str | dict[
             raise StorageError(f"the action log has a gap at {expected_seq}")
         data = json.loads(action) if isinstance(action, str) else action
         parsed.append((seat, engine.action_from_dict(data)))
-    return engine.replay([s.engine_name for s in stored.seats], stored.seed, options, parsed)
+    state: GameState = engine.replay([s.engine_name for s in stored.seats], stored.seed, options, parsed)
+    return state
 
 
 def _differing_keys(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
@@ -202,12 +255,12 @@ def _check(row: _Row, *, full: bool, actions: list[tuple[int, int, str]] | None)
     if row.values[6] == QUARANTINED:
         return None, None
     try:
-        stored = row.to_game()
-        engine = get_engine(stored.kind)
+        head = row.head()
+        engine = get_engine(head.kind)
     except (GameError, StorageError, ValueError, TypeError) as error:
         return None, _Repair(game_id, row.version, quarantine=_error_name(error))
     problem: str | None = None
-    state: Any = None
+    state: GameState | None = None
     try:
         if snapshot_hash(row.snapshot) != row.snapshot_hash:
             problem = "snapshot_hash"
@@ -217,18 +270,16 @@ def _check(row: _Row, *, full: bool, actions: list[tuple[int, int, str]] | None)
             state = engine.Game.from_dict(json.loads(row.snapshot))
     except Exception as error:  # a cache that does not parse is rebuilt from the log, the truth
         problem = f"snapshot_unreadable:{_error_name(error)}"
-    if problem is None and not full:
-        stored.game = state
-        return stored, None
+    if problem is None and not full and state is not None:
+        return head.with_state(state, row.snapshot), None
     if actions is None:
         return None
     try:
-        replayed = replay_log(stored, actions)
+        replayed = replay_log(head, actions)
         text = canonical_json(replayed.to_dict())
     except Exception as error:
         return None, _Repair(game_id, row.version, quarantine=f"log_replay_failed:{_error_name(error)}")
-    stored.game = replayed
-    stored.verified = True
+    stored = head.with_state(replayed, text, verified=True)
     if problem is None and text == row.snapshot:
         return stored, None
     differing: list[str] = []
@@ -295,7 +346,7 @@ def _finish(
     if not rows:
         raise GameNotFound(game_id)
     row = rows[0]
-    stored = row.to_game()
+    stored = row.head()
     if stored.status != ACTIVE:
         raise GameNotActive(game_id, stored.status)
     if expected_version is not None and stored.version != expected_version:
@@ -336,28 +387,66 @@ def _finish(
     return FinishedGame(game_id, results, changes)
 
 
+def _is_same_action(logged: tuple[Any, ...], seat: int, action_json: str, key: int | None) -> bool:
+    """Whether the log's ``(seat, action, idempotency_key)`` at a version is the action an append of
+    ``key`` (or, without a key, of ``seat`` and ``action_json``) made there."""
+    logged_key = None if logged[2] is None else int(logged[2])
+    if key is not None:
+        return logged_key == key
+    return logged_key is None and (int(logged[0]), str(logged[1])) == (seat, action_json)
+
+
+class Appended(NamedTuple):
+    """What one append did: the game's new version, and ``already`` when a retry found the action
+    logged at that version by the commit it retries (which had landed, its answer lost): nothing was
+    written this time."""
+
+    version: int
+    already: bool = False
+
+
 def _appender(
     game_id: int,
     expected_version: int,
     seat: int,
     action: Mapping[str, Any],
-    snapshot: Mapping[str, Any],
+    snapshot: Mapping[str, Any] | str,
     meta: Mapping[str, Any] | None = None,
-) -> Callable[[Connection], int]:
+    *,
+    key: int | None = None,
+    retry: bool = False,
+) -> Callable[[Connection], Appended]:
     """The statements of one append, prepared before the hop (JSON, hash), run in it.
 
+    ``snapshot`` is the state after the action (its ``to_dict()``, or already its canonical JSON).
     ``meta``, when given, replaces the service's metadata in the same statement (turn deadlines and
-    missed-turn counts must change together with the action that changes the turn).
+    missed-turn counts must change together with the action that changes the turn). ``key`` is the
+    action's idempotency key (the interaction that made it; None without one), logged with it.
+
+    ``retry``: this append runs again after a commit whose outcome is unknown (the connection dropped
+    after COMMIT was sent). It first reads what the log holds at the new version: the same key there
+    (or, for an action without a key, the same seat and action: from the same state they make the same
+    log) means the first commit landed, and nothing is written (``already``); another action there is
+    a :class:`StaleVersion`; nothing there, the append is made as usual.
     """
     action_json = canonical_json(dict(action))
     meta_sql = "" if meta is None else ", meta = ?"
     meta_params: tuple[Any, ...] = () if meta is None else (canonical_json(dict(meta)),)
-    snapshot_json = canonical_json(dict(snapshot))
+    snapshot_json = snapshot if isinstance(snapshot, str) else canonical_json(dict(snapshot))
     digest = snapshot_hash(snapshot_json)
     new_version = expected_version + 1
     now = now_ms()
 
-    def work(conn: Connection) -> int:
+    def work(conn: Connection) -> Appended:
+        if retry:
+            logged = conn.execute(
+                "SELECT seat, action, idempotency_key FROM game_actions WHERE game_id = ? AND seq = ?",
+                (game_id, new_version),
+            ).fetchone()
+            if logged is not None:
+                if _is_same_action(tuple(logged), seat, action_json, key):
+                    return Appended(new_version, already=True)
+                raise _why_not_written(conn, game_id, expected_version)
         cursor = conn.execute(
             f"UPDATE games SET version = ?, snapshot = ?, snapshot_hash = ?, updated_at = ?{meta_sql}"
             " WHERE id = ? AND version = ? AND status = 'active'",
@@ -366,9 +455,32 @@ def _appender(
         if cursor.rowcount != 1:
             raise _why_not_written(conn, game_id, expected_version)
         conn.execute(
-            "INSERT INTO game_actions (game_id, seq, seat, action, created_at) VALUES (?, ?, ?, ?, ?)",
-            (game_id, new_version, seat, action_json, now),
+            "INSERT INTO game_actions (game_id, seq, seat, action, created_at, idempotency_key)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (game_id, new_version, seat, action_json, now, key),
         )
-        return new_version
+        return Appended(new_version)
 
     return work
+
+
+def _finisher(
+    game_id: int, append: Callable[[Connection], Appended], now: int, row_lock: str
+) -> Callable[[Connection], tuple[FinishedGame, bool]]:
+    """The final append and the finish, in one unit of work: ``(what finishing wrote, already)``; a
+    retry that finds the action already logged (the first commit landed, and finished the game) reads
+    back what finishing wrote instead of finishing again."""
+
+    def work(conn: Connection) -> tuple[FinishedGame, bool]:
+        appended = append(conn)
+        if appended.already:
+            return _finished_record(conn, game_id), True
+        return _finish(conn, game_id, appended.version, now, row_lock), False
+
+    return work
+
+
+def _finished_record(conn: Connection, game_id: int) -> FinishedGame:
+    """What finishing a game wrote (its results and rating changes), read back: a retried final action
+    whose first commit had landed (and finished the game) answers with it."""
+    return FinishedGame(game_id, _read_results(conn, game_id), rating_changes_of(conn, game_id))

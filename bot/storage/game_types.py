@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from bot.engine.base import GameState
 from bot.engine.errors import GameError
 from bot.games.registry import get_engine
 from bot.storage.ratings import RatingChange, ai_key, user_key
@@ -106,11 +107,21 @@ class StoredAction:
     seat: int
     action: dict[str, Any]
     created_at: int
+    # The idempotency key the action was committed with: the Discord interaction (the click) that made
+    # it; None for an action without one (a computer player, a timer, a tool).
+    key: int | None = None
 
 
 @dataclass
 class StoredGame:
-    """A stored game with its engine state (``game``; None when quarantined). ``version`` = actions logged."""
+    """A stored game with its engine state. ``version`` = actions logged.
+
+    ``game`` is never missing: a game whose data cannot give a state is quarantined, not handed out.
+    ``snapshot`` is the canonical JSON of ``game`` as last committed (or read), from which the state is
+    restored when a commit fails and the database cannot be read again; ``needs_reload`` is then set:
+    the state is the last committed one, and the log may have passed it (the failed commit may have
+    landed), so nothing may be applied to it until :meth:`GameRepository.reload` succeeds.
+    """
 
     id: int
     guild_id: int | None
@@ -129,9 +140,11 @@ class StoredGame:
     created_at: int
     updated_at: int
     finished_at: int | None
-    game: Any = None
+    game: GameState
+    snapshot: str
     verified: bool = False  # True once the state was compared with a full replay of the log
     finished: FinishedGame | None = None  # set by apply_action when its action ended the game
+    needs_reload: bool = False
 
     @property
     def engine(self) -> Any:

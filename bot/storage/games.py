@@ -16,6 +16,7 @@ wrote the snapshots, every game of that kind is verified by a full replay at tha
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -27,7 +28,15 @@ from bot.storage.errors import (
     ChannelBusy,
     GameNotFound,
     GameQuarantined,
+    NeedsReload,
     StorageError,
+)
+from bot.storage.game_commit import (
+    COMMIT_RETRY_WITHIN_S,
+    RELOAD_WITHIN_S,
+    RetryTimedOut,
+    commit_once_more,
+    restore,
 )
 from bot.storage.game_log import (
     _appender,
@@ -35,6 +44,9 @@ from bot.storage.game_log import (
     _fetch_actions,
     _fetch_rows,
     _finish,
+    _finished_record,
+    _finisher,
+    _is_same_action,
     _log_quarantine,
     _raw_actions,
     _Row,
@@ -62,6 +74,7 @@ from bot.storage.game_types import (
 )
 
 log = logging.getLogger(__name__)
+
 
 # Where these names were before the types and the log's statements left this module: importable from here.
 __all__ = [
@@ -185,6 +198,7 @@ class GameRepository:
             updated_at=now,
             finished_at=None,
             game=game,
+            snapshot=snapshot,
             verified=True,
         )
 
@@ -198,15 +212,17 @@ class GameRepository:
         action: Mapping[str, Any],
         snapshot: Mapping[str, Any],
         meta: Mapping[str, Any] | None = None,
+        *,
+        key: int | None = None,
     ) -> int:
         """Log one action and store the state after it, in one transaction; returns the new version.
 
         ``expected_version`` is the version the action was applied to; if the game has moved on (or
         is no longer active) nothing is written and :class:`StaleVersion` / :class:`GameNotActive`
-        is raised.
+        is raised. ``key``: the action's idempotency key (see :meth:`apply_action`), logged with it.
         """
-        work = _appender(game_id, expected_version, seat, action, snapshot, meta)
-        return await self.db.write(work)
+        work = _appender(game_id, expected_version, seat, action, snapshot, meta, key=key)
+        return (await self.db.write(work)).version
 
     async def append_final_action(
         self,
@@ -216,16 +232,13 @@ class GameRepository:
         action: Mapping[str, Any],
         snapshot: Mapping[str, Any],
         meta: Mapping[str, Any] | None = None,
+        *,
+        key: int | None = None,
     ) -> FinishedGame:
         """Log the action that ends the game and finish it (results, ratings) in ONE transaction."""
-        append = _appender(game_id, expected_version, seat, action, snapshot, meta)
-        now = now_ms()
-        row_lock = self.db.row_lock
-
-        def work(conn: Connection) -> FinishedGame:
-            return _finish(conn, game_id, append(conn), now, row_lock)
-
-        return await self.db.write(work)
+        append = _appender(game_id, expected_version, seat, action, snapshot, meta, key=key)
+        finished, _ = await self.db.write(_finisher(game_id, append, now_ms(), self.db.row_lock))
+        return finished
 
     async def apply_action(
         self,
@@ -233,6 +246,10 @@ class GameRepository:
         seat: int,
         action: Any,
         meta_after: Callable[[Any], Mapping[str, Any] | None] | None = None,
+        *,
+        key: int | None = None,
+        retry_within: float = COMMIT_RETRY_WITHIN_S,
+        on_retry: Callable[[str], None] | None = None,
     ) -> list[Any]:
         """Apply ``action`` (an engine action) to ``stored.game`` and commit it; returns the events.
 
@@ -241,35 +258,128 @@ class GameRepository:
 
         An illegal action raises the engine's GameError and writes nothing. The action that ends the
         game also finishes it in the same transaction (``stored.status`` becomes ``finished`` and
-        ``stored.finished`` holds the results and rating changes). If the commit fails
-        (:class:`StaleVersion`, :class:`DatabaseBusy`...), ``stored`` is reloaded from the database,
-        so the in-memory game never runs ahead of the log, and the error is raised.
+        ``stored.finished`` holds the results and rating changes).
+
+        ``key`` is the action's idempotency key (the interaction id of the click that made it; None for
+        a computer player or a timer), stored with it in the log. A commit that fails on a transient
+        fault (:attr:`StorageError.transient`: the connection dropped, the server away, a busy lock)
+        within ``retry_within`` seconds of its start is made once more, after a pause in which the
+        backend reconnects (:func:`bot.storage.game_commit.commit_once_more`, which bounds the retry to
+        a few seconds): if the first commit had in fact landed (its COMMIT reached the
+        server, the answer was lost), the retry finds the action logged at that version and takes the
+        move as done, never applying it twice. ``on_retry(outcome)`` hears how each retry ended:
+        ``applied``, ``already_applied`` or ``failed``.
+
+        If the commit fails for good, ``stored`` is reloaded from the database, so the in-memory game
+        never runs ahead of the log, and the error is raised; if the reload finds the action logged
+        (by its key) the move is done after all and its events are returned. If the reload fails too
+        (the database still away), ``stored.game`` is restored to the state before the action (from
+        ``stored.snapshot``) and ``stored.needs_reload`` is set: nothing more may be applied to it
+        (:class:`NeedsReload`) until :meth:`reload` succeeds.
         """
-        events: list[Any] = stored.game.apply(seat, action)
+        if stored.needs_reload:
+            raise NeedsReload(stored.id)
+        committed, expected = stored.snapshot, stored.version
+        events: list[Any] = list(stored.game.apply(seat, action))
+        action_dict = action.to_dict()
         try:
-            meta = meta_after(stored.game) if meta_after is not None else None
-            if stored.game.is_over:
-                stored.finished = await self.append_final_action(
-                    stored.id, stored.version, seat, action.to_dict(), stored.game.to_dict(), meta
+            game = stored.game
+            meta = meta_after(game) if meta_after is not None else None
+            snapshot = canonical_json(game.to_dict())
+            over = game.is_over
+
+            def attempt(retry: bool) -> Callable[[Connection], tuple[FinishedGame | None, bool]]:
+                append = _appender(
+                    stored.id, expected, seat, action_dict, snapshot, meta, key=key, retry=retry
                 )
-                stored.status = FINISHED
-                stored.version += 1
-            else:
-                stored.version = await self.append_action(
-                    stored.id, stored.version, seat, action.to_dict(), stored.game.to_dict(), meta
-                )
-            if meta is not None:
-                stored.meta = dict(meta)
-        except BaseException:
-            try:
-                fresh = await self.get_game(stored.id)
-            except StorageError:
-                stored.game = None
-            else:
-                stored.__dict__.update(fresh.__dict__)
+                if over:
+                    return _finisher(stored.id, append, now_ms(), self.db.row_lock)
+                return lambda conn: (None, append(conn).already)
+
+            finished = await commit_once_more(self.db, stored.id, attempt, retry_within, on_retry)
+        except asyncio.CancelledError:
+            restore(stored, committed)  # no I/O while being cancelled: the next use reloads it
             raise
+        except Exception as error:
+            if await self._settle(stored, committed, expected, seat, action_dict, key, error):
+                return events  # the reload found the action logged: the move is done after all
+            raise
+        stored.version = expected + 1
+        stored.snapshot = snapshot
+        if over:
+            stored.status = FINISHED
+            stored.finished = finished
+        if meta is not None:
+            stored.meta = dict(meta)
         stored.updated_at = now_ms()
         return events
+
+    async def _settle(
+        self,
+        stored: StoredGame,
+        committed: str,
+        expected: int,
+        seat: int,
+        action: Mapping[str, Any],
+        key: int | None,
+        error: BaseException,
+    ) -> bool:
+        """After a commit failed for good: read the game again (so the cache never runs ahead of the
+        log). True if the commit's outcome was unknown (a transient fault) and the log holds the action
+        after all (by its key, or, without one, by its seat and action at that version): ``stored`` is
+        then the game with it. When the database cannot be read (or a retry's outcome is still
+        unknown), the state before the action is restored from ``committed`` and
+        ``stored.needs_reload`` set."""
+        if isinstance(error, RetryTimedOut):
+            restore(stored, committed)
+            return False
+        # Only a transient fault leaves the commit's outcome unknown: after a refusal (a stale version,
+        # a game no longer active) nothing was written, whatever the log holds now.
+        unknown = isinstance(error, StorageError) and error.transient
+        action_json = canonical_json(dict(action))
+        try:
+            fresh, logged, finished = await asyncio.wait_for(
+                self._read_back(stored.id, expected + 1), RELOAD_WITHIN_S
+            )
+        except (StorageError, TimeoutError):
+            restore(stored, committed)
+            log.warning(
+                "storage.reload_failed game_id=%d",
+                stored.id,
+                extra={"event": "reload_failed", "game_id": stored.id},
+            )
+            return False
+        stored.__dict__.update(fresh.__dict__)
+        stored.finished = finished
+        return unknown and logged is not None and _is_same_action(logged, seat, action_json, key)
+
+    async def _read_back(
+        self, game_id: int, seq: int
+    ) -> tuple[StoredGame, tuple[Any, ...] | None, FinishedGame | None]:
+        """The game as stored, what its log holds at ``seq`` (``(seat, action, key)``), and what its
+        finish wrote if it is finished."""
+        fresh = await self.get_game(game_id)
+
+        def read(conn: Connection) -> tuple[tuple[Any, ...] | None, FinishedGame | None]:
+            row = conn.execute(
+                "SELECT seat, action, idempotency_key FROM game_actions WHERE game_id = ? AND seq = ?",
+                (game_id, seq),
+            ).fetchone()
+            finished = _finished_record(conn, game_id) if fresh.status == FINISHED else None
+            return (None if row is None else tuple(row)), finished
+
+        if fresh.version < seq and fresh.status != FINISHED:
+            return fresh, None, None
+        logged, finished = await self.db.run(read)
+        return fresh, logged, finished
+
+    async def reload(self, stored: StoredGame) -> None:
+        """Read ``stored`` again from the database, in place (clearing ``needs_reload``): the game as
+        its log has it, and what its finish wrote if a commit that failed had in fact ended it.
+        Raises :class:`StorageError` (the database still away) or :class:`GameQuarantined`."""
+        fresh, _, finished = await self._read_back(stored.id, stored.version + 1)
+        stored.__dict__.update(fresh.__dict__)
+        stored.finished = finished
 
     # ---------------------------------------------------------------- the end of a game
 

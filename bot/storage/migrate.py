@@ -200,7 +200,7 @@ def replay_games(conn: Connection) -> tuple[int, list[str]]:
                     raise StorageError(
                         f"its version is {row.version} but its log holds {len(actions)} actions"
                     )
-                replayed_game = replay_log(row.to_game(), actions)
+                replayed_game = replay_log(row.head(), actions)
                 if canonical_json(replayed_game.to_dict()) != row.snapshot:
                     raise StorageError("its log replays to another state than its snapshot")
             except Exception as error:  # the engine's own errors too: any game that does not replay

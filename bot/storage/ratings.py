@@ -206,6 +206,19 @@ class HistoryEntry:
         return self.shown_after
 
 
+def rating_changes_of(conn: Connection, game_id: int) -> list[RatingChange]:
+    """The rating changes a finished game caused, as stored (in the caller's unit of work)."""
+    rows = conn.execute(
+        "SELECT h.scope, h.player, coalesce(r.display_name, h.player), h.rank, h.mu_before,"
+        " h.sigma_before, h.mu_after, h.sigma_after, h.shown_before, h.shown_after"
+        " FROM rating_history AS h"
+        " LEFT JOIN ratings AS r ON r.kind = h.kind AND r.scope = h.scope AND r.player = h.player"
+        " WHERE h.game_id = ? ORDER BY h.scope, h.rank, h.player",
+        (game_id,),
+    ).fetchall()
+    return [RatingChange(*r) for r in rows]
+
+
 # The order rate_game unpacks.
 _ROW_COLUMNS = "mu, sigma, conservative, games, wins, round_count, round_sum, round_min, round_max, stats"
 
@@ -530,15 +543,4 @@ class RatingRepository:
     async def changes_for_game(self, game_id: int) -> list[RatingChange]:
         """The rating changes a finished game caused, for the end-of-game message."""
 
-        def work(conn: Connection) -> list[RatingChange]:
-            rows = conn.execute(
-                "SELECT h.scope, h.player, coalesce(r.display_name, h.player), h.rank, h.mu_before,"
-                " h.sigma_before, h.mu_after, h.sigma_after, h.shown_before, h.shown_after"
-                " FROM rating_history AS h"
-                " LEFT JOIN ratings AS r ON r.kind = h.kind AND r.scope = h.scope AND r.player = h.player"
-                " WHERE h.game_id = ? ORDER BY h.scope, h.rank, h.player",
-                (game_id,),
-            ).fetchall()
-            return [RatingChange(*r) for r in rows]
-
-        return await self.db.run(work)
+        return await self.db.run(lambda conn: rating_changes_of(conn, game_id))

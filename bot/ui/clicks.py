@@ -326,13 +326,17 @@ class TableUI:
         elif bid.act == REMATCH:
             await self._rematch(interaction, bid.game)
         elif bid.act == NEXT_ROUND and not self._on_panel(interaction):  # the table's Next round
-            state = await self.service.vote_next_round(bid.game, user.id, bid.arg)
+            state = await self.service.vote_next_round(bid.game, user.id, bid.arg, key=interaction.id)
             if state.notice is not None:
                 key, params = state.notice
                 await self.tell(interaction, t(key, interaction.locale, **params))
         elif bid.act in kind.panel.GAME_ACTS or bid.act in (MODE_ACT, REFRESH_ACT, HINT_ACT):
             table = self.service.tables.get(bid.game)  # kept: a click that ends the game un-caches it
-            state = await self.service.click(bid.game, bid.version, user.id, bid.act, bid.arg)
+            # The click's interaction id is its action's idempotency key: a commit retried after its
+            # connection dropped is recognised and never applied twice (bot/storage/games.py).
+            state = await self.service.click(
+                bid.game, bid.version, user.id, bid.act, bid.arg, key=interaction.id
+            )
             if self._on_panel(interaction):
                 await self._show_panel(interaction, state, in_place=True, table=table)
             elif state.notice is not None:  # Next round on the table message

@@ -54,6 +54,7 @@ async def test_healthz_and_metrics_follow_the_bot(
         "gateway": "ok",
         "database": "ok",
         "shards": "ok (not a fleet)",
+        "tables": "ok",
     }
 
     alice, bob = fake.user("alice"), fake.user("bob")

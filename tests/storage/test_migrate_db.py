@@ -30,6 +30,7 @@ from tests.conftest import PgDatabase
 from tests.storage.conftest import REPO, new_game, play, play_to_end, worker_env
 
 PASSWORD = "s3cret-Pa55word"
+KEY = 1_400_000_000_000_000_077  # an interaction id (a Discord snowflake)
 TABLES = (
     "games",
     "game_seats",
@@ -63,6 +64,10 @@ async def _build(path: Path) -> dict[str, Any]:
             game = await new_game(storage, channel=200 + i, guild=1, seats=_seats(11 + i))
             await play(storage, game, 12 + i, seed=10 + i)
             active.append(game.id)
+        # A click's action carries its interaction id, the idempotency key (migration 0006).
+        seat = game.game.seats_to_act()[0]
+        await storage.games.apply_action(game, seat, game.game.legal_actions(seat)[0], key=KEY)
+        facts["keyed"] = (game.id, game.version)
         empty = await new_game(storage, channel=210, guild=None, seats=_seats(14))
         active.append(empty.id)
         cancelled = await new_game(storage, channel=220, guild=1)
@@ -170,6 +175,14 @@ def test_copies_everything_verifies_it_and_the_games_continue(
         source_rows = _sqlite_rows(path, table)
         assert source_rows, f"the source's {table} is empty: the test would prove nothing"
         assert _pg_rows(pg_database.dsn, table) == source_rows, table
+    keyed_game, keyed_seq = facts["keyed"]
+    assert _pg_rows_of(
+        pg_database.dsn, "SELECT game_id, seq FROM game_actions WHERE idempotency_key IS NOT NULL"
+    ) == [(keyed_game, keyed_seq)]
+    assert _pg_rows_of(
+        pg_database.dsn,
+        f"SELECT idempotency_key FROM game_actions WHERE game_id = {keyed_game} AND seq = {keyed_seq}",
+    ) == [(KEY,)]
     printed = {m[1]: int(m[2]) for m in re.finditer(r"^  (\w+) +(\d+) rows$", out, re.MULTILINE)}
     assert printed == {t: len(_sqlite_rows(path, t)) for t in TABLES}
     assert _pg_rows(pg_database.dsn, "rating_boards") == _sqlite_rows(
@@ -315,7 +328,7 @@ def test_the_command_line_entry_and_the_default_source(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert f"copying {path} (schema version 5)" in done.stdout and "committed in" in done.stdout
+    assert f"copying {path} (schema version 6)" in done.stdout and "committed in" in done.stdout
     assert PASSWORD not in done.stdout + done.stderr
     assert len(_pg_rows(pg_database.dsn, "game_actions")) == len(_sqlite_rows(path, "game_actions"))
 

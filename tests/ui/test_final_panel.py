@@ -11,6 +11,7 @@ from bot.games.skipbo import engine as skipbo
 from bot.games.skyjo import engine as skyjo
 from bot.service import Table
 from bot.storage import Seat, StoredGame
+from bot.storage.game_types import canonical_json
 from bot.ui.views import final_panel_content
 from tests.engine.test_skipbo import _stalled_table
 
@@ -20,7 +21,7 @@ def _table(kind: str, game: Any, names: list[str], status: str = "finished") -> 
     stored = StoredGame(
         id=1, guild_id=1, channel_id=1, kind=kind, seed=1, options={}, seats=seats, status=status,
         rated=True, host_id=100, message_id=None, version=1, meta={}, note=None, created_at=0,
-        updated_at=0, finished_at=0, game=game,
+        updated_at=0, finished_at=0, game=game, snapshot=canonical_json(game.to_dict()),
     )  # fmt: skip
     return Table(stored, [1] * len(seats))
 

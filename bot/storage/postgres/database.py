@@ -62,7 +62,7 @@ from bot.storage.backend import (
     WriteStats,
     read_migrations,
 )
-from bot.storage.errors import SchemaTooNew, StorageError, StorageUnusable
+from bot.storage.errors import ConnectionLost, SchemaTooNew, StorageError, StorageUnusable
 
 log = logging.getLogger(__name__)
 
@@ -416,13 +416,18 @@ def _connect_error(error: psycopg.Error, where: str, params: dict[str, Any]) -> 
         or "no password supplied" in low
         or ("role" in low and "does not exist" in low)
     ):
-        problem, remedy = (
-            f"the server refused the credentials of {user}",
+        return StorageUnusable(
+            where,
+            f"the server refused the credentials of {user} ({detail})",
             "check the user and password in DATABASE_URL",
         )
-    elif "database" in low and "does not exist" in low:
-        problem, remedy = "no such database on that server", "create it (createdb) or fix DATABASE_URL"
-    elif "refused" in low or "no such file" in low:
+    if "database" in low and "does not exist" in low:
+        return StorageUnusable(
+            where,
+            f"no such database on that server ({detail})",
+            "create it (createdb) or fix DATABASE_URL",
+        )
+    if "refused" in low or "no such file" in low:
         problem, remedy = (
             "connection refused",
             "is PostgreSQL running and listening there? check DATABASE_URL",
@@ -432,16 +437,15 @@ def _connect_error(error: psycopg.Error, where: str, params: dict[str, Any]) -> 
             "cannot reach the server",
             "check the host, the port and the network in DATABASE_URL",
         )
-    return StorageUnusable(where, f"{problem} ({detail})", remedy)
+    # A server that refuses or cannot be reached now may answer in a moment (a restart): transient.
+    return ConnectionLost(where, f"{problem} ({detail})", remedy)
 
 
 def translate(error: psycopg.Error, where: str) -> StorageError:
     """A psycopg error met while running a unit of work, as a storage error."""
     state = error.sqlstate or ""  # none for the client's own errors (the connection dropped)
     if isinstance(error, psycopg.OperationalError) and (not state or state.startswith(("08", "57P"))):
-        return StorageUnusable(
-            where, f"lost the connection to the server ({error})", "check that PostgreSQL is up"
-        )
+        return ConnectionLost(where, f"lost the connection to the server ({error})")
     return StorageError(f"postgresql error: {error}")
 
 
@@ -512,19 +516,36 @@ class PostgresDatabase:
 
     def _read(self, fn: Callable[[PgConnection], T]) -> T:
         try:
-            conn = self._idle.get_nowait()
+            conn, reused = self._idle.get_nowait(), True
         except queue.Empty:
-            conn = self._connect(self._url, self._where, self._params)
-            # One snapshot for the whole read: a write committed between two of its statements (the
-            # writer is another connection) must not show a game's log ahead of its row.
-            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-            self._opened.append(conn)
+            conn, reused = self._new_reader(), False
+        try:
+            return self._read_on(conn, fn)
+        except psycopg.OperationalError:
+            if not reused or not conn.broken:
+                raise
+        # An idle connection the server dropped meanwhile (a restart, a terminated session): nothing
+        # told us before this read. A read changes nothing, so it runs once more on a new connection
+        # (whose failure, the server still away, is the answer).
+        return self._read_on(self._new_reader(), fn)
+
+    def _new_reader(self) -> psycopg.Connection[Any]:
+        conn = self._connect(self._url, self._where, self._params)
+        # One snapshot for the whole read: a write committed between two of its statements (the
+        # writer is another connection) must not show a game's log ahead of its row.
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        self._opened.append(conn)
+        return conn
+
+    def _read_on(self, conn: psycopg.Connection[Any], fn: Callable[[PgConnection], T]) -> T:
         try:
             with conn.transaction():
                 return fn(PgConnection(conn))
         finally:
             if conn.closed or conn.broken:
                 self._opened.remove(conn)
+                with contextlib.suppress(psycopg.Error):
+                    conn.close()
             else:
                 self._idle.put(conn)
 
@@ -543,7 +564,9 @@ class PostgresDatabase:
 
     def _group(self, fns: list[Callable[[Any], Any]]) -> Outcomes:
         if self._writer.closed or self._writer.broken:  # the server restarted: connect again
-            self._opened.remove(self._writer)
+            # (a connection that cannot be made raises ConnectionLost, and the next group tries again)
+            if self._writer in self._opened:
+                self._opened.remove(self._writer)
             self._writer = self._connect(self._url, self._where, self._params)
             self._opened.append(self._writer)
         if PIPELINED_GROUPS:

@@ -49,7 +49,7 @@ def raw_append_rate(path: Path, games: Sequence[tuple[int, str, Steps]]) -> floa
         seat, action, snapshot = games[i][2][step]
         game_id = ids[i]
         work = _appender(game_id, versions[game_id], seat, action, snapshot)
-        versions[game_id] = in_transaction(conn, work)
+        versions[game_id] = in_transaction(conn, work).version
     rate = len(order) / (time.perf_counter() - started)
     conn.close()
     return rate

@@ -1,0 +1,96 @@
+"""Tables whose database blinked: served from their last committed state, reloaded when it answers.
+
+When a move's commit fails and the game cannot be read again either (the database away: a restart, a
+dropped connection, a busy disk), storage puts the state back as last committed and marks the game
+(``StoredGame.needs_reload``, see :meth:`bot.storage.games.GameRepository.apply_action`). Such a table
+keeps serving what is safe to read from that state (the private panels, "Open my panel", the table
+message and its picture) and refuses what would write, privately, in the clicker's language: "the
+table is reconnecting, try again in a moment". It reloads itself as soon as the database answers: a
+move first tries a reload (the click was acknowledged, so it may wait a little), and a reloader task
+tries every such table with a growing pause. A reload reads the game as its log has it (the failed
+commit may have landed after all), makes every open panel stale, re-arms its timer and computer
+players and redraws the table. ``/healthz`` says 503 while any table waits (:meth:`tables_waiting`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.service.core import ServiceCore
+from bot.service.table import Refused, Table, log
+from bot.storage import GameNotFound, GameQuarantined, StorageError
+
+# The reloader's first pause, and its longest: it doubles after each round that left a table waiting.
+RELOAD_FIRST_PAUSE_S = 0.5
+RELOAD_LONGEST_PAUSE_S = 30.0
+# How long one reload may take before it counts as failed (a server that does not answer at all).
+RELOAD_WITHIN_S = 2.0
+
+
+class ReloadPart(ServiceCore):
+    """Tables waiting for the database, and their reload."""
+
+    def tables_waiting(self) -> int:
+        """How many tables of this process cannot be served now (their database did not answer)."""
+        return sum(1 for table in list(self.tables.values()) if table.needs_reload and not table.finished)
+
+    async def _fresh_for_move(self, table: Table) -> None:
+        """Before a move (the channel lock held): a table waiting for the database is reloaded first,
+        or the move is refused (``table.error.reconnecting``)."""
+        if table.needs_reload and not await self._reload_now(table):
+            self._reload_later(table)
+            raise Refused("table.error.reconnecting")
+
+    async def _reload_now(self, table: Table) -> bool:
+        """Read the table's game again (the channel lock held); True once it is the log's again."""
+        try:
+            await asyncio.wait_for(self.storage.games.reload(table.stored), RELOAD_WITHIN_S)
+        except (GameQuarantined, GameNotFound) as error:
+            # Its data no longer gives a game: nothing left to serve; the table ends here.
+            log.warning(
+                "table gone while reloading", extra={"game_id": table.id, "error": type(error).__name__}
+            )
+            table.stored.needs_reload = False
+            table.stored.status = "quarantined" if isinstance(error, GameQuarantined) else "cancelled"
+            self._finish(table)
+            self._notify(table)
+            return True
+        except (StorageError, TimeoutError) as error:
+            if self.observer is not None:
+                self.observer.table_reloaded("failed")
+            log.info(
+                "table still waiting for the database",
+                extra={"game_id": table.id, "error": type(error).__name__},
+            )
+            return False
+        if self.observer is not None:
+            self.observer.table_reloaded("ok")
+        table.marks = [table.version] * len(table.stored.seats)  # every open panel is suspect
+        log.info("table reloaded", extra={"game_id": table.id, "version": table.version})
+        if table.finished:  # the commit that failed had landed, and ended the game
+            self._finish(table)
+        else:
+            self._index(table)
+            self._arm(table)
+        self._notify(table)
+        return True
+
+    def _reload_later(self, table: Table) -> None:
+        """Make sure the reloader runs: it reloads every waiting table once the database answers."""
+        if self._closed:
+            return
+        if self._reloader is None or self._reloader.done():
+            self._reloader = asyncio.create_task(self._reload_loop(), name="table-reloader")
+
+    async def _reload_loop(self) -> None:
+        pause = RELOAD_FIRST_PAUSE_S
+        while not self._closed:
+            await asyncio.sleep(pause)
+            waiting = [table for table in list(self.tables.values()) if table.needs_reload]
+            for table in waiting:
+                async with self.lock(table.channel_id):
+                    if self.tables.get(table.id) is table and table.needs_reload:
+                        await self._reload_now(table)
+            if not any(table.needs_reload for table in list(self.tables.values())):
+                return
+            pause = min(pause * 2, RELOAD_LONGEST_PAUSE_S)
