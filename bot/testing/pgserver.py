@@ -333,6 +333,26 @@ class PostgresServer:
         except OSError:
             return ""
 
+    # -- a server that goes away and comes back (tests/e2e/test_db_faults.py) -----------------------------
+
+    def halt(self, mode: str = "fast") -> None:
+        """Shut the server down with ``pg_ctl stop --mode`` (``fast``: every session is ended, open
+        transactions roll back; ``immediate``: as a crash), keeping its data: :meth:`resume` starts it
+        again on the same data folder and port. Returns once the postmaster is gone."""
+        self._server_program(
+            "pg_ctl", "--pgdata", str(self.datadir), "--mode", mode, "--wait", "--silent", "stop",
+            timeout=START_TIMEOUT + 30,
+        )  # fmt: skip
+
+    def resume(self) -> None:
+        """Start a halted server again (same data, settings and port); returns once it accepts
+        connections. ``halt()`` then ``resume()`` at once is a restart."""
+        self._server_program(
+            "pg_ctl", "--pgdata", str(self.datadir), "--log", str(self.log_path), "--wait",
+            "--timeout", str(START_TIMEOUT), "--silent", "start",
+            timeout=START_TIMEOUT + 30,
+        )  # fmt: skip
+
     # -- stopping ---------------------------------------------------------------------------------------
 
     def stop(self) -> None:

@@ -1,7 +1,8 @@
 """The real bot in a process of its own, against a fake Discord served by the test process.
 
 usage: python tests/e2e/bot_worker.py API_BASE GATEWAY_URL DATABASE [--sync] [--seed N] [--grace S]
-       [--no-limits] [--shard-count N --shard-ids IDS]
+       [--no-limits] [--shard-count N --shard-ids IDS] [--lease-retake S] [--metrics-port PORT]
+       [--busy-timeout-ms MS] [--ai-delay S]
 
 ``API_BASE`` (``http://127.0.0.1:<port>/api/v10``) and ``GATEWAY_URL`` (``ws://127.0.0.1:<port>/``)
 point discord.py at the fake the way ``FakeDiscord.patched`` does in-process. The bot is the
@@ -17,13 +18,18 @@ tests/e2e/test_kills.py), SIGTERM / SIGINT stops it gracefully as they stop ``py
 stop when the test asks, and also when the test's process dies, so no bot is ever left behind. Logs
 go to stderr at WARNING, so the test can demand that no ERROR and no traceback appeared. ``--grace S``:
 the graceful stop's bound (default ``bot.lifecycle.STOP_GRACE``); ``--no-limits``: no table caps or
-cool-down (one host opens several tables at once).
+cool-down (one host opens several tables at once). ``--metrics-port PORT``: serve ``/healthz`` and
+``/metrics`` on 127.0.0.1:PORT (``METRICS_PORT``); ``--busy-timeout-ms MS``: SQLite's busy timeout
+(default the storage's, 5 s), so a test's lock outlasts it in a moment; ``--ai-delay S``: the
+computer players' pause before each move (default 0: at once). The last three are for
+tests/e2e/test_db_faults.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import os
 import sys
@@ -38,6 +44,7 @@ from bot.client import BotTuning, create_bot
 from bot.config import Limits, shards_from
 from bot.lifecycle import STOP_GRACE, run_until_stopped
 from bot.storage import ShardsTaken, Storage
+from bot.storage.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS
 
 REPO = Path(__file__).resolve().parents[2]
 # The fake's token (FakeDiscord's default): a test token, not a secret.
@@ -57,7 +64,12 @@ async def main(options: argparse.Namespace) -> int:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(options.gateway_url)
     url = options.database if options.database.startswith("postgresql://") else None
     shards = shards_from(options.shard_count, options.shard_ids)
-    storage = await Storage.open(options.database if url is None else None, synchronous="FULL", url=url)
+    storage = await Storage.open(
+        options.database if url is None else None,
+        synchronous="FULL",
+        busy_timeout_ms=options.busy_timeout_ms,
+        url=url,
+    )
     lease = None
     try:
         if shards.count is not None and shards.shard_ids is not None:
@@ -71,7 +83,11 @@ async def main(options: argparse.Namespace) -> int:
                 print(f"SHARDS TAKEN: {exc}", flush=True)
                 return 3
         bot = create_bot(
-            storage=storage, tuning=TUNING, limits=Limits.none() if options.no_limits else None, shards=shards
+            storage=storage,
+            tuning=dataclasses.replace(TUNING, ai_delay=options.ai_delay),
+            limits=Limits.none() if options.no_limits else None,
+            metrics_port=options.metrics_port,
+            shards=shards,
         )
         bot.shard_lease = lease
         return await serve(bot, options)
@@ -87,14 +103,13 @@ async def serve(bot: Any, options: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     stdin_closed: asyncio.Future[None] = loop.create_future()
 
+    def closed() -> None:
+        if not stdin_closed.done():
+            stdin_closed.set_result(None)
+
     def watch_stdin() -> None:  # a daemon thread: it never holds the process's exit back
         sys.stdin.read()
-
-        def close() -> None:
-            if not stdin_closed.done():
-                stdin_closed.set_result(None)
-
-        loop.call_soon_threadsafe(close)
+        loop.call_soon_threadsafe(closed)
 
     threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
     async with bot:
@@ -105,8 +120,8 @@ async def serve(bot: Any, options: argparse.Namespace) -> int:
         if options.sync:
             await bot.tree.sync()
         print("READY", flush=True)
-        waits: set[asyncio.Future[Any]] = {runner, stdin_closed}
-        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        waiting: set[asyncio.Future[Any]] = {runner, stdin_closed}
+        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if runner in done:
             if runner.result():
                 print("STOPPED", flush=True)  # by a signal, gracefully
@@ -151,6 +166,9 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--shard-count", default=None)
     out.add_argument("--shard-ids", default=None)
     out.add_argument("--lease-retake", type=float, default=30.0, help="LEASE_RETAKE_SECONDS")
+    out.add_argument("--metrics-port", type=int, default=None)
+    out.add_argument("--busy-timeout-ms", type=int, default=DEFAULT_BUSY_TIMEOUT_MS)
+    out.add_argument("--ai-delay", type=float, default=TUNING.ai_delay)
     return out
 
 
