@@ -91,6 +91,10 @@ MOVE_ACTS = GAME_ACTS - {"nx"}  # clicks whose action goes to the engine and the
 # (channel, host, guest): three tables, two humans each, and a computer player at each.
 TABLES = (("general", "alice", "bob"), ("games", "dave", "erin"), ("cards", "frank", "gina"))
 ANSWER_TIMEOUT_S = 20.0  # a click's answer; a live bot answers in milliseconds, the outage aside
+# Discord's window for a click's first answer: a fleet process that lost its shard lease answers no click
+# (another process may hold the shard now, issue 37); the player sees "This interaction failed" after
+# this long and clicks again.
+DISCORD_WINDOW_S = 3.0
 RECOVERY_S = 15.0  # from the database back to a table answering again (its panels, then a move)
 PLAY_BOUND_S = 30.0  # for a round's play before the fault fires and ends
 FIRE_BY_S = 8.0  # a fault whose trigger did not come by then (the tables make no move) begins anyway
@@ -315,6 +319,7 @@ class Click:
     sent: float  # time.monotonic()
     fault: int  # the round (fault number) it was sent in
     why: str  # "play"; "outage" (sent while the test could not read the database); "probe" (after it)
+    dropped: bool = False  # a fleet process not serving its shard left it unanswered (Discord's window)
 
     @property
     def bid(self) -> ids.ButtonId:
@@ -499,6 +504,9 @@ class Harness:
         self.flagged: set[tuple[Any, ...]] = set()  # what the database checks reported already
         self.moves = 0  # human moves in the logs, each from its click
         self.dead = False
+        # A fleet process: while it has no shard lease it answers no click (the click is dropped, the
+        # player clicks again after Discord's window), and a dropped click must never be applied.
+        self.unserved_ok = False
 
     def problem(self, text: str) -> None:
         self.problems.append(text)
@@ -557,10 +565,13 @@ class Harness:
         try:
             await self.fake.wait_until(
                 lambda: result_of(inter) is not None or not bot.alive,
-                ANSWER_TIMEOUT_S,
+                DISCORD_WINDOW_S if self.unserved_ok else ANSWER_TIMEOUT_S,
                 what=f"an answer to {custom_id}",
             )
         except TimeoutError:
+            if self.unserved_ok:
+                click.dropped = True  # "This interaction failed": the player will click again
+                return click
             raise Problem(
                 f"{user.username}'s click {ids.loggable(custom_id)} ({why}) got no answer in "
                 f"{ANSWER_TIMEOUT_S:.0f} s (the player sees 'This interaction failed')"
@@ -681,7 +692,7 @@ class Harness:
                 await asyncio.sleep(0.05)
                 return
         click = await self.click(user, table, panel, custom_id, "play")
-        if click.answer() == "refused":
+        if click.answer() in ("refused", None):
             await asyncio.sleep(0.2)  # the player reads the refusal, then tries again
         elif click.answer() == "internal":
             await asyncio.sleep(0.5)
@@ -839,7 +850,14 @@ class Harness:
     def check_answers(self, fault: Fault) -> None:
         """Every click of the round answered, never with the internal-error apology."""
         mine = [c for c in self.clicks if c.fault == fault.number]
-        unanswered = [c for c in mine if c.answer() is None]
+        late = [c for c in mine if c.dropped and c.answer() is not None]
+        if late:
+            self.problem(
+                f"fault {fault.number} ({fault.kind}): {len(late)} click(s) the bot did not answer within "
+                f"Discord's {DISCORD_WINDOW_S:.0f} s were answered later: "
+                + ", ".join(f"table {c.table.number} {c.user.username} {c.act}" for c in late[:5])
+            )
+        unanswered = [c for c in mine if c.answer() is None and not c.dropped]
         if unanswered:
             self.problem(
                 f"fault {fault.number} ({fault.kind}): {len(unanswered)} click(s) never answered: "
@@ -919,7 +937,11 @@ class Harness:
         # No human action without its own click: each one matched to a distinct click that was answered
         # with no move (a click refused, or never answered, must have changed nothing: it is a candidate
         # only while it has no answer... or when its answer hid a move that was in fact committed).
-        free = [c for c in clicks if c.act not in NO_ACTION and c.answer() not in ("move", "stale", "rule")]
+        free = [
+            c
+            for c in clicks
+            if c.act not in NO_ACTION and c.answer() not in ("move", "stale", "rule") and not c.dropped
+        ]
         seat_user = {seat: user for user, seat in row.users.items()}
         for seq, seat, action in log:
             if seat not in seat_user or seq in used:
@@ -975,7 +997,9 @@ class Harness:
             f"  {len(self.clicks)} clicks ({sum(c.why == 'outage' for c in self.clicks)} while the test "
             f"could not read the database), {answers.count('move')} acknowledged moves, "
             f"{answers.count('refused')} refused for the moment, {answers.count('internal')} apologies, "
-            f"{sum(a is None for a in answers)} never answered; {self.moves} human moves in the logs",
+            f"{sum(c.dropped for c in self.clicks)} left unanswered while the process had no shard lease, "
+            f"{sum(a is None and not c.dropped for a, c in zip(answers, self.clicks, strict=True))} never "
+            f"answered otherwise; {self.moves} human moves in the logs",
             f"  {len(in_flight)} clicks in flight at the faults, "
             f"{sum(c.answer() == 'move' for c in in_flight)} of them answered with their move",
             "  answered again after (s), per table: "
@@ -1030,6 +1054,7 @@ async def _run(
     )
     health = Health(port)
     h = Harness(fake, reader, bot, health)
+    h.unserved_ok = "--shard-ids" in flags
     h.inject = inject(h)
     try:
         await bot.start()
