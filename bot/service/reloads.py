@@ -10,6 +10,11 @@ move first tries a reload (the click was acknowledged, so it may wait a little),
 tries every such table with a growing pause. A reload reads the game as its log has it (the failed
 commit may have landed after all), makes every open panel stale, re-arms its timer and computer
 players and redraws the table. ``/healthz`` says 503 while any table waits (:meth:`tables_waiting`).
+
+A computer's or a timer's move refused while storage could read the game again (a busy lock, say) is
+tried again by its own task after a growing pause (:mod:`bot.service.computers`,
+:mod:`bot.service.timers`); once a table waits here they leave it to its reload, which arms them again
+(one computer task per table: ``Table.ai_task``).
 """
 
 from __future__ import annotations

@@ -23,6 +23,11 @@ from bot.service.table import (
 from bot.storage import StorageError
 from bot.storage.lobbies import CANCELLED, LobbyChanged, LobbyNotFound
 
+# A timer whose write was not saved (the database busy or away) looks again after a pause as long as
+# its deadline has waited so far, within these bounds (ms).
+RETRY_FIRST_PAUSE_MS = 500
+RETRY_LONGEST_PAUSE_MS = 10_000
+
 
 class TimerPart(ServiceCore):
     """The timer a state calls for, and the sweeper that acts on every deadline."""
@@ -172,30 +177,60 @@ class TimerPart(ServiceCore):
             if timer is None or timer.get("token") != token_of(table.game):
                 await self._sync_timer(table)  # the state moved on without a commit's meta (old data)
                 return
-            now = self.clock.now_ms()
-            if timer.get("what") == "round":
-                if now >= timer["due"]:
-                    with contextlib.suppress(Refused, GameError):
-                        await self._commit(table, 0, table.kind.engine.NextRound())
-                else:
-                    self._index(table)
-                return
-            seats = self._waited_for(table)
-            if now < timer["due"]:
-                if not timer.get("reminded") and now >= timer.get("half", timer["due"]):
-                    await self._set_meta(table, {**table.stored.meta, "timer": {**timer, "reminded": True}})
-                    if seats:
-                        left = max(1, (int(timer["due"]) - now + 999) // 1000)
-                        self._tell("remind", table, seats, left)
+            try:
+                await self._act_on(table, timer)
+            except Refused:
+                # A write the timer made was not saved (the database busy or away): nothing of it is
+                # lost, the deadline is looked at again (see _retry_timer).
+                self._retry_timer(table, timer)
+
+    async def _act_on(self, table: Table, timer: dict[str, Any]) -> None:
+        """What the timer calls for now (the channel lock held, its token the state's); Refused when a
+        write it made was not saved."""
+        now = self.clock.now_ms()
+        if timer.get("what") == "round":
+            if now >= timer["due"]:
+                with contextlib.suppress(GameError):
+                    await self._commit(table, 0, table.kind.engine.NextRound())
+            else:
                 self._index(table)
-                return
-            await self._cover(table, timer, seats)
+            return
+        seats = self._waited_for(table)
+        if now < timer["due"]:
+            if not timer.get("reminded") and now >= timer.get("half", timer["due"]):
+                await self._set_meta(table, {**table.stored.meta, "timer": {**timer, "reminded": True}})
+                if seats:
+                    left = max(1, (int(timer["due"]) - now + 999) // 1000)
+                    self._tell("remind", table, seats, left)
+            self._index(table)
+            return
+        await self._cover(table, timer, seats)
+
+    def _retry_timer(self, table: Table, timer: dict[str, Any]) -> None:
+        """A timer's write (its forced move, the next round, the reminder or the missed count) was not
+        saved: look at the table again after a pause, without writing anything now. The pause is as
+        long as the deadline has waited so far (so it about doubles with each try), from
+        :data:`RETRY_FIRST_PAUSE_MS` to :data:`RETRY_LONGEST_PAUSE_MS`. A table waiting for the database
+        is left to its reload, which indexes its timer again (:mod:`bot.service.reloads`)."""
+        if self._closed or table.finished or self.tables.get(table.id) is not table or table.needs_reload:
+            return
+        now = self.clock.now_ms()
+        since = int(timer["due"]) if now >= int(timer["due"]) else int(timer.get("half", timer["due"]))
+        pause = min(RETRY_LONGEST_PAUSE_MS, max(RETRY_FIRST_PAUSE_MS, now - since))
+        log.warning(
+            "timer action not saved, trying again",
+            extra={"game_id": table.id, "what": timer.get("what"), "pause_s": pause / 1000},
+        )
+        self._schedule(("game", table.id), now + pause)
 
     def _waited_for(self, table: Table) -> list[int]:
         return [s for s in table.game.seats_to_act() if table.ai_level(s) is None]
 
     async def _cover(self, table: Table, timer: dict[str, Any], seats: list[int]) -> None:
         """The limit is reached: play for every human the game waits for; count the miss once."""
+        # The table says it once per covered turn, not again when the cover is tried again (its move
+        # not saved) or looked at again; after a restart it says it again.
+        announce = not timer.get("fired") or table.resumed
         if not timer.get("fired"):
             missed = dict(table.stored.meta.get("missed") or {})
             for seat in seats:
@@ -208,10 +243,11 @@ class TimerPart(ServiceCore):
             await self._set_meta(table, meta)
         token = timer["token"]
         for seat in seats:
-            table.recent.append((seat, [{"kind": "turn_timed_out", "seat": seat}]))
-            log.info(
-                "turn timed out", extra={"game_id": table.id, "seat": seat, "missed": table.missed(seat)}
-            )
+            if announce:
+                table.recent.append((seat, [{"kind": "turn_timed_out", "seat": seat}]))
+                log.info(
+                    "turn timed out", extra={"game_id": table.id, "seat": seat, "missed": table.missed(seat)}
+                )
             for step in range(MAX_COVER_ACTIONS):
                 game = table.game
                 if table.finished or token_of(game) != token or seat not in game.seats_to_act():
@@ -222,8 +258,10 @@ class TimerPart(ServiceCore):
                 else:
                     action = self._ai_decide(table, seat, level="normal")
                 try:
+                    # Refused (not saved: the database busy or away) goes up to _fire, which tries
+                    # again; the miss is counted once (``fired``).
                     await self._commit(table, seat, action)
-                except (Refused, GameError):
+                except GameError:
                     log.warning(
                         "timed-out move refused", extra={"game_id": table.id, "seat": seat, "step": step}
                     )
