@@ -102,8 +102,12 @@ class LoopCount:
 async def check_log(bot: Any, game_id: int) -> list[Any]:
     """The game's action log, checked: as many actions as the version, the snapshot its replay."""
     storage = bot.service.storage.games
-    stored = await storage.get_game(game_id, verify=True)  # raises if the snapshot is not the replay
-    actions: list[Any] = await storage.actions(game_id)
+    for _ in range(40):  # two reads: a computer may move between them (then both are read again)
+        stored = await storage.get_game(game_id, verify=True)  # raises if the snapshot is not the replay
+        actions: list[Any] = await storage.actions(game_id)
+        if len(actions) == stored.version:
+            break
+        await asyncio.sleep(0.05)
     assert [a.seq for a in actions] == list(range(1, stored.version + 1))
     return actions
 
