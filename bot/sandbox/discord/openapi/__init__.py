@@ -157,7 +157,7 @@ def _operation_object(op: Operation) -> dict[str, Any]:
     return dict(document()["paths"][op.template][op.method])
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4096)  # bounded: concrete paths carry ids and interaction tokens
 def find_operation(method: str, path: str) -> Operation:
     """The operation a request is for; :class:`UnknownRoute` when the description has none."""
     method = method.lower()
