@@ -26,6 +26,7 @@ from bot.storage.game_types import (
     FINISHED,
     QUARANTINED,
     FinishedGame,
+    GameHead,
     Seat,
     StoredAction,
     StoredGame,
@@ -79,7 +80,7 @@ class _Row:
     def snapshot_hash(self) -> str:
         return str(self.values[17])
 
-    def head(self) -> _Head:
+    def head(self) -> GameHead:
         """Parse the metadata (not the snapshot); raises on malformed JSON."""
         v = self.values
         options = json.loads(v[5])
@@ -87,7 +88,7 @@ class _Row:
         if not isinstance(options, dict) or not isinstance(meta, dict):
             raise StorageError("options and meta must be JSON objects")
         seats = tuple(Seat(s, name, user, level) for s, user, level, name in self.seats)
-        return _Head(
+        return GameHead(
             id=v[0],
             guild_id=v[1],
             channel_id=v[2],
@@ -105,54 +106,6 @@ class _Row:
             created_at=v[13],
             updated_at=v[14],
             finished_at=v[15],
-        )
-
-
-@dataclass
-class _Head:
-    """A game's columns, parsed, before its state: what a replay needs, and the rest of a StoredGame."""
-
-    id: int
-    guild_id: int | None
-    channel_id: int
-    kind: str
-    seed: int
-    options: dict[str, Any]
-    seats: tuple[Seat, ...]
-    status: str
-    rated: bool
-    host_id: int | None
-    message_id: int | None
-    version: int
-    meta: dict[str, Any]
-    note: str | None
-    created_at: int
-    updated_at: int
-    finished_at: int | None
-
-    def with_state(self, game: GameState, snapshot: str, *, verified: bool = False) -> StoredGame:
-        """The stored game, its state ``game`` (whose canonical JSON is ``snapshot``)."""
-        return StoredGame(
-            id=self.id,
-            guild_id=self.guild_id,
-            channel_id=self.channel_id,
-            kind=self.kind,
-            seed=self.seed,
-            options=self.options,
-            seats=self.seats,
-            status=self.status,
-            rated=self.rated,
-            host_id=self.host_id,
-            message_id=self.message_id,
-            version=self.version,
-            meta=self.meta,
-            note=self.note,
-            created_at=self.created_at,
-            updated_at=self.updated_at,
-            finished_at=self.finished_at,
-            game=game,
-            snapshot=snapshot,
-            verified=verified,
         )
 
 
@@ -211,9 +164,7 @@ def _why_not_written(conn: Connection, game_id: int, expected: int | None) -> St
     return StaleVersion(game_id, -1 if expected is None else expected, version)
 
 
-def replay_log(
-    stored: StoredGame | _Head, actions: Sequence[tuple[int, int, str | dict[str, Any]]]
-) -> GameState:
+def replay_log(stored: GameHead, actions: Sequence[tuple[int, int, str | dict[str, Any]]]) -> GameState:
     """Rebuild the engine state of ``stored`` from its log: ``(seq, seat, action)`` in order."""
     engine = get_engine(stored.kind)
     options = engine.Options.from_dict(stored.options)

@@ -10,7 +10,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -113,15 +113,9 @@ class StoredAction:
 
 
 @dataclass
-class StoredGame:
-    """A stored game with its engine state. ``version`` = actions logged.
-
-    ``game`` is never missing: a game whose data cannot give a state is quarantined, not handed out.
-    ``snapshot`` is the canonical JSON of ``game`` as last committed (or read), from which the state is
-    restored when a commit fails and the database cannot be read again; ``needs_reload`` is then set:
-    the state is the last committed one, and the log may have passed it (the failed commit may have
-    landed), so nothing may be applied to it until :meth:`GameRepository.reload` succeeds.
-    """
+class GameHead:
+    """A game's stored columns, parsed, without its state: what a replay needs, and the first part of a
+    :class:`StoredGame`."""
 
     id: int
     guild_id: int | None
@@ -140,6 +134,24 @@ class StoredGame:
     created_at: int
     updated_at: int
     finished_at: int | None
+
+    def with_state(self, game: GameState, snapshot: str, *, verified: bool = False) -> StoredGame:
+        """The stored game, its state ``game`` (whose canonical JSON is ``snapshot``)."""
+        columns = {f.name: getattr(self, f.name) for f in fields(GameHead)}
+        return StoredGame(**columns, game=game, snapshot=snapshot, verified=verified)
+
+
+@dataclass
+class StoredGame(GameHead):
+    """A stored game with its engine state. ``version`` = actions logged.
+
+    ``game`` is never missing: a game whose data cannot give a state is quarantined, not handed out.
+    ``snapshot`` is the canonical JSON of ``game`` as last committed (or read), from which the state is
+    restored when a commit fails and the database cannot be read again; ``needs_reload`` is then set:
+    the state is the last committed one, and the log may have passed it (the failed commit may have
+    landed), so nothing may be applied to it until :meth:`GameRepository.reload` succeeds.
+    """
+
     game: GameState
     snapshot: str
     verified: bool = False  # True once the state was compared with a full replay of the log
