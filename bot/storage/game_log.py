@@ -338,6 +338,15 @@ def _finish(
     return FinishedGame(game_id, results, changes)
 
 
+def _logged_at(conn: Connection, game_id: int, seq: int) -> tuple[Any, ...] | None:
+    """What the log holds at ``seq``: ``(seat, action, idempotency_key)``, or None."""
+    row = conn.execute(
+        "SELECT seat, action, idempotency_key FROM game_actions WHERE game_id = ? AND seq = ?",
+        (game_id, seq),
+    ).fetchone()
+    return None if row is None else tuple(row)
+
+
 def _is_same_action(logged: tuple[Any, ...], seat: int, action_json: str, key: int | None) -> bool:
     """Whether the log's ``(seat, action, idempotency_key)`` at a version is the action an append of
     ``key`` (or, without a key, of ``seat`` and ``action_json``) made there."""
@@ -390,12 +399,9 @@ def _appender(
 
     def work(conn: Connection) -> Appended:
         if retry:
-            logged = conn.execute(
-                "SELECT seat, action, idempotency_key FROM game_actions WHERE game_id = ? AND seq = ?",
-                (game_id, new_version),
-            ).fetchone()
+            logged = _logged_at(conn, game_id, new_version)
             if logged is not None:
-                if _is_same_action(tuple(logged), seat, action_json, key):
+                if _is_same_action(logged, seat, action_json, key):
                     return Appended(new_version, already=True)
                 raise _why_not_written(conn, game_id, expected_version)
         cursor = conn.execute(

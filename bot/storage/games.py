@@ -48,6 +48,7 @@ from bot.storage.game_log import (
     _finisher,
     _is_same_action,
     _log_quarantine,
+    _logged_at,
     _raw_actions,
     _Row,
     _why_not_written,
@@ -361,12 +362,8 @@ class GameRepository:
         fresh = await self.get_game(game_id)
 
         def read(conn: Connection) -> tuple[tuple[Any, ...] | None, FinishedGame | None]:
-            row = conn.execute(
-                "SELECT seat, action, idempotency_key FROM game_actions WHERE game_id = ? AND seq = ?",
-                (game_id, seq),
-            ).fetchone()
             finished = _finished_record(conn, game_id) if fresh.status == FINISHED else None
-            return (None if row is None else tuple(row)), finished
+            return _logged_at(conn, game_id, seq), finished
 
         if fresh.version < seq and fresh.status != FINISHED:
             return fresh, None, None
