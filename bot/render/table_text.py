@@ -99,14 +99,20 @@ def lobby_closed_body(locale: object, *, expired: bool = False, game: str = "Sky
 
 # The table's own events, not the engine's.
 SERVICE_EVENTS = frozenset({"seat_replaced", "turn_timed_out", "seat_back"})
+# Why a computer took a seat (bot.service.seats): a kick is the host's doing, never "left".
+SEAT_REPLACED = {
+    "left": "table.event.seat_replaced",
+    "kicked": "table.event.seat_kicked",
+    "idle": "table.event.seat_idle",
+}
 
 
 def service_event_lines(seat: int, events: Iterable[JSON], names: Sequence[str], locale: object) -> list[str]:
     """The table's own events (a seat taken over, a turn played by the timer), in any game."""
     lines = []
     for event in events:
-        if event["kind"] == "seat_replaced":
-            key = "table.event.seat_idle" if event.get("reason") == "idle" else "table.event.seat_replaced"
+        if event["kind"] == "seat_replaced":  # left, kicked by the host, or idle: each said as it is
+            key = SEAT_REPLACED.get(str(event.get("reason")), "table.event.seat_replaced")
             lines.append(t(key, locale, player=names[seat]))
         elif event["kind"] == "turn_timed_out":
             lines.append(t("table.event.timed_out", locale, player=names[seat]))

@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.games.skipbo.table import status_line as skipbo_status
 from bot.games.skyjo.text import status_line as skyjo_status
+from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render.names import shown_names
 
@@ -94,12 +95,13 @@ def _skyjo(view: JSON, names: Sequence[str], locale: object, brief: bool) -> str
         grid = view["grids"][seat]
         showing = sum(c for c in grid if isinstance(c, int) and not isinstance(c, bool))
         marker = "▶ " if view.get("turn") == seat and phase == "play" else ""
-        head = t(
+        # "0 point" / "2 points" (French: singular for 0 and 1); showing: what the face-up cards add up to
+        head = plural(
             "display.words.skyjo.player",
+            view["totals"][seat],
             locale,
             marker=marker,
             player=name,
-            total=view["totals"][seat],
             showing=showing,
         )
         columns = [

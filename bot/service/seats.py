@@ -45,10 +45,13 @@ class SeatPart(ServiceCore):
             seat = table.seat_of(target_id)
             if seat is None or seat in table.replaced():
                 raise Refused("table.error.kick_not_player")
-            await self._replace(table, seat)
+            await self._replace(table, seat, reason="kicked")
         return table, seat
 
     async def _replace(self, table: Table, seat: int, reason: str = "left") -> None:
+        """A computer player takes ``seat``. ``reason`` is what the table says: ``left`` (Leave),
+        ``kicked`` (the host's kick: the table says the host gave the seat, never that the player left)
+        or ``idle`` (missed turns; only that seat may be taken back)."""
         meta = dict(table.stored.meta)
         replaced = dict(meta.get("replaced") or {})
         replaced[str(seat)] = "normal"

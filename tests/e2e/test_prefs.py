@@ -34,11 +34,10 @@ async def test_each_player_sets_their_own_choices_in_their_language(fake_discord
     ]
     answer = await skybo_command(fake, carol, "display", cards="colourblind", table="text")
     assert answer.text.splitlines()[:4] == [
-        "**Vos choix** (sur tous les serveurs)",
-        "✉️ Un message privé quand votre tour arrive dans une partie longue (1 heure ou plus par tour)"
-        " : activé",
+        "**Tes choix** (sur tous les serveurs)",
+        "✉️ Un message privé quand ton tour arrive dans une partie longue (1 heure ou plus par tour) : activé",
         "🎨 Cartes : daltonien (une forme par couleur)",
-        "📝 Table : en mots, dans votre panneau privé",
+        "📝 Table : en mots, dans ton panneau privé",
     ]
     stored = await bot.service.storage.prefs.many([alice.id, carol.id])
     assert stored == {
@@ -69,7 +68,7 @@ async def test_a_value_not_offered_changes_nothing(fake_discord: Any, skybo: Any
             "notify",
             "state",
             "maybe",
-            "L'option « etat » doit être l'une de ces valeurs : activés, désactivés.",
+            "L'option « état » doit être l'une de ces valeurs : activés, désactivés.",
         ),
     ):
         path = ("skybo", sub)

@@ -155,9 +155,11 @@ async def test_a_french_server_final_sheet_and_history_outside_a_server(
     winners = stored.game.winners()
     said = ", ".join((alice, bob)[s].global_name for s in winners)
     assert sheet["name"].startswith("Feuille de marque — manche")
-    assert sheet["name"].endswith(f"gagnant : {said}" if len(winners) == 1 else f"gagnants : {said}")
+    assert sheet["name"].endswith(
+        f"victoire : {said}" if len(winners) == 1 else f"victoire partagée : {said}"
+    )
     assert block_rows(sheet)[0][-1] == "Total" and block_rows(sheet)[0][0] == "M1"
-    assert table_message.embeds[0]["footer"]["text"] == f"Partie #{game_id} · /historique liste vos parties"
+    assert table_message.embeds[0]["footer"]["text"] == f"Partie #{game_id} · /historique liste tes parties"
 
     # The command is registered with its French name; outside a server it says why, privately.
     registered = fake.registered_command("history", fake.guild.id)

@@ -101,7 +101,7 @@ def test_the_final_sheet_has_every_round_and_the_winner(locale: str) -> None:
     for seat in range(len(EIGHT)):
         assert seen[seat] == [str(r.scores[seat]) for r in game.rounds]
     winners = ", ".join(EIGHT[s] for s in view["winners"])
-    word = "winner" if locale == "en-US" else "gagnant"
+    word = "winner" if locale == "en-US" else "victoire"  # French genders no player: not "gagnant"
     assert sheets[-1]["name"].endswith(f"{word}: {winners}" if locale == "en-US" else f"{word} : {winners}")
     assert rows(sheets[0])[8][0] == "Henri-Philip"
 

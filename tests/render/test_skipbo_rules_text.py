@@ -20,7 +20,7 @@ def test_default_rules_in_english_and_french() -> None:
     assert "partner" not in en and "points" not in en  # teams and several rounds are off by default
     for word in ("stock", "pioche", "pile de construction", "piles de défausse", "main", "manche", "tour"):
         assert word in fr, word
-    assert "coéquipier" not in fr
+    assert "équipe" not in fr
 
 
 def test_options_in_force_are_shown() -> None:
@@ -29,7 +29,7 @@ def test_options_in_force_are_shown() -> None:
     assert "300 points" in text and "25 points plus 5" in text
     assert "partner's stock top" in text and "both partners' stocks are empty" in text
     fr = rules_text(Options(stock_size=12, teams=True, several_rounds=True, score_limit=300), "fr")
-    assert "12 cartes" in fr and "300 points" in fr and "coéquipier" in fr
+    assert "12 cartes" in fr and "300 points" in fr and "l'autre membre de ton équipe" in fr
 
 
 @pytest.mark.parametrize("locale", ["en", "fr"])

@@ -249,8 +249,8 @@ def test_option_lines_and_turn_mention() -> None:
     fr = option_lines(Options(stock_size=10, teams=True, several_rounds=True).to_dict(), "fr")
     assert fr == [
         "Stock : 10 cartes chacun (partie rapide).",
-        "Plusieurs manches : le premier à 500 points gagne.",
-        "Par équipes de deux, les coéquipiers assis en face.",
+        "Plusieurs manches : la partie se gagne à 500 points.",
+        "Par équipes de deux : les deux places d'une équipe se font face.",
     ]
     recent: Recent = deque([(1, [{"kind": "seat_replaced"}, {"kind": "turn_started", "seat": 1}])])
     body = table_body(new(2, seed=1).view(None), NAMES[:2], locale="en", recent=recent, replaced=[1])
