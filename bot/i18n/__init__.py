@@ -12,6 +12,22 @@ Words that change with a number are never written "card(s)". A counted message h
 for 1 only; French: one for 0 and 1) and passes ``count``. An English card named with its article
 ("a 9", "an 8", "an 11") goes through :func:`a_card` (keys ``table.card.a`` / ``table.card.an``;
 French always "un").
+
+French (``fr/``) follows two rules, checked on every value of every file (messages, image labels, errors,
+and the slash commands' French names and descriptions, the ``cmd.*`` keys) by ``tests/i18n/test_french.py``:
+
+- **"tu", never "vous"**: "Tes choix", "Change-les avec…", "Les parties de qui (toi)", "utilise-la". No
+  "vous", "votre", "vos", and no verb in the "vous" form ("-ez").
+- **No gendered word about a player.** The bot never knows a player's gender, so nothing may agree with
+  a player's name or with the reader: not "Ton coéquipier Alice joue (il…)" but "Ton équipe : Alice joue
+  (Alice peut…)"; not "Alice est parti" but "Alice a quitté la table"; not "Tu es prêt" but "Tu as déjà
+  cliqué"; not "gagnant : Alice" but "victoire : Alice"; not "Sois le premier à…" but "… avant les autres".
+  A partner is "l'autre membre de ton équipe" or, in a short label, "Stock allié" / "Défausse alliée" (the
+  adjective agrees with the pile). Generic rule text ("le joueur qui…", "chacun") names nobody and stays.
+
+French command and option names keep their accents (``réglages``, ``état``, ``règles``): Discord accepts
+any lowercase letter in a name (``bot.command_check``). A French counted word follows :func:`plural`
+("0 point", "1 point", "2 points").
 """
 
 from __future__ import annotations
