@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.games import registry
+from bot.games.places import Place
 from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.render.names import escape_name
@@ -332,8 +333,15 @@ def trend_line(history: Sequence[HistoryEntry], locale: object) -> str | None:
     )
 
 
-def recent_places(history: Sequence[HistoryEntry]) -> str:
-    return " ".join(MEDALS.get(h.rank, f"#{h.rank}") for h in history)
+def recent_places(history: Sequence[HistoryEntry], places: Sequence[Place | None] = ()) -> str:
+    """The medals of the latest places, newest first: the player's place in each game by
+    :func:`bot.games.places.places` (their team's in a team game: the place ``/history`` and the
+    final standings give), else the rank the game was rated with."""
+    ranks = [
+        where.place if where is not None else h.rank
+        for h, where in zip(history, [*places, *[None] * (len(history) - len(places))], strict=True)
+    ]
+    return " ".join(MEDALS.get(rank, f"#{rank}") for rank in ranks)
 
 
 def kind_lines(overview: KindOverview, locale: object) -> list[str]:
@@ -361,7 +369,7 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
     if trend:
         lines.append(trend)
     if overview.history:
-        lines.append(t("stats.recent", locale, places=recent_places(overview.history)))
+        lines.append(t("stats.recent", locale, places=recent_places(overview.history, overview.places)))
     game = registry.get_kind(overview.kind)
     scored = game is not None and game.scored  # its round scores and final totals mean something
     if scored and row.round_count and row.best_round is not None and row.mean_round is not None:
