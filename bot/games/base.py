@@ -170,6 +170,11 @@ class Game(Protocol):
         """The game's own lines on a player's stats card (beyond games, wins and rating)."""
         ...
 
+    def sides(self, options: Mapping[str, Any], players: int) -> list[int] | None:
+        """The side (team number) of each seat of a game with these stored ``options``, or None when
+        every player plays for themself: a place is a side's place (:func:`bot.games.places.places`)."""
+        ...
+
     def play(self, args: list[str]) -> int:
         """``python -m bot play <game> ARGS``: the game in the terminal."""
         ...

@@ -10,6 +10,11 @@ a player did not win never raises it and a win never lowers it. The bare estimat
 rises as the uncertainty shrinks, so a loser saw "0.0 → 1.5 (+1.5)". The cards' footers say this in
 the reader's language.
 
+A new player's rating is **provisional** until :data:`bot.storage.ratings.PROVISIONAL_GAMES` (5) rated
+games of a kind in a scope: no figure is shown (nor the trend), the card says "provisional" and why,
+the board lists them in their place with "provisional" instead of the number, and the end-of-game line
+says "provisional rating (1 of 5 games)". So one early loss never reads as a penalty.
+
 Display names are the players' own: every one that goes into message text passes through
 :func:`bot.render.names.escape_name`, so none becomes a mention, a link, a heading or reversed text.
 
@@ -28,12 +33,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.games import registry
+from bot.games.places import Place
 from bot.i18n import language_of
 from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.render.numbers import number
 from bot.render.table_text import MessageBody, embed_size
-from bot.storage.ratings import HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
+from bot.storage.ratings import PROVISIONAL_GAMES, HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
 from bot.storage.stats import KINDS, KindOverview
 
 JSON = dict[str, Any]
@@ -212,6 +218,10 @@ def rating_change_lines(
             name = player_name(change.player, change.display_name, locale, mention=False)
         else:
             name = escape_name(_clip(given, MAX_NAME))
+        if measure == "rating" and change.provisional:
+            line = t("lb.change_provisional", locale, name=name, games=change.games, needed=PROVISIONAL_GAMES)
+            lines.append((change.rank, name.lower(), line))
+            continue
         if measure == "mu":
             before, after = change.mu_before, change.mu_after
         elif measure == "conservative":
@@ -270,7 +280,7 @@ def board_line(row: PlayerStats, locale: object, *, mention: bool) -> str:
         locale,
         place=place(row.rank),
         name=player_name(row.player, row.display_name, locale, mention=mention),
-        rating=number(row.conservative, locale),
+        rating=t("lb.provisional", locale) if row.provisional else number(row.conservative, locale),
         games=t(_GAMES_KEYS[plural(row.games, locale)], locale, count=row.games),
         wins=t(_WINS_KEYS[plural(row.wins, locale)], locale, count=row.wins),
     )
@@ -332,8 +342,15 @@ def trend_line(history: Sequence[HistoryEntry], locale: object) -> str | None:
     )
 
 
-def recent_places(history: Sequence[HistoryEntry]) -> str:
-    return " ".join(MEDALS.get(h.rank, f"#{h.rank}") for h in history)
+def recent_places(history: Sequence[HistoryEntry], places: Sequence[Place | None] = ()) -> str:
+    """The medals of the latest places, newest first: the player's place in each game by
+    :func:`bot.games.places.places` (their team's in a team game: the place ``/history`` and the
+    final standings give), else the rank the game was rated with."""
+    ranks = [
+        where.place if where is not None else h.rank
+        for h, where in zip(history, [*places, *[None] * (len(history) - len(places))], strict=True)
+    ]
+    return " ".join(MEDALS.get(rank, f"#{rank}") for rank in ranks)
 
 
 def kind_lines(overview: KindOverview, locale: object) -> list[str]:
@@ -349,19 +366,24 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
             wins=row.wins,
             rate=percent(row.wins, row.games, locale),
         ),
-        t(
-            "stats.rating",
-            locale,
-            rating=number(row.conservative, locale),
-            rank=row.rank,
-            players=max(overview.players, row.rank),
-        ),
     ]
-    trend = trend_line(overview.history, locale)
+    if row.provisional:  # no figure (nor its trend) before PROVISIONAL_GAMES games: the rule, said
+        lines.append(t("stats.rating_provisional", locale, games=row.games, needed=PROVISIONAL_GAMES))
+    else:
+        lines.append(
+            t(
+                "stats.rating",
+                locale,
+                rating=number(row.conservative, locale),
+                rank=row.rank,
+                players=max(overview.players, row.rank),
+            )
+        )
+    trend = None if row.provisional else trend_line(overview.history, locale)
     if trend:
         lines.append(trend)
     if overview.history:
-        lines.append(t("stats.recent", locale, places=recent_places(overview.history)))
+        lines.append(t("stats.recent", locale, places=recent_places(overview.history, overview.places)))
     game = registry.get_kind(overview.kind)
     scored = game is not None and game.scored  # its round scores and final totals mean something
     if scored and row.round_count and row.best_round is not None and row.mean_round is not None:

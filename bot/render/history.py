@@ -2,7 +2,9 @@
 
 Each line gives the game's id (what a replay will take, and what the final table message shows in
 its footer), the date as a Discord timestamp (every reader sees it in their own time zone and
-language), the game, the place and, where scores mean something, the final total.
+language), the game, the place (the player's team's place in a team game, by
+:func:`bot.games.places.places`, as ``/stats`` and the final standings give it) and, where
+scores mean something, the final total.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.games import registry
+from bot.games.places import Place
 from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render.names import escape_name
@@ -24,10 +27,19 @@ MAX_NAME = 40
 _ORDINALS = {1: "history.ordinal.first", 2: "history.ordinal.second", 3: "history.ordinal.third"}
 
 
-def place(rank: int, players: int, locale: object) -> str:
-    """ "2nd of 4" / "2e sur 4" (a table seats at most eight, so the ordinal forms are few)."""
-    ordinal = t(_ORDINALS.get(rank, "history.ordinal.other"), locale, rank=rank)
-    return t("history.place", locale, rank=ordinal, players=players)
+def place(rank: int, players: int, locale: object, *, teams: bool = False) -> str:
+    """ "2nd of 4" / "2e sur 4", or in a team game "2nd of 2 teams" / "2e sur 2 équipes" (a table
+    seats at most eight, so the ordinal forms are few)."""
+    key = (
+        "history.ordinal.first_team" if teams and rank == 1 else _ORDINALS.get(rank, "history.ordinal.other")
+    )
+    ordinal = t(key, locale, rank=rank)  # a team's place agrees with "team" (French: "1re sur 2 équipes")
+    return t("history.place_teams" if teams else "history.place", locale, rank=ordinal, players=players)
+
+
+def shown_place(where: Place, locale: object) -> str:
+    """A player's place as :func:`bot.games.places.places` gives it (their team's in a team game)."""
+    return place(where.place, where.of, locale, teams=where.team)
 
 
 def game_line(game: PlayedGame, locale: object) -> str:
@@ -36,7 +48,7 @@ def game_line(game: PlayedGame, locale: object) -> str:
         "id": game.game_id,
         "date": f"<t:{game.finished_at // 1000}:d>",
         "game": kind.title if kind is not None else escape_name(game.kind),
-        "place": place(game.rank, game.players, locale),
+        "place": shown_place(game.shown_place, locale),
     }
     # A total means something where the game is scored, or where several rounds were (Skip-Bo's
     # several-rounds option); a one-round Skip-Bo game scores 0 for everybody.

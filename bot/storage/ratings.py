@@ -52,6 +52,20 @@ def conservative(mu: float, sigma: float) -> float:
 
 NEW_RATING: float = conservative(DEFAULT_MU, DEFAULT_SIGMA)  # ~0: where every shown rating starts
 
+# A player's rating is **provisional** until they have this many rated games of a kind in a scope: the
+# figure is not shown to players (``/stats``, the boards and the end-of-game lines say "provisional"),
+# so a newcomer's first loss does not read as a penalty ("0.0 -> -2.8"). Five: a newcomer's sigma is
+# still large (8.3), so each early game moves mu - 3 sigma by several points; after about five games of
+# two to four players the sigma has shrunk by about a third and one game moves it far less, and five
+# short games are one evening, so nobody waits long. Provisional players stay on the boards, in their
+# place by the stored rating, with "provisional" instead of the number.
+PROVISIONAL_GAMES = 5
+
+
+def is_provisional(games: int | None) -> bool:
+    """Whether a rating after ``games`` rated games is still provisional (None: unknown, shown)."""
+    return games is not None and games < PROVISIONAL_GAMES
+
 
 def shown_rating(previous: float, mu: float, sigma: float, *, won: bool) -> float:
     """The rating a player sees after a game: the conservative estimate ``mu - 3 sigma``, held at
@@ -110,6 +124,11 @@ class RatingChange:
     sigma_after: float
     shown_before: float | None = None
     shown_after: float | None = None
+    games: int | None = None  # the player's rated games of this kind in this scope, this one included
+
+    @property
+    def provisional(self) -> bool:
+        return is_provisional(self.games)
 
     @property
     def conservative_before(self) -> float:
@@ -157,6 +176,11 @@ class PlayerStats:
     @property
     def ai_level(self) -> str | None:
         return self.player[3:] if self.player.startswith("ai:") else None
+
+    @property
+    def provisional(self) -> bool:
+        """Fewer than :data:`PROVISIONAL_GAMES` rated games: the figure is not shown to players."""
+        return is_provisional(self.games)
 
     @property
     def mean_round(self) -> float | None:
@@ -210,7 +234,10 @@ def rating_changes_of(conn: Connection, game_id: int) -> list[RatingChange]:
     """The rating changes a finished game caused, as stored (in the caller's unit of work)."""
     rows = conn.execute(
         "SELECT h.scope, h.player, coalesce(r.display_name, h.player), h.rank, h.mu_before,"
-        " h.sigma_before, h.mu_after, h.sigma_after, h.shown_before, h.shown_after"
+        " h.sigma_before, h.mu_after, h.sigma_after, h.shown_before, h.shown_after,"
+        " (SELECT count(*) FROM rating_history AS o WHERE o.kind = h.kind AND o.scope = h.scope"
+        " AND o.player = h.player AND (o.created_at < h.created_at OR (o.created_at = h.created_at"
+        " AND o.game_id <= h.game_id)))"
         " FROM rating_history AS h"
         " LEFT JOIN ratings AS r ON r.kind = h.kind AND r.scope = h.scope AND r.player = h.player"
         " WHERE h.game_id = ? ORDER BY h.scope, h.rank, h.player",
@@ -326,7 +353,9 @@ def rate_game(
                 )
             )
             history.append((game_id, kind, scope, key, best, mu0, sigma0, mu1, sigma1, now, shown0, shown1))
-            changes.append(RatingChange(scope, key, name, best, mu0, sigma0, mu1, sigma1, shown0, shown1))
+            changes.append(
+                RatingChange(scope, key, name, best, mu0, sigma0, mu1, sigma1, shown0, shown1, games + 1)
+            )
         conn.executemany(
             "UPDATE ratings SET display_name = ?, mu = ?, sigma = ?, conservative = ?, games = ?, wins = ?,"
             " round_count = ?, round_sum = ?, round_min = ?, round_max = ?, stats = ?, updated_at = ?"

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.games import registry
+from bot.games.places import Place, places
 from bot.storage.backend import Connection, Database
 from bot.storage.errors import StorageError
 
@@ -104,9 +106,47 @@ def _read_results(conn: Connection, game_id: int) -> list[SeatResult]:
     ]
 
 
+def seat_places(conn: Connection, game_ids: Sequence[int]) -> dict[tuple[int, int], Place]:
+    """The place of every seat of these finished games, by ``(game_id, seat)``: the stored ranks of
+    ``game_results`` grouped by the game's sides (:func:`bot.games.places.places`, the one rule of a
+    place; the sides come from the game's stored options through ``Game.sides``).
+
+    Computed when read, not stored: the stored ranks are the game's own result and stay true, and the
+    sides are a rule of the game known from its options, so every game already stored (on SQLite or
+    PostgreSQL) shows its team places without a migration or a new column."""
+    ids = sorted({int(g) for g in game_ids})
+    out: dict[tuple[int, int], Place] = {}
+    for start in range(0, len(ids), 500):  # a bounded IN list
+        chunk = ids[start : start + 500]
+        rows = conn.execute(
+            "SELECT g.id, g.kind, g.options, r.seat, r.rank FROM games AS g"
+            " JOIN game_results AS r ON r.game_id = g.id"
+            f" WHERE g.id IN ({','.join('?' * len(chunk))}) ORDER BY g.id, r.seat",
+            chunk,
+        ).fetchall()
+        games: dict[int, tuple[str, str, list[int]]] = {}
+        for game_id, kind, options, _seat, rank in rows:
+            games.setdefault(int(game_id), (str(kind), str(options), []))[2].append(int(rank))
+        for game_id, (kind, options, ranks) in games.items():
+            game = registry.get_kind(kind)
+            sides = None
+            if game is not None:
+                try:
+                    sides = game.sides(json.loads(options or "{}"), len(ranks))
+                except (ValueError, TypeError, AttributeError):
+                    sides = None  # options a game no longer reads: every seat its own side
+            for seat, shown in enumerate(places(ranks, sides)):
+                out[game_id, seat] = shown
+    return out
+
+
 @dataclass(frozen=True)
 class PlayedGame:
-    """One finished game in a player's history (``/history``): where they placed and what they scored."""
+    """One finished game in a player's history (``/history``): where they placed and what they scored.
+
+    ``place`` is the player's place by :func:`bot.games.places.places` (their team's in a team game),
+    the same ``/stats`` and the final standings give; ``rank`` and ``players`` are the seat's stored
+    rank and the number of seats."""
 
     game_id: int
     kind: str
@@ -116,12 +156,17 @@ class PlayedGame:
     total: int | None
     rounds: int  # rounds with a stored score
     rated: bool
+    place: Place | None = None
+
+    @property
+    def shown_place(self) -> Place:
+        return self.place if self.place is not None else Place(self.rank, self.players)
 
 
 def played_games(conn: Connection, user_id: int, guild_id: int, limit: int) -> list[PlayedGame]:
     """``user_id``'s latest finished games on ``guild_id``, newest first."""
     rows = conn.execute(
-        "SELECT g.id, g.kind, g.finished_at, r.rank, r.total, r.round_scores, g.rated,"
+        "SELECT g.id, g.kind, g.finished_at, r.rank, r.total, r.round_scores, g.rated, s.seat,"
         " (SELECT count(*) FROM game_seats AS o WHERE o.game_id = g.id)"
         " FROM games AS g"
         " JOIN game_seats AS s ON s.game_id = g.id"
@@ -130,6 +175,7 @@ def played_games(conn: Connection, user_id: int, guild_id: int, limit: int) -> l
         " ORDER BY g.finished_at DESC, g.id DESC LIMIT ?",
         (guild_id, user_id, limit),
     ).fetchall()
+    shown = seat_places(conn, [row[0] for row in rows])
     return [
         PlayedGame(
             int(game_id),
@@ -140,8 +186,9 @@ def played_games(conn: Connection, user_id: int, guild_id: int, limit: int) -> l
             None if total is None else int(total),
             len(json.loads(scores)),
             bool(rated),
+            shown.get((int(game_id), int(seat))),
         )
-        for game_id, kind, finished_at, rank, total, scores, rated, players in rows
+        for game_id, kind, finished_at, rank, total, scores, rated, seat, players in rows
     ]
 
 

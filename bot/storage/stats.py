@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.games import registry
+from bot.games.places import Place
 from bot.storage.backend import Connection, Database
 from bot.storage.ratings import (
     GLOBAL_SCOPE,
@@ -21,6 +22,7 @@ from bot.storage.ratings import (
     lower_score_wins,
     player_rows,
 )
+from bot.storage.results import seat_places
 
 KINDS: tuple[str, ...] = tuple(game.name for game in registry.GAMES)  # the card's games, in order
 TREND_GAMES = 10  # the trend (change and sparkline) covers at most this many latest games
@@ -37,6 +39,9 @@ class KindOverview:
     history: list[HistoryEntry]  # newest first, at most ``TREND_GAMES``
     best_total: int | None  # best final total of a rated game (lowest in Skyjo)
     mean_total: float | None
+    # The player's place in each game of ``history`` (same order; None: not found), by
+    # :func:`bot.games.places.places`, the rule ``/history`` and the final standings use too.
+    places: tuple[Place | None, ...] = ()
 
     @property
     def played(self) -> bool:
@@ -53,6 +58,28 @@ def _player_filter(player: str) -> tuple[str, object] | None:
     if player.startswith("ai:"):
         return "s.ai_level = ?", player[3:]
     return None
+
+
+def _places(conn: Connection, player: str, history: Sequence[HistoryEntry]) -> tuple[Place | None, ...]:
+    """The player's place in each game of ``history``: their seat's place (their best seat's, for a
+    computer level seated twice)."""
+    condition = _player_filter(player)
+    if condition is None or not history:
+        return tuple(None for _ in history)
+    where, value = condition
+    ids = sorted({h.game_id for h in history})
+    seats = conn.execute(
+        f"SELECT s.game_id, s.seat FROM game_seats AS s WHERE s.game_id IN ({','.join('?' * len(ids))})"
+        f" AND {where}",
+        (*ids, value),
+    ).fetchall()
+    shown = seat_places(conn, ids)
+    best: dict[int, Place] = {}
+    for game_id, seat in seats:
+        found = shown.get((int(game_id), int(seat)))
+        if found is not None and (int(game_id) not in best or found.place < best[int(game_id)].place):
+            best[int(game_id)] = found
+    return tuple(best.get(h.game_id) for h in history)
 
 
 def _totals(conn: Connection, player: str, kind: str, scope: int) -> tuple[int | None, float | None]:
@@ -100,15 +127,17 @@ def overview_rows(
             out.append(KindOverview(kind, scope, None, int(counts.get(kind, 0)), [], None, None))
             continue
         best, mean = _totals(conn, player, kind, scope)
+        latest = history_rows(conn, player, kind, scope, history)
         out.append(
             KindOverview(
                 kind,
                 scope,
                 stats,
                 int(counts.get(kind, 0)),
-                history_rows(conn, player, kind, scope, history),
+                latest,
                 best,
                 mean,
+                _places(conn, player, latest),
             )
         )
     return out

@@ -147,7 +147,7 @@ async def test_two_humans_play_a_whole_game_each_in_their_language(fake_discord:
     fields = {f["name"]: f["value"] for f in table_message.embeds[0]["fields"]}
     assert "Rating changes" in fields
     lines = fields["Rating changes"].split("\n")
-    assert len(lines) == 2 and lines[0].startswith(winner.global_name) and "(+" in lines[0]
+    assert len(lines) == 2 and lines[0] == f"{winner.global_name}: provisional rating (1 of 5 games)"
     assert lines[1].startswith(loser.global_name)
     assert {act_of(c) for c in table_message.custom_ids} == {"rm"}
 

@@ -268,7 +268,7 @@ def test_a_full_page_of_long_names_fits(locale: str) -> None:
 
 
 def test_board_words_in_english_and_french() -> None:
-    rows = [_row(1, "user:5", games=1, wins=1), _row(2, "user:6", games=2, wins=0, conservative=3.25)]
+    rows = [_row(1, "user:5", games=5, wins=1), _row(2, "user:6", games=6, wins=0, conservative=3.25)]
     page = LeaderboardPage("skyjo", 7, 0, boards.PER_PAGE, 2, rows)
     en = boards.leaderboard_body(page, "server", "en-GB").embed
     fr = boards.leaderboard_body(page, "server", "fr").embed
@@ -276,10 +276,14 @@ def test_board_words_in_english_and_french() -> None:
     assert en["title"] == "Skyjo leaderboard — this server"
     assert fr["title"] == "Classement Skyjo — ce serveur"
     assert en["description"].splitlines() == [
-        "🥇 <@5> — **24.0** · 1 game · 1 win",
-        "🥈 <@6> — **3.2** · 2 games · 0 wins",
+        "🥇 <@5> — **24.0** · 5 games · 1 win",
+        "🥈 <@6> — **3.2** · 6 games · 0 wins",
     ]
-    assert fr["description"].splitlines()[1] == "🥈 <@6> — **3,2** · 2 parties · 0 victoire"
+    assert fr["description"].splitlines()[1] == "🥈 <@6> — **3,2** · 6 parties · 0 victoire"
+    # Fewer than five rated games: provisional, no figure (issue 38 item 10).
+    newcomer = LeaderboardPage("skyjo", 7, 0, boards.PER_PAGE, 1, [_row(1, "user:5", games=1, wins=0)])
+    shown = boards.leaderboard_body(newcomer, "server", "fr").embed
+    assert shown is not None and shown["description"] == "🥇 <@5> — **provisoire** · 1 partie · 0 victoire"
     assert boards.leaderboard_body(page, "server", "en").extra["buttons"] == []  # one page
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 
 import pytest
@@ -14,6 +15,7 @@ from bot.storage.backend import Connection
 from bot.storage.ratings import (
     DEFAULT_MU,
     DEFAULT_SIGMA,
+    PROVISIONAL_GAMES,
     Participant,
     conservative,
     forfeit_ranks,
@@ -386,6 +388,9 @@ def test_the_shown_rating_never_rises_on_a_loss_nor_falls_on_a_win(
             shown[(change.scope, change.player)] = change.rating_after
             for locale, comma in (("en", "."), ("fr", ",")):
                 (line,) = boards.rating_change_lines([change], {}, locale)
+                if change.provisional:  # fewer than five games: no figure (issue 38 item 10)
+                    assert "provisional" in line or "provisoire" in line, line
+                    continue
                 sign = line.rsplit("(", 1)[1].rstrip(")")
                 assert comma in sign
                 assert sign.startswith("+" if change.rank == 1 else ("-", "+0" + comma + "0")), line
@@ -407,7 +412,9 @@ def test_the_old_figure_rose_for_a_loser_and_the_shown_one_does_not() -> None:
     second = next(c for c in changes if c.rank == 2)
     assert second.conservative_after - second.conservative_before > 1.0  # the old display
     assert second.rating_after == second.rating_before == pytest.approx(0.0, abs=1e-9)
-    assert boards.rating_change_lines([second], {}, "en") == ["P1: 0.0 → 0.0 (+0.0)"]
+    assert boards.rating_change_lines([second], {}, "en") == ["P1: provisional rating (1 of 5 games)"]
+    established = dataclasses.replace(second, games=PROVISIONAL_GAMES)
+    assert boards.rating_change_lines([established], {}, "en") == ["P1: 0.0 → 0.0 (+0.0)"]
     assert boards.rating_change_lines([second], {}, "en", measure="conservative")[0].endswith(
         "0.0 → 1.5 (+1.5)"
     )

@@ -396,6 +396,15 @@ class RoundResult:
         )
 
 
+def team_numbers(teams: bool, players: int) -> list[int] | None:
+    """SB-VAR-TEAM-1: the team number of each of ``players`` seats (seats alternate between teams), or
+    None without teams."""
+    if not teams or players < 2:
+        return None
+    half = players // 2
+    return [s % half for s in range(players)]
+
+
 def competition_ranks(keys: Sequence[int]) -> list[int]:
     """Competition ranks, lowest key first (equal keys share a rank)."""
     return [1 + sum(1 for other in keys if other < k) for k in keys]
@@ -508,10 +517,7 @@ class Game:
 
     def teams(self) -> list[int] | None:
         """The team number of each seat, or None without teams."""
-        if not self.options.teams:
-            return None
-        half = len(self.players) // 2
-        return [s % half for s in range(len(self.players))]
+        return team_numbers(self.options.teams, len(self.players))
 
     def seats_to_act(self) -> list[int]:
         """The seat whose turn it is; every seat between rounds (any may deal); none once over."""

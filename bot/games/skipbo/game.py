@@ -71,6 +71,10 @@ class SkipBo:
 
         return [t("stats.skipbo.stock_left", locale, mean=number(int(stats[STOCK_LEFT]) / rounds, locale))]
 
+    def sides(self, options: Mapping[str, Any], players: int) -> list[int] | None:
+        """SB-VAR-TEAM-1: with the teams option, partners are one side (a team wins or loses whole)."""
+        return engine.team_numbers(bool(options.get("teams")), players)
+
     def play(self, args: list[str]) -> int:
         from bot.games.skipbo import play
 

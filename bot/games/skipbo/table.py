@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from bot.games.places import places
 from bot.games.skipbo import engine as skipbo
 from bot.games.skipbo.panel import card_label, card_words, partner_of
 from bot.i18n import a_card, plural
@@ -350,7 +351,13 @@ def round_summary(view: JSON, names: Sequence[str], locale: object) -> str:
 
 def standings_lines(view: JSON, names: Sequence[str], locale: object) -> list[str]:
     """Final standings: by totals with several rounds, else the winners first then by stock left
-    (a team's stocks together); a stalled game has everyone first."""
+    (a team's stocks together); a stalled game has everyone first.
+
+    The places are :func:`bot.games.places.places` (the rule ``/history`` and ``/stats`` use): in a
+    team game the standings list **teams**, both partners on one line with their team's place ("2.
+    Alice & Chloé — 4 cards left in their stocks"), never a partner alone, so a player who emptied
+    their own stock while their partner did not is not listed as if they alone had lost
+    (SB-VAR-TEAM-1: a team wins when both partners' stocks are empty)."""
     n = len(names)
     if not view["rounds"]:
         return []
@@ -363,32 +370,32 @@ def standings_lines(view: JSON, names: Sequence[str], locale: object) -> list[st
     else:
         left = [sum(last["stock_left"][s] for s in _team(view, seat)) for seat in range(n)]
         keys = [0 if stalled else (-1 if seat in last["winners"] else left[seat]) for seat in range(n)]
-    ranks = skipbo.competition_ranks(keys)
-    order = sorted(range(n), key=lambda s: (ranks[s], s))
+    shown = places(skipbo.competition_ranks(keys), view.get("teams"))
+    # One line per side (a seat, or a team of two listed at its first seat), best place first.
+    sides = sorted({_team(view, seat) for seat in range(n)}, key=lambda side: (shown[side[0]].place, side))
     lines = [t("table.standings", locale)]
-    for seat in order:
-        if several:
-            lines.append(
-                t("table.standing", locale, rank=ranks[seat], player=names[seat], total=totals[seat])
-            )
-        elif seat in last["winners"]:
-            lines.append(t("skipbo.table.standing_winner", locale, rank=ranks[seat], player=names[seat]))
+    for side in sides:
+        first = side[0]
+        rank = shown[first].place
+        if len(side) > 1:
+            who = t("skipbo.table.team", locale, first=names[side[0]], second=names[side[1]])
         else:
-            lines.append(
-                plural(
-                    "skipbo.table.standing_stock",
-                    last["stock_left"][seat],
-                    locale,
-                    rank=ranks[seat],
-                    player=names[seat],
-                )
-            )
+            who = names[first]
+        if several:
+            lines.append(t("table.standing", locale, rank=rank, player=who, total=totals[first]))
+        elif first in last["winners"]:
+            key = "skipbo.table.standing_team_winner" if len(side) > 1 else "skipbo.table.standing_winner"
+            lines.append(t(key, locale, rank=rank, player=who))
+        else:
+            count = sum(last["stock_left"][s] for s in side)
+            key = "skipbo.table.standing_team_stock" if len(side) > 1 else "skipbo.table.standing_stock"
+            lines.append(plural(key, count, locale, rank=rank, player=who))
     return lines
 
 
 def _team(view: JSON, seat: int) -> tuple[int, ...]:
     mate = partner_of(view, seat)
-    return (seat,) if mate is None else (seat, mate)
+    return (seat,) if mate is None else tuple(sorted((seat, mate)))
 
 
 # --------------------------------------------------------------------------------------------------

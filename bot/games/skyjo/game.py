@@ -74,6 +74,10 @@ class Skyjo:
 
         return [t("stats.counter.columns_cleared", locale, count=int(stats["columns_cleared"]))]
 
+    def sides(self, options: Mapping[str, Any], players: int) -> list[int] | None:
+        """Every player for themself."""
+        return None
+
     def play(self, args: list[str]) -> int:
         from bot.games.skyjo import play
 

@@ -47,6 +47,9 @@ class HighCard:
     def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
         return []
 
+    def sides(self, options: Mapping[str, Any], players: int) -> list[int] | None:
+        return None
+
     def play(self, args: list[str]) -> int:
         return 2  # no terminal game: a table is all this test needs
 
