@@ -148,7 +148,7 @@ class SkyjoCog(commands.Cog):
         description=_("End this channel's game (unrated)", key="cmd.skyjo.end.description"),
     )
     async def end(self, interaction: discord.Interaction[Any]) -> None:
-        await tables.end(self.bot, interaction)
+        await tables.end(self.bot, interaction, "skyjo")
 
     @skyjo.command(
         name=_("kick", key="cmd.kick.name"),
@@ -157,7 +157,7 @@ class SkyjoCog(commands.Cog):
     @app_commands.rename(player=_("player", key="cmd.kick.opt.player"))
     @app_commands.describe(player=_("The player to replace", key="cmd.skyjo.kick.player"))
     async def kick(self, interaction: discord.Interaction[Any], player: discord.User) -> None:
-        await tables.kick(self.bot, interaction, player)
+        await tables.kick(self.bot, interaction, player, "skyjo")
 
 
 async def setup(bot: SkyboBot) -> None:

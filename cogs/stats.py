@@ -7,7 +7,8 @@
   board shows them. Its *Previous* / *Next* buttons (custom_id ``lb:<kind>:<server|global>:<page>``,
   plus ``:h`` for people only, see :mod:`bot.render.boards`) are taken by this cog's
   ``on_interaction`` listener, and page the board in place (``edit_message``) for whoever clicks. A
-  page past the end shows the last page. A malformed or forged id, or a ``server`` board clicked
+  page past the end shows the last page, under a line saying how many pages there are (never the
+  last page silently in place of the one asked for). A malformed or forged id, or a ``server`` board clicked
   outside a server, gets a private refusal in the clicker's language.
 - ``/stats [user] [scope]`` answers **privately** (ephemeral), in the asker's language
   (``interaction.locale``): it is a look-up, and the channel need not read everyone's numbers.
@@ -105,18 +106,19 @@ class StatsCog(commands.Cog):
     async def _board(
         self, kind: str, scope: str, guild_id: int | None, page: int, locale: object, *, computers: bool
     ) -> Any:
-        """The body of page ``page`` (from 1; past the end: the last page) of a board, with or
-        without its computer players."""
+        """The body of page ``page`` (from 1; past the end: the last page, saying so) of a board, with
+        or without its computer players."""
         storage = self.bot.storage
         assert storage is not None, "storage opens in setup_hook"
         ratings = storage.ratings
         size = boards.PER_PAGE
         board = await ratings.leaderboard(kind, guild_id, page=page - 1, per_page=size, computers=computers)
-        if not board.rows and board.total > 0:
+        past_end = not board.rows and board.total > 0
+        if past_end:
             board = await ratings.leaderboard(
                 kind, guild_id, page=board.pages - 1, per_page=size, computers=computers
             )
-        return boards.leaderboard_body(board, scope, locale, computers=computers)
+        return boards.leaderboard_body(board, scope, locale, computers=computers, past_end=past_end)
 
     # ------------------------------------------------------------------ /leaderboard
 

@@ -91,9 +91,19 @@ async def open_table(
     await bot.table_ui.post_lobby(interaction, lobby)
 
 
-async def end(bot: SkyboBot, interaction: discord.Interaction[Any]) -> None:
+async def same_game(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str, refusal: str) -> None:
+    """Refused (``refusal``, naming the game and its command) when this channel's table or lobby is
+    of another game: ``/skipbo end`` never ends a Skyjo table, it says ``/skyjo end`` does."""
+    other = await bot.service.kind_in_channel(interaction.channel_id or 0)
+    if other is not None and other != kind:
+        raise Refused(refusal, game=KINDS[other].title, kind=other)
+
+
+async def end(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str) -> None:
     """``/<game> end``: a running game ends only once the host confirms (its Yes is handled by
-    ``TableUI.game_click``); a lobby closes at once, as nobody has anything to lose yet."""
+    ``TableUI.game_click``); a lobby closes at once, as nobody has anything to lose yet. Only the
+    command of the table's own game does (:func:`same_game`)."""
+    await same_game(bot, interaction, kind, "table.error.other_game_end")
     channel_id, user_id = interaction.channel_id or 0, interaction.user.id
     can_manage = interaction.permissions.manage_channels
     table = bot.service.game_to_end(channel_id, user_id, can_manage=can_manage)
@@ -111,7 +121,9 @@ async def end(bot: SkyboBot, interaction: discord.Interaction[Any]) -> None:
     )
 
 
-async def kick(bot: SkyboBot, interaction: discord.Interaction[Any], player: discord.User) -> None:
+async def kick(bot: SkyboBot, interaction: discord.Interaction[Any], player: discord.User, kind: str) -> None:
+    """``/<game> kick``: a computer player takes ``player``'s seat, at a table of this game only."""
+    await same_game(bot, interaction, kind, "table.error.other_game_kick")
     if player.bot:
         raise Refused("table.error.kick_not_player")
     await bot.service.kick(interaction.channel_id or 0, interaction.user.id, player.id)

@@ -205,3 +205,23 @@ def seat_limit(game: Game, options: Mapping[str, Any]) -> tuple[int, Any]:
             continue
         return players, refused
     return game.max_players, None
+
+
+def seat_counts(game: Game, options: Mapping[str, Any]) -> list[int]:
+    """Every number of players a table of ``game`` with these engine ``options`` can be dealt for, from
+    the engine's ``validate``: a lobby says them when they are not a plain range (Skip-Bo teams: 4
+    or 6), and Start refuses another count with the engine's reason."""
+    from bot.engine.errors import GameError
+
+    try:
+        opts = game.engine.Options.from_dict(dict(options))
+    except (GameError, TypeError):
+        return list(range(game.min_players, game.max_players + 1))
+    counts = []
+    for players in range(game.min_players, game.max_players + 1):
+        try:
+            opts.validate(players)
+        except GameError:
+            continue
+        counts.append(players)
+    return counts

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from bot.games import registry
 from bot.games.places import Place
 from bot.i18n import language_of
+from bot.i18n import plural as counted
 from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.render.numbers import number
@@ -287,13 +288,16 @@ def board_line(row: PlayerStats, locale: object, *, mention: bool) -> str:
 
 
 def leaderboard_body(
-    board: LeaderboardPage, scope: str, locale: object, *, computers: bool = True
+    board: LeaderboardPage, scope: str, locale: object, *, computers: bool = True, past_end: bool = False
 ) -> MessageBody:
     """The public board message: a page of ranked players and the paging buttons.
 
     ``computers=False``: ``board`` holds people only (see
     :meth:`bot.storage.ratings.RatingRepository.leaderboard`); the footer says the computer players
     are hidden, and the buttons keep that choice.
+
+    ``past_end``: the page asked for was past the end and ``board`` is the last page instead; a first
+    line says how many pages there are.
 
     ``board.page`` counts from 0 (storage); the footer and the buttons count from 1. In the server
     scope people are mentions (members of the server; a mention in an embed pings nobody), on the
@@ -311,6 +315,8 @@ def leaderboard_body(
     else:
         mention = scope == "server"
         description = "\n".join(board_line(row, locale, mention=mention) for row in board.rows)
+        if past_end:
+            description = counted("lb.only_pages", pages, locale) + "\n\n" + description
     footer = t("lb.footer", locale, page=page, pages=pages, players=board.total)
     if not computers:
         footer = t("lb.people.hidden", locale) + "\n" + footer

@@ -45,10 +45,14 @@ def lobby_body(
     game: str = "Skyjo",
     min_players: int = 2,
     max_players: int = 8,
+    counts: Sequence[int] | None = None,
 ) -> MessageBody:
     """The lobby: who sits, the settings, what to click. ``seats`` are (name, user id, computer level).
 
     Any game's lobby: ``lines`` are its settings in words (its table module's ``option_lines``).
+    ``counts``: the only numbers of players its options allow when they are not the range
+    ``min_players`` to ``max_players`` (Skip-Bo teams: 4 or 6), said instead of the range up front,
+    so that Start's refusal of another count is no surprise.
     """
     players = []
     computers = 0
@@ -69,7 +73,9 @@ def lobby_body(
             "",
             *lines,
             "",
-            t("table.lobby.how", locale, min=min_players, max=max_players),
+            t("table.lobby.how", locale, min=min_players, max=max_players)
+            if not counts
+            else t("table.lobby.how_counts", locale, counts=counts_or(counts, locale)),
         ]
     )
     embed = {
@@ -92,9 +98,19 @@ def shown_seat_names(names: Sequence[str], replaced: Iterable[int], locale: obje
     ]
 
 
+def counts_or(counts: Sequence[int], locale: object) -> str:
+    """``4 or 6``, ``2, 4 or 6``: numbers of players, in words of ``locale``."""
+    said = [str(c) for c in counts]
+    if len(said) == 1:
+        return said[0]
+    return t("table.lobby.counts_or", locale, first=", ".join(said[:-1]), last=said[-1])
+
+
 def lobby_closed_body(locale: object, *, expired: bool = False, game: str = "Skyjo") -> MessageBody:
+    """A lobby that will not start: its title says so too (not "a table is open" above "cancelled")."""
     reason = t("table.lobby.expired" if expired else "table.lobby.cancelled", locale)
-    return MessageBody(embed={"title": t("table.lobby.title", locale, game=game), "description": reason})
+    title = t("table.lobby.title_expired" if expired else "table.lobby.title_cancelled", locale, game=game)
+    return MessageBody(embed={"title": title, "description": reason})
 
 
 # The table's own events, not the engine's.

@@ -22,7 +22,17 @@ from bot.service.table import (
     log,
 )
 from bot.storage import ChannelBusy, Seat, StorageError
-from bot.storage.lobbies import CANCELLED, STARTED, Lobby, LobbyChanged, LobbyNotFound, LobbySeat
+from bot.storage.lobbies import (
+    CANCELLED,
+    INVITED,
+    STARTED,
+    TURN_LIMIT,
+    Lobby,
+    LobbyChanged,
+    LobbyNotFound,
+    LobbySeat,
+    engine_options,
+)
 
 
 class LobbyPart(ServiceCore):
@@ -75,7 +85,7 @@ class LobbyPart(ServiceCore):
     def _check_seat_free(cls, lobby: Lobby) -> None:
         """Refused when the lobby has no seat left: the game's own limit, or the one its options set
         (Skyjo's Voyage edition, a large grid), with the engine's reason."""
-        limit, why = seat_limit(cls._kind(lobby.kind), lobby.options)
+        limit, why = seat_limit(cls._kind(lobby.kind), engine_options(lobby.options))
         if len(lobby.seats) < limit:
             return
         if why is not None:
@@ -190,6 +200,14 @@ class LobbyPart(ServiceCore):
         if lobby is not None:
             raise ChannelTaken(guild_id, channel_id, lobby.message_id)
 
+    async def kind_in_channel(self, channel_id: int) -> str | None:
+        """The game (its kind's name) of this channel's running table or open lobby, or None."""
+        table = self.table_in_channel(channel_id)
+        if table is not None:
+            return table.stored.kind
+        lobby = await self.lobbies.open_in_channel(channel_id)
+        return None if lobby is None else lobby.kind
+
     async def set_lobby_message(self, lobby: Lobby, message_id: int) -> None:
         """Remember the lobby's message; a click may already have started the lobby, so no version check."""
         await self.lobbies.set_message_id(lobby.id, message_id)
@@ -293,8 +311,13 @@ class LobbyPart(ServiceCore):
             if len(lobby.seats) < spec.min_players:
                 raise Refused("table.error.need_players", min=spec.min_players)
             seats = [Seat(i, s.name, s.user_id, s.ai_level) for i, s in enumerate(lobby.seats)]
-            options = dict(lobby.options)
-            turn_limit = options.pop("turn_limit", DEFAULT_TURN_LIMIT)
+            options = engine_options(lobby.options)
+            turn_limit = lobby.options.get(TURN_LIMIT, DEFAULT_TURN_LIMIT)
+            # The options' own reason for this count (Skip-Bo teams need 4 or 6), said before the deal.
+            try:
+                spec.engine.Options.from_dict(dict(options)).validate(len(seats))
+            except GameError as error:
+                raise Refused(error.key, **error.params) from None
             # /skybo settings: a server may not rate games with computer players (dealt unrated).
             computers = any(s.ai_level is not None for s in seats)
             rated = not computers or self.settings_of(lobby.guild_id).rate_computers
@@ -330,7 +353,14 @@ class LobbyPart(ServiceCore):
         return table
 
     async def rematch(self, game_id: int, user_id: int) -> Lobby:
-        """A new lobby with the same seats and settings (the clicker hosts it)."""
+        """A new lobby with the same settings, hosted and first seated by the clicker.
+
+        A rematch asks: the other people of the game are not seated but invited (the lobby's
+        ``invited`` option, stored with it, so a restart keeps it); the lobby names them and its Join
+        button reads "Join the rematch", and each takes a seat by clicking it, like anyone joining a
+        lobby. The computer players of the game sit again at once (nobody needs asking), at their
+        level. A seat a computer took over from a person (who left or missed turns) is neither: that
+        person is not invited, nor is the computer that replaced them seated."""
         try:
             stored = await self.storage.games.get_game(game_id)
         except StorageError:
@@ -340,13 +370,12 @@ class LobbyPart(ServiceCore):
         me = next((s for s in stored.seats if s.user_id == user_id), None)
         if me is None:
             raise Refused("error.not_a_player")
-        seats = [me] + [s for s in stored.seats if s is not me]
         replaced = {int(k) for k in (stored.meta.get("replaced") or {})}
-        lobby_seats = [
-            LobbySeat(s.display_name, user_id=s.user_id, ai_level=s.ai_level)
-            for s in seats
-            if s.seat not in replaced or s is me
+        others = [s for s in stored.seats if s is not me and s.seat not in replaced]
+        lobby_seats = [LobbySeat(me.display_name, user_id=user_id)] + [
+            LobbySeat(s.display_name, ai_level=s.ai_level) for s in others if s.ai_level is not None
         ]
+        invited = [{"user_id": s.user_id, "name": s.display_name} for s in others if s.ai_level is None]
         turn_limit = stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
         # The server may have taken this channel off its list since the game was opened.
         await self._new_table_settings(stored.guild_id, stored.channel_id)
@@ -358,7 +387,7 @@ class LobbyPart(ServiceCore):
                     channel_id=stored.channel_id,
                     kind=stored.kind,
                     host_id=user_id,
-                    options={**stored.options, "turn_limit": turn_limit},
+                    options={**stored.options, TURN_LIMIT: turn_limit, INVITED: invited},
                     seats=lobby_seats,
                 )
             except ChannelBusy:

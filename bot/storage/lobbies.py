@@ -18,6 +18,16 @@ from bot.storage.errors import ChannelBusy, ConcurrencyError, StorageError
 OPEN = "open"
 STARTED = "started"
 CANCELLED = "cancelled"
+# Keys of a lobby's ``options`` that belong to the table, not to the game's engine: the turn limit, and
+# the players a Rematch invites (``bot.service.lobbies``: a list of ``{"user_id", "name"}``). The rest
+# are the engine's options; ``engine_options`` gives them.
+TURN_LIMIT, INVITED = "turn_limit", "invited"
+TABLE_KEYS = frozenset({TURN_LIMIT, INVITED})
+
+
+def engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """A lobby's options without the table's own keys (:data:`TABLE_KEYS`): what the engine reads."""
+    return {k: v for k, v in options.items() if k not in TABLE_KEYS}
 
 
 def _now_ms() -> int:

@@ -203,9 +203,9 @@ async def _frame_message(
     return text, buttons(stored, frame, locale), picture
 
 
-async def refuse(interaction: discord.Interaction[Any], key: str) -> None:
+async def refuse(interaction: discord.Interaction[Any], key: str, **params: Any) -> None:
     """A private refusal in the asker's language; nothing changes."""
-    text = t(key, interaction.locale)
+    text = t(key, interaction.locale, **params)
     if interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True)
     else:
@@ -219,8 +219,12 @@ async def start(bot: Any, interaction: discord.Interaction[Any], kind: str, game
         await refuse(interaction, "replay.error.malformed")
         return
     stored = await _finished_game(bot, interaction, game_id)
-    if isinstance(stored, str) or stored.kind != kind:
-        await refuse(interaction, stored if isinstance(stored, str) else "replay.error.not_found")
+    if isinstance(stored, str):
+        await refuse(interaction, stored)
+        return
+    if stored.kind != kind:  # a game of this server, of the other game: say which command shows it
+        other = registry.KINDS[stored.kind]
+        await refuse(interaction, "replay.error.other_game", id=game_id, game=other.title, kind=other.name)
         return
     await interaction.response.defer(ephemeral=True, thinking=True)
     text, view, picture = await _frame_message(bot, stored, 0, interaction.locale, interaction.user.id)

@@ -13,14 +13,14 @@ from typing import Any
 
 import discord
 
-from bot.games.base import seat_limit
+from bot.games.base import seat_counts, seat_limit
 from bot.games.registry import KINDS, GameKind
 from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render import boards, table_text
-from bot.render.names import shown_name
+from bot.render.names import escape_name, shown_name
 from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
-from bot.storage.lobbies import Lobby
+from bot.storage.lobbies import INVITED, TURN_LIMIT, Lobby, engine_options
 from bot.storage.settings import DEFAULTS, ServerSettings
 from bot.ui import display, ids
 
@@ -202,14 +202,24 @@ def add_rating_changes(table: Table, body: table_text.MessageBody, locale: objec
             fields.append({"name": t("table.rating_changes", locale), "value": "\n".join(lines)[:1024]})
 
 
+def invited_left(lobby: Lobby) -> list[dict[str, Any]]:
+    """The people a Rematch invited (``bot.service.lobbies``) who have not taken a seat yet."""
+    seated = {s.user_id for s in lobby.seats if s.user_id is not None}
+    return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
+
+
 def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
+    """The lobby's buttons. Remove a computer only while a computer player sits (else it could only be
+    refused); a rematch's Join reads "Join the rematch" while someone it invited has no seat yet."""
+    join = "table.button.join_rematch" if invited_left(lobby) else "table.button.join"
     buttons = [
-        (JOIN, "table.button.join", "success"),
+        (JOIN, join, "success"),
         (LEAVE_LOBBY, "table.button.leave_lobby", "secondary"),
         (ADD_COMPUTER, "table.button.add_computer", "secondary"),
-        (REMOVE_COMPUTER, "table.button.remove_computer", "secondary"),
-        (START, "table.button.start", "primary"),
     ]
+    if any(s.ai_level is not None for s in lobby.seats):
+        buttons.append((REMOVE_COMPUTER, "table.button.remove_computer", "secondary"))
+    buttons.append((START, "table.button.start", "primary"))
     rows = [[button(f"sl:{lobby.id}:{act}", t(key, locale), style) for act, key, style in buttons]]
     rows.append([button(f"sl:{lobby.id}:{CANCEL}", t("table.button.cancel", locale), "danger")])
     return ButtonsView(rows)
@@ -234,8 +244,8 @@ def lobby_message(
 ) -> table_text.MessageBody:
     kind: GameKind = KINDS[lobby.kind]
     seats = [(s.name, s.user_id, s.ai_level) for s in lobby.seats]
-    options = {k: v for k, v in lobby.options.items() if k != "turn_limit"}
-    limit = lobby.options.get("turn_limit", DEFAULT_TURN_LIMIT)
+    options = engine_options(lobby.options)
+    limit = lobby.options.get(TURN_LIMIT, DEFAULT_TURN_LIMIT)
     lines = list(kind.table.option_lines(options, locale))
     if limit >= LONG_GAME:  # hours, and what a long game does (bot.service.letters)
         hours = plural("long_games.hours", limit // 3600, locale)
@@ -247,6 +257,11 @@ def lobby_message(
             else t("table.options.no_turn_limit", locale)
         )
     lines += settings_lines(settings, locale)
+    invited = invited_left(lobby)
+    if invited:  # a rematch: who it waits for (names, not mentions: a lobby pings nobody)
+        names = ", ".join(escape_name(str(p.get("name") or "")) for p in invited)
+        lines += ["", t("table.lobby.rematch_invited", locale, players=names)]
+    counts = seat_counts(kind, options)
     return table_text.lobby_body(
         host_id=lobby.host_id,
         seats=seats,
@@ -254,7 +269,9 @@ def lobby_message(
         locale=locale,
         game=kind.title,
         min_players=kind.min_players,
-        max_players=seat_limit(kind, lobby.options)[0],  # its options may seat fewer (Skyjo Voyage)
+        max_players=seat_limit(kind, options)[0],  # its options may seat fewer (Skyjo Voyage)
+        # Only some counts (Skip-Bo teams: 4 or 6): the lobby says them rather than a range.
+        counts=counts if counts and counts != list(range(counts[0], counts[-1] + 1)) else None,
     )
 
 
@@ -266,7 +283,10 @@ def final_panel_content(table: Table, seat: int, locale: object, words: bool = F
     """A panel's last words: how the game ended for this seat (and with ``words`` the final table in
     words, see :func:`panel_content`)."""
     title = t("table.panel.final_title", locale, game=table.kind.title)
-    if table.ended_by is not None or table.stored.status == "cancelled":
+    if table.ended_by is not None:  # who stopped it, and how (/<game> end): the one way a person can
+        said = t("table.panel.final_ended_by", locale, user=f"<@{table.ended_by}>", kind=table.kind.name)
+        return f"{title}\n{said}"
+    if table.stored.status == "cancelled":  # its channel went away, or the bot could not go on with it
         return f"{title}\n{t('table.panel.final_cancelled', locale)}"
     results = table.game.results()
     names = table.names()

@@ -143,8 +143,9 @@ async def test_replay_refusals_are_localized_and_private(
     not_found = t("replay.error.not_found", locale)
     assert await refusal(fake, user, "abc") == t("replay.error.malformed", locale)
     assert await refusal(fake, user, str(game_id + 1000)) == not_found
-    # A Skyjo game is no Skip-Bo game.
-    assert await refusal(fake, user, str(game_id), command="skipbo") == not_found
+    # A Skyjo game is no Skip-Bo game: /skipbo replay says which command replays it.
+    other = t("replay.error.other_game", locale, id=game_id, game="Skyjo", kind="skyjo")
+    assert await refusal(fake, user, str(game_id), command="skipbo") == other
     # Another server's game: the same refusal as an unknown id.
     await fake.add_guild("Elsewhere", channels=["elsewhere"], members=[user])
     assert await refusal(fake, user, str(game_id), channel=fake.channel("elsewhere")) == not_found
@@ -185,8 +186,10 @@ async def test_a_finished_skipbo_game_replays_without_showing_a_hand(
         shown = await click(fake, user, shown, "r")
     assert t("replay.end", locale) in shown.text
     assert replay.frame_at(stored, actions, len(actions)).view == table.game.view(None)
-    # A Skip-Bo game is no Skyjo game.
-    assert await refusal(fake, user, str(game_id)) == t("replay.error.not_found", locale)
+    # A Skip-Bo game is no Skyjo game: /skyjo replay names /skipbo replay (in the reader's language).
+    other = t("replay.error.other_game", locale, id=game_id, game="Skip-Bo", kind="skipbo")
+    assert await refusal(fake, user, str(game_id)) == other
+    assert f"/skipbo {t('cmd.replay.name', locale)}" in other
 
 
 async def test_replay_buttons_work_after_a_restart_and_forged_ones_are_refused(

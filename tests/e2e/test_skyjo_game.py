@@ -67,11 +67,12 @@ async def test_two_humans_and_a_computer_play_a_whole_game(
         assert (max(totals) >= 150) == (number == len(stored.game.rounds))
     assert stored.game.round == len(stored.game.rounds)
 
-    # Rematch: a new lobby with the same seats, hosted by the clicker.
+    # Rematch: a new lobby with the same settings, hosted by the clicker, the computer seated again and
+    # Alice asked to join (tests/e2e/test_refusals.py follows her in).
     inter = await fake.click(bob, table_message, button(table_message, "rm"))
     lobby = await inter.answer()  # acknowledged first, then the lobby is a public follow-up
     assert not lobby.ephemeral and lobby.id != table_message.id
-    assert "Bob" in lobby.text and "Alice" in lobby.text and "🤖" in lobby.text
+    assert "Bob" in lobby.text and "Alice, click Join the rematch" in lobby.text and "🤖" in lobby.text
     assert any(c.endswith(":st") for c in lobby.custom_ids)
 
 

@@ -69,4 +69,8 @@ def test_a_stalled_skipbo_game_is_a_draw_for_everyone() -> None:
 def test_a_game_ended_by_hand_says_so() -> None:
     table = _table("skyjo", _finished_skyjo(1), ["Ann", "Bob", "Cid"], status="cancelled")
     text = final_panel_content(table, 1, "en-US")
-    assert "ended before its end" in text and "Won by" not in text
+    assert "stopped early" in text and "Won by" not in text
+    # Who stopped it, when known (/skyjo end): tests/e2e/test_refusals.py plays it.
+    table.ended_by = 42
+    text = final_panel_content(table, 1, "en-US")
+    assert "stopped early by <@42> (/skyjo end)" in text and "Won by" not in text

@@ -94,6 +94,9 @@ def default_stock_size(players: int) -> int:
 # Options
 
 
+TEAM_PLAYERS = (4, 6)  # SB-VAR-TEAM-1: teams of two, at 4 or 6 players
+
+
 @dataclass(frozen=True, slots=True)
 class Options(OptionsBase):
     """Table settings; the defaults are the official rules."""
@@ -119,8 +122,9 @@ class Options(OptionsBase):
             raise bad("stock_size")
         if not 1 <= self.score_limit <= 10_000:
             raise bad("score_limit")
-        if self.teams and players not in (4, 6):
-            raise bad("teams")
+        if self.teams and players not in TEAM_PLAYERS:
+            # Said as it is (not "the setting 'teams' is not valid"): Start in a lobby of 3 shows it.
+            raise InvalidOptions("skipbo.error.teams_players", players=players)
         # Every stock dealt and at least a first hand for everyone.
         if players * (self.stock_for(players) + HAND_SIZE) > DECK_SIZE:
             raise bad("stock_too_large")
