@@ -402,5 +402,5 @@ async def test_every_declared_option_still_goes_through(fake_discord: Any, skybo
         previous_finisher_starts=True, computers=7, level="hard", turn_limit=0,
     )  # fmt: skip
     assert "Skyjo" in text
-    assert "There is no Skyjo table in this channel." in await run("skyjo", "kick", player=bob)
+    assert "There is no table in this channel." in await run("skyjo", "kick", player=bob)
     await run("skyjo", "end")
