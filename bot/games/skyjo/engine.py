@@ -7,8 +7,9 @@ Decisions where RULES.md is silent, taken here:
 
 - A *line* (a column, or a row when row clearing is on) is cleared when every card still in it is
   face up with the same value and at least ``min(LINE_LEAST, full line length)`` cards remain
-  (``LINE_LEAST`` is 3; the rules text says these numbers). So with the default grid a column needs its three cards; with row clearing a row of four needs four equal
-  cards, or three once a column has gone.
+  (``LINE_LEAST`` is 3; the rules text says these numbers). So with the default grid a column
+  needs its three cards; with row clearing a row of four needs four equal cards, or three once a
+  column has gone.
 - Line clearing applies after initial reveals too (it only matters for grids of two rows).
 - The drawn card is public: every seat sees what the player holds before placing or discarding it.
 - The discard pile is public (every card was put there face up); its order since the last reshuffle
