@@ -412,6 +412,19 @@ def draw_shape(
     draw.polygon(points, fill=fill, outline=edge, width=line)
 
 
+# Each shape as a text character, for the buttons of a colour-blind player's panel: the same mark as
+# the card's corners in the picture, in plain text (none of these has an emoji form that a phone
+# would draw in colour, and Discord takes any text in a button's label).
+SHAPE_MARKS: Final[Mapping[str, str]] = {
+    "down": "▼",
+    "circle": "●",
+    "square": "■",
+    "diamond": "◆",
+    "up": "▲",
+    "star": "★",
+}
+
+
 def corner_shapes(big: Image.Image, kind: str, ink: RGB, size: int, inset: tuple[int, int]) -> None:
     """A colour-blind card's group mark ``kind`` (:func:`draw_shape`), ``size`` pixels square, top right
     and bottom left of the card ``big``, ``inset`` (x, y) pixels from its edges; upright in both
