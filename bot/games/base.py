@@ -33,6 +33,9 @@ class ButtonSpec:
     style: str = "secondary"  # primary, secondary, success, danger
     disabled: bool = False
     emoji: str | None = None
+    # A card's shape (bot.render.images.SHAPE_MARKS) for a player who chose the colour-blind cards:
+    # their panel shows it before the label instead of the colour ``emoji`` (bot/ui/display.py).
+    mark: str | None = None
 
 
 class Engine(Protocol):

@@ -242,6 +242,35 @@ def one_line_name(name: str, labels: Mapping[str, str]) -> str:
     return f"{first} ({second})" if second else first
 
 
+# The smallest size a panel's second line shrinks to before it is cut.
+SECOND_LINE_LEAST: Final = 11
+
+
+def name_layout(
+    lines: tuple[str, str],
+    sizes: tuple[int, int],
+    max_width: int,
+    below_width: int | None = None,
+    below_size: int | None = None,
+) -> tuple[tuple[str, int], tuple[str, int]]:
+    """((text, size) of the name, (text, size) of the second line) as :func:`paste_name` draws them.
+
+    The rule: each line is shown whole whenever it can be. The name gets smaller from the largest
+    of ``sizes`` to the smallest, within ``max_width``; the second line (a computer's level, a
+    note) from ``below_size`` (two below the smallest) down to :data:`SECOND_LINE_LEAST`, within
+    ``below_width`` (the name's width unless given: a picture may give it the panel's whole width,
+    under the marks and the total). Only below the smallest size is a line cut with an ellipsis."""
+    first, second = lines
+    big, small = sizes
+    size = next((s for s in range(big, small - 1, -1) if text_width(first, s) <= max_width), small)
+    top = (fit_text(first, size, max_width), size)
+    width = max_width if below_width is None else below_width
+    start = small - 2 if below_size is None else below_size
+    least = min(SECOND_LINE_LEAST, start)
+    under = next((s for s in range(start, least - 1, -1) if text_width(second, s) <= width), least)
+    return top, (fit_text(second, under, width) if second else "", under)
+
+
 def paste_name(
     canvas: Image.Image,
     palette: Palette,
@@ -251,19 +280,19 @@ def paste_name(
     max_width: int,
     colours: tuple[RGB, RGB],
     background: RGB,
+    below: tuple[int, int] | None = None,
+    below_size: int | None = None,
 ) -> None:
     """A panel's name above a small second line, at the left-middle point ``xy``, within
-    ``max_width`` pixels. The name is shown whole whenever it can be: a long one gets smaller
-    (``sizes`` is the largest and the smallest size) and is cut only below the smallest."""
-    first, second = lines
-    big, small = sizes
+    ``max_width`` pixels (the layout and its rule: :func:`name_layout`). ``below`` is the x and the
+    width of the second line when it runs wider than the name (from the panel's left edge)."""
     x, cy = xy
-    size = next((s for s in range(big, small - 1, -1) if text_width(first, s) <= max_width), small)
-    top = fit_text(first, size, max_width)
+    below_x, below_width = below if below is not None else (x, None)
+    (top, size), (under, under_size) = name_layout(lines, sizes, max_width, below_width, below_size)
     paste_text(canvas, palette, (x, cy - 8), top, size, colours[0], background, anchor="lm")
-    if second:
-        below = fit_text(second, small - 2, max_width)
-        paste_text(canvas, palette, (x, cy + 11), below, small - 2, colours[1], background, anchor="lm")
+    if under:
+        ink = colours[1]
+        paste_text(canvas, palette, (below_x, cy + 11), under, under_size, ink, background, anchor="lm")
 
 
 def rounded_box(
@@ -410,6 +439,19 @@ def draw_shape(
     else:
         raise ValueError(f"unknown shape {kind!r}")
     draw.polygon(points, fill=fill, outline=edge, width=line)
+
+
+# Each shape as a text character, for the buttons of a colour-blind player's panel: the same mark as
+# the card's corners in the picture, in plain text (none of these has an emoji form that a phone
+# would draw in colour, and Discord takes any text in a button's label).
+SHAPE_MARKS: Final[Mapping[str, str]] = {
+    "down": "▼",
+    "circle": "●",
+    "square": "■",
+    "diamond": "◆",
+    "up": "▲",
+    "star": "★",
+}
 
 
 def corner_shapes(big: Image.Image, kind: str, ink: RGB, size: int, inset: tuple[int, int]) -> None:

@@ -9,6 +9,7 @@ player's said in the message's language (:mod:`bot.render.names`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,21 @@ class MessageBody:
     content: str = ""
     embed: JSON | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+NBSP = "\u00a0"
+# Where a line of an inline field may break (Discord gives it a third of the embed, often less than
+# a line): after a comma, a colon (French " :" too), and round " · " and " — ". Nothing else.
+_BREAKS_AT = re.compile(r"(, |: | · | — )")
+
+
+def phrased(line: str) -> str:
+    """``line`` with the spaces inside each phrase made non-breaking, so that a narrow inline field of
+    the table embed wraps only between phrases ("Stock: top card 4," / "8 left", never "8" / "left";
+    "Computer 1 (normal)" / "— 47 points", never "Computer 1 (n" / "ormal)"): see :data:`_BREAKS_AT`.
+    A phrase longer than the field is still broken by Discord, as any word would be."""
+    parts = _BREAKS_AT.split(line)
+    return "".join(part if i % 2 else part.replace(" ", NBSP) for i, part in enumerate(parts))
 
 
 def _clip(text: str, limit: int) -> str:

@@ -232,13 +232,14 @@ class TableUI:
         result."""
         locale = interaction.locale
         table = table or self.service.tables.get(state.game_id)
-        words = (await display.own_prefs(self.service, interaction.user.id)).table == display.TEXT
+        prefs = await display.own_prefs(self.service, interaction.user.id)
+        words = prefs.table == display.TEXT
         content: str
         view: ButtonsView | None
         if table is not None and table.finished:
             content, view = final_panel_content(table, state.seat, locale, words), None
         else:
-            content, view = panel_content(state, locale, words), panel_view(state, locale)
+            content, view = panel_content(state, locale, words), panel_view(state, locale, prefs.cards)
         watch = self.presenter.panel_click_started(state.game_id, interaction.user.id)
         followed: PanelState | None = None
         try:

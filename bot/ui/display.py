@@ -4,6 +4,10 @@
   their choice; the public table picture, which everyone at the table sees, uses the colour-blind
   cards as soon as one human player of the table chose them (they lose nothing for the others: the
   same cards, a shape more in their corners).
+- **The cards' look** of a private panel: a player who chose the colour-blind cards gets, on each
+  card button, the shape its card has in the picture (▼ ● ■ ◆ ▲ ★, the game's ``ButtonSpec.mark``)
+  before the label, in place of the coloured square that says only a colour (:func:`shaped`);
+  everyone else keeps the coloured squares.
 - **The table in words**: a player who chose ``table:text`` (they turned off embeds and previews in
   Discord, so they see neither the picture nor the table's embed) gets the whole public table in
   words in their private panel, under its usual lines (:mod:`bot.render.table_words`).
@@ -16,8 +20,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
+from bot.games.base import ButtonSpec
 from bot.render.table_words import MESSAGE_LIMIT, table_words
 from bot.service import Table, TableService
 from bot.storage import StorageError
@@ -48,6 +54,19 @@ async def table_cards(service: TableService, table: Table) -> str:
 async def own_prefs(service: TableService, user_id: int) -> UserPrefs:
     """One user's choices (a picture drawn for them alone, a panel about to be shown)."""
     return (await prefs_of(service, (user_id,))).get(user_id, DEFAULT_PREFS)
+
+
+def panel_cards(service: TableService, user_id: int | None) -> str:
+    """The cards' look of this user's panel (from the cache, as :func:`wants_words`)."""
+    return CLASSIC if user_id is None else service.cached_prefs(user_id).cards
+
+
+def shaped(spec: ButtonSpec, cards: str) -> ButtonSpec:
+    """A panel button in the cards' look ``cards``: with the colour-blind cards, a card's button shows
+    its shape mark before its label instead of its colour emoji; any other button is unchanged."""
+    if cards != COLOURBLIND or not spec.mark:
+        return spec
+    return replace(spec, label=f"{spec.mark} {spec.label}", emoji=None)
 
 
 def wants_words(service: TableService, user_id: int | None) -> bool:

@@ -224,7 +224,9 @@ class Presenter:
             if watch.recheck and key == watch.key and shown is not None and shown.version == table.version:
                 # Nothing moved since the click: show again exactly what it showed (mode, notice).
                 words = display.wants_words(self.bot.service, user_id)
-                content, view = panel_content(shown, watch.locale, words), panel_view(shown, watch.locale)
+                cards = display.panel_cards(self.bot.service, user_id)
+                content = panel_content(shown, watch.locale, words)
+                view = panel_view(shown, watch.locale, cards)
             else:
                 content, view = self._followed_panel(table, watch.seat, watch.locale)
         webhook = watch.webhook
@@ -249,7 +251,8 @@ class Presenter:
 
     def _followed_panel(self, table: Table, seat: int, locale: object) -> tuple[str, ButtonsView | None]:
         """The panel as the game stands (the channel lock is held)."""
-        words = display.wants_words(self.bot.service, table.stored.seats[seat].user_id)
+        user_id = table.stored.seats[seat].user_id
+        words = display.wants_words(self.bot.service, user_id)
         if table.finished:
             return final_panel_content(table, seat, locale, words), None
         if seat in table.idle():  # replaced for missed turns: the way back, right on the panel
@@ -258,7 +261,8 @@ class Presenter:
         if seat in table.replaced():
             return t("table.error.seat_replaced", locale), None
         state = self.bot.service.panel_of(table, seat)
-        return panel_content(state, locale, words), panel_view(state, locale)
+        cards = display.panel_cards(self.bot.service, user_id)
+        return panel_content(state, locale, words), panel_view(state, locale, cards)
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))

@@ -28,7 +28,7 @@ import discord
 from bot.games import registry
 from bot.i18n import template
 from bot.i18n import translate as t
-from bot.render.names import computer_name, plain_name, shown_names
+from bot.render.names import ComputerName, computer_name, shown_names
 from bot.storage import GameNotFound, GameQuarantined, StoredAction, StoredGame
 from bot.ui import display
 from bot.ui.views import ButtonsView
@@ -105,7 +105,10 @@ def seat_names(stored: StoredGame, locale: object) -> list[str]:
             names.append(seat.display_name)
         else:
             computers += 1
-            names.append(computer_name(computers, seat.ai_level, locale))
+            # A ComputerName, so that the picture draws its level on a second line, as the table's.
+            names.append(
+                ComputerName(computers, seat.ai_level, computer_name(computers, seat.ai_level, locale))
+            )
     return names
 
 
@@ -176,9 +179,10 @@ async def _picture(
     if image is None or not presenter.images:
         return None
     labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
-    plain = [plain_name(name, locale) for name in names]
+    # A computer's name stays a ComputerName: the picture draws its level on a line of its own, as
+    # on the live table, instead of cutting "Computer 1 (normal)" to the panel's width.
     try:
-        png = await presenter.pictures.draw(image.render_table, frame.view, plain, "dark", labels, cards)
+        png = await presenter.pictures.draw(image.render_table, frame.view, names, "dark", labels, cards)
     except Exception:
         log.exception("replay picture failed", extra={"game_id": stored.id})
         return None

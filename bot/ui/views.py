@@ -112,12 +112,16 @@ def button(custom_id: str, label: str, style: str = "secondary", *, disabled: bo
     return payload
 
 
-def panel_view(state: PanelState, locale: object) -> ButtonsView:
+def panel_view(state: PanelState, locale: object, cards: str = display.CLASSIC) -> ButtonsView:
+    """A private panel's buttons, in the cards' look ``cards`` of its reader (:func:`display.shaped`)."""
     panel = KINDS[state.kind].panel
     rows = panel.panel_rows(state.view, state.seat, state.game_id, state.version, state.mode, locale)
     return ButtonsView(
         [
-            [button(s.custom_id, s.label, s.style, disabled=s.disabled, emoji=s.emoji) for s in line]
+            [
+                button(s.custom_id, s.label, s.style, disabled=s.disabled, emoji=s.emoji)
+                for s in (display.shaped(spec, cards) for spec in line)
+            ]
             for line in rows
         ]
     )

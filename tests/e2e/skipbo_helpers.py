@@ -27,7 +27,9 @@ from bot.ui import ids
 from .conftest import act_of, enabled_buttons, open_panel
 
 SEED = 20240611
-HAND_LINE = re.compile(r"^Hand: (\d+) cards?$")  # the guild's language (English) on the table
+HAND_LINE = re.compile(
+    r"^Hand: (\d+)\u00a0cards?$"
+)  # "5 cards" kept whole (table_text.phrased)  # the guild's language (English) on the table
 HAND_EVENT = re.compile(r"from their hand onto pile|played their whole hand|no card left in hand")
 PANEL_TITLES = {"en-US": "Your hand — Skip-Bo", "fr": "Ta main — Skip-Bo"}  # one-round games
 FINAL_TITLES = {"en-US": "**Skip-Bo: the game is over**", "fr": "**Skip-Bo : la partie est finie**"}

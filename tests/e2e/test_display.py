@@ -63,7 +63,7 @@ def replay_render(bot: Any, stored: Any, actions: Any, locale: str, cards: str) 
     frame = replay.frame_at(stored, actions, 0)
     image = KINDS[stored.kind].image
     labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
-    names = [str(n) for n in replay.seat_names(stored, locale)]
+    names = replay.seat_names(stored, locale)  # a computer's a ComputerName, drawn on two lines
     return bytes(image.render_table(frame.view, names, "dark", labels, cards))
 
 

@@ -34,8 +34,10 @@ async def picture_of(bot: Any, game_id: int, step: int, locale: str) -> bytes:
     frame = replay.frame_at(stored, await storage.games.actions(game_id), step)
     image = KINDS[stored.kind].image
     labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
+    # A computer's name is a ComputerName: drawn as on the live table, its level on a second line
+    # (issue 38 item 7: "Computer 1 (n…" no more).
     names = replay.seat_names(stored, locale)
-    return bytes(image.render_table(frame.view, [str(n) for n in names], "dark", labels))
+    return bytes(image.render_table(frame.view, names, "dark", labels))
 
 
 async def step_of(message: Any) -> tuple[int, int, int]:

@@ -216,7 +216,7 @@ async def test_a_team_game_shows_partners_and_offers_the_partner_piles(
     await bot.presenter.flush()
     text = table_message.text
     assert f"Teams: Alice & Bob · {names[1]} & {names[3]}" in text
-    fields = [f["name"] for f in table_message.embeds[0]["fields"]]
+    fields = [f["name"].replace("\u00a0", " ") for f in table_message.embeds[0]["fields"]]
     assert fields[0].endswith("Alice (team 1)") and fields[2].endswith("Bob (team 1)"), fields
     assert fields[1].endswith("(team 2)") and fields[3].endswith("(team 2)"), fields
     assert_table_hides_hands(table_message, table.game)

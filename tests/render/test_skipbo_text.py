@@ -19,6 +19,7 @@ from bot.games.skipbo.table import (
     table_body,
     turn_mention,
 )
+from bot.render.table_text import NBSP
 from tests.engine.test_skipbo_helpers import new, rig, take
 from tests.ui.test_skipbo_panel import states
 
@@ -181,10 +182,11 @@ def test_public_piles_and_hand_sizes_are_shown() -> None:
     assert "Building piles: 4 · — · 11 · —" in text and "Alice to play." in text
     alice = body.embed["fields"][0]
     assert alice["name"].startswith("▶ Alice")
-    assert "Hand: 2 cards" in alice["value"] and "9 (2 cards)" in alice["value"]
+    value = alice["value"].replace(NBSP, " ")  # the field's phrases are kept whole (table_text.phrased)
+    assert "Hand: 2 cards" in value and "9 (2 cards)" in value
     # The stock says which number is its top card and which its size.
     top = game.stocks[0][-1]
-    assert f"Stock: top card **{top}**, {len(game.stocks[0])} left" in alice["value"]
+    assert f"Stock: top card **{top}**, {len(game.stocks[0])} left" in value
 
 
 def _finish_round(game: Game, seed: int) -> list[dict[str, Any]]:

@@ -27,7 +27,8 @@ def test_options_in_force_are_shown() -> None:
         "en",
     )
     assert "50 points" in text and "5 × 4" in text and "×3" in text
-    assert "full row" in text and "ended the previous round" in text
+    assert "a row whose 5 cards are face up and equal" in text and "ended the previous round" in text
+    assert "A column whose 4 cards are face up and equal" in text
     assert "scores ×" not in rules_text(Options(finisher_multiplier=1), "en")
 
 

@@ -31,7 +31,7 @@ from bot.games.skyjo.text import cell_text, describe_events, grid_lines
 from bot.i18n import LANGUAGES, a_card, catalogue, plural, plural_form, takes_an, template
 from bot.render.images import one_line_name, picture_name
 from bot.render.names import ComputerName, code_name, computer_name, escape_name, shown_name
-from bot.render.table_text import lobby_body
+from bot.render.table_text import lobby_body, phrased
 from bot.service import Table
 from bot.storage import Seat
 from tests.engine.skyjo_helpers import playing_game, set_grid, stack_draw
@@ -140,7 +140,8 @@ def test_skipbo_hand_sizes_are_counted_words(locale: str, one: str, many: str) -
     body = skipbo_body(view, NAMES[:2], locale=locale)
     assert body.embed is not None
     fields = [f["value"] for f in body.embed["fields"]]
-    assert one + "\n" in fields[0] and many + "\n" in fields[1]
+    # The table's inline fields break between phrases only (table_text.phrased): "5 cards" stays whole.
+    assert phrased(one) + "\n" in fields[0] and phrased(many) + "\n" in fields[1]
     assert plural("skipbo.table.hand", 0, locale) == ("Hand: 0 cards" if locale == "en" else "Main : 0 carte")
 
 
@@ -230,7 +231,7 @@ def test_skipbo_stock_says_which_number_is_which(locale: str, text: str) -> None
     game.stocks[0][-1] = 5
     body = skipbo_body(game.view(None), NAMES[:2], locale=locale)
     assert body.embed is not None
-    assert body.embed["fields"][0]["value"].startswith(text)
+    assert body.embed["fields"][0]["value"].startswith(phrased(text))
 
 
 # ------------------------------------------------------------------------ computer players' names

@@ -53,7 +53,9 @@ from typing import Any, Final
 from bot.games.base import ButtonSpec
 from bot.games.buttons import encode
 from bot.games.skipbo import engine as skipbo
+from bot.games.skipbo.cards import SHAPES, group
 from bot.i18n import translate as t
+from bot.render.images import SHAPE_MARKS
 from bot.render.names import shown_names
 
 __all__ = [
@@ -147,6 +149,12 @@ def band(card: int) -> tuple[str, str]:
     if card <= 8:
         return "success", "🟩"
     return "danger", "🟥"
+
+
+def shape_mark(card: int) -> str:
+    """The shape of a card's group on the colour-blind cards (:mod:`bot.games.skipbo.cards`), as text:
+    what a colour-blind player's panel shows instead of the coloured square (or 🃏)."""
+    return SHAPE_MARKS[SHAPES[group(card)]]
 
 
 def card_label(card: int | None) -> str:
@@ -316,7 +324,7 @@ def panel_rows(
         style, emoji = band(card)
         if picked:
             label, style = f"▶ {label}", "success"
-        return ButtonSpec(custom_id, label, style, not enabled, emoji)
+        return ButtonSpec(custom_id, label, style, not enabled, emoji, shape_mark(card))
 
     out: list[list[ButtonSpec]] = []
 
@@ -381,11 +389,14 @@ def panel_rows(
             arg = play_arg(chosen.index, slot, chosen.card, needed)
             label = t("skipbo.panel.pile_target", locale, number=slot + 1, top=shown, value=needed)
             style, emoji = band(needed)
-            row.append(ButtonSpec(cid(act, arg), label, style, False, emoji))
+            row.append(ButtonSpec(cid(act, arg), label, style, False, emoji, shape_mark(needed)))
         else:
             label = t("skipbo.panel.pile", locale, number=slot + 1, top=shown)
             shown_emoji = band(reached)[1] if reached else None
-            row.append(ButtonSpec(cid(REFRESH, _RF_BUILDING + slot), label, "secondary", True, shown_emoji))
+            mark = shape_mark(reached) if reached else None
+            row.append(
+                ButtonSpec(cid(REFRESH, _RF_BUILDING + slot), label, "secondary", True, shown_emoji, mark)
+            )
     out.append(row)
 
     # 5. Actions.

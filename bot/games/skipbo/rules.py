@@ -11,7 +11,12 @@ from bot.i18n import translate as t
 
 
 def rules_text(options: Options, locale: object = None) -> str:
-    """The rules in a few lines, written for players, with this table's settings."""
+    """The rules in a few lines, written for players, with this table's settings.
+
+    Every line an option changes is built from ``options`` (the stock's size, one round or several
+    and the score limit, teams); the rest (a hand of 5, 4 building and 4 discard piles, 1 to 12) is
+    the same at every table, so it is written once in the catalogue.
+    """
     lines = [t("skipbo.rules.title", locale)]
     if options.several_rounds:
         lines.append(t("skipbo.rules.goal_rounds", locale, limit=options.score_limit))

@@ -25,6 +25,7 @@ from bot.render.table_text import (
     MAX_FIELD,
     MessageBody,
     _clip,
+    phrased,
     shown_seat_names,
 )
 from bot.render.table_text import recent_lines as _recent_lines
@@ -250,7 +251,12 @@ def _player_field(view: JSON, seat: int, name: str, locale: object) -> JSON:
         plural("skipbo.table.hand", view["hand_sizes"][seat], locale),
         t("skipbo.table.discards", locale, piles=piles),
     ]
-    return {"name": _clip(header, MAX_TITLE), "value": _clip("\n".join(lines), MAX_FIELD), "inline": True}
+    # A narrow inline field: its lines wrap between phrases only (table_text.phrased).
+    return {
+        "name": _clip(marker + phrased(header[len(marker) :]), MAX_TITLE),
+        "value": _clip("\n".join(phrased(line) for line in lines), MAX_FIELD),
+        "inline": True,
+    }
 
 
 def table_body(

@@ -6,9 +6,10 @@ Grid positions are numbered column by column: ``pos = column * rows + row``, so 
 Decisions where RULES.md is silent, taken here:
 
 - A *line* (a column, or a row when row clearing is on) is cleared when every card still in it is
-  face up with the same value and at least ``min(3, full line length)`` cards remain. So with the
-  default grid a column needs its three cards; with row clearing a row of four needs four equal
-  cards, or three once a column has gone.
+  face up with the same value and at least ``min(LINE_LEAST, full line length)`` cards remain
+  (``LINE_LEAST`` is 3; the rules text says these numbers). So with the default grid a column
+  needs its three cards; with row clearing a row of four needs four equal cards, or three once a
+  column has gone.
 - Line clearing applies after initial reveals too (it only matters for grids of two rows).
 - The drawn card is public: every seat sees what the player holds before placing or discarding it.
 - The discard pile is public (every card was put there face up); its order since the last reshuffle
@@ -51,6 +52,8 @@ MAX_COLUMNS: Final = 5
 MAX_ROWS: Final = 4
 # SKY-PLAYERS-1: the editions and the most players each seats (Voyage, seed 002: the same game for 2 to 4).
 EDITIONS: Final[dict[str, int]] = {"classic": MAX_PLAYERS, "voyage": 4}
+# The fewest cards a line may still hold and be cleared (see the module docstring); the rules text says it.
+LINE_LEAST: Final = 3
 
 # Phases.
 REVEAL: Final = "reveal"
@@ -697,7 +700,7 @@ class Game:
             if not up[positions[0]] and grid[positions[0]] is not None:
                 continue  # fast path: a face-down card blocks the line
             present = [p for p in positions if grid[p] is not None]
-            if len(present) < min(3, len(positions)):
+            if len(present) < min(LINE_LEAST, len(positions)):
                 continue
             first = grid[present[0]]
             if all(up[p] and grid[p] == first for p in present):

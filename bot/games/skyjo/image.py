@@ -184,7 +184,9 @@ def _draw_panel(
     total_text = labels["total"].format(total=table.totals[seat])
     total = tile(theme, pill_rgb, total_text, SMALL_SIZE + 1, theme.panel, theme.text, bg)
     right -= total.width
-    canvas.paste(total, (right, cy - total.height // 2))
+    # The total sits on the name's line, so that the line under the name (a computer's level, the
+    # cards showing or the round's score) has the panel's whole width and is not cut (name_layout).
+    canvas.paste(total, (right, cy - 10 - total.height // 2))
     grid = table.grids[seat]
     if table.round_scores is not None:
         score = table.round_scores[seat]
@@ -213,7 +215,13 @@ def _draw_panel(
     name, level = table.headers[seat]
     below = f"{level} · {note}" if level else note
     width = max(10, right - x)
-    paste_name(canvas, palette, (x, cy), (name, below), (NAME_SIZE - 2, SMALL_SIZE), width, (ink, colour), bg)
+    left = x0 + PANEL_PAD + 2
+    under = (left, x0 + pw - PANEL_PAD - left)
+    # The name may get as small as the line under it ("Ordinateur 1" beside a turn mark and "99 pts").
+    sizes = (NAME_SIZE - 2, SMALL_SIZE - 2)
+    paste_name(
+        canvas, palette, (x, cy), (name, below), sizes, width, (ink, colour), bg, under, SMALL_SIZE - 2
+    )
 
     # The grid, column by column (pos = col * rows + row), centred in the panel.
     gw, _ = _grid_size(table.columns, table.rows)

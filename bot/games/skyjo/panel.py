@@ -18,8 +18,10 @@ from typing import Any
 from bot.games.base import ButtonSpec
 from bot.games.buttons import encode
 from bot.games.skyjo import engine as skyjo
+from bot.games.skyjo.cards import SHAPES, group
 from bot.i18n import a_card, plural
 from bot.i18n import translate as t
+from bot.render.images import SHAPE_MARKS
 from bot.render.names import shown_names
 
 PREFIX = "sk"
@@ -44,6 +46,12 @@ def band(value: int) -> tuple[str, str]:
     return "danger", "🟥"
 
 
+def shape_mark(value: int) -> str:
+    """The shape of a card value's group on the colour-blind cards (:mod:`bot.games.skyjo.cards`), as
+    text: what a colour-blind player's panel shows instead of the coloured square."""
+    return SHAPE_MARKS[SHAPES[group(value)]]
+
+
 def _cell_button(cell: int | str, custom_id: str, enabled: bool) -> ButtonSpec:
     if cell == "gone":
         return ButtonSpec(custom_id, "·", "secondary", True)
@@ -51,7 +59,7 @@ def _cell_button(cell: int | str, custom_id: str, enabled: bool) -> ButtonSpec:
         return ButtonSpec(custom_id, "?", "secondary", not enabled)
     assert isinstance(cell, int)
     style, emoji = band(cell)
-    return ButtonSpec(custom_id, str(cell), style, not enabled, emoji)
+    return ButtonSpec(custom_id, str(cell), style, not enabled, emoji, shape_mark(cell))
 
 
 def panel_title(view: dict[str, Any], locale: object = None) -> str:
@@ -109,7 +117,12 @@ def panel_rows(
                 style, emoji = band(top)
                 actions.append(
                     ButtonSpec(
-                        cid(MODE, MODE_TAKE), t("ui.panel.take", locale, value=top), style, False, emoji
+                        cid(MODE, MODE_TAKE),
+                        t("ui.panel.take", locale, value=top),
+                        style,
+                        False,
+                        emoji,
+                        shape_mark(top),
                     )
                 )
     elif my_turn and drawn is not None:
@@ -119,7 +132,12 @@ def panel_rows(
             style, emoji = band(drawn)
             actions.append(
                 ButtonSpec(
-                    cid(MODE, MODE_DISCARD), t("ui.panel.discard", locale, value=drawn), style, False, emoji
+                    cid(MODE, MODE_DISCARD),
+                    t("ui.panel.discard", locale, value=drawn),
+                    style,
+                    False,
+                    emoji,
+                    shape_mark(drawn),
                 )
             )
     elif phase == "round_over":

@@ -23,6 +23,7 @@ from bot.render.table_text import (
     MAX_FIELD,
     MessageBody,
     _clip,
+    phrased,
     shown_seat_names,
 )
 from bot.render.table_text import recent_lines as _recent_lines
@@ -121,7 +122,7 @@ def table_body(
         grid = "\n".join(grid_lines(view, seat))
         fields.append(
             {
-                "name": _clip(f"{marker}{name} — {total}", 256),
+                "name": _clip(marker + phrased(f"{name} — {total}"), 256),
                 "value": _clip(f"```\n{grid}\n```", MAX_FIELD),
                 "inline": True,
             }

@@ -1,0 +1,115 @@
+"""Issue 38 item 9: a player who chose the colour-blind cards (``/skybo display cards:colourblind``)
+finds on their panel's card buttons the same shapes as on the cards of the picture (bot/ui/display.py):
+Skyjo below zero ▼, zero ●, 1-4 ■, 5-8 ◆, 9-12 ▲; Skip-Bo 1-4 ■, 5-8 ◆, 9-12 ▲, a Skip-Bo card ★.
+A player who did not choose them keeps the coloured squares, without a shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.games.skipbo.panel import card_label, own_hand
+
+from .conftest import button, open_panel, start_table
+from .skipbo_helpers import start_skipbo
+from .test_prefs import skybo_command
+
+SQUARES = {"🟦", "🟩", "🟨", "🟥", "🃏"}
+
+
+def skyjo_shape(value: int) -> str:
+    return "▼" if value < 0 else "●" if value == 0 else "■" if value <= 4 else "◆" if value <= 8 else "▲"
+
+
+def skipbo_shape(card: int) -> str:
+    return "★" if card == 0 else "■" if card <= 4 else "◆" if card <= 8 else "▲"
+
+
+def buttons(panel: Any) -> list[dict[str, Any]]:
+    return [c for c in panel.all_components() if c.get("type") == 2]
+
+
+def emoji_of(component: dict[str, Any]) -> str | None:
+    emoji = component.get("emoji")
+    return None if emoji is None else str(emoji.get("name"))
+
+
+async def test_skyjo_cards_on_the_panel_carry_their_shape_for_a_colourblind_player(
+    fake_discord: Any, skybo: Any
+) -> None:
+    fake = fake_discord
+    bot = await skybo()
+    alice, carol = fake.user("alice"), fake.user("carol")
+    await skybo_command(fake, carol, "display", cards="colourblind")
+    table_message, game_id = await start_table(fake, bot, alice, [carol], turn_limit=0)
+    table = bot.service.tables[game_id]
+    panels = {}
+    for user in (alice, carol):
+        panel = await open_panel(fake, user, table_message)
+        while table.game.phase == "reveal" and table.seat_of(user.id) in table.game.seats_to_act():
+            await (await fake.click(user, panel, button(panel, "rv"))).answer()
+        panels[user.username] = await open_panel(fake, user, table_message)
+    game = table.game
+    rows = game.options.rows
+    for user, shaped in ((alice, False), (carol, True)):
+        seat = table.seat_of(user.id)
+        panel = panels[user.username]
+        seen = 0
+        for line_index, line in enumerate(panel.components[:rows]):
+            for column, cell in enumerate(line["components"]):
+                pos = column * rows + line_index
+                if not game.face_up[seat][pos]:
+                    assert cell["label"] == "?" and "emoji" not in cell
+                    continue
+                value = game.grids[seat][pos]
+                seen += 1
+                if shaped:
+                    assert cell["label"] == f"{skyjo_shape(value)} {value}", cell
+                    assert "emoji" not in cell, cell
+                else:
+                    assert cell["label"] == str(value) and emoji_of(cell) in SQUARES, cell
+        assert seen == 2  # the two cards each turned
+    # Nothing else of the panel changed for her: the same buttons, the same ids.
+    assert [b["custom_id"] for b in buttons(panels["carol"])] == [
+        b["custom_id"] for b in buttons(await open_panel(fake, carol, table_message))
+    ]
+    # Back to the classic cards: the squares come back.
+    await skybo_command(fake, carol, "display", cards="classic")
+    again = await open_panel(fake, carol, table_message)
+    faces = [b for b in buttons(again) if b.get("label") not in ("?", None) and b.get("emoji")]
+    assert len(faces) >= 2 and all(emoji_of(b) in SQUARES for b in faces)
+    assert not any(b["label"][0] in "▼●■◆▲★" for b in buttons(again))
+
+
+async def test_skipbo_cards_on_the_panel_carry_their_shape_for_a_colourblind_player(
+    fake_discord: Any, skybo: Any
+) -> None:
+    fake = fake_discord
+    bot = await skybo()
+    alice, carol = fake.user("alice"), fake.user("carol")
+    await skybo_command(fake, alice, "display", cards="colourblind")
+    table_message, game_id = await start_skipbo(fake, bot, alice, [carol], turn_limit=0)
+    game = bot.service.tables[game_id].game
+    alice_seat, carol_seat = 0, 1
+    mine, hers = await open_panel(fake, alice, table_message), await open_panel(fake, carol, table_message)
+    # The stock top, on each one's own panel.
+    stock = game.stocks[alice_seat][-1]
+    stock_button = next(b for b in buttons(mine) if "Stock" in b["label"])
+    assert stock_button["label"].startswith(f"{skipbo_shape(stock)} Stock: {card_label(stock)} ")
+    assert "emoji" not in stock_button
+    her_stock = next(b for b in buttons(hers) if "Stock" in b["label"])
+    assert her_stock["label"].startswith("Stock : ") and emoji_of(her_stock) in SQUARES
+    # The hand of the player to play (Alice deals first with this seed, or Carol): shapes or squares.
+    hand_seat = game.turn
+    panel, shaped = (mine, True) if hand_seat == alice_seat else (hers, False)
+    hand = own_hand(game.view(hand_seat), hand_seat)  # in the panel's order
+    assert hand and hand_seat in (alice_seat, carol_seat)
+    cards = panel.components[0]["components"]
+    assert len(cards) == len(hand)
+    for card, component in zip(hand, cards, strict=True):
+        if shaped:
+            assert (
+                component["label"] == f"{skipbo_shape(card)} {card_label(card)}" and "emoji" not in component
+            )
+        else:
+            assert component["label"] == card_label(card) and emoji_of(component) in SQUARES
