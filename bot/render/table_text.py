@@ -70,6 +70,7 @@ def lobby_body(
             *lines,
             "",
             t("table.lobby.how", locale, min=min_players, max=max_players),
+            t("table.lobby.help", locale, help=f"`/{t('cmd.help.name', locale)}`"),  # cogs/help.py
         ]
     )
     embed = {
