@@ -49,7 +49,7 @@ DEFAULT_PORT = 8765
 DEFAULT_DATABASE = Path("data") / "sandbox.sqlite3"
 USERS: list[tuple[str, str, str | None]] = [("alice", "en-US", "Alice"), ("bob", "en-US", "Bob"),
                                             ("chloe", "fr", "Chloé")]  # fmt: skip
-OWNER = "alice"  # the server's owner; the other users are ordinary members
+OWNER = "alice"  # owns the server: every permission; the others are members with @everyone's defaults
 DM = "dm"  # what a page asks to view for its user's direct messages with the bot
 LOCALES = {"en-US": "English", "fr": "Français"}
 HISTORY = 100  # messages a page shows per channel
@@ -91,8 +91,6 @@ class Sandbox:
         self.bot_factory = bot_factory
         self.host = host
         self.port = port
-        # Alice owns the server (every permission: /skybo settings, ending anyone's game); Bob, Chloé
-        # and the users added on the page are members with Discord's default @everyone permissions.
         self.fake = FakeDiscord(clock=RealClock(), users=USERS, guild_name="Skybo sandbox", owner=OWNER)
         self.fake.heartbeat_ack_delay = 0.25
         self.bot: Any = None
@@ -283,7 +281,6 @@ class Sandbox:
                 "name": u.global_name or u.username,
                 "locale": u.locale,
                 "bot": u.bot,
-                # as Discord computes it: the owner has every permission, a member @everyone's
                 "role": "bot" if u.bot else "owner" if u.id == guild.owner_id else "member",
                 "dms": len(fake.direct_messages(u)),  # the bot's direct messages to this user
             }
