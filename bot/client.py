@@ -46,7 +46,15 @@ GC_THRESHOLDS = (10_000, 20, 1000)
 discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
 
-EXTENSIONS = ("cogs.skyjo", "cogs.skipbo", "cogs.stats", "cogs.history", "cogs.replay", "cogs.settings")
+EXTENSIONS = (
+    "cogs.skyjo",
+    "cogs.skipbo",
+    "cogs.stats",
+    "cogs.history",
+    "cogs.replay",
+    "cogs.settings",
+    "cogs.help",
+)
 
 
 @dataclass(frozen=True)

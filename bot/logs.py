@@ -16,6 +16,13 @@ What is kept out, at every level (``LOG_LEVEL=DEBUG`` included):
 
 Our own DEBUG lines (``bot.*``, ``cogs.*``) and discord.py's useful ones (event dispatch, gateway
 sequence, webhook status codes) are kept.
+
+Levels of our own lines: INFO is what an operator follows, one line per table event that matters (a
+lobby opened or cancelled, a game started, finished or ended by hand, a seat taken by a computer, tables
+resumed) and the faults (retries, WARNING, ERROR with a traceback). What happens at every move is DEBUG
+(a move committed, a click refused, a turn timed out, a long game's letter sent): at INFO a busy sandbox
+printed one line per move and buried its "Ready" line. ``tests/e2e/test_operator_logs.py`` plays a game
+to that rule.
 """
 
 from __future__ import annotations

@@ -92,6 +92,7 @@ def lobby_body(
             t("table.lobby.how", locale, min=min_players, max=max_players)
             if not counts
             else t("table.lobby.how_counts", locale, counts=counts_or(counts, locale)),
+            t("table.lobby.help", locale, help=f"`/{t('cmd.help.name', locale)}`"),  # cogs/help.py
         ]
     )
     embed = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -62,6 +63,37 @@ def postgres_url(options: argparse.Namespace) -> str | None:
     return load_settings().database_url
 
 
+class _Counter(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.NOTSET)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+async def start_up_logged(quiet: float = 0.3, at_most: float = 3.0) -> None:
+    """Waits for the bot's start-up lines (the gateway's, tables resumed...) to be written: until nothing
+    is logged for ``quiet`` seconds, ``at_most`` in all. The "Ready: open http://..." line that follows
+    is then the last line of the terminal, where one looks for it, and stays so until something happens
+    at a table (one INFO line per table event, never one per move: bot/logs.py)."""
+    counter = _Counter()
+    root = logging.getLogger()
+    root.addHandler(counter)
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + at_most
+        seen, since = -1, loop.time()
+        while loop.time() < deadline:
+            if counter.count != seen:
+                seen, since = counter.count, loop.time()
+            elif loop.time() - since >= quiet:
+                return
+            await asyncio.sleep(0.05)
+    finally:
+        root.removeHandler(counter)
+
+
 async def serve(options: argparse.Namespace) -> int:
     from bot.config import ConfigError
     from bot.storage import StorageError, translate_os_error
@@ -103,6 +135,7 @@ async def serve(options: argparse.Namespace) -> int:
         await sandbox.stop()
         print(f"the bot did not start in the sandbox: {exc!r} (the log above says why)", file=sys.stderr)
         return 2
+    await start_up_logged()
     print(f"Ready: open {sandbox.url} (Ctrl+C stops it).", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

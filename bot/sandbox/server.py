@@ -49,6 +49,8 @@ DEFAULT_PORT = 8765
 DEFAULT_DATABASE = Path("data") / "sandbox.sqlite3"
 USERS: list[tuple[str, str, str | None]] = [("alice", "en-US", "Alice"), ("bob", "en-US", "Bob"),
                                             ("chloe", "fr", "Chloé")]  # fmt: skip
+OWNER = "alice"  # owns the server: every permission; the others are members with @everyone's defaults
+DM = "dm"  # what a page asks to view for its user's direct messages with the bot
 LOCALES = {"en-US": "English", "fr": "Français"}
 HISTORY = 100  # messages a page shows per channel
 PUSH_DELAY = 0.015  # seconds: changes are batched this long before being pushed
@@ -89,7 +91,7 @@ class Sandbox:
         self.bot_factory = bot_factory
         self.host = host
         self.port = port
-        self.fake = FakeDiscord(clock=RealClock(), users=USERS, guild_name="Skybo sandbox")
+        self.fake = FakeDiscord(clock=RealClock(), users=USERS, guild_name="Skybo sandbox", owner=OWNER)
         self.fake.heartbeat_ack_delay = 0.25
         self.bot: Any = None
         self.pages: list[Page] = []
@@ -279,9 +281,11 @@ class Sandbox:
                 "name": u.global_name or u.username,
                 "locale": u.locale,
                 "bot": u.bot,
+                "role": "bot" if u.bot else "owner" if u.id == guild.owner_id else "member",
+                "dms": len(fake.direct_messages(u)),  # the bot's direct messages to this user
             }
             for u in fake.users.values()
-            if u.id in guild.members and u is not fake.owner
+            if u.id in guild.members
         ]
         channels = [{"id": str(c.id), "name": c.name} for c in guild.channels]
         status = self._bot_status
@@ -455,7 +459,10 @@ class Sandbox:
                 return user
         raise KeyError(f"unknown user {value!r}")
 
-    def _channel(self, value: Any) -> FakeChannel:
+    def _channel(self, value: Any, user: FakeUser) -> FakeChannel:
+        """A text channel of the server, or ``dm``: ``user``'s direct messages with the bot (only theirs)."""
+        if value == DM:
+            return self.fake.dm_channel(user)
         for channel in self.fake.guild.channels:
             if str(channel.id) == str(value) or channel.name == value:
                 return channel
@@ -466,9 +473,11 @@ class Sandbox:
         fake = self.fake
         if op == "view":
             page.user = self._user(data.get("user") or "alice")
-            page.channel = self._channel(data.get("channel") or "general")
+            page.channel = self._channel(data.get("channel") or "general", page.user)
             await self._sync_page(page, reset=True)
-            return {"user": str(page.user.id), "channel": str(page.channel.id)}
+            dm = page.channel.guild_id is None
+            return {"user": str(page.user.id), "channel": str(page.channel.id), "dm": dm,
+                    "name": DM if dm else page.channel.name}  # fmt: skip
         if op == "add_user":
             name = str(data.get("name") or "").strip()[:32]
             if not name:

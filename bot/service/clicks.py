@@ -174,7 +174,7 @@ class ClickPart(ServiceCore):
             table.marks[seat] = version
         dicts = [e.to_dict() for e in events]
         table.recent.append((seat, dicts))
-        log.info(
+        log.debug(  # one per move: DEBUG (an operator's INFO is one line per table event, bot/logs.py)
             "move committed",
             extra={
                 "game_id": table.id,

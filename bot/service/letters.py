@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Any
 
 from bot.service.core import ServiceCore
@@ -75,7 +76,8 @@ class LettersPart(ServiceCore):
             )
             assert self.postman is not None
             sent = await self.postman.send_letter(letter)
-            log.info(
+            log.log(  # one per turn of a long game, like a move; one not delivered is worth a look
+                logging.DEBUG if sent else logging.INFO,
                 "long game letter sent" if sent else "long game letter not delivered: direct messages closed",
                 extra={"game_id": table.id, "seat": seat, "what": what},
             )

@@ -245,7 +245,7 @@ class TimerPart(ServiceCore):
         for seat in seats:
             if announce:
                 table.recent.append((seat, [{"kind": "turn_timed_out", "seat": seat}]))
-                log.info(
+                log.debug(  # one per turn, like a move
                     "turn timed out", extra={"game_id": table.id, "seat": seat, "missed": table.missed(seat)}
                 )
             for step in range(MAX_COVER_ACTIONS):

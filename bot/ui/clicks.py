@@ -182,7 +182,7 @@ class TableUI:
         reason = t(refused.key, locale, **refused.params)
         if isinstance(refused, ChannelTaken):
             reason += "\n" + message_link(refused.guild_id, refused.channel_id, refused.message_id)
-        log.info(
+        log.debug(  # a player's slip, one per click: not an operator's concern
             "click refused",
             extra={
                 "user_id": interaction.user.id,

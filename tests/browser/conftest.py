@@ -53,3 +53,18 @@ async def browser() -> AsyncIterator[Any]:
             yield chromium
         finally:
             await chromium.close()
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+async def docs_screenshot(page: Any, name: str) -> Path | None:
+    """``docs/<name>``, a picture of ``page`` for the documentation, taken only with ``UPDATE_DOCS=1``
+    (``UPDATE_DOCS=1 .venv/bin/python -m pytest tests/browser``): a test run never rewrites a tracked
+    file. Returns the path written, if any."""
+    if os.environ.get("UPDATE_DOCS") != "1":
+        return None
+    path = DOCS / name
+    await page.mouse.move(640, 24)  # no hover highlight in the picture
+    await page.screenshot(path=str(path))
+    return path

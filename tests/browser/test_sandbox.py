@@ -18,9 +18,11 @@ import pytest
 from bot.client import BotTuning, create_bot
 from bot.sandbox.server import Sandbox
 
+from .conftest import docs_screenshot
+
 pytestmark = pytest.mark.timeout(60)
 
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "sandbox.png"
+SCREENSHOT = "sandbox.png"  # in docs/, with UPDATE_DOCS=1
 TUNING = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0)
 HIDDEN = re.compile(r"^\?$")
 
@@ -139,7 +141,7 @@ async def test_two_players_start_a_skyjo_game_in_the_sandbox(browser: Any, sandb
     await panel.filter(has_text="You drew").wait_for()
     await player.mouse.move(640, 24)  # no hover highlight in the picture
     await panel.scroll_into_view_if_needed()
-    await player.screenshot(path=str(SCREENSHOT))
+    await docs_screenshot(player, SCREENSHOT)
     hidden = await hidden_cards(panel)
     await panel.get_by_role("button", name=HIDDEN).and_(panel.locator(":enabled")).first.click()
     await _until(lambda: hidden_cards(panel), lambda n: n == hidden - 1)

@@ -13,7 +13,7 @@ from typing import Any
 import discord
 
 from bot.client import create_bot
-from bot.sandbox.discord import FakeMessage
+from bot.sandbox.discord import FakeMessage, FakeRole
 from bot.ui import ids
 
 from .conftest import FAST, act_of, button, forged_click, open_lobby, private_answer, start_table
@@ -41,10 +41,12 @@ async def settled(fake: Any, question: FakeMessage, text: str) -> None:
     )
 
 
-def revoke_manage_channels(fake: Any) -> None:
-    # In the fake guild @everyone may manage channels; afterwards only the owner keeps that right.
-    everyone = next(r for r in fake.guild.roles if r.name == "@everyone")
-    everyone.permissions &= ~discord.Permissions(manage_channels=True).value
+def grant_manage_channels(fake: Any, user: Any) -> FakeRole:
+    """``user`` gets a moderator's role: Manage Channels, which @everyone lacks (Discord's defaults)."""
+    role = FakeRole(fake.new_id(), "Moderator", discord.Permissions(manage_channels=True).value, 2)
+    fake.guild.roles.append(role)
+    fake.guild.members[user.id].roles.append(role.id)
+    return role
 
 
 async def test_leave_asks_first_and_yes_gives_the_seat_to_a_computer(fake_discord: Any, skybo: Any) -> None:
@@ -168,11 +170,12 @@ async def test_end_is_refused_to_a_non_host_and_checked_again_on_yes(fake_discor
     bot = await skybo()
     alice, bob = fake.user("alice"), fake.user("bob")
     _, game_id = await start_table(fake, bot, alice, [bob])
-    # Bob may manage the channel (the fake's @everyone can): he is asked.
+    # Bob may manage the channel (a moderator's role): he is asked.
+    moderator = grant_manage_channels(fake, bob)
     question = await private_answer(await fake.run_command(bob, "skyjo", "end"))
     assert_question(question, END_QUESTION, "sk", game_id, "ey")
     # He loses the right before answering: Yes is refused, the game goes on.
-    revoke_manage_channels(fake)
+    fake.guild.members[bob.id].roles.remove(moderator.id)
     refused = await private_answer(await fake.click(bob, question, button(question, "ey")))
     assert refused.text == "Only the host or someone who can manage this channel can end the game."
     assert game_id in bot.service.tables

@@ -9,6 +9,10 @@ DISCORD_EPOCH_MS = 1420070400000
 CALLBACK_DEADLINE = 3.0  # seconds to give the initial answer to an interaction
 TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token stays valid
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+# The permissions Discord gives @everyone in a new server (what its guild-creation answer holds): members
+# may talk, read, react, use commands and voice, but not manage anything (no Manage Channels, Manage
+# Server, Manage Messages, Manage Roles, Administrator). The owner has every permission whatever the roles.
+EVERYONE_DEFAULT_PERMISSIONS = 2248473465835073
 
 # gateway
 HEARTBEAT_INTERVAL_MS = 41250  # what Discord's HELLO says

@@ -13,7 +13,12 @@ import discord
 from aiohttp import web
 
 from bot.sandbox.discord.clock import FakeClock, SnowflakeFactory, to_int
-from bot.sandbox.discord.constants import API_PREFIX, HEARTBEAT_ACK_DELAY_S, HEARTBEAT_INTERVAL_MS
+from bot.sandbox.discord.constants import (
+    API_PREFIX,
+    EVERYONE_DEFAULT_PERMISSIONS,
+    HEARTBEAT_ACK_DELAY_S,
+    HEARTBEAT_INTERVAL_MS,
+)
 from bot.sandbox.discord.errors import DiscordAPIError, unknown_channel
 from bot.sandbox.discord.interaction import FakeInteraction
 from bot.sandbox.discord.records import FailedClick, FailureRule, RateLimitRule, RecordedRequest, Rejection
@@ -35,12 +40,16 @@ class FakeDiscordBase:
         clock: Any = None,
         users: Iterable[tuple[str, str, str | None]] | None = None,
         guild_name: str = "Skybo Test Guild",
+        owner: str | None = None,
         recommended_shards: int = 1,
         sharding_required: bool = False,
         allow_shard_overlap: bool = False,
     ) -> None:
         """``clock``: anything with ``now()`` (default a manual :class:`FakeClock`); ``users``:
-        ``(username, locale, global_name)`` of the human members (default alice, bob, carol (fr)).
+        ``(username, locale, global_name)`` of the human members (default alice, bob, carol (fr));
+        ``owner``: the username of one of them who owns the guild (:attr:`owner`; default: a user
+        ``owner`` of its own). The owner has every permission; the others only @everyone's, Discord's
+        defaults (:data:`EVERYONE_DEFAULT_PERMISSIONS`: no Manage Server, no Manage Channels).
 
         Shards: ``recommended_shards`` is what ``GET /gateway/bot`` answers; ``sharding_required``
         models a bot past Discord's 2,500 guilds per session: an unsharded IDENTIFY (no ``shard``, or a
@@ -57,6 +66,7 @@ class FakeDiscordBase:
         self.strict_commands = strict_commands
         self.clock = clock if clock is not None else FakeClock()
         self._guild_name = guild_name
+        self._owner_name = owner
         self._initial_users = (
             list(users)
             if users is not None
@@ -108,7 +118,7 @@ class FakeDiscordBase:
         # world
         self.bot_user = FakeUser(self.new_id(), "Skybo", bot=True)
         self.application_id = self.bot_user.id
-        self.owner = FakeUser(self.new_id(), "owner")
+        self.owner = FakeUser(self.new_id(), owner or "owner")  # its locale and name: see _build_world
         self.users: dict[int, FakeUser] = {}
         self.channels: dict[int, FakeChannel] = {}
         self.guilds: dict[int, FakeGuild] = {}
@@ -139,16 +149,17 @@ class FakeDiscordBase:
         self.add_channel("general")
         self.add_channel("games")
         for username, locale, global_name in self._initial_users:
-            self.add_user(username, locale=locale, global_name=global_name)
+            if username == self._owner_name:  # the owner is this member: it is already in the guild
+                self.owner.locale = locale
+                self.owner.global_name = global_name or username.title()
+            else:
+                self.add_user(username, locale=locale, global_name=global_name)
+        if self._owner_name is not None and self.owner.global_name is None:
+            raise ValueError(f"the owner {self._owner_name!r} is not one of the users")
 
     def _new_guild(self, gid: int, name: str) -> FakeGuild:
         """A guild with @everyone, the bot's role, the owner and the bot as members."""
-        everyone = FakeRole(
-            gid, "@everyone", (discord.Permissions.general() | discord.Permissions.text()).value
-        )
-        everyone.permissions &= ~discord.Permissions(
-            administrator=True, manage_guild=True, manage_roles=True
-        ).value
+        everyone = FakeRole(gid, "@everyone", EVERYONE_DEFAULT_PERMISSIONS)
         bot_role = FakeRole(
             self.new_id(),
             "Skybo",

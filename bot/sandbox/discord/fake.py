@@ -12,8 +12,12 @@ What it offers (see ``tests/e2e/conftest.py`` for the pytest fixtures):
 
 * **A small world**: one guild (``fake.guild``) with ``@everyone`` and a bot role, two
   text channels (``fake.channel("general")``, ``fake.channel("games")``), three human
-  members (``fake.user("alice")``, ``"bob"``, ``"carol"``, French locale for carol) and the
-  bot member.  Add more with :meth:`FakeDiscord.add_user` / :meth:`FakeDiscord.add_channel`
+  members (``fake.user("alice")``, ``"bob"``, ``"carol"``, French locale for carol), the
+  bot member and the guild's owner (``fake.owner``: a user of its own, or one of the members with
+  ``FakeDiscord(owner="alice")``). Permissions are Discord's: the owner has them all, a member those
+  of @everyone (Discord's defaults for a new server: no Manage Server, no Manage Channels) and of its
+  roles, then the channel's overwrites; each interaction carries them.  Add more with
+  :meth:`FakeDiscord.add_user` / :meth:`FakeDiscord.add_channel`
   *before* the bot connects, and more guilds with :meth:`FakeDiscord.add_guild` (``shard=(1, 2)``
   picks an id on that shard; added while a bot runs, it is the bot joining a guild).
 * **Gateway**: HELLO, heartbeat/ACK, IDENTIFY -> READY -> GUILD_CREATE, zlib-stream

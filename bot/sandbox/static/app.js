@@ -8,6 +8,7 @@ const S = {
   world: null,
   me: null, // user id (string)
   channel: null, // channel id (string)
+  dm: false, // the channel is the user's direct messages with the bot
   messages: new Map(), // id -> message view
   dismissed: new Set(),
   failed: new Map(), // message id -> { text: "This interaction failed", rev: the message revision it failed on }
@@ -75,10 +76,10 @@ async function view(user, channel) {
   if (!reply.ok) { toast(reply.error); return; }
   S.me = reply.user;
   S.channel = reply.channel;
+  S.dm = reply.dm;
   const me = userById(S.me);
-  const chan = channelById(S.channel);
   wanted.user = me ? me.username : user;
-  wanted.channel = chan ? chan.name : channel;
+  wanted.channel = reply.name || channel;
   history.replaceState(null, "", `?user=${encodeURIComponent(wanted.user)}&channel=${encodeURIComponent(wanted.channel)}`);
   renderWorld();
 }
@@ -137,11 +138,22 @@ function renderWorld() {
   $("#channels").replaceChildren(...w.channels.map((c) =>
     el("button", { class: `channel${c.id === S.channel ? " active" : ""}`, type: "button", dataset: { name: c.name },
       onclick: () => view(wanted.user, c.name) }, el("span", { class: "hash", text: "#" }), c.name)));
+  // The bot's direct messages to the user this page plays (long games' letters), with their count.
+  const meNow = meUser();
+  const dmCount = meNow ? meNow.dms : 0;
+  $("#dms").replaceChildren(el("button", { class: `channel dm${S.dm ? " active" : ""}`, type: "button", dataset: { name: "dm" },
+    title: `${w.bot.name}'s direct messages to you`, onclick: () => view(wanted.user, "dm") },
+  avatar({ id: w.bot.id, name: w.bot.name, bot: true }), el("span", { text: w.bot.name }),
+  dmCount ? el("span", { class: "dm-count", text: String(dmCount), title: `${dmCount} direct message${dmCount > 1 ? "s" : ""}` }) : null));
   $("#users").replaceChildren(...w.users.filter((u) => !u.bot).map((u) =>
     el("button", { class: `user-entry${u.id === S.me ? " active" : ""}`, type: "button", role: "option",
-      "aria-selected": u.id === S.me ? "true" : "false", dataset: { username: u.username },
+      "aria-selected": u.id === S.me ? "true" : "false", dataset: { username: u.username, role: u.role },
       onclick: () => view(u.username, wanted.channel) },
-    avatar(u), el("span", { text: u.name }), el("span", { class: "locale", text: u.locale }))));
+    avatar(u), el("span", { text: u.name }),
+    el("span", { class: `role-badge ${u.role}`, text: u.role,
+      title: u.role === "owner" ? "Owns the server: every permission (Manage Server, Manage Channels)"
+        : "A member: @everyone's default permissions (no Manage Server, no Manage Channels)" }),
+    el("span", { class: "locale", text: u.locale }))));
   localeOptions($("#guild-locale"), w.guild.locale);
   const addLocale = $("#add-user-locale");
   if (!addLocale.options.length) localeOptions(addLocale, "en-US");
@@ -153,7 +165,12 @@ function renderWorld() {
     localeOptions($("#me-locale"), me.locale);
   }
   const chan = channelById(S.channel);
-  if (chan) {
+  $("#channel-header .hash").textContent = S.dm ? "@" : "#";
+  if (S.dm) {
+    $("#channel-name").textContent = `${w.bot.name} (direct messages)`;
+    $("#composer-input").placeholder = `Message @${w.bot.name} — type / to run a command as ${me ? me.name : "…"}`;
+    document.title = `@${w.bot.name} · ${me ? me.name : ""} · Skybo sandbox`;
+  } else if (chan) {
     $("#channel-name").textContent = chan.name;
     $("#composer-input").placeholder = `Message #${chan.name} — type / to run a command as ${me ? me.name : "…"}`;
     document.title = `#${chan.name} · ${me ? me.name : ""} · Skybo sandbox`;

@@ -1,0 +1,63 @@
+"""``/help``: a newcomer's first steps, privately, in the asker's language (issue 38 item 10).
+
+How to open a table, how to play (the table's button opens one's private panel, played by clicking),
+the player's own choices (``/skybo display``, ``/skybo notify``) and where the rules are. Every command
+it names is written as the reader's Discord shows it: its localized name, read from the catalogue
+(``cmd.*.name``), so a French reader sees ``/skyjo nouvelle``. The lobby message points here
+(``table.lobby.help``). The words: ``help.*`` and ``cmd.help.*``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+from discord.ext import commands
+
+from bot.i18n import translate as t
+
+if TYPE_CHECKING:
+    from bot.client import SkyboBot
+
+
+def help_text(locale: object) -> str:
+    """The first steps, one short paragraph each, with the commands' names in ``locale``."""
+    new, rules = t("cmd.new.name", locale), t("cmd.rules.name", locale)
+    names = {
+        "skyjo_new": f"`/skyjo {new}`",
+        "skipbo_new": f"`/skipbo {new}`",
+        "skyjo_rules": f"`/skyjo {rules}`",
+        "skipbo_rules": f"`/skipbo {rules}`",
+        "display": f"`/skybo {t('cmd.prefs.display.name', locale)}`",
+        "notify": f"`/skybo {t('cmd.prefs.notify.name', locale)}`",
+        "join": t("table.button.join", locale),
+        "start": t("table.button.start", locale),
+        "my_grid": t("table.button.my_grid", locale),
+        "my_hand": t("table.button.my_hand", locale),
+        "rules": t("table.button.rules", locale),
+    }
+    keys = ("help.title", "help.open", "help.play", "help.display", "help.notify", "help.rules")
+    return "\n".join(t(key, locale, **names) for key in keys)
+
+
+class HelpCog(commands.Cog):
+    def __init__(self, bot: SkyboBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(
+        name=_("help", key="cmd.help.name"),
+        description=_("First steps: open a table, play, your choices, the rules", key="cmd.help.description"),
+    )
+    async def help_command(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(
+            help_text(interaction.locale), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+
+async def setup(bot: SkyboBot) -> None:
+    await bot.add_cog(HelpCog(bot))
+
+
+__all__ = ["HelpCog", "help_text", "setup"]
