@@ -58,7 +58,9 @@ async def test_a_teams_lobby_says_4_or_6_and_start_says_how_many_there_are(
     refused = await private(await fake.click(host, lobby, lobby_button(lobby, "st")), host)
     assert refused.text == t("skipbo.error.teams_players", host.locale, players=3)
     assert (
-        "Teams of two need 4 or 6 players; there are 3." if host.locale == "en-US" else "cette table en compte 3"
+        "Teams of two need 4 or 6 players; there are 3."
+        if host.locale == "en-US"
+        else "cette table en compte 3"
     ) in (refused.text)
     assert await bot.service.lobbies.open_in_channel(lobby.channel_id) is not None, "the lobby stays open"
     # One computer more: four seats, and the game starts.
