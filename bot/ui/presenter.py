@@ -104,6 +104,7 @@ class _Slot:
     render: Callable[[], Awaitable[None]]
     dirty: bool = True
     task: asyncio.Task[None] | None = None
+    interval: float | None = None  # the pause between two renders (None: the presenter's)
 
 
 class Presenter:
@@ -138,6 +139,10 @@ class Presenter:
         if table.gone:
             return
         self._schedule(("game", table.id), functools.partial(self._render_table_in, table))
+        if self._mention_due(table):
+            # Its own slot, without the pause between edits: the mention does not wait for the table's
+            # edit (its picture, its upload, the pause since the last edit of that message).
+            self._schedule(("mention", table.id), functools.partial(self._mention_in, table), interval=0.0)
         for user_id, watch in list(self._panels.get(table.id, {}).items()):
             if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
@@ -267,6 +272,7 @@ class Presenter:
         """Its channel or server is gone: no edit of its message or of its players' panels (those live
         in the same channel) is made any more, pending or not."""
         self._stop(("game", table.id))
+        self._stop(("mention", table.id))
         for user_id in list(self._panels.get(table.id, {})):
             self._stop(("panel", table.id, user_id))
         self._panels.pop(table.id, None)
@@ -389,12 +395,14 @@ class Presenter:
         dm = await self.bot.create_dm(discord.Object(user_id))
         await dm.send(text)
 
-    def _schedule(self, key: tuple[Any, ...], render: Callable[[], Awaitable[None]]) -> None:
+    def _schedule(
+        self, key: tuple[Any, ...], render: Callable[[], Awaitable[None]], *, interval: float | None = None
+    ) -> None:
         if self._closed:
             return
         slot = self._slots.get(key)
         if slot is None:
-            slot = self._slots[key] = _Slot(render)
+            slot = self._slots[key] = _Slot(render, interval=interval)
         slot.render, slot.dirty = render, True
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(key, slot), name=f"presenter-{key[0]}-{key[1]}")
@@ -418,7 +426,8 @@ class Presenter:
                     await asyncio.sleep(0.5 * failures)
             except Exception:
                 log.exception("message render failed", extra={"what": key[0], "id": key[1]})
-            wait = self.interval - (time.monotonic() - started)
+            interval = self.interval if slot.interval is None else slot.interval
+            wait = interval - (time.monotonic() - started)
             if slot.dirty and wait > 0:
                 await asyncio.sleep(wait)  # coalesce: whatever changed meanwhile becomes one edit
         if self._slots.get(key) is slot and not slot.dirty:
@@ -476,7 +485,6 @@ class Presenter:
             body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if image else None)
             add_rating_changes(table, body, locale)
             view = table_view(table, locale)
-            turn = (table.turn_user(), table.turns)
         if table.gone:  # cancelled while this render waited for the lock
             return
         cards = await display.table_cards(self.bot.service, table) if image else display.CLASSIC
@@ -512,7 +520,28 @@ class Presenter:
             )
             stored.message_id = message.id
             await self.bot.service.storage.games.set_message_id(stored.id, message.id)
-        await self._mention(table, channel, locale, *turn)
+
+    @staticmethod
+    def _mention_due(table: Table) -> bool:
+        """True when the turn's mention is not the one stored (a new turn of a human to mention, or an
+        old mention or reminder to delete): checked at every change, it costs no request."""
+        meta = table.stored.meta
+        user = table.turn_user()
+        stored = meta.get("mention")
+        old = stored if isinstance(stored, list) and len(stored) == 3 else None
+        if user is None:
+            return old is not None or meta.get("reminder") is not None
+        return old is None or old[:2] != [user, table.turns]
+
+    async def _mention_in(self, table: Table) -> None:
+        async with self.bot.service.lock(table.channel_id):
+            turn = (table.turn_user(), table.turns)
+        if table.gone:
+            return
+        stored = table.stored
+        channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
+        async with self._in_channel(stored.channel_id):
+            await self._mention(table, channel, self._locale(stored.guild_id), *turn)
 
     async def _mention(
         self, table: Table, channel: discord.PartialMessageable, locale: object, user: int | None, turns: int
@@ -520,7 +549,13 @@ class Presenter:
         """Mention the human whose turn it is, once per turn, and delete the mention (and the turn's
         reminder) when the turn moves on. The last mention is kept in the game's stored meta as
         ``[user, turns, message id]``: a restart neither mentions the same turn again nor forgets the
-        message to delete."""
+        message to delete.
+
+        The mention goes out as soon as the turn is committed (:meth:`table_changed` gives it its own
+        slot, with no pause between posts): it never waits for the table message's edit, which is
+        coalesced to one per second and carries a picture to draw and upload (issue 38: the mention
+        came about 5 s after the turn began). The old messages are deleted after the new mention is
+        posted, off the new turn's path; the requests per turn are the same (one post, the deletes)."""
         meta = table.stored.meta
         key = [user, turns] if user is not None else None
         stored = meta.get("mention")
@@ -531,27 +566,29 @@ class Presenter:
         # the channel rather than a message deleted twice.
         stale = [None if old is None else old[2], meta.get("reminder")]
         await self.bot.service.remember_messages(table, mention=None, reminder=None)
-        for message_id in stale:
-            if isinstance(message_id, int):
-                await self._delete(channel, message_id)
-        if key is None or user is None:
-            return
-        text = table.kind.table.turn_mention(user, locale)
-        if not self.panel_fresh(table.id, user):  # their panel can no longer be edited for them
-            text += "\n" + t("table.turn.open_panel", locale)
         try:
-            message = await self._post(
-                channel,
-                text,
-                allowed_mentions=discord.AllowedMentions(
-                    users=[discord.Object(user)], everyone=False, roles=False
-                ),
-            )
-        except discord.Forbidden:
-            # Not allowed to post here: try again at the next turn, not at every edit of this one.
-            await self.bot.service.remember_messages(table, mention=[*key, None], reminder=None)
-            raise
-        await self.bot.service.remember_messages(table, mention=[*key, message.id], reminder=None)
+            if key is None or user is None:
+                return
+            text = table.kind.table.turn_mention(user, locale)
+            if not self.panel_fresh(table.id, user):  # their panel can no longer be edited for them
+                text += "\n" + t("table.turn.open_panel", locale)
+            try:
+                message = await self._post(
+                    channel,
+                    text,
+                    allowed_mentions=discord.AllowedMentions(
+                        users=[discord.Object(user)], everyone=False, roles=False
+                    ),
+                )
+            except discord.Forbidden:
+                # Not allowed to post here: try again at the next turn, not at every change of this one.
+                await self.bot.service.remember_messages(table, mention=[*key, None], reminder=None)
+                raise
+            await self.bot.service.remember_messages(table, mention=[*key, message.id], reminder=None)
+        finally:
+            for message_id in stale:
+                if isinstance(message_id, int):
+                    await self._delete(channel, message_id)
 
     async def _render_lobby(self, lobby_id: int) -> None:
         lobby = await self.bot.service.lobbies.get(lobby_id)
