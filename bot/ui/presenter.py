@@ -19,7 +19,7 @@ import io
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
@@ -76,7 +76,16 @@ def panel_key(table: Table, seat: int) -> tuple[Any, ...]:
 
 @dataclass
 class PanelWatch:
-    """A player's open private panel: the last interaction that showed it and what it showed.
+    """A player's live private panel: the last interaction that showed it and what it showed.
+
+    One live panel per player and game (issue 38): the one they last opened or clicked. *My grid*
+    clicked again opens a new panel, and the one it replaces is **retired**: edited to say so, with no
+    button left, so that no panel stays behind on an old state (still offering moves, or "?" cards
+    answering "This game is over" once the game ended). Retiring costs one edit through the old
+    panel's token when a panel is opened again, not one per move (following every open panel would
+    edit each at every change). A panel whose token is dead (15 minutes after its last click) cannot
+    be edited any more, by Discord's rules: it is left as it is, and a click on it makes it the live
+    panel again (the fresh click's token), retiring the other.
 
     A click's answer and the presenter's edit of the same panel must not leave an older panel on
     screen, yet a click never waits for an edit. So: no edit starts while one of the player's clicks
@@ -88,6 +97,9 @@ class PanelWatch:
     # clicked message, would cost a few KB per open panel).
     webhook: discord.Webhook | None = None
     issued_ms: int = 0
+    panel_id: int | None = None  # the live panel: the interaction that opened it (None: unknown)
+    # Panels replaced by the live one, still to retire: panel id -> (webhook, token issued ms, locale).
+    retiring: dict[int, tuple[discord.Webhook, int, object]] = field(default_factory=dict)
     locale: object = None
     seat: int = 0
     key: tuple[Any, ...] = ()
@@ -164,27 +176,48 @@ class Presenter:
         interaction: discord.Interaction[Any],
         table: Table | None,
         state: PanelState | None,
+        panel_id: int | None = None,
+        issued_ms: int | None = None,
     ) -> None:
         """The click is answered; ``state`` is the panel it showed as the interaction's original
-        message (None: nothing to follow, e.g. a follow-up). Its token, fresh for 15 minutes, lets
-        the bot edit that panel when the game moves on without a click of theirs."""
+        message (None: nothing to follow, e.g. a follow-up), the panel ``panel_id`` (the id of the
+        interaction that opened it, which its message carries). Its token, fresh for 15 minutes from
+        the click (``issued_ms``: taken before its answer was sent; None: now), lets the bot edit that
+        panel when the game moves on without a click of theirs. It is the player's live panel now: the
+        one it replaces is retired (see :class:`PanelWatch`)."""
         watch.busy -= 1
         user_id = interaction.user.id
-        if table is None or state is None or table.finished or self._closed:
+        if table is None or state is None or self._closed:
             if table is not None and watch.webhook is None and not watch.busy:
                 self._forget_panel(table.id, user_id)
             return
+        now = self.bot.service.clock.now_ms()
+        if panel_id is not None:
+            watch.retiring.pop(panel_id, None)  # clicked: live again, not to retire
+            old = watch.panel_id
+            live = watch.webhook is not None and now - watch.issued_ms < PANEL_TOKEN_MS  # else not editable
+            if old is not None and old != panel_id and live:
+                assert watch.webhook is not None
+                watch.retiring[old] = (watch.webhook, watch.issued_ms, watch.locale)
+        watch.panel_id = panel_id
         watch.webhook = interaction.followup
-        watch.issued_ms = self.bot.service.clock.now_ms()
+        watch.issued_ms = now if issued_ms is None else issued_ms
         watch.locale = interaction.locale
         watch.seat = state.seat
+        if table.finished:
+            # The click showed the end; an edit of the presenter may still be on its way to this panel:
+            # show the end once more after it (the key unknown), and retire the panel it replaced.
+            watch.key, watch.state = (), state
+            if not watch.busy:
+                self._follow(table, user_id)
+            return
         # The game may have moved on while the answer was on its way (a computer's instant turn), or be
         # moving (a commit under the channel lock: the engine's state runs ahead of its version until
         # it is stored): the key of what the panel shows is then unknown, so bring it up to date now.
         moved = state.version != table.version or self.bot.service.lock(table.channel_id).locked()
         watch.key = () if moved else panel_key(table, state.seat)
         watch.state = state
-        if not watch.busy and (watch.recheck or moved):
+        if not watch.busy and (watch.recheck or moved or watch.retiring):
             self._follow(table, user_id)
 
     def _follow(self, table: Table, user_id: int) -> None:
@@ -210,6 +243,14 @@ class Presenter:
         watch = self._panels.get(table.id, {}).get(user_id)
         if watch is None or watch.webhook is None or watch.busy:
             return  # a click being answered shows the panel itself (and calls us again if need be)
+        if watch.retiring:
+            clicks = watch.clicks
+            await self._retire(table, watch)
+            if watch.clicks != clicks:  # a click meanwhile: it calls us again once answered
+                watch.recheck = True
+                if not watch.busy:
+                    self._follow(table, user_id)
+                return
         if not self.panel_fresh(table.id, user_id):
             self._forget_panel(table.id, user_id)  # the token is (nearly) dead: the turn ping says so
             return
@@ -251,6 +292,17 @@ class Presenter:
                 self._follow(table, user_id)
         elif table.finished:
             self._forget_panel(table.id, user_id)
+
+    async def _retire(self, table: Table, watch: PanelWatch) -> None:
+        """Edit the panels the live one replaced: a word saying so, no button (see :class:`PanelWatch`)."""
+        while watch.retiring:
+            _, (webhook, issued_ms, locale) = watch.retiring.popitem()
+            if self.bot.service.clock.now_ms() - issued_ms >= PANEL_TOKEN_MS:
+                continue  # its token is (nearly) dead
+            try:
+                await lean.edit_original(webhook, content=t("table.panel.replaced", locale), view=None)
+            except discord.HTTPException as error:  # dismissed, deleted: nothing left to retire
+                log.info("panel not retired", extra={"game_id": table.id, "status": error.status})
 
     def _followed_panel(self, table: Table, seat: int, locale: object) -> tuple[str, ButtonsView | None]:
         """The panel as the game stands (the channel lock is held)."""
