@@ -242,24 +242,30 @@ class TableUI:
             content, view = panel_content(state, locale, words), panel_view(state, locale, prefs.cards)
         watch = self.presenter.panel_click_started(state.game_id, interaction.user.id)
         followed: PanelState | None = None
+        # A panel is known by the interaction that opened it (its message's interaction_metadata):
+        # Discord answers an ephemeral message's id only in a response body the bot does not ask for.
+        opened_by = getattr(interaction.message, "interaction_metadata", None)
+        clicked: int | None = getattr(opened_by, "id", None)
+        shown: int | None = None
+        issued = self.service.clock.now_ms()  # the token's 15 minutes started before this answer
         try:
             buttons: dict[str, Any] = {"view": view} if view is not None else {}
             deferred = interaction.response.type is discord.InteractionResponseType.deferred_message_update
             if in_place and not interaction.response.is_done():
                 await interaction.response.edit_message(content=content, view=view)
-                followed = state
+                followed, shown = state, clicked
             elif in_place and deferred:
                 # Acknowledged first (a move): the clicked panel is the interaction's original message.
                 await lean.edit_original(interaction.followup, content=content, view=view)
-                followed = state
+                followed, shown = state, clicked
             elif interaction.response.is_done():
                 # A follow-up is not the interaction's original message: not followed.
                 await interaction.followup.send(content, ephemeral=True, **buttons)
             else:
                 await interaction.response.send_message(content, ephemeral=True, **buttons)
-                followed = state
+                followed, shown = state, interaction.id
         finally:
-            self.presenter.panel_click_done(watch, interaction, table, followed)
+            self.presenter.panel_click_done(watch, interaction, table, followed, shown, issued)
 
     # ------------------------------------------------------------------ game buttons
 

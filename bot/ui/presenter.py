@@ -1,6 +1,6 @@
 """The single writer of the public lobby and table messages (:class:`Presenter`): coalesced edits with
 the table picture attached, turn mentions, half-time reminders, and the private panels it keeps in
-step with the game (:class:`PanelWatch`).
+step with the game (its part in :mod:`bot.ui.panels`).
 
 A click on a public lobby or table message is acknowledged without an edit (or answered privately)
 and the presenter edits the message with the latest state. Two racing clicks therefore never leave an
@@ -29,72 +29,30 @@ from bot.i18n import template
 from bot.i18n import translate as t
 from bot.render import table_text
 from bot.render.pictures import Pictures
-from bot.service import MISSES_BEFORE_REPLACE, PanelState, Table
+from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.storage.lobbies import Lobby
 from bot.ui import display, lean
 from bot.ui.host import Host
+from bot.ui.panels import PanelFollower, PanelWatch, panel_key
 from bot.ui.views import (
     TABLE_IMAGE,
-    ButtonsView,
     add_rating_changes,
     embed_of,
-    final_panel_content,
     lobby_message,
     lobby_view,
     message_link,
-    panel_content,
-    panel_view,
-    seat_back_view,
     table_message,
     table_view,
 )
 
 log = logging.getLogger(__name__)
 
-PANEL_TOKEN_MS = 14 * 60 * 1000  # an interaction token lives 15 minutes: leave room for the edit
 # Discord's answers meaning the place of a table is gone (the table is cancelled), or that the message
 # only is (it is posted again), or that the bot may no longer post there (the next clicker is told).
 PLACE_GONE = {10003, 10004}  # Unknown Channel, Unknown Guild
 UNKNOWN_MESSAGE = 10008
 CANNOT_POST = {50001, 50013}  # Missing Access, Missing Permissions
 NO_MENTIONS = discord.AllowedMentions.none()
-
-
-def panel_key(table: Table, seat: int) -> tuple[Any, ...]:
-    """What a private panel's text depends on beyond the seat's own clicks: when it changes, an open
-    panel is edited (a new turn, the seat's turn, a round or the game over, the seat taken over)."""
-    game = table.game
-    return (
-        table.finished,
-        game.phase,
-        game.round,
-        game.turn,
-        seat in game.seats_to_act(),
-        seat in table.replaced(),
-    )
-
-
-@dataclass
-class PanelWatch:
-    """A player's open private panel: the last interaction that showed it and what it showed.
-
-    A click's answer and the presenter's edit of the same panel must not leave an older panel on
-    screen, yet a click never waits for an edit. So: no edit starts while one of the player's clicks
-    is being answered (``busy``); a click that started while an edit was in flight (``clicks``
-    moved) may have been overtaken by it at Discord, so the presenter then sends the panel again
-    (``recheck``): what the click showed when nothing moved since, else the game as it stands."""
-
-    # The interaction webhook of the last click (its token; the Interaction itself, with the whole
-    # clicked message, would cost a few KB per open panel).
-    webhook: discord.Webhook | None = None
-    issued_ms: int = 0
-    locale: object = None
-    seat: int = 0
-    key: tuple[Any, ...] = ()
-    state: PanelState | None = None  # what the last click showed (its mode and notice included)
-    busy: int = 0  # clicks of this player on this game being answered now
-    clicks: int = 0  # clicks started so far
-    recheck: bool = False
 
 
 @dataclass
@@ -104,9 +62,10 @@ class _Slot:
     render: Callable[[], Awaitable[None]]
     dirty: bool = True
     task: asyncio.Task[None] | None = None
+    interval: float | None = None  # the pause between two renders (None: the presenter's)
 
 
-class Presenter:
+class Presenter(PanelFollower):
     """The single writer of public lobby and table messages; also posts and deletes turn mentions."""
 
     def __init__(
@@ -138,131 +97,14 @@ class Presenter:
         if table.gone:
             return
         self._schedule(("game", table.id), functools.partial(self._render_table_in, table))
+        if self._mention_due(table):
+            # Its own slot, without the pause between edits: the mention does not wait for the table's
+            # edit (its picture, its upload, the pause since the last edit of that message).
+            self._schedule(("mention", table.id), functools.partial(self._mention_in, table), interval=0.0)
         for user_id, watch in list(self._panels.get(table.id, {}).items()):
             if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
             self._follow(table, user_id)
-
-    # ------------------------------------------------------------------ private panels that follow
-
-    def panel_click_started(self, game_id: int, user_id: int) -> PanelWatch:
-        """A click of this player on this game is being answered: no edit of their panel starts until
-        :meth:`panel_click_done`."""
-        watch = self._panels.setdefault(game_id, {}).setdefault(user_id, PanelWatch())
-        watch.busy += 1
-        watch.clicks += 1
-        return watch
-
-    def panel_click_done(
-        self,
-        watch: PanelWatch,
-        interaction: discord.Interaction[Any],
-        table: Table | None,
-        state: PanelState | None,
-    ) -> None:
-        """The click is answered; ``state`` is the panel it showed as the interaction's original
-        message (None: nothing to follow, e.g. a follow-up). Its token, fresh for 15 minutes, lets
-        the bot edit that panel when the game moves on without a click of theirs."""
-        watch.busy -= 1
-        user_id = interaction.user.id
-        if table is None or state is None or table.finished or self._closed:
-            if table is not None and watch.webhook is None and not watch.busy:
-                self._forget_panel(table.id, user_id)
-            return
-        watch.webhook = interaction.followup
-        watch.issued_ms = self.bot.service.clock.now_ms()
-        watch.locale = interaction.locale
-        watch.seat = state.seat
-        # The game may have moved on while the answer was on its way (a computer's instant turn), or be
-        # moving (a commit under the channel lock: the engine's state runs ahead of its version until
-        # it is stored): the key of what the panel shows is then unknown, so bring it up to date now.
-        moved = state.version != table.version or self.bot.service.lock(table.channel_id).locked()
-        watch.key = () if moved else panel_key(table, state.seat)
-        watch.state = state
-        if not watch.busy and (watch.recheck or moved):
-            self._follow(table, user_id)
-
-    def _follow(self, table: Table, user_id: int) -> None:
-        self._schedule(("panel", table.id, user_id), functools.partial(self._render_panel, table, user_id))
-
-    def panel_fresh(self, game_id: int, user_id: int) -> bool:
-        """True while the bot can still edit this player's panel (the token has time left)."""
-        watch = self._panels.get(game_id, {}).get(user_id)
-        if watch is None:
-            return False
-        return self.bot.service.clock.now_ms() - watch.issued_ms < PANEL_TOKEN_MS
-
-    def _forget_panel(self, game_id: int, user_id: int) -> None:
-        watches = self._panels.get(game_id)
-        if watches is not None:
-            watches.pop(user_id, None)
-            if not watches:
-                del self._panels[game_id]
-
-    async def _render_panel(self, table: Table, user_id: int) -> None:
-        """Edit a player's open panel when what it says no longer holds (their turn came, another
-        player's turn, the round or the game ended), through the token of their last click."""
-        watch = self._panels.get(table.id, {}).get(user_id)
-        if watch is None or watch.webhook is None or watch.busy:
-            return  # a click being answered shows the panel itself (and calls us again if need be)
-        if not self.panel_fresh(table.id, user_id):
-            self._forget_panel(table.id, user_id)  # the token is (nearly) dead: the turn ping says so
-            return
-        clicks = watch.clicks
-        async with self.bot.service.lock(table.channel_id):
-            if watch.busy or watch.clicks != clicks:
-                # A click started while this waited for the lock: its answer may be older than the
-                # game; once it is answered, the panel is sent again (panel_click_done).
-                watch.recheck = True
-                return
-            key = panel_key(table, watch.seat)
-            if key == watch.key and not watch.recheck:
-                return
-            shown = watch.state
-            content: str
-            view: ButtonsView | None
-            if watch.recheck and key == watch.key and shown is not None and shown.version == table.version:
-                # Nothing moved since the click: show again exactly what it showed (mode, notice).
-                words = display.wants_words(self.bot.service, user_id)
-                cards = display.panel_cards(self.bot.service, user_id)
-                content = panel_content(shown, watch.locale, words)
-                view = panel_view(shown, watch.locale, cards)
-            else:
-                content, view = self._followed_panel(table, watch.seat, watch.locale)
-        webhook = watch.webhook
-        watch.recheck = False
-        try:
-            await lean.edit_original(webhook, content=content, view=view)
-        except discord.HTTPException as error:
-            # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
-            log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
-            if watch.clicks == clicks:
-                self._forget_panel(table.id, user_id)
-            return
-        watch.key = key
-        if watch.clicks != clicks:
-            # A click was answered while this edit was on its way: whichever Discord applied last
-            # wins, so send the newest panel once more when that click is done.
-            watch.recheck = True
-            if not watch.busy:
-                self._follow(table, user_id)
-        elif table.finished:
-            self._forget_panel(table.id, user_id)
-
-    def _followed_panel(self, table: Table, seat: int, locale: object) -> tuple[str, ButtonsView | None]:
-        """The panel as the game stands (the channel lock is held)."""
-        user_id = table.stored.seats[seat].user_id
-        words = display.wants_words(self.bot.service, user_id)
-        if table.finished:
-            return final_panel_content(table, seat, locale, words), None
-        if seat in table.idle():  # replaced for missed turns: the way back, right on the panel
-            offer = t("seats.offer", locale, missed=MISSES_BEFORE_REPLACE)
-            return offer, seat_back_view(table.kind.prefix, table.id, locale)
-        if seat in table.replaced():
-            return t("table.error.seat_replaced", locale), None
-        state = self.bot.service.panel_of(table, seat)
-        cards = display.panel_cards(self.bot.service, user_id)
-        return panel_content(state, locale, words), panel_view(state, locale, cards)
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
@@ -271,6 +113,7 @@ class Presenter:
         """Its channel or server is gone: no edit of its message or of its players' panels (those live
         in the same channel) is made any more, pending or not."""
         self._stop(("game", table.id))
+        self._stop(("mention", table.id))
         for user_id in list(self._panels.get(table.id, {})):
             self._stop(("panel", table.id, user_id))
         self._panels.pop(table.id, None)
@@ -393,12 +236,14 @@ class Presenter:
         dm = await self.bot.create_dm(discord.Object(user_id))
         await dm.send(text)
 
-    def _schedule(self, key: tuple[Any, ...], render: Callable[[], Awaitable[None]]) -> None:
+    def _schedule(
+        self, key: tuple[Any, ...], render: Callable[[], Awaitable[None]], *, interval: float | None = None
+    ) -> None:
         if self._closed:
             return
         slot = self._slots.get(key)
         if slot is None:
-            slot = self._slots[key] = _Slot(render)
+            slot = self._slots[key] = _Slot(render, interval=interval)
         slot.render, slot.dirty = render, True
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(key, slot), name=f"presenter-{key[0]}-{key[1]}")
@@ -422,7 +267,8 @@ class Presenter:
                     await asyncio.sleep(0.5 * failures)
             except Exception:
                 log.exception("message render failed", extra={"what": key[0], "id": key[1]})
-            wait = self.interval - (time.monotonic() - started)
+            interval = self.interval if slot.interval is None else slot.interval
+            wait = interval - (time.monotonic() - started)
             if slot.dirty and wait > 0:
                 await asyncio.sleep(wait)  # coalesce: whatever changed meanwhile becomes one edit
         if self._slots.get(key) is slot and not slot.dirty:
@@ -480,7 +326,6 @@ class Presenter:
             body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if image else None)
             add_rating_changes(table, body, locale)
             view = table_view(table, locale)
-            turn = (table.turn_user(), table.turns)
         if table.gone:  # cancelled while this render waited for the lock
             return
         cards = await display.table_cards(self.bot.service, table) if image else display.CLASSIC
@@ -516,7 +361,28 @@ class Presenter:
             )
             stored.message_id = message.id
             await self.bot.service.storage.games.set_message_id(stored.id, message.id)
-        await self._mention(table, channel, locale, *turn)
+
+    @staticmethod
+    def _mention_due(table: Table) -> bool:
+        """True when the turn's mention is not the one stored (a new turn of a human to mention, or an
+        old mention or reminder to delete): checked at every change, it costs no request."""
+        meta = table.stored.meta
+        user = table.turn_user()
+        stored = meta.get("mention")
+        old = stored if isinstance(stored, list) and len(stored) == 3 else None
+        if user is None:
+            return old is not None or meta.get("reminder") is not None
+        return old is None or old[:2] != [user, table.turns]
+
+    async def _mention_in(self, table: Table) -> None:
+        async with self.bot.service.lock(table.channel_id):
+            turn = (table.turn_user(), table.turns)
+        if table.gone:
+            return
+        stored = table.stored
+        channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
+        async with self._in_channel(stored.channel_id):
+            await self._mention(table, channel, self._locale(stored.guild_id), *turn)
 
     async def _mention(
         self, table: Table, channel: discord.PartialMessageable, locale: object, user: int | None, turns: int
@@ -524,7 +390,13 @@ class Presenter:
         """Mention the human whose turn it is, once per turn, and delete the mention (and the turn's
         reminder) when the turn moves on. The last mention is kept in the game's stored meta as
         ``[user, turns, message id]``: a restart neither mentions the same turn again nor forgets the
-        message to delete."""
+        message to delete.
+
+        The mention goes out as soon as the turn is committed (:meth:`table_changed` gives it its own
+        slot, with no pause between posts): it never waits for the table message's edit, which is
+        coalesced to one per second and carries a picture to draw and upload (issue 38: the mention
+        came about 5 s after the turn began). The old messages are deleted after the new mention is
+        posted, off the new turn's path; the requests per turn are the same (one post, the deletes)."""
         meta = table.stored.meta
         key = [user, turns] if user is not None else None
         stored = meta.get("mention")
@@ -535,27 +407,29 @@ class Presenter:
         # the channel rather than a message deleted twice.
         stale = [None if old is None else old[2], meta.get("reminder")]
         await self.bot.service.remember_messages(table, mention=None, reminder=None)
-        for message_id in stale:
-            if isinstance(message_id, int):
-                await self._delete(channel, message_id)
-        if key is None or user is None:
-            return
-        text = table.kind.table.turn_mention(user, locale)
-        if not self.panel_fresh(table.id, user):  # their panel can no longer be edited for them
-            text += "\n" + t("table.turn.open_panel", locale)
         try:
-            message = await self._post(
-                channel,
-                text,
-                allowed_mentions=discord.AllowedMentions(
-                    users=[discord.Object(user)], everyone=False, roles=False
-                ),
-            )
-        except discord.Forbidden:
-            # Not allowed to post here: try again at the next turn, not at every edit of this one.
-            await self.bot.service.remember_messages(table, mention=[*key, None], reminder=None)
-            raise
-        await self.bot.service.remember_messages(table, mention=[*key, message.id], reminder=None)
+            if key is None or user is None:
+                return
+            text = table.kind.table.turn_mention(user, locale)
+            if not self.panel_fresh(table.id, user):  # their panel can no longer be edited for them
+                text += "\n" + t("table.turn.open_panel", locale)
+            try:
+                message = await self._post(
+                    channel,
+                    text,
+                    allowed_mentions=discord.AllowedMentions(
+                        users=[discord.Object(user)], everyone=False, roles=False
+                    ),
+                )
+            except discord.Forbidden:
+                # Not allowed to post here: try again at the next turn, not at every change of this one.
+                await self.bot.service.remember_messages(table, mention=[*key, None], reminder=None)
+                raise
+            await self.bot.service.remember_messages(table, mention=[*key, message.id], reminder=None)
+        finally:
+            for message_id in stale:
+                if isinstance(message_id, int):
+                    await self._delete(channel, message_id)
 
     async def _render_lobby(self, lobby_id: int) -> None:
         lobby = await self.bot.service.lobbies.get(lobby_id)

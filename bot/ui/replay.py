@@ -7,9 +7,22 @@ view (``game.view(None)``: a face-down card stays hidden exactly as it was then)
 n/N, the round, and what the n-th action did (the engine's events, told as the live table tells them:
 events carry nothing hidden).
 
-The Previous / Next / Next round buttons edit that private message in place. Their custom_id
-(``rpl:<game id>:<step>:<p|n|r>``, the letter only keeps the three ids of a message distinct) carries
-all a click needs, nothing is kept in memory: they work after a restart. Each click reads the game
+Five buttons edit that private message in place: Previous, Next, End of round, Next round, End of
+game (one row: Discord takes 5 buttons a row). Rounds are cut where the engine cuts them (issue 38):
+
+- round r **starts** at its deal: step 0 for the first round, else the step whose action (Next round)
+  dealt it, where the game's round number becomes r;
+- round r **ends** at the step whose action scored it: the game enters its ``round_over`` phase, or is
+  over (the last round); a game ended early (``/skyjo end``) ends its last round at its last step.
+
+*End of round* goes to the end of the round shown (off when the step shown is that end), *Next round*
+to the start of the next round (off in the last round: it never runs past a round's end without
+showing it, since the end of a round comes before the next deal), *End of game* to the last step.
+The caption counts the steps ("step 12 of 189", step 0 being the deal).
+
+Each button's custom_id (``rpl:<game id>:<step>:<p|n|e|r|g>``, the letter only keeps the ids of a
+message distinct when two buttons lead to the same step) carries all a click needs, nothing is kept in
+memory: they work after a restart. Each click reads the game
 again and checks it as the command does: only a finished game of the clicker's server is shown
 (another server's, or an unknown id, gets the same refusal, so ids of other servers are not revealed).
 """
@@ -39,9 +52,10 @@ log = logging.getLogger(__name__)
 
 PREFIX = "rpl:"
 IMAGE = "replay.png"
-_ID = re.compile(r"rpl:(\d{1,19}):(\d{1,7}):([pnr])")
+_ID = re.compile(r"rpl:(\d{1,19}):(\d{1,7}):([pnerg])")
 _GAME = re.compile(r"\s*#?\s*(\d{1,19})\s*")
 FINISHED = "finished"
+ROUND_OVER = "round_over"  # the phase of every game's engine between a round's scoring and the next deal
 
 
 @dataclass(frozen=True)
@@ -53,7 +67,8 @@ class Frame:
     round: int
     view: dict[str, Any]  # the spectator's view at that step
     events: list[dict[str, Any]]  # what the step's action did (step 0: the opening)
-    next_round: int  # the first later step in a later round (the last step when none)
+    round_end: int  # the step where the round shown ends (see the module docstring)
+    next_round: int | None  # the step where the next round starts (its deal); None in the last round
 
 
 def parse_game_id(text: str) -> int | None:
@@ -83,17 +98,24 @@ def frame_at(stored: StoredGame, actions: Sequence[StoredAction], step: int) -> 
     view: dict[str, Any] = game.view(None)
     events: list[dict[str, Any]] = [kind.opening_event(game)]
     shown_round = int(getattr(game, "round", 1))
-    next_round = total
+    round_end: int | None = None
+    next_round: int | None = None
     for n, action in enumerate(actions, start=1):
         applied = game.apply(action.seat, engine.action_from_dict(action.action))
         if n == step:
             view = game.view(None)
             events = [e.to_dict() for e in applied]
             shown_round = int(getattr(game, "round", 1))
-        elif n > step and int(getattr(game, "round", 1)) > shown_round:
+        if n < step:
+            continue
+        if int(getattr(game, "round", 1)) > shown_round:
             next_round = n
             break
-    return Frame(step, total, shown_round, view, events, next_round)
+        if round_end is None and (game.is_over or getattr(game, "phase", None) == ROUND_OVER):
+            round_end = n
+    return Frame(
+        step, total, shown_round, view, events, total if round_end is None else round_end, next_round
+    )
 
 
 def seat_names(stored: StoredGame, locale: object) -> list[str]:
@@ -126,8 +148,8 @@ def caption(stored: StoredGame, frame: Frame, names: Sequence[str], locale: obje
         total=frame.total,
         round=frame.round,
     )
-    if frame.step == 0:
-        lines = [t("replay.deal", locale), *lines]
+    if frame.step == 0 and not lines:  # the opening event tells the deal itself
+        lines = [t("replay.deal", locale)]
     elif frame.step == frame.total:
         lines = [*lines, t("replay.end", locale)]
     return "\n".join([head, *lines])[:2000]
@@ -144,10 +166,13 @@ def buttons(stored: StoredGame, frame: Frame, locale: object) -> ButtonsView:
         }
 
     first, last = frame.step == 0, frame.step >= frame.total
+    next_round = frame.next_round
     row = [
         spec("replay.previous", max(frame.step - 1, 0), "p", first),
         spec("replay.next", min(frame.step + 1, frame.total), "n", last),
-        spec("replay.next_round", frame.next_round, "r", last),
+        spec("replay.round_end", frame.round_end, "e", frame.round_end <= frame.step),
+        spec("replay.next_round", frame.step if next_round is None else next_round, "r", next_round is None),
+        spec("replay.game_end", frame.total, "g", last),
     ]
     return ButtonsView([row])
 
@@ -241,7 +266,7 @@ async def start(bot: Any, interaction: discord.Interaction[Any], kind: str, game
 
 
 async def click(bot: Any, interaction: discord.Interaction[Any], custom_id: str) -> None:
-    """Previous / Next / Next round: that step, edited in place; a bad id gets a private refusal."""
+    """A replay button: that step, edited in place; a bad id gets a private refusal."""
     parsed = parse_button(custom_id)
     if parsed is None:
         await refuse(interaction, "replay.error.malformed")

@@ -36,10 +36,10 @@ async def test_a_finished_game_replays_in_the_sandbox_page(browser: Any, sandbox
     await page.locator('#command-form label[data-option="game"] input').fill(str(game_id))
     await page.locator("#command-form .send").click()
     replay = page.locator(".message.ephemeral").filter(has_text=f"Replay of Skyjo game #{game_id}").last
-    await replay.filter(has_text="step 0/").wait_for()
+    await replay.filter(has_text="step 0 of ").wait_for()
     for step in range(1, 7):
         await replay.get_by_role("button", name="Next", exact=True).click()
-        await replay.filter(has_text=f"step {step}/").wait_for()
+        await replay.filter(has_text=f"step {step} of ").wait_for()
     await replay.locator("img").last.wait_for()
     await page.mouse.move(640, 24)  # no hover highlight in the picture
     await replay.scroll_into_view_if_needed()

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from bot.clock import ManualClock
 from bot.games.registry import KINDS
 from bot.i18n import translate as t
 
@@ -100,7 +101,8 @@ async def test_a_skyjo_game_without_hints_stays_rated_and_bad_hints_change_nothi
     fake_discord: Any, skybo: Any
 ) -> None:
     fake = fake_discord
-    bot = await skybo()
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
     alice = fake.user("alice")
     table_message, game_id = await start_table(
         fake, bot, alice, [], score_limit=10, computers=1, turn_limit=0
@@ -110,7 +112,9 @@ async def test_a_skyjo_game_without_hints_stays_rated_and_bad_hints_change_nothi
     panel = await reveal_own_cards(fake, alice, table_message, table)
     await fake.wait_until(lambda: table.game.phase == "play" and table.game.turn == seat, what="the turn")
     panel = await open_panel(fake, alice, table_message)
-    # A stale hint (on an older panel, the game moved since): the fresh panel, no hint, nothing stored.
+    # A stale hint (on an older panel the bot could no longer edit, 15 minutes on, so that the newer
+    # one does not retire it; the game moved since): the fresh panel, no hint, nothing stored.
+    clock.advance(15 * 60)
     newer = await open_panel(fake, alice, table_message)
     await (await fake.click(alice, newer, button(newer, "dr"))).answer()
     stale = await (await fake.click(alice, panel, button(panel, "hn"))).original()

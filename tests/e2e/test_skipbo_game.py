@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bot.clock import ManualClock
 from bot.games.skipbo import engine as skipbo
 from bot.i18n import translate as t
 from bot.sandbox.discord import FakeMessage
@@ -81,7 +82,8 @@ class Frozen:
 
 async def test_two_humans_play_a_whole_game_each_in_their_language(fake_discord: Any, skybo: Any) -> None:
     fake = fake_discord
-    bot = await skybo()
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
     alice, carol = fake.user("alice"), fake.user("carol")  # carol reads French
     table_message, game_id = await start_skipbo(fake, bot, alice, [carol], stock_size=5, turn_limit=0)
     table = bot.service.tables[game_id]
@@ -102,6 +104,9 @@ async def test_two_humans_play_a_whole_game_each_in_their_language(fake_discord:
     assert any(label.startswith("Stock : ") for label in carol_panel.button_labels)
     assert_panel_shows_own_hand(alice_panel, bot, game_id, alice)
     assert_panel_shows_own_hand(carol_panel, bot, game_id, carol)
+    # 15 minutes on, the bot can no longer edit these panels (their tokens are dead for it): the
+    # panels opened later do not retire them (tests/e2e/test_panels_follow.py), they stay as they are.
+    clock.advance(15 * 60)
     rules = await private_answer(await fake.click(carol, table_message, button(table_message, "ru")))
     assert rules.text.startswith("**Skip-Bo — les règles de cette table**")
     assert t("skipbo.rules.setup_stock", "fr", size=5) in rules.text
@@ -151,7 +156,8 @@ async def test_two_humans_play_a_whole_game_each_in_their_language(fake_discord:
     assert lines[1].startswith(loser.global_name)
     assert {act_of(c) for c in table_message.custom_ids} == {"rm"}
 
-    # After the end, a click on an old panel is answered privately, in the clicker's language.
+    # After the end, a click on an old panel (one the bot could no longer edit) is answered privately,
+    # in the clicker's language.
     refresh = button(carol_panel, "rf", -1)
     answer = await private_answer(await fake.click(carol, carol_panel, refresh))
     assert answer.text == t("table.error.game_finished", "fr")
@@ -330,13 +336,19 @@ async def test_a_game_resumes_after_a_restart_with_old_panels_working(
 
 async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: Any, skybo: Any) -> None:
     fake = fake_discord
-    bot = await skybo(images=False)
+    clock = ManualClock()
+    bot = await skybo(images=False, clock=clock)
     alice, bob, carol = fake.user("alice"), fake.user("bob"), fake.user("carol")
     table_message, game_id = await start_skipbo(fake, bot, alice, [carol], stock_size=5, turn_limit=0)
     table = bot.service.tables[game_id]
     a_seat, c_seat = table.seat_of(alice.id), table.seat_of(carol.id)
     assert (a_seat, c_seat) == (0, 1)
     clicker = Clicker(fake, bot, game_id, table_message, [alice, carol], random.Random(8))
+
+    def age_panels() -> None:
+        """15 minutes on: the bot can no longer edit Carol's panels so far, so the one she uses next
+        does not retire them (tests/e2e/test_panels_follow.py): they keep their buttons, out of date."""
+        clock.advance(15 * 60)
 
     def carol_can_play() -> bool:
         game = table.game
@@ -376,11 +388,13 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     await press(fake, carol, stale, "md", MODE_HAND + card)
     assert any(act_of(c) == "dc" for c in stale.custom_ids)
     stale_discard = next(c for c in stale.custom_ids if act_of(c) == "dc")
+    age_panels()
     fresh = await open_panel(fake, carol, table_message)
     play = next(a for a in table.game.legal_actions(c_seat) if isinstance(a, skipbo.Play))
     for act, arg in steps_for(play, random.Random(0)):
         await press(fake, carol, fresh, act, arg)
     frozen = Frozen(bot, game_id)
+    age_panels()
     inter = await fake.click(carol, stale, stale_discard)
     assert (await inter.answer()).id == stale.id, "a stale panel is replaced in place"
     assert t("table.error.stale_panel", "fr") in stale.text  # "Ce panneau n'est plus à jour…"
@@ -396,6 +410,7 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     out_of_turn = await open_panel(fake, carol, table_message)
     await press(fake, carol, out_of_turn, "md", MODE_HAND + card)
     late_discard = next(c for c in out_of_turn.custom_ids if act_of(c) == "dc")
+    age_panels()
     await press(fake, carol, fresh, "md", MODE_HAND + card)
     discard = next(c for c in fresh.custom_ids if act_of(c) == "dc")
     version = table.version
@@ -411,6 +426,7 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
 
     # --- Out of turn: Carol's panel from her turn, clicked on Alice's turn: refused, fresh panel.
     frozen = Frozen(bot, game_id)
+    age_panels()
     inter = await fake.click(carol, out_of_turn, late_discard)
     assert (await inter.answer()).id == out_of_turn.id
     assert t("table.error.stale_panel", "fr") in out_of_turn.text

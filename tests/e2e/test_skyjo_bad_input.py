@@ -6,6 +6,8 @@ import asyncio
 import random
 from typing import Any
 
+from bot.clock import ManualClock
+from bot.i18n import translate as t
 from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.ui import ids
 from bot.ui.views import table_message as render_table
@@ -46,13 +48,17 @@ async def test_non_player_clicks_are_refused_in_their_language(fake_discord: Any
 
 async def test_stale_and_out_of_turn_panels_get_a_fresh_panel(fake_discord: Any, skybo: Any) -> None:
     fake = fake_discord
-    bot = await skybo()
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
     alice, bob = fake.user("alice"), fake.user("bob")
-    table_message, game_id = await start_table(fake, bot, alice, [bob], computers=1)
+    table_message, game_id = await start_table(fake, bot, alice, [bob], computers=1, turn_limit=0)
     table = await until_turn(fake, bot, game_id, table_message, alice)
     old_panel = await open_panel(fake, alice, table_message)
     draw = button(old_panel, "dr")
-    # Alice plays her whole turn from a second panel...
+    # A newer panel retires the older one while the bot can still edit it (tests/e2e/
+    # test_panels_follow.py); 15 minutes later it no longer can (its token is dead for the bot), so
+    # the old panel keeps its buttons. Alice plays her whole turn from a second panel...
+    clock.advance(15 * 60)
     panel = await open_panel(fake, alice, table_message)
     await (await fake.click(alice, panel, button(panel, "dr"))).answer()
     await (await fake.click(alice, panel, button(panel, "rp"))).answer()
@@ -68,6 +74,9 @@ async def test_stale_and_out_of_turn_panels_get_a_fresh_panel(fake_discord: Any,
     fresh = {ids.decode(c).version for c in old_panel.custom_ids}  # type: ignore[union-attr]
     assert len(fresh) == 1 and fresh.pop() > drawn_at  # the panel was redrawn at a newer version
     assert not any(act_of(c["custom_id"]) == "dr" for c in enabled_buttons(old_panel))
+    # The clicked panel is the live one again: the other, still editable, is retired.
+    await fake.wait_until(lambda: panel.text == t("table.panel.replaced", alice.locale), what="retired")
+    assert panel.all_components() == []
 
 
 async def test_forged_custom_ids_change_nothing(fake_discord: Any, skybo: Any) -> None:

@@ -1,0 +1,244 @@
+"""The private panels the presenter keeps in step with the game (:class:`PanelFollower`, a part of
+:class:`~bot.ui.presenter.Presenter`): one live panel per player and game, edited through the token of
+the player's last click on it, and the panels it replaced retired (:class:`PanelWatch`)."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from bot.i18n import translate as t
+from bot.service import MISSES_BEFORE_REPLACE, PanelState, Table
+from bot.ui import display, lean
+from bot.ui.host import Host
+from bot.ui.views import ButtonsView, final_panel_content, panel_content, panel_view, seat_back_view
+
+log = logging.getLogger(__name__)
+
+PANEL_TOKEN_MS = 14 * 60 * 1000  # an interaction token lives 15 minutes: leave room for the edit
+
+
+def panel_key(table: Table, seat: int) -> tuple[Any, ...]:
+    """What a private panel's text depends on beyond the seat's own clicks: when it changes, an open
+    panel is edited (a new turn, the seat's turn, a round or the game over, the seat taken over)."""
+    game = table.game
+    return (
+        table.finished,
+        game.phase,
+        game.round,
+        game.turn,
+        seat in game.seats_to_act(),
+        seat in table.replaced(),
+    )
+
+
+@dataclass
+class PanelWatch:
+    """A player's live private panel: the last interaction that showed it and what it showed.
+
+    One live panel per player and game (issue 38): the one they last opened or clicked. *My grid*
+    clicked again opens a new panel, and the one it replaces is **retired**: edited to say so, with no
+    button left, so that no panel stays behind on an old state (still offering moves, or "?" cards
+    answering "This game is over" once the game ended). Retiring costs one edit through the old
+    panel's token when a panel is opened again, not one per move (following every open panel would
+    edit each at every change). A panel whose token is dead (15 minutes after its last click) cannot
+    be edited any more, by Discord's rules: it is left as it is, and a click on it makes it the live
+    panel again (the fresh click's token), retiring the other.
+
+    A click's answer and the presenter's edit of the same panel must not leave an older panel on
+    screen, yet a click never waits for an edit. So: no edit starts while one of the player's clicks
+    is being answered (``busy``); a click that started while an edit was in flight (``clicks``
+    moved) may have been overtaken by it at Discord, so the presenter then sends the panel again
+    (``recheck``): what the click showed when nothing moved since, else the game as it stands."""
+
+    # The interaction webhook of the last click (its token; the Interaction itself, with the whole
+    # clicked message, would cost a few KB per open panel).
+    webhook: discord.Webhook | None = None
+    issued_ms: int = 0
+    panel_id: int | None = None  # the live panel: the interaction that opened it (None: unknown)
+    # Panels replaced by the live one, still to retire: panel id -> (webhook, token issued ms, locale).
+    retiring: dict[int, tuple[discord.Webhook, int, object]] = field(default_factory=dict)
+    locale: object = None
+    seat: int = 0
+    key: tuple[Any, ...] = ()
+    state: PanelState | None = None  # what the last click showed (its mode and notice included)
+    busy: int = 0  # clicks of this player on this game being answered now
+    clicks: int = 0  # clicks started so far
+    recheck: bool = False
+
+
+class PanelFollower:
+    """The presenter's part that follows private panels (it schedules their edits in its slots)."""
+
+    bot: Host
+    _panels: dict[int, dict[int, PanelWatch]]  # game id -> user id -> the player's live panel
+    _closed: bool
+
+    def _schedule(
+        self, key: tuple[Any, ...], render: Callable[[], Awaitable[None]], *, interval: float | None = None
+    ) -> None:
+        raise NotImplementedError  # the presenter's
+
+    def panel_click_started(self, game_id: int, user_id: int) -> PanelWatch:
+        """A click of this player on this game is being answered: no edit of their panel starts until
+        :meth:`panel_click_done`."""
+        watch = self._panels.setdefault(game_id, {}).setdefault(user_id, PanelWatch())
+        watch.busy += 1
+        watch.clicks += 1
+        return watch
+
+    def panel_click_done(
+        self,
+        watch: PanelWatch,
+        interaction: discord.Interaction[Any],
+        table: Table | None,
+        state: PanelState | None,
+        panel_id: int | None = None,
+        issued_ms: int | None = None,
+    ) -> None:
+        """The click is answered; ``state`` is the panel it showed as the interaction's original
+        message (None: nothing to follow, e.g. a follow-up), the panel ``panel_id`` (the id of the
+        interaction that opened it, which its message carries). Its token, fresh for 15 minutes from
+        the click (``issued_ms``: taken before its answer was sent; None: now), lets the bot edit that
+        panel when the game moves on without a click of theirs. It is the player's live panel now: the
+        one it replaces is retired (see :class:`PanelWatch`)."""
+        watch.busy -= 1
+        user_id = interaction.user.id
+        if table is None or state is None or self._closed:
+            if table is not None and watch.webhook is None and not watch.busy:
+                self._forget_panel(table.id, user_id)
+            return
+        now = self.bot.service.clock.now_ms()
+        if panel_id is not None:
+            watch.retiring.pop(panel_id, None)  # clicked: live again, not to retire
+            old = watch.panel_id
+            live = watch.webhook is not None and now - watch.issued_ms < PANEL_TOKEN_MS  # else not editable
+            if old is not None and old != panel_id and live:
+                assert watch.webhook is not None
+                watch.retiring[old] = (watch.webhook, watch.issued_ms, watch.locale)
+        watch.panel_id = panel_id
+        watch.webhook = interaction.followup
+        watch.issued_ms = now if issued_ms is None else issued_ms
+        watch.locale = interaction.locale
+        watch.seat = state.seat
+        if table.finished:
+            # The click showed the end; an edit of the presenter may still be on its way to this panel:
+            # show the end once more after it (the key unknown), and retire the panel it replaced.
+            watch.key, watch.state = (), state
+            if not watch.busy:
+                self._follow(table, user_id)
+            return
+        # The game may have moved on while the answer was on its way (a computer's instant turn), or be
+        # moving (a commit under the channel lock: the engine's state runs ahead of its version until
+        # it is stored): the key of what the panel shows is then unknown, so bring it up to date now.
+        moved = state.version != table.version or self.bot.service.lock(table.channel_id).locked()
+        watch.key = () if moved else panel_key(table, state.seat)
+        watch.state = state
+        if not watch.busy and (watch.recheck or moved or watch.retiring):
+            self._follow(table, user_id)
+
+    def _follow(self, table: Table, user_id: int) -> None:
+        self._schedule(("panel", table.id, user_id), functools.partial(self._render_panel, table, user_id))
+
+    def panel_fresh(self, game_id: int, user_id: int) -> bool:
+        """True while the bot can still edit this player's panel (the token has time left)."""
+        watch = self._panels.get(game_id, {}).get(user_id)
+        if watch is None:
+            return False
+        return self.bot.service.clock.now_ms() - watch.issued_ms < PANEL_TOKEN_MS
+
+    def _forget_panel(self, game_id: int, user_id: int) -> None:
+        watches = self._panels.get(game_id)
+        if watches is not None:
+            watches.pop(user_id, None)
+            if not watches:
+                del self._panels[game_id]
+
+    async def _render_panel(self, table: Table, user_id: int) -> None:
+        """Edit a player's open panel when what it says no longer holds (their turn came, another
+        player's turn, the round or the game ended), through the token of their last click."""
+        watch = self._panels.get(table.id, {}).get(user_id)
+        if watch is None or watch.webhook is None or watch.busy:
+            return  # a click being answered shows the panel itself (and calls us again if need be)
+        if watch.retiring:
+            clicks = watch.clicks
+            await self._retire(table, watch)
+            if watch.clicks != clicks:  # a click meanwhile: it calls us again once answered
+                watch.recheck = True
+                if not watch.busy:
+                    self._follow(table, user_id)
+                return
+        if not self.panel_fresh(table.id, user_id):
+            self._forget_panel(table.id, user_id)  # the token is (nearly) dead: the turn ping says so
+            return
+        clicks = watch.clicks
+        async with self.bot.service.lock(table.channel_id):
+            if watch.busy or watch.clicks != clicks:
+                # A click started while this waited for the lock: its answer may be older than the
+                # game; once it is answered, the panel is sent again (panel_click_done).
+                watch.recheck = True
+                return
+            key = panel_key(table, watch.seat)
+            if key == watch.key and not watch.recheck:
+                return
+            shown = watch.state
+            content: str
+            view: ButtonsView | None
+            if watch.recheck and key == watch.key and shown is not None and shown.version == table.version:
+                # Nothing moved since the click: show again exactly what it showed (mode, notice).
+                words = display.wants_words(self.bot.service, user_id)
+                cards = display.panel_cards(self.bot.service, user_id)
+                content = panel_content(shown, watch.locale, words)
+                view = panel_view(shown, watch.locale, cards)
+            else:
+                content, view = self._followed_panel(table, watch.seat, watch.locale)
+        webhook = watch.webhook
+        watch.recheck = False
+        try:
+            await lean.edit_original(webhook, content=content, view=view)
+        except discord.HTTPException as error:
+            # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
+            log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
+            if watch.clicks == clicks:
+                self._forget_panel(table.id, user_id)
+            return
+        watch.key = key
+        if watch.clicks != clicks:
+            # A click was answered while this edit was on its way: whichever Discord applied last
+            # wins, so send the newest panel once more when that click is done.
+            watch.recheck = True
+            if not watch.busy:
+                self._follow(table, user_id)
+        elif table.finished:
+            self._forget_panel(table.id, user_id)
+
+    async def _retire(self, table: Table, watch: PanelWatch) -> None:
+        """Edit the panels the live one replaced: a word saying so, no button (see :class:`PanelWatch`)."""
+        while watch.retiring:
+            _, (webhook, issued_ms, locale) = watch.retiring.popitem()
+            if self.bot.service.clock.now_ms() - issued_ms >= PANEL_TOKEN_MS:
+                continue  # its token is (nearly) dead
+            try:
+                await lean.edit_original(webhook, content=t("table.panel.replaced", locale), view=None)
+            except discord.HTTPException as error:  # dismissed, deleted: nothing left to retire
+                log.info("panel not retired", extra={"game_id": table.id, "status": error.status})
+
+    def _followed_panel(self, table: Table, seat: int, locale: object) -> tuple[str, ButtonsView | None]:
+        """The panel as the game stands (the channel lock is held)."""
+        user_id = table.stored.seats[seat].user_id
+        words = display.wants_words(self.bot.service, user_id)
+        if table.finished:
+            return final_panel_content(table, seat, locale, words), None
+        if seat in table.idle():  # replaced for missed turns: the way back, right on the panel
+            offer = t("seats.offer", locale, missed=MISSES_BEFORE_REPLACE)
+            return offer, seat_back_view(table.kind.prefix, table.id, locale)
+        if seat in table.replaced():
+            return t("table.error.seat_replaced", locale), None
+        state = self.bot.service.panel_of(table, seat)
+        cards = display.panel_cards(self.bot.service, user_id)
+        return panel_content(state, locale, words), panel_view(state, locale, cards)

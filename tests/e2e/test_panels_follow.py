@@ -1,0 +1,59 @@
+"""Two open panels, one follows (issue 38 item 5): a player has one live panel per game, the one they
+last opened or clicked; the panel it replaces is retired (its buttons gone, a word saying why), so no
+panel is left behind on an old state, and when the game ends no open panel offers a move."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from bot.i18n import translate as t
+
+from .conftest import GAME_ACTS, act_of, button, enabled_buttons, open_panel, play_turns, start_table
+
+
+def moves_offered(fake: Any, user: Any) -> list[Any]:
+    """The user's private messages that still offer a move (a card button or another game act)."""
+    return [
+        m
+        for m in fake.messages.values()
+        if m.visible_to == user.id
+        and not m.deleted
+        and any(act_of(c["custom_id"]) in GAME_ACTS for c in enabled_buttons(m))
+    ]
+
+
+@pytest.mark.parametrize("username", ["alice", "carol"])
+async def test_a_newer_panel_retires_the_older_and_no_panel_offers_a_move_after_the_game(
+    fake_discord: Any, skybo: Any, username: str
+) -> None:
+    fake = fake_discord
+    bot = await skybo()
+    user = fake.user(username)
+    replaced = t("table.panel.replaced", user.locale)
+    table_message, game_id = await start_table(fake, bot, user, [], score_limit=10, computers=1, turn_limit=0)
+    table = bot.service.tables[game_id]
+    older = await open_panel(fake, user, table_message)
+    seen = older.snapshot()  # the older panel as the player last saw it, with its "?" buttons
+    newer = await open_panel(fake, user, table_message)
+    # Opening the panel again retires the older one: a word in the player's language, no button.
+    await fake.wait_until(lambda: older.text == replaced, what="the older panel retired")
+    assert older.all_components() == [] and newer.text != replaced
+    # Playing in the older one is no longer possible (its buttons are gone, as on Discord)...
+    reveal = button(seen, "rv")
+    assert (await fake.click(user, seen, reveal)).failed
+    assert len(fake.take_failed_clicks(reveal)) == 1
+    # ...and the newer one follows the game: a reveal there, then the computer's, are shown on it.
+    version = table.version
+    await (await fake.click(user, newer, button(newer, "rv"))).answer()
+    assert table.version == version + 1 and older.text == replaced
+    await play_turns(fake, bot, game_id, table_message, [user], random.Random(4))
+    await fake.wait_until(lambda: f"#{game_id}" in table_message.text, what="the final footer")
+    await bot.presenter.flush()
+    # Every panel the player opened during the game was retired or shows the end: none offers a move.
+    assert moves_offered(fake, user) == []
+    panels = [m for m in fake.messages.values() if m.visible_to == user.id and m.ephemeral]
+    final = [m for m in panels if t("table.panel.final_title", user.locale, game="Skyjo") in m.text]
+    assert len(final) == 1 and all(m.text == replaced for m in panels if m not in final)
