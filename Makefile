@@ -40,12 +40,12 @@ browser-deps:
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			chromium fonts-noto-color-emoji >/dev/null)
 
-# The PostgreSQL tests start their own server from Debian's binaries (bot/testing/pgserver.py finds them):
+# The PostgreSQL tests start their own server from Debian's binaries (devtools/pgserver.py finds them):
 # installed when missing if we are root (CI, containers), with the `postgres` account the server runs as
 # (PostgreSQL refuses root; the package creates it); otherwise those tests are skipped and say how to
 # install it.
 postgres-deps: $(STAMP)
-	@[ "$$(id -u)" != 0 ] || $(BIN)/python -m bot.testing.pgserver bindir >/dev/null 2>&1 || \
+	@[ "$$(id -u)" != 0 ] || $(BIN)/python -m devtools.pgserver bindir >/dev/null 2>&1 || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			postgresql >/dev/null)
 	@[ "$$(id -u)" != 0 ] || [ -n "$${SKYBO_PG_USER:-}" ] || id -u postgres >/dev/null 2>&1 || \
@@ -59,7 +59,7 @@ discord-spec: $(STAMP)
 	$(BIN)/python -m bot.sandbox.discord.openapi refresh $(SPEC)
 
 bench: $(STAMP)
-	$(BIN)/python -m bot bench
+	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

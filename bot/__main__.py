@@ -1,4 +1,4 @@
-"""Command line: run the bot, play in a terminal, simulate games, benchmark, export and replay games.
+"""Command line: run the bot, play in a terminal, simulate games, export and replay games.
 
 Each sub-command lives in its own module, imported when it runs, and receives the rest of the command
 line.
@@ -16,7 +16,6 @@ commands:
   sandbox [--port N]       the real bot on a local stand-in for Discord, played in a browser
   play {skyjo,skipbo}      play a game in this terminal against computer players
   simulate {skyjo,skipbo}  computer players against each other, with statistics
-  bench [NAME...]          run the benchmarks and print their figures
   export-game ID           print a stored game (seed, options, players, actions) as JSON
   replay FILE              replay an exported game in the terminal
   migrate-db --to URL      copy the SQLite database into an empty PostgreSQL one, verified
@@ -53,12 +52,6 @@ def _run_bot(args: list[str]) -> int:
 
 def _sandbox(args: list[str]) -> int:
     from bot.sandbox.run import main
-
-    return main(args)
-
-
-def _bench(args: list[str]) -> int:
-    from bot.bench import main
 
     return main(args)
 
@@ -118,7 +111,6 @@ COMMANDS: dict[str, Command] = {
     "sandbox": _sandbox,
     "play": _per_game("play"),
     "simulate": _per_game("simulate"),
-    "bench": _bench,
     "export-game": _export_game,
     "backup": _backup,
     "replay": _replay,

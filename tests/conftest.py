@@ -1,7 +1,7 @@
 """PostgreSQL fixtures for every test folder: one real local server per session, a fresh database per test.
 
 ``pg_server`` (session)
-    A :class:`~bot.testing.pgserver.PostgresServer` started for the session and removed at its end. When
+    A :class:`~devtools.pgserver.PostgresServer` started for the session and removed at its end. When
     it cannot start, the tests that use it are skipped with the reason and how to install PostgreSQL,
     unless ``SKYBO_REQUIRE_POSTGRES=1`` (set by ``.ci/run``) turns the skip into a failure.
 ``pg_template`` (session)
@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from bot.testing.pgserver import PASSWORD_ROLE, SUPERUSER, PostgresServer, PostgresUnavailable
+from devtools.pgserver import PASSWORD_ROLE, SUPERUSER, PostgresServer, PostgresUnavailable
 
 _started: list[PostgresServer] = []  # the session's server, for the start time in the summary
 _names = itertools.count(1)

@@ -290,7 +290,7 @@ def test_levels_finish_a_team_game(level: str) -> None:
 
 def test_legal_actions_list_the_plays_first() -> None:
     """Game.legal_actions lists every play before the discards (or the end of the turn): the
-    random players of ``python -m bot bench skipbo`` find the plays by bisection on that order."""
+    random players of ``python -m bench skipbo`` find the plays by bisection on that order."""
     checked = 0
     for seed in range(2):
         for game in positions(seed, 4, Options(stock_size=8, teams=seed == 1), every=1):

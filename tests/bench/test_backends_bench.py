@@ -1,4 +1,4 @@
-"""The backends bench (bot/bench/backends.py) at tiny sizes, on real SQLite and a real PostgreSQL: every
+"""The backends bench (bench/backends.py) at tiny sizes, on real SQLite and a real PostgreSQL: every
 action it counts is one committed in the database, its figures are positive, and it prints both
 backends side by side, or SQLite alone with one line saying why PostgreSQL is missing."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.bench import backends
+from bench import backends
 from bot.storage import Storage
 from bot.storage.backend import Connection
 

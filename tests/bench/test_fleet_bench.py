@@ -1,4 +1,4 @@
-"""The fleet bench (bot/bench/fleet.py) at tiny sizes, on a real PostgreSQL: one bot process and then
+"""The fleet bench (bench/fleet.py) at tiny sizes, on a real PostgreSQL: one bot process and then
 two, each against a fake Discord in a process of its own, both apply and answer every click, their
 figures are positive and what they count agrees with what was stored."""
 
@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from bot.bench import fleet
-from bot.testing.pgserver import PostgresServer
+from bench import fleet
+from devtools.pgserver import PostgresServer
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -1,11 +1,11 @@
-"""The py-spy breakdown of the table bench (bot/bench/profile_breakdown.py, ``python -m bot.bench.table
+"""The py-spy breakdown of the table bench (bench/profile_breakdown.py, ``python -m bench.table
 --breakdown FILE``) on a small py-spy file: idle samples left out, each busy one in its category."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from bot.bench import profile_breakdown
+from bench import profile_breakdown
 
 
 def test_breakdown_of_a_pyspy_file(tmp_path: Path) -> None:

@@ -1,13 +1,13 @@
-"""The table bench (bot/bench/table.py) at tiny sizes: two sessions (two counts of games) side by side,
+"""The table bench (bench/table.py) at tiny sizes: two sessions (two counts of games) side by side,
 the first with a ramp of the think time; each answers every click, its figures are positive and the
-report (bot/bench/table_report.py) shows them in the columns and the ramp's capacity line. Also its
+report (bench/table_report.py) shows them in the columns and the ramp's capacity line. Also its
 command line."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.bench import table, table_report
+from bench import table, table_report
 
 pytestmark = pytest.mark.timeout(120)
 

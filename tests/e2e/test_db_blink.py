@@ -28,7 +28,7 @@ import pytest
 from bot.i18n import translate as t
 from bot.metrics import health
 from bot.storage.errors import DiskIOError
-from bot.testing.pgserver import SUPERUSER, PostgresServer
+from devtools.pgserver import SUPERUSER, PostgresServer
 from tests.conftest import PgDatabase
 
 from .conftest import BOTH_BACKENDS, BotDatabase, button, open_panel, private_answer, start_table, until_turn

@@ -29,7 +29,7 @@ from bot.config import shard_of, shards_from
 from bot.sandbox.discord import FakeDiscord, FakeMessage, FakeUser
 from bot.storage import Storage
 from bot.storage.postgres.leases import SHARD_LOCK, LeaseTiming
-from bot.testing.pgserver import SUPERUSER
+from devtools.pgserver import SUPERUSER
 
 from .bot_worker import spawn
 from .conftest import (

@@ -18,7 +18,7 @@ import psycopg
 from bot.sandbox.run import bot_factory
 from bot.sandbox.server import Sandbox
 from bot.storage import sandbox as sandbox_storage
-from bot.testing.pgserver import PASSWORD_ROLE, PostgresServer
+from devtools.pgserver import PASSWORD_ROLE, PostgresServer
 from tests.conftest import PgDatabase
 
 from .conftest import act_of, button, open_panel, play_turns, start_table, until_turn

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from bot.bench.render import mid_game
+from bench.render import mid_game
 from bot.games.skyjo import image as skyjo_image
 from bot.render.pictures import Pictures
 
@@ -75,7 +75,7 @@ async def test_workers_that_keep_dying_leave_pictures_on_threads(caplog: pytest.
 
 WORKER_OWNER = """
 import asyncio, sys, time
-from bot.bench.render import mid_game
+from bench.render import mid_game
 from bot.games.skyjo import image
 from bot.render.pictures import Pictures
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 
-from bot.bench.render import NAMES, skipbo_mid_game
+from bench.render import NAMES, skipbo_mid_game
 from bot.games.skipbo import cards as skipbo_cards
 from bot.games.skipbo import image as skipbo_image
 from bot.games.skipbo.engine import WILD, Game, Options

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops, ImageFont
 
-from bot.bench.render import NAMES, mid_game
+from bench.render import NAMES, mid_game
 from bot.games.skyjo import cards as skyjo_cards
 from bot.games.skyjo import image as skyjo_image
 from bot.games.skyjo.engine import Game, Options

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bot.bench.render import mid_game, skipbo_mid_game
+from bench.render import mid_game, skipbo_mid_game
 from bot.games.skipbo.engine import Options as SkipboOptions
 from bot.games.skyjo.engine import Options as SkyjoOptions
 from bot.i18n import translate as t

@@ -21,7 +21,7 @@ import pytest
 
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.postgres.database import PostgresDatabase, apply_migrations, load_migrations, to_psycopg
-from bot.testing.pgserver import PostgresServer
+from devtools.pgserver import PostgresServer
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

@@ -42,7 +42,7 @@ from bot.storage.game_log import _appender
 from bot.storage.games import canonical_json
 from bot.storage.postgres.database import PostgresDatabase
 from bot.storage.sqlite import database as sqlite_database
-from bot.testing.pgserver import SUPERUSER, PostgresServer
+from devtools.pgserver import SUPERUSER, PostgresServer
 from tests.conftest import PgDatabase
 from tests.storage.conftest import Backend, new_game, play
 

@@ -105,7 +105,7 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, An
 
 
 def _with_password(dsn: str) -> str:
-    """The URL with a password. The test server trusts local connections (bot/testing/pgserver.py), so
+    """The URL with a password. The test server trusts local connections (devtools/pgserver.py), so
     the server never asks for it: it only has to stay out of everything printed."""
     assert dsn.startswith("postgresql://skybo@")
     return dsn.replace("skybo@", f"skybo:{PASSWORD}@", 1)

@@ -36,7 +36,7 @@ from bot.storage.games import canonical_json
 from bot.storage.postgres import database as pg_database_module
 from bot.storage.postgres.database import PostgresDatabase
 from bot.storage.ratings import DEFAULT_MU, GLOBAL_SCOPE, RatingChange, user_key
-from bot.testing.pgserver import PostgresServer
+from devtools.pgserver import PostgresServer
 from tests.storage.conftest import new_game
 
 # One round on a small table: a game ends in a few dozen moves.

@@ -13,7 +13,7 @@ import pytest
 from bot.storage import ChannelBusy, SchemaTooNew, StaleVersion, Storage, StorageError
 from bot.storage.errors import StorageUnusable
 from bot.storage.postgres.database import PostgresDatabase, load_migrations
-from bot.testing.pgserver import PASSWORD_ROLE, PostgresServer
+from devtools.pgserver import PASSWORD_ROLE, PostgresServer
 from tests.conftest import PgDatabase
 from tests.storage.conftest import new_game
 

@@ -1,4 +1,4 @@
-"""The local PostgreSQL harness (bot/testing/pgserver.py): a real server starts, serves the app's role,
+"""The local PostgreSQL harness (devtools/pgserver.py): a real server starts, serves the app's role,
 isolates test databases, and leaves nothing behind when stopped, when start fails, or when its owner is
 killed."""
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from bot.testing.pgserver import PostgresServer, PostgresUnavailable, find_bindir, server_user
+from devtools.pgserver import PostgresServer, PostgresUnavailable, find_bindir, server_user
 from tests.conftest import PgDatabase, postgres_unavailable
 
 REPO = Path(__file__).resolve().parents[2]
@@ -134,7 +134,7 @@ def test_a_killed_owner_leaves_no_server_behind(pg_bindir: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import json, time; from bot.testing.pgserver import PostgresServer; s = PostgresServer.start(); "
+            "import json, time; from devtools.pgserver import PostgresServer; s = PostgresServer.start(); "
             "print(json.dumps([s.postmaster_pid, str(s.root), s.port]), flush=True); time.sleep(600)",
         ],
         stdout=subprocess.PIPE,

@@ -19,7 +19,7 @@ import pytest
 from bot.storage import ShardLease, Storage
 from bot.storage.errors import ShardsTaken
 from bot.storage.postgres.leases import HELD, LOST, RELEASED, RETAKING, SHARD_LOCK, LeaseTiming
-from bot.testing.pgserver import SUPERUSER, PostgresServer
+from devtools.pgserver import SUPERUSER, PostgresServer
 
 from .conftest import REPO, worker_env
 

@@ -1,12 +1,12 @@
 """SQLite and PostgreSQL side by side, through the real backends: durable actions per second and the
 apply-and-commit latency at 1, 50 and 200 concurrent Skyjo games.
 
-Run: ``python -m bot bench backends`` (``make bench`` runs it with the others). Prints figures; asserts
+Run: ``python -m bench backends`` (``make bench`` runs it with the others). Prints figures; asserts
 nothing.
 
 - **Backends**: ``Storage`` on ``SqliteDatabase`` (WAL, ``synchronous=FULL``, group commit) and on
   ``PostgresDatabase`` (psycopg 3, group commit) on a PostgreSQL server this bench starts itself
-  (``bot.testing.pgserver``: initdb into a temporary folder, a unix socket, ``fsync`` and
+  (``devtools.pgserver``: initdb into a temporary folder, a unix socket, ``fsync`` and
   ``synchronous_commit`` on, run as ``postgres`` when we are root), stopped and removed at the end.
   When no server can start, one line says why and the SQLite figures are printed alone.
 - **Work**: real Skyjo games (three seats: two people and a computer, rated), each action a random
@@ -42,7 +42,7 @@ from typing import Any
 from bot.games.skyjo import engine as skyjo
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.games import canonical_json, snapshot_hash
-from bot.testing.pgserver import server_cpu
+from devtools.pgserver import server_cpu
 
 GAMES = (1, 50, 200)
 PACED_GAMES = 200
@@ -221,9 +221,9 @@ class LocalPostgres:
 
 @contextlib.contextmanager
 def local_postgres() -> Iterator[LocalPostgres]:
-    """A throwaway PostgreSQL (``bot.testing.pgserver``), unix socket only, stopped and removed on exit.
-    Raises ``bot.testing.pgserver.PostgresUnavailable`` when it cannot start."""
-    from bot.testing import pgserver
+    """A throwaway PostgreSQL (``devtools.pgserver``), unix socket only, stopped and removed on exit.
+    Raises ``devtools.pgserver.PostgresUnavailable`` when it cannot start."""
+    from devtools import pgserver
 
     server = pgserver.PostgresServer.start(tcp=False)
     try:
@@ -296,7 +296,7 @@ def run() -> None:
     ):
         lite = stack.enter_context(sqlite_backend(Path(tmp)))
         pg: LocalPostgres | None = None
-        from bot.testing.pgserver import PostgresUnavailable
+        from devtools.pgserver import PostgresUnavailable
 
         try:
             pg = stack.enter_context(local_postgres())
@@ -312,7 +312,7 @@ def run() -> None:
 
 async def _all(lite: Opener, pg: LocalPostgres | None) -> list[tuple[Figures, Figures | None]]:
     if pg is not None:
-        from bot.storage.postgres.bench import server_settings
+        from bench.pg_settings import server_settings
 
         async with pg.open_storage() as storage:
             settings = await server_settings(storage.db)

@@ -1,5 +1,5 @@
-"""The players' side of the table bench (bot/bench/table.py), also played by the fleet bench
-(bot/bench/fleet.py): the fake Discord's child process, the simulated players and the windows of a
+"""The players' side of the table bench (bench/table.py), also played by the fleet bench
+(bench/fleet.py): the fake Discord's child process, the simulated players and the windows of a
 closed-loop ramp; and what both processes of a bench share (the load, the pipe, the loop monitor).
 """
 
@@ -195,7 +195,7 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
 class Answers:
     """When the bot answered each interaction, as its player sees it (both instants taken in the fake's
     process, so the bot's own clock and loop play no part). Wraps the fake's send and answer routes:
-    build it before ``fake.start()``, which binds the routes. Also used by bot/bench/fleet.py."""
+    build it before ``fake.start()``, which binds the routes. Also used by bench/fleet.py."""
 
     def __init__(self, fake: FakeDiscord) -> None:
         self.sent_at: dict[int, float] = {}

@@ -1,5 +1,5 @@
 """Where the bot's time goes in a py-spy file of the table bench (``SKYBO_BENCH_PYSPY``): each sample of
-the event loop's thread in one category (docs/performance.md). ``python -m bot.bench.table --breakdown
+the event loop's thread in one category (docs/performance.md). ``python -m bench.table --breakdown
 FILE`` prints the shares.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 # matches any frame of the stack, else the deepest frame that matches a rule of LAYERS (the first rule
 # that matches that frame). A rule: (category, part of the file, part of the function or "").
 OWNERS: tuple[tuple[str, str, str], ...] = (
-    ("bench harness", "bot/bench/", "_recv"),
-    ("bench harness", "bot/bench/", "_LoopMonitor"),
+    ("bench harness", "bench/", "_recv"),
+    ("bench harness", "bench/", "_LoopMonitor"),
     ("computer players", "/ai.py", ""),  # bot/games/<game>/ai.py and the parts of a level's search
     ("computer players", "/lookahead.py", ""),
     ("computer players", "/hard.py", ""),

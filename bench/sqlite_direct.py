@@ -1,4 +1,4 @@
-"""SQLite-only helpers of ``python -m bot bench storage``: the plain-sqlite3 ceiling and fast seeding.
+"""SQLite-only helpers of ``python -m bench storage``: the plain-sqlite3 ceiling and fast seeding.
 
 They write straight through a plain ``sqlite3`` connection (no event loop, no group commit) with the
 bot's own pragmas, migrations and units of work, so the figures compare like with like.

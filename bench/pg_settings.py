@@ -1,4 +1,4 @@
-"""PostgreSQL-only helper of ``python -m bot bench backends``: the server settings that decide what a
+"""PostgreSQL-only helper of ``python -m bench backends``: the server settings that decide what a
 durable commit costs, read from the live server (not from the configuration we asked for)."""
 
 from __future__ import annotations

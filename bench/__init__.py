@@ -1,6 +1,9 @@
-"""Benchmarks: `python -m bot bench [NAME...]` runs the benchmarks named (all when none is).
+"""Benchmarks: `python -m bench [NAME...]` (`make bench`) runs the benchmarks named (all when none is).
 
-Each benchmark prints its own figures. Benchmarks measure; they never assert a time.
+Each benchmark prints its own figures. Benchmarks measure; they never assert a time. This package is a
+tool of the repository, outside the bot (the image ships ``bot`` and ``cogs`` only): run it from the
+repository root, where ``bench``, ``devtools`` (the throwaway PostgreSQL) and ``tests`` import. A
+game's engine bench stays in its folder (``bot/games/<game>/bench.py``); this package only calls it.
 """
 
 from __future__ import annotations
@@ -13,25 +16,19 @@ from collections.abc import Callable
 
 
 def _backends() -> None:
-    from bot.bench.backends import run
-
-    run()
-
-
-def _drivers() -> None:
-    from bot.bench.drivers import run
+    from bench.backends import run
 
     run()
 
 
 def _fleet() -> None:
-    from bot.bench.fleet import run
+    from bench.fleet import run
 
     run()
 
 
 def _render() -> None:
-    from bot.bench.render import run
+    from bench.render import run
 
     run()
 
@@ -49,20 +46,19 @@ def _skyjo() -> None:
 
 
 def _storage() -> None:
-    from bot.bench.storage import run
+    from bench.storage import run
 
     run()
 
 
 def _table() -> None:
-    from bot.bench.table import run
+    from bench.table import run
 
     run()
 
 
 BENCHMARKS: dict[str, Callable[[], None]] = {
     "backends": _backends,
-    "drivers": _drivers,
     "fleet": _fleet,
     "render": _render,
     "skipbo": _skipbo,

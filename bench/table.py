@@ -23,18 +23,18 @@ Figures:
   buffers in flight, the service's caches, the database layer's Python objects (SQLite's own page
   cache is outside Python's allocator and not counted). Also printed: the same over all GAMES tables.
 
-Heavier runs (issue 26): ``python -m bot.bench.table --games 200,1000 --ramp`` (or, through
-``python -m bot bench table``, which passes no arguments: ``SKYBO_BENCH_GAMES=200,1000
+Heavier runs (issue 26): ``python -m bench.table --games 200,1000 --ramp`` (or, through
+``python -m bench table``, which passes no arguments: ``SKYBO_BENCH_GAMES=200,1000
 SKYBO_BENCH_RAMP=1``). Each count of games is a session of its own (a fresh fake, bot and database,
 one after the other) and their figures are printed side by side. ``--ramp`` adds, to the first
 session once its measured clicks are done, a ramp of the think time (RAMP, RAMP_STEP_S per step, the
-windows bot/bench/fleet.py plays too: closed-loop players, so past its capacity the process slows them
+windows bench/fleet.py plays too: closed-loop players, so past its capacity the process slows them
 down): the most clicks per second of a window whose p99 stayed within 50 ms is what one process
 sustains. Without options: 200 games, no ramp (``make bench``).
 
 Bounded: every phase has a deadline, scaled with the games (x games / 200); 200 games stop by
 themselves in about 70 s, ``--games 200,1000 --ramp`` in about 6 minutes on 2 cores. Needs the
-repository's ``tests`` package (run it from the repository root: ``python -m bot bench table``).
+repository's ``tests`` package (run it from the repository root: ``python -m bench table``).
 ``SKYBO_BENCH_THINK=lo,hi`` changes the think time; ``SKYBO_BENCH_DEBUG=1`` also prints the lines of code
 that hold the measured memory and what the garbage collector tracks; ``SKYBO_BENCH_PROFILE=FILE``
 writes a cProfile of the bot's process during the clicks, ``SKYBO_BENCH_PYSPY=FILE`` a py-spy sample
@@ -43,7 +43,7 @@ of it (collapsed stacks, ``--format raw``: what docs/performance.md breaks down)
 the files of the first session are written.
 
 This module is the bot's process and the command line; the fake's process and its players are in
-bot/bench/table_players.py, the report in table_report.py, the py-spy breakdown in profile_breakdown.py.
+bench/table_players.py, the report in table_report.py, the py-spy breakdown in profile_breakdown.py.
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from bot.bench.profile_breakdown import breakdown
-from bot.bench.table_players import (
+from bench.profile_breakdown import breakdown
+from bench.table_players import (
     _DEBUG,
     CLICKS_PER_GAME,
     GAMES,
@@ -80,7 +80,7 @@ from bot.bench.table_players import (
     _recv,
     _scale,
 )
-from bot.bench.table_report import report, report_one, report_ramp
+from bench.table_report import report, report_one, report_ramp
 
 MEASURED = 20  # the last tables opened: memory per game is what they add
 # The ramp (--ramp): think ranges from light to heavy, RAMP_STEP_S seconds each, after a warm-up window
@@ -101,7 +101,7 @@ SAMPLE_S = 0.2  # between the 5 samples of memory
 
 
 def _ramp_plan() -> list[tuple[str, tuple[float, float], float]]:
-    """The windows of the ramp, as bot/bench/fleet.py's plan: (name, think range, seconds), played by
+    """The windows of the ramp, as bench/fleet.py's plan: (name, think range, seconds), played by
     table_players.play in the fake's process."""
     steps = [(f"ramp {i + 1}", span, RAMP_STEP_S) for i, span in enumerate(RAMP)]
     return [("warm-up", *RAMP_WARMUP), *steps]
@@ -309,7 +309,7 @@ def _counts(text: str) -> list[int]:
 def run(
     games: Sequence[int] | None = None, clicks_per_game: int = CLICKS_PER_GAME, ramp: bool | None = None
 ) -> None:
-    """``python -m bot bench table``: the counts of games from SKYBO_BENCH_GAMES (default GAMES), the
+    """``python -m bench table``: the counts of games from SKYBO_BENCH_GAMES (default GAMES), the
     ramp if SKYBO_BENCH_RAMP=1."""
     for name in ("discord", "bot", "aiohttp"):
         logging.getLogger(name).setLevel(logging.ERROR)
@@ -325,10 +325,10 @@ def run(
 
 
 def main(argv: list[str]) -> int:
-    """``python -m bot.bench.table [--games N[,N...]] [--ramp]``."""
+    """``python -m bench.table [--games N[,N...]] [--ramp]``."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m bot.bench.table", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.table", description=__doc__.split("\n")[0])
     parser.add_argument(
         "--games",
         type=_counts,

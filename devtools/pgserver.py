@@ -18,8 +18,8 @@ Nothing is left behind: ``stop()`` runs on a normal end and from ``atexit``, and
 (started before ``initdb``) stops the server and removes the folder as soon as its owner dies, even by
 SIGKILL, because it waits for the end of a pipe that only the owner holds.
 
-Command line: ``python -m bot.testing.pgserver bindir`` prints the folder of the binaries (exit status 1
-without one: ``make postgres-deps`` uses it); ``python -m bot.testing.pgserver run`` starts a server,
+Command line: ``python -m devtools.pgserver bindir`` prints the folder of the binaries (exit status 1
+without one: ``make postgres-deps`` uses it); ``python -m devtools.pgserver run`` starts a server,
 prints its URLs and waits for Ctrl-C (to try ``DATABASE_URL=postgresql://...`` by hand).
 """
 
@@ -496,7 +496,7 @@ def main(argv: Sequence[str]) -> int:
             with contextlib.suppress(KeyboardInterrupt):
                 signal.pause()
         return 0
-    print("usage: python -m bot.testing.pgserver bindir|run", file=sys.stderr)
+    print("usage: python -m devtools.pgserver bindir|run", file=sys.stderr)
     return 2
 
 

@@ -1,27 +1,27 @@
 """A fleet under load: the same Skyjo tables served by one bot process (both shards) and by two (one
 shard each), on one PostgreSQL, through the wire-level fake Discord.
 
-Processes, as in production: PostgreSQL (started here with ``bot.testing.pgserver``: fsync on), the
+Processes, as in production: PostgreSQL (started here with ``devtools.pgserver``: fsync on), the
 fake Discord with the simulated players in a child process of their own (so its work is not the
-bot's), and the bot processes (``python -m bot.bench.fleet worker ...``: tests/e2e/bot_worker.py with
+bot's), and the bot processes (``python -m bench.fleet worker ...``: tests/e2e/bot_worker.py with
 production timings, holding its shards with PostgreSQL advisory locks as ``python -m bot run`` does).
 Each setup gets a fresh fake and a fresh database; the orchestrator (this process) only coordinates
 and reads CPU times from /proc.
 
-Load: GAMES games (one human against one computer player, as bot/bench/table.py: production timings,
+Load: GAMES games (one human against one computer player, as bench/table.py: production timings,
 a computer move every 1.2 s, one edit per public message per second, pictures as in production;
 ``SKYBO_BENCH_IMAGES=0`` turns them off) in guilds of both shards (GUILDS_PER_SHARD each), all set up
 first. Then every human clicks without stopping through a series of windows, each with its own think
 range (the players read it before every click): a warm-up (every player opens her panel), the lighter
 steps of the ramp (RAMP_BELOW, RAMP_STEP_S each), the steady window (THINK, 1-3 s, the load of
-bot/bench/table.py, STEADY_S), then the heavier steps (RAMP_ABOVE). The players are closed-loop (a
+bench/table.py, STEADY_S), then the heavier steps (RAMP_ABOVE). The players are closed-loop (a
 player waits for the answer before thinking again), so an overloaded fleet slows them down instead of
 piling clicks up: past its capacity a window shows what the fleet still carried, and at what latency.
-The players, their windows and the capacity are the table bench's (bot/bench/table_players.py and
+The players, their windows and the capacity are the table bench's (bench/table_players.py and
 table_report.py); this module holds the setups, the bot processes, the CPU meter and the report.
 
 Figures per window: clicks per second; click latency (INTERACTION_CREATE leaving the fake to the answer
-arriving there, as bot/bench/table.py measures it); REST requests per second the fleet made, split into
+arriving there, as bench/table.py measures it); REST requests per second the fleet made, split into
 interaction routes (callbacks, webhook edits and follow-ups: not under Discord's global limit) and
 channel routes (messages of the tables: under the per-application global limit, 50/s); CPU of each
 bot process, of PostgreSQL and of the fake. Capacity: the most clicks per second of a window whose p99
@@ -29,7 +29,7 @@ stayed within P99_TARGET_MS.
 
 Bounded: every wait has a deadline; about 2.5 minutes in all. PostgreSQL missing: one line says so and
 the bench is skipped. Needs the repository's ``tests`` package (run it from the repository root:
-``python -m bot bench fleet``). ``SKYBO_BENCH_PROFILE=FOLDER`` writes a cProfile of each bot process
+``python -m bench fleet``). ``SKYBO_BENCH_PROFILE=FOLDER`` writes a cProfile of each bot process
 (its event loop's thread) there.
 """
 
@@ -49,14 +49,14 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from bot.bench.table_players import SLACK, Answers, Window, _open_tables, _recv, play, run_child
-from bot.bench.table_report import P99_TARGET_MS, _ms, capacity
+from bench.table_players import SLACK, Answers, Window, _open_tables, _recv, play, run_child
+from bench.table_report import P99_TARGET_MS, _ms, capacity
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 SHARDS = 2
 GAMES = 160
 GUILDS_PER_SHARD = 4
-THINK = (1.0, 3.0)  # the steady window: the load of bot/bench/table.py
+THINK = (1.0, 3.0)  # the steady window: the load of bench/table.py
 STEADY_S = 16.0
 # Before the windows: every player opens her panel (a heavier click), not counted for the capacity.
 WARMUP: tuple[tuple[float, float], float] = ((2.0, 5.0), 6.0)
@@ -227,7 +227,7 @@ class BotProcess:
 
     def __init__(self, api_base: str, gateway_url: str, dsn: str, shard_ids: str, sync: bool, log: Path):
         self.log = log
-        args = [sys.executable, "-m", "bot.bench.fleet", "worker", api_base, gateway_url, dsn]
+        args = [sys.executable, "-m", "bench.fleet", "worker", api_base, gateway_url, dsn]
         args += ["--no-limits", "--shard-count", str(SHARDS), "--shard-ids", shard_ids]
         if sync:
             args.append("--sync")
@@ -368,7 +368,7 @@ async def _stored_actions(dsn: str) -> int:
 
 
 async def measure(server: Any, games: int = GAMES) -> list[SetupResult]:
-    """Both setups, one after the other, on ``server`` (a bot.testing.pgserver.PostgresServer)."""
+    """Both setups, one after the other, on ``server`` (a devtools.pgserver.PostgresServer)."""
     out = []
     for index, (name, shard_ids) in enumerate(SETUPS):
         out.append(await run_setup(server, name, shard_ids, games, index))
@@ -470,7 +470,7 @@ def report(results: list[SetupResult]) -> list[str]:
 
 
 def run() -> None:
-    from bot.testing.pgserver import PostgresServer, PostgresUnavailable
+    from devtools.pgserver import PostgresServer, PostgresUnavailable
 
     for name in ("discord", "bot", "aiohttp"):
         logging.getLogger(name).setLevel(logging.ERROR)

@@ -3,7 +3,7 @@ one write at a time, then many games writing at once through group commit), load
 games at start, resuming 1,000 and 10,000 games whose timers are not stored yet (the service's start),
 and the leaderboard over 100,000 rated players. Temp files in /tmp.
 
-Run: ``python -m bot bench storage``. Prints figures with their targets; asserts nothing.
+Run: ``python -m bench storage``. Prints figures with their targets; asserts nothing.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.sqlite_direct import raw_append_rate, write_active_games, write_ratings
 from bot.games.skyjo import engine as skyjo
 from bot.service import TableService
 from bot.storage import Seat, Storage
 from bot.storage.games import canonical_json, now_ms
 from bot.storage.ratings import conservative
-from bot.storage.sqlite.bench import raw_append_rate, write_active_games, write_ratings
 
 COMMITS = 1500  # per round, per path
 ROUNDS = 2

@@ -1,5 +1,5 @@
-"""The table bench's report (bot/bench/table.py): one session's figures, several side by side, the
-ramp's windows and the capacity they show (also the fleet bench's, bot/bench/fleet.py).
+"""The table bench's report (bench/table.py): one session's figures, several side by side, the
+ramp's windows and the capacity they show (also the fleet bench's, bench/fleet.py).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 import statistics
 from typing import Any
 
-from bot.bench.table_players import CLICKS_PER_GAME, THINK, Window, _percentile
+from bench.table_players import CLICKS_PER_GAME, THINK, Window, _percentile
 
 P99_TARGET_MS = 50.0  # the capacity: the most clicks per second of a window whose p99 stayed within
 

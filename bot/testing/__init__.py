@@ -1,1 +1,0 @@
-"""Helpers the tests and the benchmarks share with the bot's package (never imported by the bot itself)."""
