@@ -20,6 +20,9 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY cogs ./cogs
+# The fake Discord that `python -m bot sandbox` plays against, and whose copy of Discord's OpenAPI
+# description `python -m bot sync` checks the commands with: a package of its own, shipped with the bot.
+COPY fakecord ./fakecord
 RUN /opt/venv/bin/pip install --no-cache-dir .
 
 # ---- the image that runs -----------------------------------------------------------------------------

@@ -56,7 +56,7 @@ postgres-deps: $(STAMP)
 # discord/discord-api-spec's specs/ plus its licence and a SOURCE.md naming the commit) for the fake to judge by.
 SPEC ?= ../shared/discord-api-spec
 discord-spec: $(STAMP)
-	$(BIN)/python -m bot.sandbox.discord.openapi refresh $(SPEC)
+	$(BIN)/python -m fakecord.openapi refresh $(SPEC)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -168,7 +168,7 @@ def _fake_process(pipe: Connection, games: int, guilds_per_shard: int) -> None:
 
 
 async def _fake_side(pipe: Connection, games: int, guilds_per_shard: int) -> None:
-    from bot.sandbox.discord import FakeDiscord
+    from fakecord import FakeDiscord
 
     fake = FakeDiscord(recommended_shards=SHARDS)
     alice = fake.user("alice")

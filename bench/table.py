@@ -1,7 +1,7 @@
 """Skyjo tables under load: 200 (or more) concurrent games through the wire-level fake Discord.
 
 Two processes, like production: the bot (this process) talks over HTTP and the gateway websocket to the
-fake Discord of :mod:`bot.sandbox.discord`, which runs in a child process together with the
+fake Discord of :mod:`fakecord`, which runs in a child process together with the
 simulated players. So the fake's own work (validating, storing every message and request) neither
 steals the bot's event loop nor counts as the bot's memory.
 

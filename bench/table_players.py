@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.sandbox.discord import FakeDiscord, FakeInteraction
+    from fakecord import FakeDiscord, FakeInteraction
 
 GAMES = 200
 CLICKS_PER_GAME = 12
@@ -129,7 +129,7 @@ def _fake_process(pipe: Connection, games: int, clicks: int, measured: int) -> N
 
 
 async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -> None:
-    from bot.sandbox.discord import FakeDiscord
+    from fakecord import FakeDiscord
 
     fake = FakeDiscord()
     setup_deadline, play_deadline = SETUP_DEADLINE * _scale(games), PLAY_DEADLINE * _scale(games)

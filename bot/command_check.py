@@ -14,7 +14,7 @@ does. The wrapper checks that request and stops it there:
   Then the wrapper checks the request ``sync`` is about to send and refuses it if that request fails
   (:class:`NotSent`).
 
-The checks are Discord's OpenAPI description (:func:`bot.sandbox.discord.openapi.check_request`: types,
+The checks are Discord's OpenAPI description (:func:`fakecord.openapi.check_request`: types,
 lengths, counts), plus what Discord's developer docs (Application Commands) say it checks and the
 description does not:
 
@@ -42,7 +42,7 @@ import discord
 from discord import app_commands
 from discord.http import Route
 
-from bot.sandbox.discord import openapi
+from fakecord import openapi
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot

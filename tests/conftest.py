@@ -118,7 +118,7 @@ def pg_start() -> Iterator[Callable[..., PostgresServer]]:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    from bot.sandbox.discord.openapi import COST, version
+    from fakecord.openapi import COST, version
 
     if COST.checks:
         terminalreporter.write_line(

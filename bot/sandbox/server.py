@@ -28,7 +28,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from bot.sandbox.discord import (
+from fakecord import (
     CALLBACK_DEADLINE,
     FakeChannel,
     FakeDiscord,

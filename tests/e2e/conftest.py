@@ -3,7 +3,7 @@
 Fixtures
 --------
 ``fake_discord``
-    A started :class:`~bot.sandbox.discord.FakeDiscord` with discord.py patched to
+    A started :class:`~fakecord.FakeDiscord` with discord.py patched to
     talk to it (``Route.BASE`` and ``DiscordWebSocket.DEFAULT_GATEWAY``).  At teardown it
     stops every client started through it, shuts the server down and calls
     ``fake.assert_clean()``: the test errors if the bot hit an unknown route, got a
@@ -46,7 +46,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.sandbox.discord import ErrorLogCollector, FakeDiscord, RealClock
+from fakecord import ErrorLogCollector, FakeDiscord, RealClock
 
 
 @pytest.fixture(autouse=True)
@@ -113,8 +113,8 @@ import random  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from bot.client import BotTuning, SkyboBot, create_bot  # noqa: E402
-from bot.sandbox.discord import FakeInteraction, FakeMessage, FakeUser  # noqa: E402
 from bot.ui import ids  # noqa: E402
+from fakecord import FakeInteraction, FakeMessage, FakeUser  # noqa: E402
 
 FAST = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0, picture_processes=0)
 GAME_ACTS = {"rv", "dr", "tk", "rp", "dv", "nx"}

@@ -20,9 +20,9 @@ from typing import Any
 from bot.client import SkyboBot
 from bot.games.skipbo import engine as skipbo
 from bot.games.skipbo.panel import ACT_OF_SOURCE, card_label, discard_arg, play_arg
-from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.service import Table
 from bot.ui import ids
+from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of, enabled_buttons, open_panel
 

@@ -19,7 +19,7 @@ import pytest
 from bot.client import SkyboBot, create_bot
 from bot.clock import ManualClock
 from bot.config import Limits
-from bot.sandbox.discord import FakeChannel, FakeMessage, FakeUser
+from fakecord import FakeChannel, FakeMessage, FakeUser
 
 from .conftest import FAST, act_of, bot_on, button, play_turns, private_answer, start_table
 

@@ -13,8 +13,8 @@ from typing import Any
 import discord
 
 from bot.client import create_bot
-from bot.sandbox.discord import FakeMessage, FakeRole
 from bot.ui import ids
+from fakecord import FakeMessage, FakeRole
 
 from .conftest import FAST, act_of, button, forged_click, open_lobby, private_answer, start_table
 from .skipbo_helpers import start_skipbo

@@ -19,7 +19,7 @@ import pytest
 
 from bot.i18n import translate as t
 from bot.render.boards import MAX_PAGE
-from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeUser
+from fakecord import FakeDiscord, FakeInteraction, FakeUser
 
 STRING, INTEGER, BOOLEAN, USER, ROLE = 3, 4, 5, 6, 8
 MISSING = object()

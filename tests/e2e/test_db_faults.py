@@ -70,10 +70,10 @@ import pytest
 from bot.games.registry import KINDS
 from bot.i18n import catalogue
 from bot.i18n import translate as t
-from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from bot.storage.games import canonical_json, snapshot_hash
 from bot.ui import ids
 from devtools.pgserver import APP_ROLE, SUPERUSER, PostgresServer, free_port
+from fakecord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 from .bot_worker import spawn
 from .conftest import GAME_ACTS, act_of, choose

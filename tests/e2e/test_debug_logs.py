@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.logs import QUIET_LOGGERS, setup_logging
-from bot.sandbox.discord import ErrorLogCollector, FakeDiscord, FakeMessage
+from fakecord import ErrorLogCollector, FakeDiscord, FakeMessage
 
 from .conftest import play_turns, start_table
 from .skipbo_helpers import Clicker, start_skipbo

@@ -9,7 +9,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.sandbox.discord import FakeDiscord, FakeUser
+from fakecord import FakeDiscord, FakeUser
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 route table is walked to its success answer and its typical errors (404 unknown message or channel, 403
 missing access, 400 / 50035, 40060 already acknowledged, 10062 unknown interaction, 401 / 50027, 429),
 every interaction callback type (4, 5, 6, 7, 8, 9) and the webhook follow-ups, over raw HTTP against the
-fake, and Discord's own description (``bot/sandbox/discord/openapi``) finds nothing to say about any
+fake, and Discord's own description (``fakecord/openapi``) finds nothing to say about any
 answer. A planted wrong answer shows that it would."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import discord
 import pytest
 from PIL import Image
 
-from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage, openapi
-from bot.sandbox.discord.constants import API_PREFIX, FLAG_COMPONENTS_V2
-from bot.sandbox.discord.state import FakeUser
+from fakecord import FakeDiscord, FakeInteraction, FakeMessage, openapi
+from fakecord.constants import API_PREFIX, FLAG_COMPONENTS_V2
+from fakecord.state import FakeUser
 
 
 class Api:

@@ -12,7 +12,7 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
-from bot.sandbox.discord import (
+from fakecord import (
     FLAG_EPHEMERAL,
     ErrorLogCollector,
     FakeDiscord,

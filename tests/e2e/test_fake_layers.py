@@ -6,10 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import bot.sandbox.discord
+import fakecord
 
-PACKAGE = Path(bot.sandbox.discord.__file__).parent
-PREFIX = "bot.sandbox.discord."
+PACKAGE = Path(fakecord.__file__).parent
+PREFIX = "fakecord."
 
 
 def _imports() -> dict[str, set[str]]:

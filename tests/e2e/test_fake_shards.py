@@ -17,7 +17,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.sandbox.discord import FakeDiscord, FakeGuild, GatewaySession, shard_of
+from fakecord import FakeDiscord, FakeGuild, GatewaySession, shard_of
 
 
 class Probe(discord.Client):

@@ -26,10 +26,10 @@ import pytest
 
 from bot.client import SkyboBot, create_bot
 from bot.config import shard_of, shards_from
-from bot.sandbox.discord import FakeDiscord, FakeMessage, FakeUser
 from bot.storage import Storage
 from bot.storage.postgres.leases import SHARD_LOCK, LeaseTiming
 from devtools.pgserver import SUPERUSER
+from fakecord import FakeDiscord, FakeMessage, FakeUser
 
 from .bot_worker import spawn
 from .conftest import (

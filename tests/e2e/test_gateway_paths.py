@@ -23,7 +23,7 @@ import aiohttp
 import pytest
 
 from bot.client import SkyboBot
-from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage, GatewaySession
+from fakecord import FakeDiscord, FakeInteraction, FakeMessage, GatewaySession
 
 from .conftest import FAST, BotDatabase, button, open_panel, play_turns, start_table, until_turn
 

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from bot.ui import ids
+from fakecord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 from .bot_worker import spawn
 from .conftest import act_of, open_panel

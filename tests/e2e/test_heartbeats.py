@@ -25,7 +25,7 @@ import sys
 
 import pytest
 
-from bot.sandbox.discord import FakeDiscord
+from fakecord import FakeDiscord
 
 from .bot_worker import REPO
 

@@ -49,9 +49,9 @@ from typing import Any
 
 from bot.games.registry import KINDS
 from bot.i18n import translate as t
-from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 from bot.storage.games import canonical_json, snapshot_hash
 from bot.ui import ids
+from fakecord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 from .bot_worker import spawn
 from .conftest import act_of, choose, enabled_buttons

@@ -15,8 +15,8 @@ import pytest
 
 from bot.render import boards
 from bot.render.names import escape_name
-from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.storage import Seat, Storage, user_key
+from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of, finish_random_game, forged_click, play_turns, start_table
 

@@ -13,8 +13,8 @@ import random
 import re
 from typing import Any
 
-from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.storage import Seat, Storage
+from fakecord import FakeMessage, FakeUser
 
 from .conftest import finish_random_game, forged_click
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import discord
 
-from bot.sandbox.discord import FakeDiscord
+from fakecord import FakeDiscord
 
 from .conftest import act_of, open_panel
 

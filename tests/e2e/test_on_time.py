@@ -19,8 +19,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeMessage
 from bot.ui import ids
+from fakecord import FakeDiscord, FakeInteraction, FakeMessage
 
 from .conftest import act_of, button, open_lobby, open_panel, start_table
 

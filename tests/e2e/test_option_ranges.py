@@ -14,8 +14,8 @@ import pytest
 from bot.clock import ManualClock
 from bot.config import Limits
 from bot.games.registry import AI_LEVELS, KINDS
-from bot.sandbox.discord import FakeInteraction
 from bot.service import TURN_LIMITS, Refused, TableService
+from fakecord import FakeInteraction
 
 GAMES = ("skyjo", "skipbo")
 INTEGER, BOOLEAN, STRING = 4, 5, 3

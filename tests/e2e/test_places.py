@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from bot.games.skipbo import engine as skipbo
-from bot.sandbox.discord import FakeMessage, FakeUser
+from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of
 from .skipbo_helpers import Clicker, start_skipbo

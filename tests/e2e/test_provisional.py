@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 from bot.render import boards
-from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.storage import Seat, user_key
+from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of, finish_random_game, play_turns, start_table
 

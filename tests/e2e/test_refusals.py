@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from bot.i18n import translate as t
-from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.storage import Seat
+from fakecord import FakeMessage, FakeUser
 
 from .conftest import (
     BotDatabase,

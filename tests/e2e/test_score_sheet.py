@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.storage import Seat, Storage
+from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of, play_turns, start_table
 

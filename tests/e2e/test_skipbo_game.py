@@ -17,10 +17,10 @@ import pytest
 from bot.clock import ManualClock
 from bot.games.skipbo import engine as skipbo
 from bot.i18n import translate as t
-from bot.sandbox.discord import FakeMessage
 from bot.service import Refused
 from bot.storage.ratings import user_key
 from bot.ui import ids
+from fakecord import FakeMessage
 
 from .conftest import (
     BOTH_BACKENDS,

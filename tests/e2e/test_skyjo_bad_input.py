@@ -8,9 +8,9 @@ from typing import Any
 
 from bot.clock import ManualClock
 from bot.i18n import translate as t
-from bot.sandbox.discord import FakeMessage, FakeUser
 from bot.ui import ids
 from bot.ui.views import table_message as render_table
+from fakecord import FakeMessage, FakeUser
 
 from .conftest import (
     act_of,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bot.i18n import translate as t
-from bot.sandbox.discord import FakeDiscord, FakeInteraction, FakeUser
+from fakecord import FakeDiscord, FakeInteraction, FakeUser
 
 from .conftest import BotDatabase, act_of, open_lobby, open_panel, play_turns
 

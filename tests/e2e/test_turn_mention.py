@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from bot.clock import ManualClock
-from bot.sandbox.discord import FakeMessage, FakeUser
+from fakecord import FakeMessage, FakeUser
 
 from .conftest import button, open_panel, start_table, until_turn
 

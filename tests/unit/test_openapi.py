@@ -1,4 +1,4 @@
-"""Discord's OpenAPI description as the judge (bot/sandbox/discord/openapi): routes, request bodies with
+"""Discord's OpenAPI description as the judge (fakecord/openapi): routes, request bodies with
 their lengths and counts, answers, Discord's error tree, the deviations, and refreshing the copy."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.sandbox.discord import openapi
+from fakecord import openapi
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "discord-api-spec"
 

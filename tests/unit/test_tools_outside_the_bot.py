@@ -7,8 +7,10 @@ The rule, read from the source:
 - no file or folder under ``bot/`` or ``cogs/`` has a name containing ``bench`` or ``pgserver``, or is
   named ``testing``, but one: ``bench.py`` directly in a game's folder (``bot/games/<game>/bench.py``,
   ``<game>`` a package), the game's own engine bench, which ``bench/`` calls;
-- the image: the Dockerfile copies nothing of ``bench/``, ``devtools/`` or ``tests/`` (nor the whole
-  context), and ``.dockerignore`` leaves them out.
+- the image: the Dockerfile copies the product, which is ``bot/``, ``cogs/`` and ``fakecord/`` (the fake
+  Discord, a package of its own that the sandbox of ``make run`` without a token needs: see
+  test_fakecord_apart.py), and nothing of ``bench/``, ``devtools/`` or ``tests/`` (nor the whole
+  context); ``.dockerignore`` leaves those out.
 """
 
 from __future__ import annotations
@@ -22,21 +24,24 @@ import pytest
 from tests.unit.test_containers import DOCKERFILE, DOCKERIGNORE, Dockerfile, ignored
 
 REPO = Path(__file__).resolve().parents[2]
-PRODUCT = ("bot", "cogs")
+PRODUCT = ("bot", "cogs")  # the bot; the image also ships IMAGE_ALSO, which it imports
+IMAGE_ALSO = ("fakecord",)  # the fake Discord of the sandbox, a library of its own
 TOOLS = ("bench", "devtools", "tests")  # top-level packages of the repository the product must not need
 TOOL_NAMES = ("bench", "pgserver")  # a file or folder of the product must not have these in its name
 TOOL_FOLDERS = ("testing",)
 
 
-def tool_imports(source: str, name: str) -> list[str]:
-    """Where ``source`` imports one of ``TOOLS``."""
-    found = []
+def imported(source: str, name: str, *, names: bool = False) -> list[tuple[int, str]]:
+    """Every absolute module ``source`` imports, with its line: ``import a.b`` and ``from a.b import c``
+    give ``a.b`` (``a.b.c`` with ``names``, which says what a ``from`` takes), ``import_module("a.b")``
+    and ``__import__("a.b")`` too; relative imports stay inside their package and are left out."""
+    found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(source, name)):
         modules: list[str] = []
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            modules = [node.module]
+            modules = [f"{node.module}.{alias.name}" for alias in node.names] if names else [node.module]
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name | ast.Attribute)
@@ -47,8 +52,13 @@ def tool_imports(source: str, name: str) -> list[str]:
             and isinstance(node.args[0].value, str)
         ):
             modules = [node.args[0].value]
-        found += [f"{name}:{node.lineno}: imports {m}" for m in modules if m.split(".")[0] in TOOLS]
+        found += [(node.lineno, module) for module in modules]
     return found
+
+
+def tool_imports(source: str, name: str) -> list[str]:
+    """Where ``source`` imports one of ``TOOLS``."""
+    return [f"{name}:{line}: imports {m}" for line, m in imported(source, name) if m.split(".")[0] in TOOLS]
 
 
 def is_game_bench(relative: Path) -> bool:
@@ -114,7 +124,7 @@ def test_the_image_copies_no_tool() -> None:
         if any(w.startswith("--from") for w in words):
             continue
         sources += [w.rstrip("/") for w in words if not w.startswith("--")][:-1]
-    assert "bot" in sources and "cogs" in sources
+    assert [package for package in (*PRODUCT, *IMAGE_ALSO) if package not in sources] == []
     assert [s for s in sources if s in (".", "*") or s.split("/")[0] in TOOLS] == []
     dockerignore = DOCKERIGNORE.read_text(encoding="utf-8")
     assert [tool for tool in TOOLS if not ignored(tool, dockerignore)] == []

@@ -8,11 +8,11 @@ import secrets
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from bot.sandbox.discord.clock import SnowflakeFactory
-from bot.sandbox.discord.errors import InteractionFailed
-from bot.sandbox.discord.records import CallbackRecord, FailedClick, RecordedRequest
-from bot.sandbox.discord.sessions import GatewaySession
-from bot.sandbox.discord.state import FakeChannel, FakeMessage, FakeUser
+from fakecord.clock import SnowflakeFactory
+from fakecord.errors import InteractionFailed
+from fakecord.records import CallbackRecord, FailedClick, RecordedRequest
+from fakecord.sessions import GatewaySession
+from fakecord.state import FakeChannel, FakeMessage, FakeUser
 
 _T = TypeVar("_T")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sandbox.discord.state import FakeMessage, FakeUser
+from fakecord.state import FakeMessage, FakeUser
 
 
 @dataclass(eq=False)

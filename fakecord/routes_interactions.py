@@ -8,19 +8,19 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sandbox.discord.clock import to_int
-from bot.sandbox.discord.constants import (
+from fakecord.clock import to_int
+from fakecord.constants import (
     CALLBACK_DEADLINE,
     FLAG_COMPONENTS_V2,
     FLAG_EPHEMERAL,
     FLAG_LOADING,
     TOKEN_LIFETIME,
 )
-from bot.sandbox.discord.errors import DiscordAPIError, FormErrors, unknown_message
-from bot.sandbox.discord.interaction import FakeInteraction
-from bot.sandbox.discord.records import CallbackRecord, RecordedRequest
-from bot.sandbox.discord.routes_messages import MessageRoutes
-from bot.sandbox.discord.state import FakeMessage
+from fakecord.errors import DiscordAPIError, FormErrors, unknown_message
+from fakecord.interaction import FakeInteraction
+from fakecord.records import CallbackRecord, RecordedRequest
+from fakecord.routes_messages import MessageRoutes
+from fakecord.state import FakeMessage
 
 
 class InteractionRoutes(MessageRoutes):

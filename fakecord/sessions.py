@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sandbox.discord.clock import shard_of
+from fakecord.clock import shard_of
 
 
 class GatewayConnection:

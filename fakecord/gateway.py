@@ -15,12 +15,12 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from bot.sandbox.discord.clock import to_int
-from bot.sandbox.discord.constants import NEW_SESSION_CLOSE_CODES
-from bot.sandbox.discord.core import FakeDiscordBase
-from bot.sandbox.discord.errors import FakeDiscordError
-from bot.sandbox.discord.interaction import FakeInteraction
-from bot.sandbox.discord.sessions import GatewayConnection, GatewaySession
+from fakecord.clock import to_int
+from fakecord.constants import NEW_SESSION_CLOSE_CODES
+from fakecord.core import FakeDiscordBase
+from fakecord.errors import FakeDiscordError
+from fakecord.interaction import FakeInteraction
+from fakecord.sessions import GatewayConnection, GatewaySession
 
 
 class Gateway(FakeDiscordBase):

@@ -1,7 +1,8 @@
 """A wire-level fake of Discord (REST API v10 + gateway) for end-to-end tests and the local sandbox.
 
-It lives in the package (``bot.sandbox``) because ``python -m bot sandbox`` runs the real bot against
-it.
+A library of its own (the top-level package ``fakecord``, README.md beside this file): it imports
+nothing from ``bot`` or ``cogs``. ``bot/sandbox`` (``python -m bot sandbox``) runs the real bot against
+it, and the tests and benches use it.
 
 The fake is a real aiohttp server bound to ``127.0.0.1`` on a random port.  A real
 ``discord.Client`` / ``commands.Bot`` talks to it over HTTP and a websocket exactly as
@@ -125,9 +126,9 @@ import discord
 import yarl
 from aiohttp import web
 
-from bot.sandbox.discord.app import HttpFront
-from bot.sandbox.discord.errors import FakeDiscordError
-from bot.sandbox.discord.state import FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser
+from fakecord.app import HttpFront
+from fakecord.errors import FakeDiscordError
+from fakecord.state import FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser
 
 log = logging.getLogger(__name__)
 

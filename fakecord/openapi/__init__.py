@@ -2,7 +2,7 @@
 
 ``openapi.json`` beside this file is Discord's published description, unchanged (``SOURCE.md`` names
 the repository and commit, ``LICENSE`` is its MIT licence). Refresh it from a newer copy with
-``python -m bot.sandbox.discord.openapi refresh DIR`` (DIR holds ``openapi.json``, ``LICENSE`` and
+``python -m fakecord.openapi refresh DIR`` (DIR holds ``openapi.json``, ``LICENSE`` and
 ``SOURCE.md``; ``make discord-spec SPEC=DIR`` does the same).
 
 :func:`check_request` checks a request (route and method exist, the JSON or ``payload_json`` body

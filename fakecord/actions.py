@@ -10,8 +10,8 @@ from typing import Any
 
 import discord
 
-from bot.sandbox.discord.clock import to_int
-from bot.sandbox.discord.constants import (
+from fakecord.clock import to_int
+from fakecord.constants import (
     ACTION_ROW,
     ATTACHMENT_SIZE_LIMIT,
     AUTO_SELECTS,
@@ -20,12 +20,12 @@ from bot.sandbox.discord.constants import (
     STRING_SELECT,
     TEXT_INPUT,
 )
-from bot.sandbox.discord.errors import FakeDiscordError, InteractionRefused
-from bot.sandbox.discord.interaction import FakeInteraction
-from bot.sandbox.discord.records import FailedClick
-from bot.sandbox.discord.routes_interactions import InteractionRoutes
-from bot.sandbox.discord.state import FakeChannel, FakeMessage, FakeRole, FakeUser
-from bot.sandbox.discord.validation import walk_components
+from fakecord.errors import FakeDiscordError, InteractionRefused
+from fakecord.interaction import FakeInteraction
+from fakecord.records import FailedClick
+from fakecord.routes_interactions import InteractionRoutes
+from fakecord.state import FakeChannel, FakeMessage, FakeRole, FakeUser
+from fakecord.validation import walk_components
 
 log = logging.getLogger(__name__)
 

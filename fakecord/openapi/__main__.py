@@ -1,13 +1,13 @@
-"""``python -m bot.sandbox.discord.openapi refresh DIR``: take a newer copy of Discord's description."""
+"""``python -m fakecord.openapi refresh DIR``: take a newer copy of Discord's description."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from bot.sandbox.discord.openapi import refresh, version
+from fakecord.openapi import refresh, version
 
-USAGE = """usage: python -m bot.sandbox.discord.openapi refresh DIR
+USAGE = """usage: python -m fakecord.openapi refresh DIR
   DIR holds openapi.json, LICENSE and SOURCE.md (or: make discord-spec SPEC=DIR)"""
 
 

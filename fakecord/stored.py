@@ -9,7 +9,7 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bot.sandbox.discord.constants import (
+from fakecord.constants import (
     AUTO_SELECTS,
     CONTAINER,
     FILE,
@@ -18,8 +18,8 @@ from bot.sandbox.discord.constants import (
     STRING_SELECT,
     THUMBNAIL,
 )
-from bot.sandbox.discord.state import FakeAttachment
-from bot.sandbox.discord.validation import walk_components
+from fakecord.state import FakeAttachment
+from fakecord.validation import walk_components
 
 
 def stored_components(

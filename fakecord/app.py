@@ -14,11 +14,11 @@ from typing import Any, TypeVar
 import aiohttp
 from aiohttp import web
 
-from bot.sandbox.discord import openapi
-from bot.sandbox.discord.actions import UserActions
-from bot.sandbox.discord.constants import API_PREFIX
-from bot.sandbox.discord.errors import DiscordAPIError
-from bot.sandbox.discord.records import RECORD_KEY, FailureRule, RateLimitRule, RecordedRequest, Rejection
+from fakecord import openapi
+from fakecord.actions import UserActions
+from fakecord.constants import API_PREFIX
+from fakecord.errors import DiscordAPIError
+from fakecord.records import RECORD_KEY, FailureRule, RateLimitRule, RecordedRequest, Rejection
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.sandbox.discord.clock import iso_now
-from bot.sandbox.discord.constants import BUTTON, FLAG_EPHEMERAL, FLAG_LOADING, TEXT_DISPLAY
-from bot.sandbox.discord.validation import walk_components
+from fakecord.clock import iso_now
+from fakecord.constants import BUTTON, FLAG_EPHEMERAL, FLAG_LOADING, TEXT_DISPLAY
+from fakecord.validation import walk_components
 
 
 @dataclass(eq=False)
@@ -245,7 +245,7 @@ class FakeGuild:
 
 class MessageInteraction(Protocol):
     """What a message shows of the interaction that made it (Discord's ``interaction_metadata``): a
-    protocol that :class:`~bot.sandbox.discord.interaction.FakeInteraction` satisfies, so that the
+    protocol that :class:`~fakecord.interaction.FakeInteraction` satisfies, so that the
     world model does not import the interaction handle that imports it."""
 
     id: int

@@ -9,8 +9,8 @@ from typing import Any
 import discord
 from aiohttp import web
 
-from bot.sandbox.discord.clock import iso_now, to_int
-from bot.sandbox.discord.constants import (
+from fakecord.clock import iso_now, to_int
+from fakecord.constants import (
     ATTACHMENT_SIZE_LIMIT,
     FLAG_COMPONENTS_V2,
     FLAG_EPHEMERAL,
@@ -21,13 +21,13 @@ from bot.sandbox.discord.constants import (
     INTENT_GUILD_MESSAGES,
     INTENT_MESSAGE_CONTENT,
 )
-from bot.sandbox.discord.errors import DiscordAPIError, FormErrors, unknown_message
-from bot.sandbox.discord.interaction import FakeInteraction
-from bot.sandbox.discord.records import RecordedRequest
-from bot.sandbox.discord.routes_guilds import GuildRoutes
-from bot.sandbox.discord.state import FakeAttachment, FakeChannel, FakeMessage, FakeUser
-from bot.sandbox.discord.stored import stored_components, stored_embeds
-from bot.sandbox.discord.validation import validate_message_body
+from fakecord.errors import DiscordAPIError, FormErrors, unknown_message
+from fakecord.interaction import FakeInteraction
+from fakecord.records import RecordedRequest
+from fakecord.routes_guilds import GuildRoutes
+from fakecord.state import FakeAttachment, FakeChannel, FakeMessage, FakeUser
+from fakecord.stored import stored_components, stored_embeds
+from fakecord.validation import validate_message_body
 
 
 class MessageRoutes(GuildRoutes):

@@ -12,18 +12,18 @@ from typing import Any, TypeVar
 import discord
 from aiohttp import web
 
-from bot.sandbox.discord.clock import FakeClock, SnowflakeFactory, to_int
-from bot.sandbox.discord.constants import (
+from fakecord.clock import FakeClock, SnowflakeFactory, to_int
+from fakecord.constants import (
     API_PREFIX,
     EVERYONE_DEFAULT_PERMISSIONS,
     HEARTBEAT_ACK_DELAY_S,
     HEARTBEAT_INTERVAL_MS,
 )
-from bot.sandbox.discord.errors import DiscordAPIError, unknown_channel
-from bot.sandbox.discord.interaction import FakeInteraction
-from bot.sandbox.discord.records import FailedClick, FailureRule, RateLimitRule, RecordedRequest, Rejection
-from bot.sandbox.discord.sessions import GatewayConnection, GatewaySession
-from bot.sandbox.discord.state import FakeChannel, FakeGuild, FakeMember, FakeMessage, FakeRole, FakeUser
+from fakecord.errors import DiscordAPIError, unknown_channel
+from fakecord.interaction import FakeInteraction
+from fakecord.records import FailedClick, FailureRule, RateLimitRule, RecordedRequest, Rejection
+from fakecord.sessions import GatewayConnection, GatewaySession
+from fakecord.state import FakeChannel, FakeGuild, FakeMember, FakeMessage, FakeRole, FakeUser
 
 _T = TypeVar("_T")
 

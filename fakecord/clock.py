@@ -8,7 +8,7 @@ import datetime as dt
 import time
 from typing import Any
 
-from bot.sandbox.discord.constants import DISCORD_EPOCH_MS
+from fakecord.constants import DISCORD_EPOCH_MS
 
 
 class FakeClock:

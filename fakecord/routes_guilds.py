@@ -10,10 +10,10 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sandbox.discord.clock import to_int
-from bot.sandbox.discord.errors import DiscordAPIError, FormErrors
-from bot.sandbox.discord.gateway import Gateway
-from bot.sandbox.discord.records import RecordedRequest
+from fakecord.clock import to_int
+from fakecord.errors import DiscordAPIError, FormErrors
+from fakecord.gateway import Gateway
+from fakecord.records import RecordedRequest
 
 # The fields of a guild that only the gateway's GUILD_CREATE carries, not ``GET /guilds/{guild_id}``.
 GATEWAY_ONLY_GUILD_FIELDS = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from bot.sandbox.discord.constants import (
+from fakecord.constants import (
     ACTION_ROW,
     AUTO_SELECTS,
     BUTTON,
@@ -28,7 +28,7 @@ from bot.sandbox.discord.constants import (
     TEXT_DISPLAY,
     THUMBNAIL,
 )
-from bot.sandbox.discord.errors import FormErrors
+from fakecord.errors import FormErrors
 
 
 def walk_components(components: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
