@@ -17,6 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import discord_patches
 from bot.clock import Clock
 from bot.config import Limits, Shards
 from bot.i18n import language_of
@@ -26,7 +27,7 @@ from bot.metrics import Metrics, MetricsServer
 from bot.render.pictures import DEFAULT_PROCESSES, Pictures
 from bot.service import TableService
 from bot.storage import ShardsLost, Storage, StorageError
-from bot.ui import command_options, errors, lean, on_time
+from bot.ui import command_options, errors, lean
 from bot.ui.clicks import TableUI
 from bot.ui.letters import Letters
 from bot.ui.presenter import Presenter
@@ -41,10 +42,7 @@ log = logging.getLogger(__name__)
 # 50,000 / 50 / 1000 collected even less but paused up to 137 ms at 200 tables.
 GC_THRESHOLDS = (10_000, 20, 1000)
 
-# A card table never joins a voice channel: discord.py's start-up warnings that voice needs PyNaCl
-# and davey would only be noise in every log (they are printed once, when the first Client is built).
-discord.VoiceClient.warn_nacl = False
-discord.VoiceClient.warn_dave = False
+discord_patches.quiet_voice_warnings()  # before the first Client is built (see there)
 
 EXTENSIONS = (
     "cogs.skyjo",
@@ -181,16 +179,17 @@ class SkyboBot(commands.AutoShardedBot):
         self._stopping: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
-        # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task
-        # that then reads the gateway, so every event handler's task (clicks, slash commands) inherits it.
-        on_time.install()
+        # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task that
+        # then reads the gateway, so every event handler's task (clicks, slash commands) inherits it.
+        discord_patches.answer_on_time()
         if self.commands_only:
             await self.tree.set_translator(CatalogueTranslator())
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
             return
         self.in_flight.install(self._connection.parsers)
-        lean.install(self._connection.parsers)  # a click's message trimmed before discord.py parses it
+        # A click's message trimmed before discord.py parses it.
+        discord_patches.trim_clicks(self._connection.parsers, lean.slim_click)
         if self.tuning.rest_per_second is not None:
             ids = self.shard_plan.shard_ids
             rate = share(self.tuning.rest_per_second, len(ids) if ids else None, self.shard_plan.count)

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 import discord
 
+from bot import discord_patches
 from bot.games.registry import BY_PREFIX
 from bot.i18n import translate as t
 from bot.service import (
@@ -38,7 +39,7 @@ from bot.service import (
     TableService,
 )
 from bot.storage.lobbies import Lobby
-from bot.ui import display, errors, ids, lean
+from bot.ui import display, errors, ids
 from bot.ui.host import Host
 from bot.ui.presenter import Presenter
 from bot.ui.router import Route
@@ -236,7 +237,7 @@ class TableUI:
                 followed, shown = state, clicked
             elif in_place and deferred:
                 # Acknowledged first (a move): the clicked panel is the interaction's original message.
-                await lean.edit_original(interaction.followup, content=content, view=view)
+                await discord_patches.edit_original(interaction.followup, content=content, view=view)
                 followed, shown = state, clicked
             elif interaction.response.is_done():
                 # A follow-up is not the interaction's original message: not followed.
@@ -393,7 +394,7 @@ class TableUI:
     async def _settle(self, interaction: discord.Interaction[Any], text: str) -> None:
         """Answer a confirmation: its private message says what happened and loses its buttons."""
         if self._on_panel(interaction) and interaction.response.is_done():  # acknowledged first
-            await lean.edit_original(interaction.followup, content=text, view=None)
+            await discord_patches.edit_original(interaction.followup, content=text, view=None)
         elif self._on_panel(interaction):
             await interaction.response.edit_message(content=text, view=None)
         else:
