@@ -1,5 +1,6 @@
-"""The Bot subclass: opens storage, builds the table service, dispatches button clicks, loads the cogs,
-resumes every active game, and funnels every command error into one localized private answer.
+"""The Bot subclass: opens storage, builds the table service, hands every component click to the one
+router (bot.ui.router), loads the cogs, resumes every active game, and funnels every command error into
+the one error funnel (bot.ui.errors) that clicks share.
 
 Commands are synced only on request (``python -m bot sync``), never at start.
 """

@@ -110,7 +110,7 @@ def watch_interactions(
     **Checked on** :data:`CHECKED_ON`: parsing an interaction dispatches it synchronously, and each
     handler (``on_interaction`` listeners, the command tree's invoker) is an ``asyncio`` task created
     during that call (``Client._schedule_event``, ``CommandTree._from_interaction``). Tests:
-    tests/e2e/test_kills.py, tests/e2e/test_fleet.py (graceful stops, dropped interactions).
+    tests/e2e/test_graceful_stop.py, tests/e2e/test_fleet.py (graceful stops, dropped interactions).
     """
     original = parsers[INTERACTION_CREATE]
 
