@@ -135,7 +135,7 @@ class TableUI:
         try:
             await self.game_click(interaction, ids.decode(custom_id))
         except Stale as stale:
-            await self.refuse(interaction, stale)
+            await self._show_stale(interaction, stale)
 
     async def lobby_button(self, interaction: Interaction, custom_id: str) -> None:
         """A lobby button (checked by the router)."""
@@ -161,21 +161,15 @@ class TableUI:
         """A private message to the clicker (first answer or follow-up)."""
         await errors.tell(interaction, text)
 
-    async def refuse(self, interaction: discord.Interaction[Any], refused: Refused) -> None:
-        """A refusal: a stale panel is shown again with its notice; any other goes through the funnel."""
-        if not isinstance(refused, Stale):
-            await errors.answer_error(interaction, refused, "click")
-            return
+    async def _show_stale(self, interaction: Interaction, stale: Stale) -> None:
+        """A move on a panel older than the game: no error, the panel again as it is now, saying so
+        (every other refusal goes through the funnel, :mod:`bot.ui.errors`)."""
         log.debug(  # as the funnel logs every refusal
             "click refused",
-            extra={
-                "user_id": interaction.user.id,
-                "reason": refused.key,
-                "channel_id": interaction.channel_id,
-            },
+            extra={"user_id": interaction.user.id, "reason": stale.key, "channel_id": interaction.channel_id},
         )
-        state = refused.panel
-        state.notice = (refused.key, {})
+        state = stale.panel
+        state.notice = (stale.key, {})
         await self._show_panel(interaction, state, in_place=self._on_panel(interaction))
 
     async def acknowledge(self, interaction: discord.Interaction[Any]) -> bool:
