@@ -1,5 +1,6 @@
-"""The Bot subclass: opens storage, builds the table service, dispatches button clicks, loads the cogs,
-resumes every active game, and funnels every command error into one localized private answer.
+"""The Bot subclass: opens storage, builds the table service, hands every component click to the one
+router (bot.ui.router), loads the cogs, resumes every active game, and funnels every command error into
+the one error funnel (bot.ui.errors) that clicks share.
 
 Commands are synced only on request (``python -m bot sync``), never at start.
 """
@@ -17,6 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import discord_patches
 from bot.clock import Clock
 from bot.config import Limits, Shards
 from bot.i18n import language_of
@@ -24,14 +26,14 @@ from bot.i18n import translate as t
 from bot.lifecycle import STOP_GRACE, InFlight, stop_gracefully
 from bot.metrics import Metrics, MetricsServer
 from bot.render.pictures import DEFAULT_PROCESSES, Pictures
-from bot.service import ChannelTaken, Refused, TableService
+from bot.service import TableService
 from bot.storage import ShardsLost, Storage, StorageError
-from bot.ui import command_options, ids, lean, on_time
-from bot.ui.clicks import TableUI, dispatchable, is_ours
+from bot.ui import command_options, errors, lean
+from bot.ui.clicks import TableUI
 from bot.ui.letters import Letters
 from bot.ui.presenter import Presenter
 from bot.ui.rest_budget import DEFAULT_REST_PER_SECOND, RestBudget, share
-from bot.ui.views import message_link
+from bot.ui.router import Router
 
 log = logging.getLogger(__name__)
 # The cyclic garbage collector's thresholds once the bot runs (CPython's default: 700, 10, 10). A busy
@@ -41,10 +43,7 @@ log = logging.getLogger(__name__)
 # 50,000 / 50 / 1000 collected even less but paused up to 137 ms at 200 tables.
 GC_THRESHOLDS = (10_000, 20, 1000)
 
-# A card table never joins a voice channel: discord.py's start-up warnings that voice needs PyNaCl
-# and davey would only be noise in every log (they are printed once, when the first Client is built).
-discord.VoiceClient.warn_nacl = False
-discord.VoiceClient.warn_dave = False
+discord_patches.quiet_voice_warnings()  # before the first Client is built (see there)
 
 EXTENSIONS = (
     "cogs.skyjo",
@@ -90,7 +89,9 @@ class CatalogueTranslator(app_commands.Translator):
 
 
 class SkyboTree(app_commands.CommandTree[Any]):
-    """The one error funnel: a refusal becomes its localized reason, anything else an apology."""
+    """The slash commands' side of the one error funnel (:mod:`bot.ui.errors`, shared with every
+    component click through :mod:`bot.ui.router`): a refusal becomes its localized reason, a transient
+    storage fault a "try again", anything else an apology and an ERROR log line."""
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         # Before discord.py reads the options: it trusts them (see bot.ui.command_options).
@@ -99,28 +100,7 @@ class SkyboTree(app_commands.CommandTree[Any]):
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
-        original = getattr(error, "original", error)
-        locale = interaction.locale
-        if isinstance(original, Refused):
-            text = t(original.key, locale, **original.params)
-            if isinstance(original, ChannelTaken):
-                link = message_link(original.guild_id, original.channel_id, original.message_id)
-                text = f"{text}\n{link}"
-        elif isinstance(error, app_commands.NoPrivateMessage):
-            text = t("table.error.guild_only", locale)
-        elif isinstance(error, app_commands.CheckFailure):
-            text = t("table.error.not_allowed", locale)
-        else:
-            command = interaction.command.qualified_name if interaction.command else "?"
-            log.error("command failed", extra={"command": command}, exc_info=original)
-            text = t("table.error.internal", locale)
-        try:
-            if interaction.response.is_done():
-                await interaction.followup.send(text, ephemeral=True)
-            else:
-                await interaction.response.send_message(text, ephemeral=True)
-        except discord.HTTPException:
-            log.warning("could not answer an error", extra={"user_id": interaction.user.id})
+        await errors.answer_error(interaction, error, "command")
 
 
 def intents() -> discord.Intents:
@@ -193,20 +173,24 @@ class SkyboBot(commands.AutoShardedBot):
         self._lease_epoch = 0
         self._suspended = False
         self.rest_budget: RestBudget | None = None  # bot.ui.rest_budget, from setup_hook
+        # Every component's custom_id prefix to its handler (the tables' from setup_hook, the cogs'
+        # when they load): bot.ui.router.
+        self.router = Router()
         self._lease_watch: asyncio.Task[None] | None = None
         self._stopping: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
-        # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task
-        # that then reads the gateway, so every event handler's task (clicks, slash commands) inherits it.
-        on_time.install()
+        # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task that
+        # then reads the gateway, so every event handler's task (clicks, slash commands) inherits it.
+        discord_patches.answer_on_time()
         if self.commands_only:
             await self.tree.set_translator(CatalogueTranslator())
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
             return
         self.in_flight.install(self._connection.parsers)
-        lean.install(self._connection.parsers)  # a click's message trimmed before discord.py parses it
+        # A click's message trimmed before discord.py parses it.
+        discord_patches.trim_clicks(self._connection.parsers, lean.slim_click)
         if self.tuning.rest_per_second is not None:
             ids = self.shard_plan.shard_ids
             rate = share(self.tuning.rest_per_second, len(ids) if ids else None, self.shard_plan.count)
@@ -227,6 +211,7 @@ class SkyboBot(commands.AutoShardedBot):
         await self.start_metrics()
         self.in_flight.admit = self.may_serve
         self.table_ui = TableUI(self, self.presenter)
+        self.router.add(*self.table_ui.routes())
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)
@@ -273,23 +258,12 @@ class SkyboBot(commands.AutoShardedBot):
         return lease is None or (not self._suspended and lease.epoch == self._lease_epoch and lease.serving())
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Dispatch clicks on our buttons (see ``bot.ui.clicks``); refuse forged or malformed ones.
-        Every interaction, commands too, tells the user's language (for a long game's direct messages)."""
+        """The one door for clicks: every component interaction goes to the router (``bot.ui.router``:
+        one table from custom_id prefix to handler, one forgery check, one error funnel). Every
+        interaction, commands too, tells the user's language (for a long game's direct messages)."""
         self.service.note_locale(interaction.user.id, interaction.locale)
-        if interaction.type is not discord.InteractionType.component:
-            return
-        data: Any = interaction.data or {}
-        custom_id = str(data.get("custom_id", ""))
-        if not is_ours(custom_id):
-            return
-        if dispatchable(interaction):
-            await self.table_ui.click(interaction, custom_id)
-            return
-        log.info(
-            "forged click refused",
-            extra={"user_id": interaction.user.id, "custom_id": ids.loggable(custom_id)},
-        )
-        await self.table_ui.tell(interaction, t("table.error.forged", interaction.locale))
+        if interaction.type is discord.InteractionType.component:
+            await self.router.dispatch(interaction)
 
     # Vanished places: the tables of a deleted channel or of a server the bot was removed from end,
     # cancelled and unrated (TableService.cancel_gone); a 10003 / 10004 answer does the same (Presenter).

@@ -21,8 +21,10 @@ import contextlib
 import logging
 import signal
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any, Protocol
+
+from bot import discord_patches
 
 log = logging.getLogger(__name__)
 
@@ -44,59 +46,42 @@ class InFlight:
         self.observer = observer
 
     def install(self, parsers: dict[str, Callable[[Any], Any]]) -> None:
-        """Wrap discord.py's ``INTERACTION_CREATE`` parser (``client._connection.parsers``: the
-        gateway reads its parsers from this very dict)."""
-        original = parsers["INTERACTION_CREATE"]
+        """Stand in front of discord.py's ``INTERACTION_CREATE`` parser (``client._connection.parsers``:
+        a patch of discord.py, :func:`bot.discord_patches.watch_interactions`)."""
+        discord_patches.watch_interactions(parsers, self._admit, self._started)
 
-        def parse(data: Any) -> None:
-            kind = data.get("type")
-            if self.stopping or (self.admit is not None and not self.admit()):
-                self.dropped += 1
-                if self.stopping:
-                    log.info("interaction dropped: the bot is stopping", extra={"type": kind})
-                else:
-                    log.info("interaction dropped: its shards are not held now", extra={"type": kind})
-                if self.observer is not None:
-                    self.observer(kind, "dropped")
-                return
-            loop = asyncio.get_running_loop()
-            previous = loop.get_task_factory()
-            created: list[asyncio.Task[Any]] = []
+    def _admit(self, data: Any) -> bool:
+        """False drops the interaction, unanswered: the bot is stopping, or may not serve now."""
+        if not self.stopping and (self.admit is None or self.admit()):
+            return True
+        kind = data.get("type")
+        self.dropped += 1
+        if self.stopping:
+            log.info("interaction dropped: the bot is stopping", extra={"type": kind})
+        else:
+            log.info("interaction dropped: its shards are not held now", extra={"type": kind})
+        if self.observer is not None:
+            self.observer(kind, "dropped")
+        return False
 
-            def factory(
-                loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], **kwargs: Any
-            ) -> asyncio.Task[Any]:
-                task: asyncio.Task[Any] = (
-                    previous(loop, coro, **kwargs)  # type: ignore[assignment]
-                    if previous is not None
-                    else asyncio.Task(coro, loop=loop, **kwargs)
-                )
-                created.append(task)
-                return task
+    def _started(self, kind: int | None, created: list[asyncio.Task[Any]]) -> None:
+        """Note the tasks that parsing one interaction created, until they are done."""
+        left = len(created)
+        failed = False
 
-            loop.set_task_factory(factory)  # type: ignore[arg-type]
-            try:
-                original(data)
-            finally:
-                loop.set_task_factory(previous)
-            left = len(created)
-            failed = False
+        def done(task: asyncio.Task[Any]) -> None:
+            nonlocal left, failed
+            self.tasks.discard(task)
+            failed = failed or (not task.cancelled() and task.exception() is not None)
+            left -= 1
+            if left == 0 and self.observer is not None:
+                self.observer(kind, "error" if failed else "handled")
 
-            def done(task: asyncio.Task[Any]) -> None:
-                nonlocal left, failed
-                self.tasks.discard(task)
-                failed = failed or (not task.cancelled() and task.exception() is not None)
-                left -= 1
-                if left == 0 and self.observer is not None:
-                    self.observer(kind, "error" if failed else "handled")
-
-            for task in created:
-                self.tasks.add(task)
-                task.add_done_callback(done)
-            if not created and self.observer is not None:
-                self.observer(kind, "handled")
-
-        parsers["INTERACTION_CREATE"] = parse
+        for task in created:
+            self.tasks.add(task)
+            task.add_done_callback(done)
+        if not created and self.observer is not None:
+            self.observer(kind, "handled")
 
     async def drain(self, timeout: float) -> int:
         """Stop taking interactions and wait (at most ``timeout`` s) for those in flight; returns how

@@ -5,11 +5,12 @@
   ``hide``) lists the computer players or leaves them out, people then ranked among people; by default
   the global board hides them (they play on every server and would crowd people out) and a server's
   board shows them. Its *Previous* / *Next* buttons (custom_id ``lb:<kind>:<server|global>:<page>``,
-  plus ``:h`` for people only, see :mod:`bot.render.boards`) are taken by this cog's
-  ``on_interaction`` listener, and page the board in place (``edit_message``) for whoever clicks. A
-  page past the end shows the last page, under a line saying how many pages there are (never the
-  last page silently in place of the one asked for). A malformed or forged id, or a ``server`` board clicked
-  outside a server, gets a private refusal in the clicker's language.
+  plus ``:h`` for people only, see :mod:`bot.render.boards`) are taken by this cog's route of the
+  one router (:mod:`bot.ui.router`, which refuses forged ids), and page the board in place
+  (``edit_message``) for whoever clicks. A page past the end shows the last page, under a line saying
+  how many pages there are (never the last page silently in place of the one asked for). A malformed
+  or forged id, or a ``server`` board clicked outside a server, gets a private refusal in the
+  clicker's language.
 - ``/stats [user] [scope]`` answers **privately** (ephemeral), in the asker's language
   (``interaction.locale``): it is a look-up, and the channel need not read everyone's numbers.
 - Both default to this server's boards; outside a server (a DM) they show the global ones.
@@ -23,6 +24,7 @@ Every string comes from the catalogues (``lb.*``, ``stats.*``; command and optio
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -31,16 +33,18 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.games import registry
-from bot.i18n import translate as t
 from bot.render import boards
 from bot.storage.ratings import user_key
 from bot.storage.stats import StatsRepository
+from bot.ui.router import Route
 from bot.ui.views import ButtonsView
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
 
 log = logging.getLogger(__name__)
+
+BOARD_PREFIX = "lb:"  # the paging buttons' custom_id prefix (their format: bot.render.boards.BOARD_ID)
 
 # Every registered game (its name is the same in every language; a catalogue may still give one).
 GAME_CHOICES = [
@@ -77,16 +81,9 @@ def _public_locale(bot: SkyboBot, interaction: discord.Interaction[Any]) -> obje
     return bot.service.public_locale(interaction.guild_id, locale)
 
 
-def _on_message(interaction: discord.Interaction[Any], custom_id: str) -> bool:
-    """True when the clicked message really carries a component with this custom_id."""
-    message = interaction.message
-    if message is None:
-        return False
-    for row in message.components:
-        for child in getattr(row, "children", ()):
-            if getattr(child, "custom_id", None) == custom_id:
-                return True
-    return False
+def _board_here(interaction: discord.Interaction[Any], match: re.Match[str]) -> bool:
+    """A server's board pages only inside a server (the router refuses it elsewhere as forged)."""
+    return match["scope"] != "server" or interaction.guild_id is not None
 
 
 def _view(buttons: list[dict[str, Any]]) -> ButtonsView:
@@ -161,44 +158,40 @@ class StatsCog(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
-    @commands.Cog.listener("on_interaction")
-    async def on_board_click(self, interaction: discord.Interaction[Any]) -> None:
-        """Previous / Next on a board: show that page in place; refuse a forged or malformed id."""
-        if interaction.type is not discord.InteractionType.component:
-            return
-        data: Any = interaction.data or {}
-        custom_id = str(data.get("custom_id", ""))
-        if not custom_id.startswith("lb:"):
-            return
+    # ------------------------------------------------------------------ the paging buttons
+
+    async def cog_load(self) -> None:
+        self.bot.router.add(
+            Route(
+                BOARD_PREFIX,
+                boards.BOARD_ID,
+                self.on_board_click,
+                forged_key="lb.error.forged",
+                accepts=_board_here,
+            )
+        )
+
+    async def cog_unload(self) -> None:
+        self.bot.router.remove(BOARD_PREFIX)
+
+    async def on_board_click(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
+        """Previous / Next on a board (checked by the router): show that page in place."""
         parsed = boards.parse_board_id(custom_id)
-        if (
-            parsed is None
-            or not _on_message(interaction, custom_id)
-            or (parsed.scope == "server" and interaction.guild_id is None)
-        ):
-            log.info(
-                "forged click refused", extra={"user_id": interaction.user.id, "custom_id": custom_id[:100]}
-            )
-            await self.bot.table_ui.tell(interaction, t("lb.error.forged", interaction.locale))
-            return
-        try:
-            guild_id = interaction.guild_id if parsed.scope == "server" else None
-            body = await self._board(
-                parsed.kind,
-                parsed.scope,
-                guild_id,
-                parsed.page,
-                _public_locale(self.bot, interaction),
-                computers=parsed.computers,
-            )
-            await interaction.response.edit_message(
-                embed=discord.Embed.from_dict(body.embed or {}),
-                view=_view(body.extra["buttons"]),
-                allowed_mentions=discord.AllowedMentions.none(),
-            )
-        except Exception:
-            log.exception("board click failed", extra={"custom_id": custom_id})
-            await self.bot.table_ui.tell(interaction, t("table.error.internal", interaction.locale))
+        assert parsed is not None, "the router checked the id against boards.BOARD_ID"
+        guild_id = interaction.guild_id if parsed.scope == "server" else None
+        body = await self._board(
+            parsed.kind,
+            parsed.scope,
+            guild_id,
+            parsed.page,
+            _public_locale(self.bot, interaction),
+            computers=parsed.computers,
+        )
+        await interaction.response.edit_message(
+            embed=discord.Embed.from_dict(body.embed or {}),
+            view=_view(body.extra["buttons"]),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
 
     # ------------------------------------------------------------------ /stats
 

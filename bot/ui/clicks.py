@@ -1,13 +1,13 @@
-"""What each click on one of our buttons does (:class:`TableUI`), and which clicks are ours to take.
+"""What each click on a table's or a lobby's button does (:class:`TableUI`).
 
 Every in-game button's custom_id is ``<game prefix>:<game>:<version>:<act>:<arg>`` and every lobby button's
 ``sl:<lobby>:<act>``: the id carries everything a click needs, so nothing is kept per message and
-buttons on messages posted before a restart keep working. Clicks are dispatched by
-``SkyboBot.on_interaction`` (:meth:`TableUI.click`), which discord.py calls for every interaction:
-discord.py's DynamicItems would do the same, but they rebuild a View of the whole clicked message (a
-Button object per component) for every click, a cost that counts when hundreds of games are played at
-once. A click is taken only if its id is well-formed and on the clicked message (:func:`dispatchable`),
-like a DynamicItem; any other click on one of our ids is answered as forged.
+buttons on messages posted before a restart keep working. :meth:`TableUI.routes` registers those
+prefixes with the one router (:mod:`bot.ui.router`), which checks each click (the one forgery check)
+and funnels whatever a handler raises (:mod:`bot.ui.errors`). An in-game click then goes by its act:
+:attr:`TableUI.ACTS` maps the acts every game shares to their handler; any other act must be one of the
+clicked game's own moves (its panel's ``GAME_ACTS``, or a panel's mode, Refresh or hint), else it is
+refused as forged.
 
 A click on a public lobby or table message is acknowledged without an edit (or answered privately):
 the presenter (:mod:`bot.ui.presenter`) edits the message with the latest state.
@@ -18,11 +18,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import Awaitable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
 
 import discord
 
+from bot import discord_patches
 from bot.games.registry import BY_PREFIX
 from bot.i18n import translate as t
 from bot.service import (
@@ -30,7 +31,6 @@ from bot.service import (
     MISSES_BEFORE_REPLACE,
     MODE_ACT,
     REFRESH_ACT,
-    ChannelTaken,
     PanelState,
     Refused,
     SeatTaken,
@@ -39,9 +39,10 @@ from bot.service import (
     TableService,
 )
 from bot.storage.lobbies import Lobby
-from bot.ui import display, ids, lean
+from bot.ui import display, errors, ids
 from bot.ui.host import Host
 from bot.ui.presenter import Presenter
+from bot.ui.router import Route
 from bot.ui.views import (
     ADD_COMPUTER,
     CANCEL,
@@ -66,7 +67,6 @@ from bot.ui.views import (
     final_panel_content,
     lobby_message,
     lobby_view,
-    message_link,
     panel_content,
     panel_view,
     seat_back_view,
@@ -74,29 +74,22 @@ from bot.ui.views import (
 
 log = logging.getLogger(__name__)
 
-GAME_TEMPLATE = r"(?:[a-z]{2}):(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})"
-LOBBY_TEMPLATE = r"sl:(?P<lobby>\d{1,18}):(?P<act>[a-z]{2})"
+# The part of an id after its prefix (the prefix is the route's: bot.ui.router).
+GAME_TEMPLATE = r":(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})"
+LOBBY_PREFIX = "sl:"
+LOBBY_PATTERN = re.compile(r"sl:(?P<lobby>\d{1,18}):(?P<act>[a-z]{2})")
 
-GAME_PATTERN = re.compile(GAME_TEMPLATE)
-LOBBY_PATTERN = re.compile(LOBBY_TEMPLATE)
+Interaction = discord.Interaction[Any]
+# An in-game act's handler: (the UI, the click, its decoded id, the clicked game).
+# The shared acts that change the game: acknowledged before the service acts (see TableUI).
+CHANGING_ACTS = frozenset({RECLAIM, LEAVE_YES, END_YES, REMATCH, NEXT_ROUND})
+PANEL_ACTS = frozenset({MODE_ACT, REFRESH_ACT, HINT_ACT})  # a panel's own, changing no game
+ActHandler = Callable[["TableUI", Interaction, ids.ButtonId, Any], Awaitable[None]]
 
 
-def is_ours(custom_id: str) -> bool:
-    return custom_id[2:3] == ":" and (custom_id[:2] in BY_PREFIX or custom_id.startswith("sl:"))
-
-
-def dispatchable(interaction: discord.Interaction[Any]) -> bool:
-    """True when this click is ours to take: a well-formed id, on a component of the clicked message."""
-    data: Any = interaction.data or {}
-    custom_id = str(data.get("custom_id", ""))
-    pattern = LOBBY_PATTERN if custom_id.startswith("sl:") else GAME_PATTERN
-    if pattern.fullmatch(custom_id) is None or interaction.message is None:
-        return False
-    for row in interaction.message.components:
-        for child in getattr(row, "children", ()):
-            if getattr(child, "custom_id", None) == custom_id:
-                return True
-    return False
+def game_pattern(prefix: str) -> re.Pattern[str]:
+    """The whole custom_id of an in-game button of the game whose prefix is ``prefix`` (``"sk"``)."""
+    return re.compile(re.escape(prefix) + GAME_TEMPLATE)
 
 
 class TableUI:
@@ -126,76 +119,58 @@ class TableUI:
     def service(self) -> TableService:
         return self.bot.service
 
-    async def click(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
-        """A click on one of our buttons (already checked by :func:`dispatchable`)."""
-        if custom_id.startswith("sl:"):
-            _, lobby, act = custom_id.split(":")
-            await self.guard(interaction, self.lobby_click(interaction, int(lobby), act))
-        else:
-            await self.guard(interaction, self.game_click(interaction, ids.decode(custom_id)))
-        if self.presenter.cannot_post(interaction.channel_id):
-            await self._warn_cannot_post(interaction, custom_id)
+    def routes(self) -> list[Route]:
+        """The router's routes of the tables: one per registered game's prefix, and the lobbies'."""
+        game_routes = [
+            Route(f"{prefix}:", game_pattern(prefix), self.game_button, after=self._warn_cannot_post)
+            for prefix in BY_PREFIX
+        ]
+        return [
+            *game_routes,
+            Route(LOBBY_PREFIX, LOBBY_PATTERN, self.lobby_button, after=self._warn_cannot_post),
+        ]
+
+    async def game_button(self, interaction: Interaction, custom_id: str) -> None:
+        """An in-game button (checked by the router); a stale panel is shown again, as it is now."""
+        try:
+            await self.game_click(interaction, ids.decode(custom_id))
+        except Stale as stale:
+            await self._show_stale(interaction, stale)
+
+    async def lobby_button(self, interaction: Interaction, custom_id: str) -> None:
+        """A lobby button (checked by the router)."""
+        _, lobby, act = custom_id.split(":")
+        await self.lobby_click(interaction, int(lobby), act)
 
     async def _warn_cannot_post(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
         """The bot may no longer post in this channel (see :meth:`Presenter.cannot_post`): every click
         on its tables' buttons, once answered, gets a private word on it (the game goes on meanwhile:
         panels are private answers, which need no permission in the channel)."""
+        if not self.presenter.cannot_post(interaction.channel_id):
+            return
         kind = BY_PREFIX.get(custom_id[:2])
         game = kind.name if kind is not None else "skyjo"
-        if custom_id.startswith("sl:"):
+        if custom_id.startswith(LOBBY_PREFIX):
             with contextlib.suppress(Exception):
                 game = (await self.service.lobbies.get(int(custom_id.split(":")[1]))).kind
         locale = interaction.locale
         text = t("vanished.cannot_post", locale, game=game, end=t("cmd.end.name", locale))
         await self.tell(interaction, text)
 
-    async def guard(self, interaction: discord.Interaction[Any], work: Awaitable[None]) -> None:
-        """Run a click's work; any refusal or failure becomes a private answer to the clicker."""
-        try:
-            await work
-        except Refused as refused:
-            await self.refuse(interaction, refused)
-        except discord.HTTPException as error:
-            # Discord did not take our answer, even after the retries (a lost interaction, a
-            # dismissed panel): nothing the bot can mend, and nothing to tell through that token.
-            log.warning(
-                "click not answered",
-                extra={"user_id": interaction.user.id, "status": error.status, "code": error.code},
-            )
-        except Exception:
-            data: Any = interaction.data or {}
-            log.exception("click failed", extra={"custom_id": ids.loggable(data.get("custom_id"))})
-            await self.tell(interaction, t("table.error.internal", interaction.locale))
-
     async def tell(self, interaction: discord.Interaction[Any], text: str) -> None:
         """A private message to the clicker (first answer or follow-up)."""
-        try:
-            if interaction.response.is_done():
-                await interaction.followup.send(text, ephemeral=True)
-            else:
-                await interaction.response.send_message(text, ephemeral=True)
-        except discord.HTTPException:
-            log.warning("could not answer a click", extra={"user_id": interaction.user.id})
+        await errors.tell(interaction, text)
 
-    async def refuse(self, interaction: discord.Interaction[Any], refused: Refused) -> None:
-        locale = interaction.locale
-        reason = t(refused.key, locale, **refused.params)
-        if isinstance(refused, ChannelTaken):
-            reason += "\n" + message_link(refused.guild_id, refused.channel_id, refused.message_id)
-        log.debug(  # a player's slip, one per click: not an operator's concern
+    async def _show_stale(self, interaction: Interaction, stale: Stale) -> None:
+        """A move on a panel older than the game: no error, the panel again as it is now, saying so
+        (every other refusal goes through the funnel, :mod:`bot.ui.errors`)."""
+        log.debug(  # as the funnel logs every refusal
             "click refused",
-            extra={
-                "user_id": interaction.user.id,
-                "reason": refused.key,
-                "channel_id": interaction.channel_id,
-            },
+            extra={"user_id": interaction.user.id, "reason": stale.key, "channel_id": interaction.channel_id},
         )
-        if isinstance(refused, Stale):
-            state = refused.panel
-            state.notice = (refused.key, {})
-            await self._show_panel(interaction, state, in_place=self._on_panel(interaction))
-            return
-        await self.tell(interaction, reason)
+        state = stale.panel
+        state.notice = (stale.key, {})
+        await self._show_panel(interaction, state, in_place=self._on_panel(interaction))
 
     async def acknowledge(self, interaction: discord.Interaction[Any]) -> bool:
         """Acknowledge a click that will change the game, before the service acts (see the class
@@ -256,7 +231,7 @@ class TableUI:
                 followed, shown = state, clicked
             elif in_place and deferred:
                 # Acknowledged first (a move): the clicked panel is the interaction's original message.
-                await lean.edit_original(interaction.followup, content=content, view=view)
+                await discord_patches.edit_original(interaction.followup, content=content, view=view)
                 followed, shown = state, clicked
             elif interaction.response.is_done():
                 # A follow-up is not the interaction's original message: not followed.
@@ -269,90 +244,120 @@ class TableUI:
 
     # ------------------------------------------------------------------ game buttons
 
-    async def game_click(self, interaction: discord.Interaction[Any], bid: ids.ButtonId | None) -> None:
+    async def game_click(self, interaction: Interaction, bid: ids.ButtonId | None) -> None:
+        """An in-game click, by its act (:attr:`ACTS`, else the game's own moves: :meth:`_move`)."""
         kind = BY_PREFIX.get(bid.prefix) if bid is not None else None
         if bid is None or kind is None:
             raise Refused("table.error.forged")
-        user = interaction.user
-        changes = (
-            bid.act in (RECLAIM, LEAVE_YES, END_YES, REMATCH, NEXT_ROUND) or bid.act in kind.panel.GAME_ACTS
-        )
+        changes = bid.act in CHANGING_ACTS or bid.act in kind.panel.GAME_ACTS
         if changes and not await self.acknowledge(interaction):
             return
-        if bid.act == OPEN_PANEL:
-            try:
-                state = await self.service.open_panel(bid.game, user.id)
-            except SeatTaken as taken:
-                if not taken.idle:
-                    raise
-                await self._offer_seat_back(interaction, bid.prefix, bid.game)
-                return
-            if state.kind != kind.name:
-                raise Refused("table.error.forged")
-            await self._send_panel(interaction, state)
-        elif bid.act == RECLAIM:
-            state = await self.service.reclaim_seat(bid.game, user.id)
-            if state.kind != kind.name:
-                raise Refused("table.error.forged")
-            state.notice = ("seats.back", {})
-            # The offer becomes the panel (it is the clicked private message).
-            await self._show_panel(interaction, state, in_place=self._on_panel(interaction))
-        elif bid.act == RULES:
-            options = await self.service.options_for(bid.game)
-            if not isinstance(options, kind.engine.Options):
-                raise Refused("table.error.forged")
-            await self.tell(interaction, kind.rules.rules_text(options, interaction.locale))
-        elif bid.act == LEAVE:
-            # Leaving forfeits: refuse now what Yes would refuse, else ask the clicker first.
-            await self.service.check_leave(bid.game, user.id)
-            await self.confirm(interaction, bid.prefix, bid.game, LEAVE_YES)
-        elif bid.act == LEAVE_YES:
-            await self.service.leave(bid.game, user.id)
-            await self._settle(interaction, t("table.left", interaction.locale))
-        elif bid.act == END_YES:
-            # The same check as /<game> end, made again now: the clicker may have lost the right.
-            ended = await self.service.end(
-                interaction.channel_id or 0,
-                user.id,
-                can_manage=interaction.permissions.manage_channels,
-                game_id=bid.game,
-            )
-            if isinstance(ended, Table):
-                self.presenter.table_changed(ended)
-            await self._settle(interaction, t("table.confirm.ended", interaction.locale))
-            await interaction.followup.send(
-                t(
-                    "table.ended",
-                    self.service.public_locale(interaction.guild_id, interaction.guild_locale),
-                    user=user.mention,
-                ),
-                allowed_mentions=discord.AllowedMentions.none(),
-            )
-        elif bid.act == CONFIRM_NO:
-            await self._settle(interaction, t("table.confirm.nothing_changed", interaction.locale))
-        elif bid.act == REMATCH:
-            await self._rematch(interaction, bid.game)
-        elif bid.act == NEXT_ROUND and not self._on_panel(interaction):  # the table's Next round
-            state = await self.service.vote_next_round(bid.game, user.id, bid.arg, key=interaction.id)
-            if state.notice is not None:
-                key, params = state.notice
-                await self.tell(interaction, t(key, interaction.locale, **params))
-        elif bid.act in kind.panel.GAME_ACTS or bid.act in (MODE_ACT, REFRESH_ACT, HINT_ACT):
-            table = self.service.tables.get(bid.game)  # kept: a click that ends the game un-caches it
-            # The click's interaction id is its action's idempotency key: a commit retried after its
-            # connection dropped is recognised and never applied twice (bot/storage/games.py).
-            state = await self.service.click(
-                bid.game, bid.version, user.id, bid.act, bid.arg, key=interaction.id
-            )
-            if self._on_panel(interaction):
-                await self._show_panel(interaction, state, in_place=True, table=table)
-            elif state.notice is not None:  # Next round on the table message
-                key, params = state.notice
-                await self.tell(interaction, t(key, interaction.locale, **params))
-            elif not interaction.response.is_done():
-                await interaction.response.defer()
-        else:
+        handler = self.ACTS.get(bid.act, TableUI._move)
+        await handler(self, interaction, bid, kind)
+
+    async def _open_panel(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        try:
+            state = await self.service.open_panel(bid.game, interaction.user.id)
+        except SeatTaken as taken:
+            if not taken.idle:
+                raise
+            await self._offer_seat_back(interaction, bid.prefix, bid.game)
+            return
+        if state.kind != kind.name:
             raise Refused("table.error.forged")
+        await self._send_panel(interaction, state)
+
+    async def _reclaim(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        state = await self.service.reclaim_seat(bid.game, interaction.user.id)
+        if state.kind != kind.name:
+            raise Refused("table.error.forged")
+        state.notice = ("seats.back", {})
+        # The offer becomes the panel (it is the clicked private message).
+        await self._show_panel(interaction, state, in_place=self._on_panel(interaction))
+
+    async def _rules(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        options = await self.service.options_for(bid.game)
+        if not isinstance(options, kind.engine.Options):
+            raise Refused("table.error.forged")
+        await self.tell(interaction, kind.rules.rules_text(options, interaction.locale))
+
+    async def _leave(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        # Leaving forfeits: refuse now what Yes would refuse, else ask the clicker first.
+        await self.service.check_leave(bid.game, interaction.user.id)
+        await self.confirm(interaction, bid.prefix, bid.game, LEAVE_YES)
+
+    async def _leave_yes(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        await self.service.leave(bid.game, interaction.user.id)
+        await self._settle(interaction, t("table.left", interaction.locale))
+
+    async def _end_yes(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        user = interaction.user
+        # The same check as /<game> end, made again now: the clicker may have lost the right.
+        ended = await self.service.end(
+            interaction.channel_id or 0,
+            user.id,
+            can_manage=interaction.permissions.manage_channels,
+            game_id=bid.game,
+        )
+        if isinstance(ended, Table):
+            self.presenter.table_changed(ended)
+        await self._settle(interaction, t("table.confirm.ended", interaction.locale))
+        await interaction.followup.send(
+            t(
+                "table.ended",
+                self.service.public_locale(interaction.guild_id, interaction.guild_locale),
+                user=user.mention,
+            ),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    async def _confirm_no(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        await self._settle(interaction, t("table.confirm.nothing_changed", interaction.locale))
+
+    async def _rematch_click(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        await self._rematch(interaction, bid.game)
+
+    async def _next_round(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        if self._on_panel(interaction):  # a panel's Next round is one of its game's moves
+            await self._move(interaction, bid, kind)
+            return
+        # The table message's Next round: a vote.
+        state = await self.service.vote_next_round(bid.game, interaction.user.id, bid.arg, key=interaction.id)
+        if state.notice is not None:
+            key, params = state.notice
+            await self.tell(interaction, t(key, interaction.locale, **params))
+
+    async def _move(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+        """One of the game's own acts (its panel's ``GAME_ACTS``), or a panel's mode, Refresh or hint;
+        any other act is forged."""
+        if bid.act not in kind.panel.GAME_ACTS and bid.act not in PANEL_ACTS:
+            raise Refused("table.error.forged")
+        table = self.service.tables.get(bid.game)  # kept: a click that ends the game un-caches it
+        # The click's interaction id is its action's idempotency key: a commit retried after its
+        # connection dropped is recognised and never applied twice (bot/storage/games.py).
+        state = await self.service.click(
+            bid.game, bid.version, interaction.user.id, bid.act, bid.arg, key=interaction.id
+        )
+        if self._on_panel(interaction):
+            await self._show_panel(interaction, state, in_place=True, table=table)
+        elif state.notice is not None:  # Next round on the table message
+            key, params = state.notice
+            await self.tell(interaction, t(key, interaction.locale, **params))
+        elif not interaction.response.is_done():
+            await interaction.response.defer()
+
+    # The acts every game shares, each to its handler (any other act: _move).
+    ACTS: ClassVar[dict[str, ActHandler]] = {
+        OPEN_PANEL: _open_panel,
+        RECLAIM: _reclaim,
+        RULES: _rules,
+        LEAVE: _leave,
+        LEAVE_YES: _leave_yes,
+        END_YES: _end_yes,
+        CONFIRM_NO: _confirm_no,
+        REMATCH: _rematch_click,
+        NEXT_ROUND: _next_round,
+    }
 
     async def confirm(
         self, interaction: discord.Interaction[Any], prefix: str, game_id: int, yes: str
@@ -383,7 +388,7 @@ class TableUI:
     async def _settle(self, interaction: discord.Interaction[Any], text: str) -> None:
         """Answer a confirmation: its private message says what happened and loses its buttons."""
         if self._on_panel(interaction) and interaction.response.is_done():  # acknowledged first
-            await lean.edit_original(interaction.followup, content=text, view=None)
+            await discord_patches.edit_original(interaction.followup, content=text, view=None)
         elif self._on_panel(interaction):
             await interaction.response.edit_message(content=text, view=None)
         else:

@@ -12,9 +12,10 @@ from typing import Any
 
 import discord
 
+from bot import discord_patches
 from bot.i18n import translate as t
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Table
-from bot.ui import display, lean
+from bot.ui import display
 from bot.ui.host import Host
 from bot.ui.views import ButtonsView, final_panel_content, panel_content, panel_view, seat_back_view
 
@@ -200,7 +201,7 @@ class PanelFollower:
         webhook = watch.webhook
         watch.recheck = False
         try:
-            await lean.edit_original(webhook, content=content, view=view)
+            await discord_patches.edit_original(webhook, content=content, view=view)
         except discord.HTTPException as error:
             # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
             log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
@@ -224,7 +225,9 @@ class PanelFollower:
             if self.bot.service.clock.now_ms() - issued_ms >= PANEL_TOKEN_MS:
                 continue  # its token is (nearly) dead
             try:
-                await lean.edit_original(webhook, content=t("table.panel.replaced", locale), view=None)
+                await discord_patches.edit_original(
+                    webhook, content=t("table.panel.replaced", locale), view=None
+                )
             except discord.HTTPException as error:  # dismissed, deleted: nothing left to retire
                 log.info("panel not retired", extra={"game_id": table.id, "status": error.status})
 

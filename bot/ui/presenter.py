@@ -24,6 +24,7 @@ from typing import Any
 
 import discord
 
+from bot import discord_patches
 from bot.games.registry import KINDS
 from bot.i18n import template
 from bot.i18n import translate as t
@@ -31,7 +32,7 @@ from bot.render import table_text
 from bot.render.pictures import Pictures
 from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.storage.lobbies import Lobby
-from bot.ui import display, lean
+from bot.ui import display
 from bot.ui.host import Host
 from bot.ui.panels import PanelFollower, PanelWatch, panel_key
 from bot.ui.views import (
@@ -336,7 +337,7 @@ class Presenter(PanelFollower):
         channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
         if stored.message_id is not None:
             try:
-                await lean.edit_channel_message(
+                await discord_patches.edit_channel_message(
                     self.bot,
                     stored.channel_id,
                     stored.message_id,

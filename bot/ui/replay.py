@@ -52,7 +52,7 @@ log = logging.getLogger(__name__)
 
 PREFIX = "rpl:"
 IMAGE = "replay.png"
-_ID = re.compile(r"rpl:(\d{1,19}):(\d{1,7}):([pnerg])")
+BUTTON_ID = re.compile(r"rpl:(\d{1,19}):(\d{1,7}):([pnerg])")
 _GAME = re.compile(r"\s*#?\s*(\d{1,19})\s*")
 FINISHED = "finished"
 ROUND_OVER = "round_over"  # the phase of every game's engine between a round's scoring and the next deal
@@ -79,7 +79,7 @@ def parse_game_id(text: str) -> int | None:
 
 def parse_button(custom_id: str) -> tuple[int, int] | None:
     """(game id, step) of a replay button, or None when malformed."""
-    match = _ID.fullmatch(custom_id)
+    match = BUTTON_ID.fullmatch(custom_id)
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
@@ -288,6 +288,7 @@ async def click(bot: Any, interaction: discord.Interaction[Any], custom_id: str)
 
 
 __all__ = [
+    "BUTTON_ID",
     "IMAGE",
     "PREFIX",
     "Frame",

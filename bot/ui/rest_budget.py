@@ -22,6 +22,8 @@ import asyncio
 import time
 from typing import Any
 
+from bot import discord_patches
+
 DISCORD_GLOBAL_LIMIT = 50  # requests per second per application (Discord's documented global limit)
 DEFAULT_REST_PER_SECOND = 40.0
 
@@ -63,10 +65,4 @@ class RestBudget:
 
     def install(self, http: Any) -> None:
         """Put the budget in front of a discord.py ``HTTPClient`` (every bot-token request)."""
-        original = http.request
-
-        async def request(route: Any, **kwargs: Any) -> Any:
-            await self.take()
-            return await original(route, **kwargs)
-
-        http.request = request
+        discord_patches.budget_rest_requests(http, self.take)

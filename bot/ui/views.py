@@ -1,5 +1,6 @@
 """What the bot sends for a game table (every kind, see :mod:`bot.games.registry`): the button ids' acts, the
-buttons as Discord's component payload (:class:`ButtonsView`, built straight from the kinds' ButtonSpecs),
+buttons as Discord's component payload (``ButtonsView``, built straight from the kinds' ButtonSpecs: a
+view that skips discord.py's View machinery, see :class:`bot.discord_patches.ButtonsView`),
 and the text and embeds of private panels, table messages and lobby messages.
 
 Pure builders of payloads: no request is made here. The presenter (:mod:`bot.ui.presenter`) and the
@@ -13,6 +14,7 @@ from typing import Any
 
 import discord
 
+from bot.discord_patches import ButtonsView as ButtonsView  # the payload builders' view, given here
 from bot.games.base import seat_counts, seat_limit
 from bot.games.registry import KINDS, GameKind
 from bot.i18n import plural
@@ -52,42 +54,6 @@ def message_link(guild_id: int | None, channel_id: int, message_id: int | None) 
     if message_id is None:
         return f"https://discord.com/channels/{where}/{channel_id}"
     return f"https://discord.com/channels/{where}/{channel_id}/{message_id}"
-
-
-class ButtonsView(discord.ui.View):
-    """Rows of buttons given as Discord's component payload, built straight from our button specs.
-
-    A click on any of our buttons is dispatched from its custom_id alone (:meth:`TableUI.click`),
-    never by the view it was sent with, so discord.py need keep nothing of it. It would: a view sent
-    with a message is stored in its ViewStore, and one sent ephemerally (every private panel) gets a
-    15-minute timeout task holding it alive. This view is therefore born finished (``is_finished()``),
-    which discord.py takes as "do not store", and says it is not dispatchable. Building it costs a
-    few dicts instead of a Button object per button; the payload is key for key the one
-    ``discord.ui.Button`` produces.
-    """
-
-    def __init__(self, rows: list[list[dict[str, Any]]]) -> None:
-        # Not discord.py's View.__init__: it draws a random id (os.urandom, 0.13 ms a call on a busy
-        # VM), makes a future and walks the class for decorated items, for a view that is never
-        # stored. Only what discord.py reads of a view it is given is set (timeout, children).
-        self._BaseView__timeout = None
-        self._children = []
-        self._rows = [row for row in rows if row]
-
-    def is_finished(self) -> bool:
-        return True
-
-    def has_components_v2(self) -> bool:
-        return False
-
-    def to_components(self) -> list[dict[str, Any]]:
-        return [{"type": 1, "components": row} for row in self._rows]
-
-    def is_dispatchable(self) -> bool:
-        return False
-
-    def custom_ids(self) -> list[str]:
-        return [str(b["custom_id"]) for row in self._rows for b in row]
 
 
 @functools.cache

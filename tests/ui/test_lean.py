@@ -38,7 +38,7 @@ def click(rows: list[list[str]], clicked: str) -> dict[str, Any]:
 
 
 def on_message(message: dict[str, Any], custom_id: str) -> bool:
-    """What clicks.dispatchable asks of the parsed message, asked of the raw one."""
+    """What the router's on_message check asks of the parsed message, asked of the raw one."""
     return any(c.get("custom_id") == custom_id for row in message["components"] for c in row["components"])
 
 

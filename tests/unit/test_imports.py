@@ -86,7 +86,7 @@ def test_the_walk_sees_the_imports() -> None:
     """The graph is read right: known edges are there (a plain, a relative-free ``from``, a cog)."""
     graph = _graph()
     assert "bot.service" in graph["bot.client"]
-    assert "bot.ui.ids" in graph["bot.client"]
+    assert "bot.ui.errors" in graph["bot.client"]  # from bot.ui import errors
     assert "bot.engine.errors" in graph["bot.service.lobbies"]
     assert any(module.startswith("bot.") for module in graph["cogs.skyjo"])
 
