@@ -46,9 +46,9 @@ GC_THRESHOLDS = (10_000, 20, 1000)
 discord.VoiceClient.warn_nacl = False
 discord.VoiceClient.warn_dave = False
 
+# cogs.games: every game's /<game> group, built from the registry (a new game adds no extension).
 EXTENSIONS = (
-    "cogs.skyjo",
-    "cogs.skipbo",
+    "cogs.games",
     "cogs.stats",
     "cogs.history",
     "cogs.replay",

@@ -141,10 +141,12 @@ class TableUI:
         on its tables' buttons, once answered, gets a private word on it (the game goes on meanwhile:
         panels are private answers, which need no permission in the channel)."""
         kind = BY_PREFIX.get(custom_id[:2])
-        game = kind.name if kind is not None else "skyjo"
+        game = kind.name if kind is not None else None
         if custom_id.startswith("sl:"):
             with contextlib.suppress(Exception):
                 game = (await self.service.lobbies.get(int(custom_id.split(":")[1]))).kind
+        if game is None:  # a lobby gone meanwhile: no game to name the command of (no shared default)
+            return
         locale = interaction.locale
         text = t("vanished.cannot_post", locale, game=game, end=t("cmd.end.name", locale))
         await self.tell(interaction, text)
