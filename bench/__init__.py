@@ -33,18 +33,6 @@ def _render() -> None:
     run()
 
 
-def _skipbo() -> None:
-    from bot.games.skipbo.bench import run
-
-    run()
-
-
-def _skyjo() -> None:
-    from bot.games.skyjo.bench import run
-
-    run()
-
-
 def _storage() -> None:
     from bench.storage import run
 
@@ -57,15 +45,34 @@ def _table() -> None:
     run()
 
 
+def _game(name: str) -> Callable[[], None]:
+    """A game's engine bench, from its folder (``Game.bench``), imported when it runs."""
+
+    def run() -> None:
+        from bot.games import registry
+
+        bench = registry.KINDS[name].bench
+        if bench is not None:
+            bench()
+
+    return run
+
+
+def _games() -> dict[str, Callable[[], None]]:
+    """Each game of the registry that has a bench, by its name (the registry is cheap to import: a
+    game's bench module loads only when it runs)."""
+    from bot.games import registry
+
+    return {game.name: _game(game.name) for game in registry.games() if game.bench is not None}
+
+
 BENCHMARKS: dict[str, Callable[[], None]] = {
     "backends": _backends,
     "fleet": _fleet,
     "render": _render,
-    "skipbo": _skipbo,
-    "skyjo": _skyjo,
     "storage": _storage,
     "table": _table,
-}
+} | _games()
 
 
 def main(args: list[str]) -> int:

@@ -14,8 +14,9 @@ USAGE = """usage: python -m bot [COMMAND] [ARGS...]
 commands:
   run                      start the Discord bot (the default; needs DISCORD_TOKEN)
   sandbox [--port N]       the real bot on a local stand-in for Discord, played in a browser
-  play {skyjo,skipbo}      play a game in this terminal against computer players
-  simulate {skyjo,skipbo}  computer players against each other, with statistics
+  play GAME                play a game in this terminal against computer players
+  simulate GAME            computer players against each other, with statistics (GAME: one of
+                           the registry's, which `python -m bot play` lists)
   export-game ID           print a stored game (seed, options, players, actions) as JSON
   replay FILE              replay an exported game in the terminal
   migrate-db --to URL      copy the SQLite database into an empty PostgreSQL one, verified

@@ -45,9 +45,9 @@ GC_THRESHOLDS = (10_000, 20, 1000)
 
 discord_patches.quiet_voice_warnings()  # before the first Client is built (see there)
 
+# cogs.games: every game's /<game> group, built from the registry (a new game adds no extension).
 EXTENSIONS = (
-    "cogs.skyjo",
-    "cogs.skipbo",
+    "cogs.games",
     "cogs.stats",
     "cogs.history",
     "cogs.replay",

@@ -172,7 +172,7 @@ def command_rules(payload: list[Any]) -> list[openapi.Violation]:
 class Problem:
     """A violation said for a person: which command or option (by name), which field, what is wrong."""
 
-    where: str  # "skyjo > new > turn_limit"
+    where: str  # "<game> > new > turn_limit"
     field: str  # "description_localizations.fr"
     message: str  # "Must be 100 or fewer in length (101)"
     violation: openapi.Violation

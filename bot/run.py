@@ -19,7 +19,7 @@ HOW_TO_CONFIGURE = """Skybo needs a Discord bot token to connect to Discord.
      (or export DISCORD_TOKEN in the environment).
   3. Run `make run` again.
 
-Meanwhile you can play in this terminal: python -m bot play skyjo
+Meanwhile you can play in this terminal: python -m bot play GAME (`python -m bot play` lists them)
 """
 
 

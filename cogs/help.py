@@ -3,7 +3,7 @@
 How to open a table, how to play (the table's button opens one's private panel, played by clicking),
 the player's own choices (``/skybo display``, ``/skybo notify``) and where the rules are. Every command
 it names is written as the reader's Discord shows it: its localized name, read from the catalogue
-(``cmd.*.name``), so a French reader sees ``/skyjo nouvelle``. The lobby message points here
+(``cmd.*.name``), so a French reader sees ``/<game> nouvelle``. The lobby message points here
 (``table.lobby.help``). The words: ``help.*`` and ``cmd.help.*``.
 """
 
@@ -16,6 +16,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from bot.games import registry
 from bot.i18n import translate as t
 
 if TYPE_CHECKING:
@@ -25,11 +26,10 @@ if TYPE_CHECKING:
 def help_text(locale: object) -> str:
     """The first steps, one short paragraph each, with the commands' names in ``locale``."""
     new, rules = t("cmd.new.name", locale), t("cmd.rules.name", locale)
-    names = {
-        "skyjo_new": f"`/skyjo {new}`",
-        "skipbo_new": f"`/skipbo {new}`",
-        "skyjo_rules": f"`/skyjo {rules}`",
-        "skipbo_rules": f"`/skipbo {rules}`",
+    # ``{<game>_new}`` and ``{<game>_rules}`` for each game of the registry (help.* fills them).
+    names = {f"{game.name}_new": f"`/{game.name} {new}`" for game in registry.games()}
+    names |= {f"{game.name}_rules": f"`/{game.name} {rules}`" for game in registry.games()}
+    names |= {
         "display": f"`/skybo {t('cmd.prefs.display.name', locale)}`",
         "notify": f"`/skybo {t('cmd.prefs.notify.name', locale)}`",
         "join": t("table.button.join", locale),

@@ -21,7 +21,7 @@ from discord.ext import commands
 from bot.i18n import translate as t
 from bot.service import Refused
 from bot.storage import ServerSettings, UserPrefs
-from cogs import tables
+from bot.ui.game_commands import TURN_LIMIT, TURN_LIMIT_CHOICES
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
@@ -100,7 +100,7 @@ class SettingsCog(commands.Cog):
         description=_("Show or change this server's settings (admins)", key="cmd.settings.description"),
     )
     @app_commands.rename(
-        turn_limit=tables.TURN_LIMIT,
+        turn_limit=TURN_LIMIT,
         allow_channel=_("allow_channel", key="cmd.settings.opt.allow_channel"),
         remove_channel=_("remove_channel", key="cmd.settings.opt.remove_channel"),
         all_channels=_("all_channels", key="cmd.settings.opt.all_channels"),
@@ -117,7 +117,7 @@ class SettingsCog(commands.Cog):
         rate_computers=_("Games with computer players are rated (True, the default) or dealt unrated",
                          key="cmd.settings.rate_computers"),
     )  # fmt: skip
-    @app_commands.choices(turn_limit=tables.TURN_LIMIT_CHOICES)
+    @app_commands.choices(turn_limit=TURN_LIMIT_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
     async def settings(
         self,

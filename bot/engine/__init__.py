@@ -3,7 +3,7 @@
 Every game's engine (``bot/games/<game>/engine.py``; this package holds what they share) has the same
 shape, so storage, the service and the UI treat the games alike:
 
-- ``KIND``: the game's name (``"skyjo"``, ``"skipbo"``);
+- ``KIND``: the game's name (its folder's name under ``bot/games/``);
 - ``Options``: a frozen dataclass of table settings, with ``to_dict()`` / ``Options.from_dict()``;
 - ``Game.new(players, seed, options)``: a new game with the first round dealt;
 - ``game.legal_actions(seat)``, ``game.apply(seat, action) -> list[Event]`` (an illegal action raises a

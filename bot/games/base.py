@@ -4,16 +4,19 @@ The service, the presenter, timers, storage, the boards, the simulator and the b
 and know a game only through this protocol; each game folder (``bot/games/<game>/``) exports one object
 implementing it, and :mod:`bot.games.registry` maps names and custom_id prefixes to those objects.
 
-The parts a Discord table needs (panel, table text, rules, picture) are properties that import the
-game's modules on first use, so the engine-only tools (simulator, terminal games) never load them.
-Nothing here imports discord.
+The parts a Discord table needs (panel, table text, rules, picture, commands, words) are properties
+that import the game's modules on first use, so the engine-only tools (simulator, terminal games)
+never load them. Nothing here imports discord. Everything a game has of its own is reached through
+this protocol (no ``getattr`` for an optional part: it is typed, None when the game has none), and no
+module outside the game's folder names a game (``tests/unit/test_games_named.py``).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -22,6 +25,14 @@ if TYPE_CHECKING:
 JSON = dict[str, Any]
 # A computer player: ``decide(view, rng) -> action`` for the seat named by ``view["viewer"]``.
 Policy = Callable[[JSON, random.Random], Any]
+# The whole table in plain words from one seat's view: ``words(view, names, locale, brief)``, names
+# already made safe; ``brief`` when the full text is too long (bot.render.table_words fits and cuts it).
+Words = Callable[[JSON, Sequence[str], object, bool], str]
+# The hint button's notice: ``suggestion(view, seat, action) -> (message key, params)`` describing the
+# normal computer player's move for the seat, or None for a move the panel does not suggest.
+Suggestion = Callable[[JSON, int, Any], "tuple[str, JSON] | None"]
+# What some events did, one line each: ``describe(events, names, locale)`` (a replay's caption).
+DescribeEvents = Callable[[Sequence[JSON], Sequence[str], object], list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +136,26 @@ class Picture(Protocol):
     ) -> bytes: ...
 
 
+class Commands(Protocol):
+    """A game's slash commands (``bot/games/<game>/commands.py``): :mod:`cogs.games` builds the group
+    ``/<game>`` from them, its ``new`` the game's own, ``replay``, ``rules``, ``end`` and ``kick`` shared.
+    The words naming the game are in its catalogue: ``cmd.<game>.description`` (the group's) and
+    ``cmd.<game>.<new|replay|rules>.description``, their English the description Discord shows by default.
+    """
+
+    # ``/<game> new``: an app command callback ``(interaction, **options)`` whose options end with
+    # ``computers``, ``level`` and ``turn_limit`` (bot.ui.game_commands.table_options).
+    @property
+    def new(self) -> Callable[..., Coroutine[Any, Any, None]]: ...
+
+
 class Game(Protocol):
-    """One game as the shared machinery sees it."""
+    """One game as the shared machinery sees it.
+
+    The optional parts are None for a game without them: ``words`` (no table in words: the panel
+    says so), ``suggestion`` (no hint button), ``describe_events`` (a replay's caption names no move),
+    ``bench`` (nothing for ``python -m bench``) and ``strings`` (every word in the shared catalogues).
+    """
 
     @property
     def name(self) -> str: ...  # the engine's KIND, stored with each game and lobby
@@ -160,6 +189,18 @@ class Game(Protocol):
     def rules(self) -> Rules: ...
     @property
     def image(self) -> Picture | None: ...
+    @property
+    def commands(self) -> Commands: ...  # its ``/<game>`` group (cogs.games builds it)
+    @property
+    def strings(self) -> Path | None: ...  # its own catalogues, ``<language>/*.json`` (bot.i18n)
+    @property
+    def words(self) -> Words | None: ...
+    @property
+    def suggestion(self) -> Suggestion | None: ...
+    @property
+    def describe_events(self) -> DescribeEvents | None: ...
+    @property
+    def bench(self) -> Callable[[], None] | None: ...  # ``python -m bench <game>``: its engine bench
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         """What, when it changes, makes every open panel of this game out of date."""
@@ -190,7 +231,7 @@ class Game(Protocol):
 def seat_limit(game: Game, options: Mapping[str, Any]) -> tuple[int, Any]:
     """The most players a table of ``game`` with these stored ``options`` seats, and the engine's
     reason (a :class:`bot.engine.errors.GameError`) one more is refused, or None when the limit is the
-    game's own. Options may narrow the table (Skyjo's Voyage edition, a large grid) and only the
+    game's own. Options may narrow the table (a smaller edition, a large grid) and only the
     engine knows how, so this asks it: the largest count its ``validate`` accepts."""
     from bot.engine.errors import GameError
 
@@ -212,7 +253,7 @@ def seat_limit(game: Game, options: Mapping[str, Any]) -> tuple[int, Any]:
 
 def seat_counts(game: Game, options: Mapping[str, Any]) -> list[int]:
     """Every number of players a table of ``game`` with these engine ``options`` can be dealt for, from
-    the engine's ``validate``: a lobby says them when they are not a plain range (Skip-Bo teams: 4
+    the engine's ``validate``: a lobby says them when they are not a plain range (teams of two: 4
     or 6), and Start refuses another count with the engine's reason."""
     from bot.engine.errors import GameError
 

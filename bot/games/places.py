@@ -21,7 +21,7 @@ def places(ranks: Sequence[int], sides: Sequence[int] | None = None) -> list[Pla
     side (team number) of each seat (``Game.sides``; None: every seat is its own side).
 
     THE rule (every view of a place goes through here, so they agree): **a player's place is their
-    side's place**. A side is the player alone, or their team in a team game (Skip-Bo's teams,
+    side's place**. A side is the player alone, or their team in a team game (teams of two,
     SB-VAR-TEAM-1: a team wins when both partners' stocks are empty, so partners win and lose
     together). A side's rank is the best rank among its seats; its place is 1 + the number of sides
     ranked strictly better (competition ranking: sides that tie share a place), out of the number of

@@ -1,7 +1,10 @@
 """Message catalogues (English and French) and the lookup every user-facing string goes through.
 
 Catalogues are flat JSON files, one folder per language (``en/``, ``fr/``) and one file per area of
-the bot (``core.json``, ``skyjo.json``...), merged at load; a key defined twice is an error. One key
+the bot (``core.json``, ``table.json``...), merged at load; a key defined twice is an error. A game's
+own strings live in its folder (``bot/games/<game>/i18n/<language>/*.json``, every key naming the game:
+``cmd.<game>.*``, ``<game>.*``, ``table.image.<game>.*``...); the registry adds each game's folder
+here (:func:`add_folder`), so this module names no game and a new game brings its words with it. One key
 per message, with ``{name}`` placeholders filled by :func:`translate`. A Discord locale such as
 ``fr`` or ``en-GB`` picks the catalogue by its language; any other language gets English. A key
 missing from French falls back to English; a key missing everywhere returns the key itself, so a bug
@@ -44,18 +47,43 @@ log = logging.getLogger(__name__)
 LANGUAGES: tuple[str, ...] = ("en", "fr")
 DEFAULT_LANGUAGE = "en"
 _HERE = Path(__file__).resolve().parent
+# The folders holding catalogues, each with one subfolder per language: the shared ones, then each
+# game's own (bot.games.registry adds them).
+_FOLDERS: list[Path] = [_HERE]
+
+
+def add_folder(folder: Path) -> None:
+    """Load the catalogues of ``folder`` (``<folder>/<language>/*.json``) too: a game's own strings.
+    Adding a folder twice changes nothing."""
+    folder = Path(folder).resolve()
+    if folder not in _FOLDERS:
+        _FOLDERS.append(folder)
+        catalogue.cache_clear()
+
+
+def remove_folder(folder: Path) -> None:
+    """Forget the catalogues of ``folder`` (a test's game, unregistered)."""
+    folder = Path(folder).resolve()
+    if folder in _FOLDERS and folder != _HERE:
+        _FOLDERS.remove(folder)
+        catalogue.cache_clear()
+
+
+def catalogue_files(language: str) -> list[Path]:
+    """Every catalogue file of one language: the shared ones, then each game's."""
+    return [path for folder in _FOLDERS for path in sorted((folder / language).glob("*.json"))]
 
 
 @cache
 def catalogue(language: str) -> dict[str, str]:
-    """The messages of one language (every file of its folder), loaded once."""
+    """The messages of one language (every file of :func:`catalogue_files`), loaded once."""
     data: dict[str, str] = {}
-    for path in sorted((_HERE / language).glob("*.json")):
+    for path in catalogue_files(language):
         with path.open(encoding="utf-8") as handle:
             part: dict[str, str] = json.load(handle)
         twice = set(part) & set(data)
         if twice:
-            raise ValueError(f"{path.name} defines keys already defined: {sorted(twice)[:5]}")
+            raise ValueError(f"{path} defines keys already defined: {sorted(twice)[:5]}")
         data.update(part)
     return data
 

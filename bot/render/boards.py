@@ -18,9 +18,10 @@ says "provisional rating (1 of 5 games)". So one early loss never reads as a pen
 Display names are the players' own: every one that goes into message text passes through
 :func:`bot.render.names.escape_name`, so none becomes a mention, a link, a heading or reversed text.
 
-Paging buttons carry ``lb:<kind>:<scope>:<page>`` (``lb:skyjo:server:2``): the kind, ``server`` (the
-board of the guild the message is in) or ``global``, and the page to show (from 1); a board without
-its computer players adds ``:h`` (``lb:skyjo:global:2:h``, people only), so the choice holds across
+Paging buttons carry ``lb:<kind>:<scope>:<page>`` (``lb:<game>:server:2``): the kind (a game of the
+registry), ``server`` (the board of the guild the message is in) or ``global``, and the page to show
+(from 1); a board without its computer players adds ``:h`` (``lb:<game>:global:2:h``, people only), so
+the choice holds across
 pages. Without it the computers are listed: a button posted before the choice existed keeps paging
 the board it was on. Anything else is refused by :func:`parse_board_id`.
 """
@@ -66,9 +67,16 @@ _GAMES_KEYS = {"one": "lb.games.one", "other": "lb.games.other"}
 _WINS_KEYS = {"one": "lb.wins.one", "other": "lb.wins.other"}
 _TREND_KEYS = {"one": "stats.trend.one", "other": "stats.trend.other"}
 
+# The kind is a game of the registry (checked after the match: a game registered later has boards too).
 BOARD_ID = re.compile(
-    r"lb:(?P<kind>skyjo|skipbo):(?P<scope>server|global):(?P<page>[1-9][0-9]{0,5})(?P<people>:h)?"
+    r"lb:(?P<kind>[a-z][a-z0-9_]{0,31}):(?P<scope>server|global):(?P<page>[1-9][0-9]{0,5})(?P<people>:h)?"
 )
+
+
+def _board_match(custom_id: str) -> re.Match[str] | None:
+    """The parts of a paging custom_id of a game the registry knows, else None (forged, foreign)."""
+    match = BOARD_ID.fullmatch(custom_id)
+    return match if match is not None and match["kind"] in registry.KINDS else None
 
 
 # ---------------------------------------------------------------------------------- custom ids
@@ -90,7 +98,7 @@ class BoardId:
 
 def board_id(kind: str, scope: str, page: int, *, computers: bool = True) -> str:
     custom_id = f"lb:{kind}:{scope}:{int(page)}" + ("" if computers else ":h")
-    if BOARD_ID.fullmatch(custom_id) is None:
+    if _board_match(custom_id) is None:
         raise ValueError(f"bad leaderboard button: {custom_id!r}")
     return custom_id
 
@@ -99,7 +107,7 @@ def parse_board_id(custom_id: object) -> BoardId | None:
     """The parts of a paging custom_id, or None when it is not exactly one (forged, foreign, too long)."""
     if not isinstance(custom_id, str) or len(custom_id) > 100:
         return None
-    match = BOARD_ID.fullmatch(custom_id)
+    match = _board_match(custom_id)
     if match is None:
         return None
     return BoardId(match["kind"], match["scope"], int(match["page"]), computers=match["people"] is None)
@@ -411,7 +419,7 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
                 mean=number(overview.mean_total, locale),
             )
         )
-    if game is not None:  # the game's own figures (Skyjo: columns cleared; Skip-Bo: stock cards left)
+    if game is not None:  # the game's own figures (Game.stats_lines)
         lines.extend(game.stats_lines(row.stats, row.round_count, locale))
     if overview.history:
         seconds = int(overview.history[0].created_at) // 1000
@@ -421,7 +429,7 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
 
 def stats_body(name: str, overviews: Sequence[KindOverview], scope: str, locale: object) -> MessageBody:
     """A player's card: per game kind, games, wins, rating and trend, and the figures that mean
-    something for that kind (Skyjo: rounds, final totals, columns cleared; Skip-Bo: stock cards left).
+    something for that kind (rounds and final totals of a scored game, and the game's own lines).
 
     ``name`` is the player's display name as they chose it (escaped here); kinds without a rated game
     are listed only when no kind has one (then the card just says so).

@@ -50,8 +50,8 @@ def game_line(game: PlayedGame, locale: object) -> str:
         "game": kind.title if kind is not None else escape_name(game.kind),
         "place": shown_place(game.shown_place, locale),
     }
-    # A total means something where the game is scored, or where several rounds were (Skip-Bo's
-    # several-rounds option); a one-round Skip-Bo game scores 0 for everybody.
+    # A total means something where the game is scored (Game.scored), or where several rounds were (an
+    # unscored game's one round scores 0 for everybody).
     if game.total is not None and ((kind is not None and kind.scored) or game.rounds > 1):
         score = plural("history.score", game.total, locale)
         return t("history.line_score", locale, score=score, **params)

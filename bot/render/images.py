@@ -337,7 +337,7 @@ class Theme:
     panel_edge: RGB
     text: RGB
     muted: RGB
-    accent: RGB  # the frame of the player whose turn it is (and of Skyjo's drawn card)
+    accent: RGB  # the frame of the player whose turn it is (and of a drawn card)
     accent_ink: RGB  # text and marks in the accent colour, readable on the panel and the background
     bad: RGB
     cards: str = "classic"

@@ -1,6 +1,6 @@
 """The score sheet: every round's score per player, as players keep it on paper, as embed fields.
 
-Any game whose public view has per-round scores shows it (Skyjo always, Skip-Bo with several rounds);
+Any game whose public view has per-round scores shows it (some always, some with an option);
 it reads only the scores of finished rounds, which everyone has seen. One row per player (names
 across would not fit eight players on a phone), one column per round, the total last.
 

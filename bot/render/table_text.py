@@ -58,7 +58,7 @@ def lobby_body(
     seats: Sequence[tuple[str, int | None, str | None]],
     locale: object,
     lines: Sequence[str] = (),
-    game: str = "Skyjo",
+    game: str,
     min_players: int = 2,
     max_players: int = 8,
     counts: Sequence[int] | None = None,
@@ -67,7 +67,7 @@ def lobby_body(
 
     Any game's lobby: ``lines`` are its settings in words (its table module's ``option_lines``).
     ``counts``: the only numbers of players its options allow when they are not the range
-    ``min_players`` to ``max_players`` (Skip-Bo teams: 4 or 6), said instead of the range up front,
+    ``min_players`` to ``max_players`` (teams: 4 or 6), said instead of the range up front,
     so that Start's refusal of another count is no surprise.
     """
     players = []
@@ -123,7 +123,7 @@ def counts_or(counts: Sequence[int], locale: object) -> str:
     return t("table.lobby.counts_or", locale, first=", ".join(said[:-1]), last=said[-1])
 
 
-def lobby_closed_body(locale: object, *, expired: bool = False, game: str = "Skyjo") -> MessageBody:
+def lobby_closed_body(locale: object, *, game: str, expired: bool = False) -> MessageBody:
     """A lobby that will not start: its title says so too (not "a table is open" above "cancelled")."""
     reason = t("table.lobby.expired" if expired else "table.lobby.cancelled", locale)
     title = t("table.lobby.title_expired" if expired else "table.lobby.title_cancelled", locale, game=game)

@@ -8,7 +8,7 @@
 Every click and command in the page becomes the gateway event Discord would send (the fake's
 ``run_command`` / ``click`` / ``submit_modal``); every message the bot sends, edits or deletes
 through REST is pushed to the pages that may see it. Each page looks at one channel as one user:
-ephemeral messages only reach their user's pages. Nothing here knows about Skyjo: the commands come
+ephemeral messages only reach their user's pages. Nothing here knows about a game: the commands come
 from what the bot synced, the messages are rendered from their Discord payloads.
 """
 

@@ -88,7 +88,7 @@ class ClickPart(ServiceCore):
         """The normal computer player's move for the seat, as a notice on its panel (the channel lock is
         held). It sees the seat's own view, nothing more, and changes no game state; the seat is kept in
         meta ``hints`` first, so the game finishes unrated (said on the button before the click)."""
-        describe = getattr(table.kind.panel, "suggestion", None)
+        describe = table.kind.suggestion
         game = table.game
         if describe is None:
             raise Refused("table.error.forged")

@@ -64,7 +64,7 @@ class LobbyPart(ServiceCore):
             opts = spec.engine.Options.from_dict(dict(options))
         except GameError as error:
             raise Refused(error.key, **error.params) from None
-        # Settings valid for some table size (Skip-Bo teams need 4 or 6); the deal checks the real one.
+        # Settings valid for some table size (teams of two need 4 or 6); the deal checks the real one.
         problems: list[GameError] = []
         for players in range(spec.min_players, spec.max_players + 1):
             try:
@@ -84,7 +84,7 @@ class LobbyPart(ServiceCore):
     @classmethod
     def _check_seat_free(cls, lobby: Lobby) -> None:
         """Refused when the lobby has no seat left: the game's own limit, or the one its options set
-        (Skyjo's Voyage edition, a large grid), with the engine's reason."""
+        (a smaller edition, a large grid), with the engine's reason."""
         limit, why = seat_limit(cls._kind(lobby.kind), engine_options(lobby.options))
         if len(lobby.seats) < limit:
             return
@@ -103,7 +103,7 @@ class LobbyPart(ServiceCore):
         computers: int = 0,
         level: str = "normal",
         locale: object = None,
-        kind: str = "skyjo",
+        kind: str,
         turn_limit: int | None = None,
     ) -> Lobby:
         """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's."""
@@ -313,7 +313,7 @@ class LobbyPart(ServiceCore):
             seats = [Seat(i, s.name, s.user_id, s.ai_level) for i, s in enumerate(lobby.seats)]
             options = engine_options(lobby.options)
             turn_limit = lobby.options.get(TURN_LIMIT, DEFAULT_TURN_LIMIT)
-            # The options' own reason for this count (Skip-Bo teams need 4 or 6), said before the deal.
+            # The options' own reason for this count (teams of two need 4 or 6), said before the deal.
             try:
                 spec.engine.Options.from_dict(dict(options)).validate(len(seats))
             except GameError as error:

@@ -76,7 +76,7 @@ class SeatPart(ServiceCore):
         """A human whose seat a computer player took for missed turns takes it back; returns their panel.
 
         The seat is theirs again at once, even in the middle of a turn the computer began for it (a
-        Skyjo card drawn, a Skip-Bo turn half played): the computer's moves stay, the computer loop
+        card drawn, a turn half played): the computer's moves stay, the computer loop
         plays only computer seats so it stops there, and the turn gets a fresh timer with the whole
         limit. Their missed count starts again from zero, and as their seat is no longer in meta
         ``replaced`` the game is rated for them as for anyone who played it to the end.
@@ -114,7 +114,7 @@ class SeatPart(ServiceCore):
     async def end(
         self, channel_id: int, user_id: int, *, can_manage: bool, game_id: int | None = None
     ) -> Table | Lobby:
-        """``/skyjo end``: the host (or a channel manager) ends the game or closes the lobby, unrated.
+        """``/<game> end``: the host (or a channel manager) ends the game or closes the lobby, unrated.
 
         With ``game_id`` (a confirmation's Yes) only that game: a second Yes, or one clicked after the
         game ended and a new lobby opened, ends nothing else."""

@@ -31,7 +31,7 @@ TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900, 3600, 7200, 14400, 28
 LONG_GAME = 3600  # seconds
 MISSES_BEFORE_REPLACE = 3
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
-MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (a Skip-Bo turn is at most ~30)
+MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (the longest turn of our games is ~30)
 PLAY, ROUND_OVER, REVEAL = "play", "round_over", "reveal"  # phase names shared by the engines
 # Panel acts shared by every kind (the kinds' panel modules use the same two letters).
 MODE_ACT, REFRESH_ACT = "md", "rf"
@@ -104,7 +104,7 @@ class Table:
         default_factory=lambda: deque(maxlen=RECENT_EVENTS)
     )
     resumed: bool = False  # loaded at start after a restart, nothing played since
-    ended_by: int | None = None  # the user who ended it with /skyjo end (cancelled, unrated)
+    ended_by: int | None = None  # the user who ended it with /<game> end (cancelled, unrated)
     gone: bool = False  # cancelled because its channel or server is gone: nothing is posted for it
     ai_task: asyncio.Task[None] | None = None
 
@@ -238,7 +238,7 @@ class PanelState:
     names: list[str]
     mode: int = 0
     notice: tuple[str, dict[str, Any]] | None = None  # a message to show above the panel
-    kind: str = "skyjo"
+    kind: str = field(kw_only=True)  # the game's name
 
 
 def _counted(key: str, count: int) -> str:

@@ -29,7 +29,7 @@ FINISHED = "finished"
 CANCELLED = "cancelled"
 QUARANTINED = "quarantined"
 Verify = Literal["auto", "full"]
-# storage_state key prefix of each engine's fingerprint ("engine:skyjo").
+# storage_state key prefix of each engine's fingerprint ("engine:<game>").
 _ENGINE_KEY = "engine:"
 
 

@@ -37,7 +37,7 @@ class KindOverview:
     stats: PlayerStats | None
     players: int  # rated players on this board (for "rank r of n")
     history: list[HistoryEntry]  # newest first, at most ``TREND_GAMES``
-    best_total: int | None  # best final total of a rated game (lowest in Skyjo)
+    best_total: int | None  # best final total of a rated game (lowest where lower wins)
     mean_total: float | None
     # The player's place in each game of ``history`` (same order; None: not found), by
     # :func:`bot.games.places.places`, the rule ``/history`` and the final standings use too.

@@ -149,10 +149,12 @@ class TableUI:
         if not self.presenter.cannot_post(interaction.channel_id):
             return
         kind = BY_PREFIX.get(custom_id[:2])
-        game = kind.name if kind is not None else "skyjo"
+        game = kind.name if kind is not None else None
         if custom_id.startswith(LOBBY_PREFIX):
             with contextlib.suppress(Exception):
                 game = (await self.service.lobbies.get(int(custom_id.split(":")[1]))).kind
+        if game is None:  # a lobby gone meanwhile: no game to name the command of (no shared default)
+            return
         locale = interaction.locale
         text = t("vanished.cannot_post", locale, game=game, end=t("cmd.end.name", locale))
         await self.tell(interaction, text)

@@ -34,7 +34,7 @@ def decode(custom_id: str) -> ButtonId | None:
 
 def loggable(custom_id: object) -> str:
     """What a log line may say of a clicked custom_id: everything but the argument, which on a private
-    panel may name a card of the clicker's hand (a Skip-Bo hand button carries its card)."""
+    panel may name a card of the clicker's hand (a hand button may carry its card)."""
     bid = decode(custom_id) if isinstance(custom_id, str) else None
     if bid is not None:
         return f"{bid.prefix}:{bid.game}:{bid.version}:{bid.act}"

@@ -1,6 +1,6 @@
 """Replays (issue 28 item 5): a finished game shown step by step from its stored action log.
 
-``/skyjo replay game:<id>`` and ``/skipbo replay game:<id>`` answer privately (ephemeral) in the
+``/<game> replay game:<id>`` answers privately (ephemeral) in the
 asker's language. Step ``n`` is the game rebuilt by the engine from its seed, options and seats with
 the first ``n`` actions of its log (step 0: the deal), shown as the table picture of the spectator's
 view (``game.view(None)``: a face-down card stays hidden exactly as it was then) and a caption: step
@@ -13,7 +13,7 @@ game (one row: Discord takes 5 buttons a row). Rounds are cut where the engine c
 - round r **starts** at its deal: step 0 for the first round, else the step whose action (Next round)
   dealt it, where the game's round number becomes r;
 - round r **ends** at the step whose action scored it: the game enters its ``round_over`` phase, or is
-  over (the last round); a game ended early (``/skyjo end``) ends its last round at its last step.
+  over (the last round); a game ended early (``/<game> end``) ends its last round at its last step.
 
 *End of round* goes to the end of the round shown (off when the step shown is that end), *Next round*
 to the start of the next round (off in the last round: it never runs past a round's end without
@@ -32,7 +32,7 @@ from __future__ import annotations
 import io
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,7 +137,7 @@ def seat_names(stored: StoredGame, locale: object) -> list[str]:
 def caption(stored: StoredGame, frame: Frame, names: Sequence[str], locale: object) -> str:
     """Step n/N, the round, and what that step did, in ``locale``."""
     kind = registry.KINDS[stored.kind]
-    describe: Callable[..., list[str]] | None = getattr(kind.table, "describe_events", None)
+    describe = kind.describe_events
     lines = describe(frame.events, shown_names(names, locale), locale) if describe else []
     head = t(
         "replay.caption",

@@ -1,9 +1,11 @@
-"""A third game through the protocol: "highest card wins" (tests/e2e/highcard/, a folder and a command
-cog, nothing else) played from lobby to result by the real bot through the fake Discord.
+"""A third game through the protocol: "highest card wins" (tests/e2e/highcard/, a folder, nothing
+else) played from lobby to result by the real bot through the fake Discord.
 
-The registry learns the game for this test only; ``/highcard new`` is the test game's own cog (each
-game has its own slash commands), and everything after it is the shared machinery: the lobby's Join and
-Start buttons, the table message, private panels, the computer player, the rules button and the result.
+The registry learns the game for this test only, by one call (``registry.register``: a real game's one
+line in ``GAMES``); its ``/highcard`` group is built from the game's own ``commands`` like every
+game's, and everything after it is the shared machinery: the lobby's Join and Start buttons, the table
+message, private panels, the computer player, the rules button and the result. No module of ``bot/``
+or ``cogs/`` names it (tests/unit/test_games_named.py checks every game's name, this one's too).
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from bot.games import registry
 from bot.storage.games import FINISHED
 
 from .conftest import FAST, BotDatabase, act_of, button, open_panel, private_answer
-from .highcard import HIGHCARD, HighCardCog
+from .highcard import HIGHCARD
 
 
 @pytest.fixture
 def highcard() -> Iterator[None]:
-    registry.register(HIGHCARD)
+    registry.register(HIGHCARD)  # the one line: the game's folder is all the rest
     try:
         yield
     finally:
@@ -34,8 +36,12 @@ async def test_a_game_that_is_only_a_folder_plays_from_lobby_to_result(
 ) -> None:
     fake = fake_discord
     bot = database.bot(FAST)
-    await bot.add_cog(HighCardCog(bot))
     await connect_bot(bot, sync_commands=True)
+    # Its group was built like every game's: its own new, then the shared subcommands.
+    synced = fake.global_commands["highcard"]
+    assert [option["name"] for option in synced["options"]] == ["new", "replay", "rules", "end", "kick"]
+    assert synced["description"] == "Highest card wins"  # from its own catalogue folder
+    assert synced["description_localizations"] == {"fr": "La plus haute carte gagne"}
     alice, bob = fake.user("alice"), fake.user("bob")
 
     lobby = await (await fake.run_command(alice, "highcard", "new", options={"computers": 1})).original()

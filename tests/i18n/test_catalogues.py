@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.games import registry  # noqa: F401  (every game's catalogue folder)
 from bot.i18n import LANGUAGES, catalogue, language_of, placeholders, translate
 
 ROOT = Path(__file__).resolve().parents[2]

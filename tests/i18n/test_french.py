@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
-I18N = Path(__file__).resolve().parents[2] / "bot" / "i18n"
+from bot.games import registry  # noqa: F401  (adds every game's catalogue folder)
+from bot.i18n import catalogue_files
 
 VOUS = re.compile(r"\b(vous|votre|vos)\b", re.IGNORECASE)
 EZ_WORD = re.compile(r"\b(\w+ez)\b", re.IGNORECASE)
@@ -100,7 +100,7 @@ def french_problems(text: str) -> list[str]:
 def french_catalogue() -> dict[str, str]:
     """Every French value, file by file (``catalogue("fr")`` would also fall back to nothing here)."""
     values: dict[str, str] = {}
-    for path in sorted((I18N / "fr").glob("*.json")):
+    for path in catalogue_files("fr"):  # the shared files and every game's own
         values.update(json.loads(path.read_text(encoding="utf-8")))
     return values
 

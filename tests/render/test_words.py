@@ -12,7 +12,6 @@ import random
 import re
 import unicodedata
 from collections import deque
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -28,7 +27,7 @@ from bot.games.skyjo.engine import Draw, Options, Replace
 from bot.games.skyjo.panel import panel_hint
 from bot.games.skyjo.table import recent_lines, table_body
 from bot.games.skyjo.text import cell_text, describe_events, grid_lines
-from bot.i18n import LANGUAGES, a_card, catalogue, plural, plural_form, takes_an, template
+from bot.i18n import LANGUAGES, a_card, catalogue, catalogue_files, plural, plural_form, takes_an, template
 from bot.render.images import one_line_name, picture_name
 from bot.render.names import ComputerName, code_name, computer_name, escape_name, shown_name
 from bot.render.table_text import lobby_body, phrased
@@ -37,9 +36,8 @@ from bot.storage import Seat
 from tests.engine.skyjo_helpers import playing_game, set_grid, stack_draw
 from tests.engine.test_skipbo_helpers import new, rig
 
-I18N = Path(__file__).resolve().parents[2] / "bot" / "i18n"
 # The catalogue files this piece owns (others' files are reviewed by their owners).
-OWNED = ("core", "skyjo", "skipbo", "skipbo_table", "table", "words")
+OWNED = ("core", "skyjo", "skipbo", "skipbo_table", "table", "words")  # file names, shared or a game's
 LOCALES = ("en-US", "fr")
 NAMES = ["Alice", "Bob", "Chloé"]
 
@@ -99,7 +97,7 @@ def test_french_never_writes_de_before_a_player_name() -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_no_message_writes_a_plural_in_brackets(language: str) -> None:
-    for path in sorted((I18N / language).glob("*.json")):
+    for path in catalogue_files(language):
         for key, text in json.loads(path.read_text(encoding="utf-8")).items():
             assert not re.search(r"\w\((s|es|x|e)\)", text), f"{path.name}: {key}: {text}"
 
@@ -281,8 +279,8 @@ def test_the_lobby_names_computers_in_its_language() -> None:
         ("Computer 1 (normal)", None, "normal"),
         ("Ordinateur 2 (difficile)", None, "hard"),
     ]
-    fr = lobby_body(host_id=1, seats=seats, locale="fr", lines=[]).embed
-    en = lobby_body(host_id=1, seats=seats, locale="en", lines=[]).embed
+    fr = lobby_body(host_id=1, seats=seats, locale="fr", lines=[], game="Skyjo").embed
+    en = lobby_body(host_id=1, seats=seats, locale="en", lines=[], game="Skyjo").embed
     assert fr is not None and en is not None
     assert (
         "2. Ordinateur 1 (normal) 🤖" in fr["description"]
@@ -354,7 +352,7 @@ def test_hostile_names_stay_text_everywhere_in_a_skyjo_table(locale: str) -> Non
             game.apply(0, skyjo.NextRound())
     bodies.append(table_body(game.view(None), names, locale=locale, recent=recent))
     lobby = lobby_body(
-        host_id=9, seats=[(n, i, None) for i, n in enumerate(HOSTILE)], locale=locale, lines=[]
+        host_id=9, seats=[(n, i, None) for i, n in enumerate(HOSTILE)], locale=locale, lines=[], game="Skyjo"
     )
     for body in [*bodies, lobby]:
         assert body.embed is not None
@@ -388,8 +386,8 @@ def test_hostile_names_stay_text_in_a_skipbo_table(locale: str) -> None:
 
 
 def test_french_talks_to_players_with_tu() -> None:
-    for name in OWNED:
-        for key, text in json.loads((I18N / "fr" / f"{name}.json").read_text(encoding="utf-8")).items():
+    for path in (path for path in catalogue_files("fr") if path.stem in OWNED):
+        for key, text in json.loads(path.read_text(encoding="utf-8")).items():
             assert not re.search(r"\b(vous|votre|vos)\b", text, re.IGNORECASE), key
             # the imperative of "vous": "Ouvrez-en une", "Cliquez sur..."
             assert not re.search(r"\b\w+ez-(en|le|la|les|y|moi)\b", text), key

@@ -88,7 +88,7 @@ def test_the_walk_sees_the_imports() -> None:
     assert "bot.service" in graph["bot.client"]
     assert "bot.ui.errors" in graph["bot.client"]  # from bot.ui import errors
     assert "bot.engine.errors" in graph["bot.service.lobbies"]
-    assert any(module.startswith("bot.") for module in graph["cogs.skyjo"])
+    assert any(module.startswith("bot.") for module in graph["cogs.games"])
 
 
 def test_hidden_and_relative_imports_count(tmp_path: Path) -> None:

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
-from bot.games.base import JSON, Panel, Picture, Policy, Rules, TableText
+from bot import i18n
+from bot.games.base import (
+    JSON,
+    Commands,
+    DescribeEvents,
+    Panel,
+    Picture,
+    Policy,
+    Rules,
+    Suggestion,
+    TableText,
+    Words,
+)
 from bot.games.skipbo import ai, engine
+from bot.games.skipbo.options import OPTION_RANGES
+
+STRINGS = Path(__file__).resolve().parent / "i18n"  # its catalogues: i18n/<language>/*.json
+# Loaded with the game's code, so its words are there even where the registry is not imported (a
+# test of one module of the game); the registry adds them too (a game's line there is enough).
+i18n.add_folder(STRINGS)
 
 STOCK_LEFT = "stock_left"  # the rated stats' counter: the cards left in a seat's stock, summed over rounds
 
@@ -20,8 +39,7 @@ class SkipBo:
     min_players = engine.MIN_PLAYERS
     max_players = engine.MAX_PLAYERS
     default_options: Mapping[str, Any] | None = None
-    # Omitted, stock_size is the official size (SB-SETUP-1); given, 5 to 30 (SB-VAR-FAST-1).
-    option_ranges: Mapping[str, tuple[int, int]] = {"stock_size": (5, 30)}
+    option_ranges: Mapping[str, tuple[int, int]] = OPTION_RANGES
     panel_button = "table.button.my_hand"
     lower_score_wins = False
     # A Skip-Bo game is most often one round, scored 0 for everybody (points exist only with several
@@ -52,6 +70,38 @@ class SkipBo:
         from bot.games.skipbo import image
 
         return image
+
+    @property
+    def commands(self) -> Commands:
+        from bot.games.skipbo import commands
+
+        return commands
+
+    strings: Path | None = STRINGS
+
+    @property
+    def words(self) -> Words:
+        from bot.games.skipbo.words import words
+
+        return words
+
+    @property
+    def suggestion(self) -> Suggestion:
+        from bot.games.skipbo.panel import suggestion
+
+        return suggestion
+
+    @property
+    def describe_events(self) -> DescribeEvents:
+        from bot.games.skipbo.table import describe_events
+
+        return describe_events
+
+    @property
+    def bench(self) -> Callable[[], None]:
+        from bot.games.skipbo.bench import run
+
+        return run
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         """The phase, round and turn (a play by the player whose turn it is changes only their own

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
-from bot.games.base import JSON, Panel, Picture, Policy, Rules, TableText
+from bot import i18n
+from bot.games.base import (
+    JSON,
+    Commands,
+    DescribeEvents,
+    Panel,
+    Picture,
+    Policy,
+    Rules,
+    Suggestion,
+    TableText,
+    Words,
+)
 from bot.games.skyjo import ai, engine
+from bot.games.skyjo.options import OPTION_RANGES
+
+STRINGS = Path(__file__).resolve().parent / "i18n"  # its catalogues: i18n/<language>/*.json
+# Loaded with the game's code, so its words are there even where the registry is not imported (a
+# test of one module of the game); the registry adds them too (a game's line there is enough).
+i18n.add_folder(STRINGS)
 
 
 class Skyjo:
@@ -18,17 +37,7 @@ class Skyjo:
     min_players = engine.MIN_PLAYERS
     max_players = engine.MAX_PLAYERS
     default_options: Mapping[str, Any] | None = None
-    # The engine takes wider settings (terminal games, simulations); a table offers these.
-    # Every grid the engine deals fits the private panel (one button row per grid row, at most 5
-    # buttons each, and a row of actions: Discord's 5 x 5). The reveals: as many as the default grid
-    # allows (one card stays face down); a smaller grid refuses more (Options.validate, one reason).
-    option_ranges: Mapping[str, tuple[int, int]] = {
-        "score_limit": (10, 1000),
-        "finisher_multiplier": (1, 5),
-        "columns": (2, engine.MAX_COLUMNS),
-        "rows": (2, engine.MAX_ROWS),
-        "initial_reveals": (0, engine.Options().columns * engine.Options().rows - 1),
-    }
+    option_ranges: Mapping[str, tuple[int, int]] = OPTION_RANGES
     editions: tuple[str, ...] = tuple(engine.EDITIONS)  # the choices of /skyjo new's edition
     panel_button = "table.button.my_grid"
     lower_score_wins = True
@@ -58,6 +67,38 @@ class Skyjo:
         from bot.games.skyjo import image
 
         return image
+
+    @property
+    def commands(self) -> Commands:
+        from bot.games.skyjo import commands
+
+        return commands
+
+    strings: Path | None = STRINGS
+
+    @property
+    def words(self) -> Words:
+        from bot.games.skyjo.words import words
+
+        return words
+
+    @property
+    def suggestion(self) -> Suggestion:
+        from bot.games.skyjo.panel import suggestion
+
+        return suggestion
+
+    @property
+    def describe_events(self) -> DescribeEvents:
+        from bot.games.skyjo.text import describe_events
+
+        return describe_events
+
+    @property
+    def bench(self) -> Callable[[], None]:
+        from bot.games.skyjo.bench import run
+
+        return run
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         """The phase, round, turn and the drawn card (a drawn card changes what the grid's buttons mean)."""

@@ -1,23 +1,31 @@
-"""A third game, test-only ("highest card wins"): a new game needs only its folder and a command.
-``HIGHCARD`` implements :class:`bot.games.base.Game`; ``HighCardCog`` is its ``/highcard new``."""
+"""A third game, test-only ("highest card wins"): a new game needs only its folder and its registry line.
+``HIGHCARD`` implements :class:`bot.games.base.Game`, its ``/highcard new`` included (``commands``);
+``registry.register(HIGHCARD)`` is all a test does to play it."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
 
 import discord
-from discord import app_commands
-from discord.ext import commands
 
-from bot.games.base import Game, Panel, Picture, Policy, Rules, TableText
-from cogs import tables
+from bot.games.base import (
+    Commands,
+    DescribeEvents,
+    Game,
+    Panel,
+    Picture,
+    Policy,
+    Rules,
+    Suggestion,
+    TableText,
+    Words,
+)
+from bot.ui.game_commands import open_table
 
 from . import engine, parts
-
-if TYPE_CHECKING:
-    from bot.client import SkyboBot
 
 
 def _show(view: dict[str, Any], rng: random.Random) -> Any:
@@ -37,6 +45,15 @@ class HighCard:
     table: TableText = parts
     rules: Rules = parts
     image: Picture | None = None
+    commands: Commands
+    strings: Path | None = Path(__file__).resolve().parent / "i18n"  # its commands' words; the rest: English
+    words: Words | None = None
+    suggestion: Suggestion | None = None
+    describe_events: DescribeEvents | None = None
+    bench: Callable[[], None] | None = None
+
+    def __init__(self) -> None:
+        self.commands = _Commands()
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         return (game.phase, game.turn)
@@ -57,17 +74,15 @@ class HighCard:
         return 2
 
 
+async def _new(interaction: discord.Interaction[Any], computers: int = 0) -> None:
+    """``/highcard new`` (a function of the module: discord.py reads a function in a class as a method)."""
+    await open_table(interaction, engine.KIND, {}, computers=computers, level="normal", turn_limit=0)
+
+
+class _Commands:
+    """``/highcard new``, with the computer players only (its words: i18n/<language>/highcard.json)."""
+
+    new = staticmethod(_new)
+
+
 HIGHCARD: Game = HighCard()
-
-
-class HighCardCog(commands.Cog):
-    highcard = app_commands.Group(name="highcard", description="Highest card wins")
-
-    def __init__(self, bot: SkyboBot) -> None:
-        self.bot = bot
-
-    @highcard.command(name="new", description="Open a table")
-    async def new(self, interaction: discord.Interaction[Any], computers: int = 0) -> None:
-        await tables.open_table(
-            self.bot, interaction, engine.KIND, {}, computers=computers, level="normal", turn_limit=0
-        )
