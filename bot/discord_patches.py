@@ -303,7 +303,7 @@ class ButtonsView(discord.ui.View):
 
     **Checked on** :data:`CHECKED_ON`: ``BaseView.__init__`` sets ``__timeout`` and ``_children``;
     sending a view reads ``timeout``, ``is_finished``, ``is_dispatchable``, ``has_components_v2`` and
-    ``to_components``. Tests: tests/ui/test_skyjo_panel.py, tests/ui/test_skipbo_panel.py (payloads),
+    ``to_components``. Tests: the panels' payload tests in tests/ui/,
     every e2e test (Discord's description judges each payload).
     """
 
@@ -357,7 +357,7 @@ async def edit_original(
     **Checked on** :data:`CHECKED_ON`: ``handle_message_parameters(content=, view=,
     allowed_mentions=)`` as a context manager giving ``payload``, ``multipart``, ``files``;
     ``AsyncWebhookAdapter.edit_original_interaction_response``; ``Webhook.session`` / ``proxy`` /
-    ``proxy_auth``. Tests: tests/e2e/test_lean.py, tests/e2e/test_skyjo_game.py.
+    ``proxy_auth``. Tests: tests/e2e/test_lean.py and every game's e2e test.
     """
     with handle_message_parameters(content=content, view=view, allowed_mentions=allowed_mentions) as params:
         assert webhook.token is not None  # an interaction's webhook always has its token
