@@ -130,7 +130,7 @@ class StatsCog(commands.Cog):
         computers=_("computers", key="cmd.lb.opt.computers"),
     )
     @app_commands.describe(
-        game=_("Which game (Skyjo)", key="cmd.lb.opt.game.description"),
+        game=_("Which game (the first of the list)", key="cmd.lb.opt.game.description"),
         scope=_("This server's board or the global one (this server)", key="cmd.lb.opt.scope.description"),
         page=_("The page to show (1)", key="cmd.lb.opt.page.description"),
         computers=_(

@@ -239,8 +239,8 @@ def lobby_message(
         locale=locale,
         game=kind.title,
         min_players=kind.min_players,
-        max_players=seat_limit(kind, options)[0],  # its options may seat fewer (Skyjo Voyage)
-        # Only some counts (Skip-Bo teams: 4 or 6): the lobby says them rather than a range.
+        max_players=seat_limit(kind, options)[0],  # its options may seat fewer (an edition for fewer)
+        # Only some counts (teams of two: 4 or 6): the lobby says them rather than a range.
         counts=counts if counts and counts != list(range(counts[0], counts[-1] + 1)) else None,
     )
 
@@ -263,7 +263,7 @@ def final_panel_content(table: Table, seat: int, locale: object, words: bool = F
     winners: list[int] = results.get("winners") or []
     ranks = results.get("ranks") or []
     lines = [title]
-    if not winners:  # a Skip-Bo game nobody could finish (SB-STALL-1)
+    if not winners:  # a game nobody could finish (e.g. a stalled deck)
         lines.append(t("table.panel.final_draw", locale))
     else:
         players = ", ".join(shown_name(names[s], locale) for s in winners)
