@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.games.skyjo import engine as skyjo
+from bot.service.rules import GameRules
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.games import canonical_json, snapshot_hash
 from bot.testing.pgserver import server_cpu
@@ -87,7 +88,7 @@ def _seats(game: int) -> list[Seat]:
 
 
 async def _new_game(storage: Storage, game: int, round_: int) -> StoredGame:
-    return await storage.games.create_game(
+    return await GameRules(storage).create_game(
         guild_id=1, channel_id=game + 1, kind="skyjo", seats=_seats(game), seed=game * 1000 + round_
     )
 
@@ -128,7 +129,7 @@ async def measure(
             action = rng.choice(game.legal_actions(seat))
             begun = time.perf_counter()
             try:
-                await storage.games.apply_action(stored, seat, action)
+                await GameRules(storage).apply_action(stored, seat, action)
             except Exception as error:
                 failures.append(error)
                 return

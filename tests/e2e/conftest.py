@@ -47,6 +47,7 @@ import discord
 import pytest
 
 from bot.sandbox.discord import ErrorLogCollector, FakeDiscord, RealClock
+from bot.service.rules import GameRules
 
 
 @pytest.fixture(autouse=True)
@@ -341,10 +342,10 @@ async def finish_random_game(
     """A rated Skyjo game to 10 points between ``seats``, played with random legal moves through
     storage (the boards' tests: many finished games without clicking them)."""
     options = {"score_limit": 10}
-    stored = await storage.games.create_game(
+    stored = await GameRules(storage).create_game(
         guild_id=guild_id, channel_id=channel_id, kind="skyjo", seats=seats, seed=seed, options=options
     )
     while not stored.game.is_over:
         seat = rng.choice(stored.game.seats_to_act())
-        await storage.games.apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
+        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
     assert stored.status == "finished"
