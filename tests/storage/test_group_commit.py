@@ -272,6 +272,7 @@ async def test_a_locked_database_is_database_busy_for_the_whole_group(db_path: P
 
 _WORKER = r"""
 import asyncio, random, sys
+from bot.service.rules import GameRules
 from bot.storage import Seat, Storage
 from bot.storage.games import canonical_json
 

@@ -62,6 +62,7 @@ class SqliteBackend(Backend):
         self._stats_at_start = (0, 0)
 
     async def open(self, games: int, first: Step) -> list[int]:
+        from bot.service.rules import GameRules  # this bench leaves bot/storage for bench/ (issue 39)
         from bot.storage import Seat, Storage
 
         self.runs += 1
@@ -69,7 +70,7 @@ class SqliteBackend(Backend):
         seats = [Seat(0, "Ann", user_id=1), Seat(1, "Computer", ai_level="hard"), Seat(2, "Cid", user_id=3)]
         ids = []
         for channel in range(games):
-            stored = await self.storage.games.create_game(
+            stored = await GameRules(self.storage).create_game(
                 guild_id=1, channel_id=channel, kind="skyjo", seats=seats, seed=1000 + channel
             )
             ids.append(stored.id)
