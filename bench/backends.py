@@ -10,10 +10,10 @@ nothing.
   ``synchronous_commit`` on, run as ``postgres`` when we are root), stopped and removed at the end.
   When no server can start, one line says why and the SQLite figures are printed alone.
 - **Work**: real Skyjo games (three seats: two people and a computer, rated), each action a random
-  legal one, committed through ``storage.games.apply_action``, what a click does: the engine applies
-  it, the snapshot is serialised and hashed, the action and snapshot are committed (the action that
-  ends a game also writes its results and ratings in the same transaction; a new game then starts in
-  that channel, outside the figures). Every acknowledged action is durable.
+  legal one, committed through ``GameRules.apply_action`` (bot.service.rules), what a click does: the
+  engine applies it, the snapshot is serialised and hashed, the action and snapshot are committed (the
+  action that ends a game also writes its results and ratings in the same transaction; a new game then
+  starts in that channel, outside the figures). Every acknowledged action is durable.
 - **Latency**: from calling ``apply_action`` until it returned, so it includes the engine's apply and
   the snapshot's serialisation (about 50 us, printed) and the wait in the group-commit queue. Picking
   the random action (``legal_actions``) happens before and is not counted.
@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.games.skyjo import engine as skyjo
+from bot.service.rules import GameRules
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.games import canonical_json, snapshot_hash
 from devtools.pgserver import server_cpu
@@ -87,7 +88,7 @@ def _seats(game: int) -> list[Seat]:
 
 
 async def _new_game(storage: Storage, game: int, round_: int) -> StoredGame:
-    return await storage.games.create_game(
+    return await GameRules(storage).create_game(
         guild_id=1, channel_id=game + 1, kind="skyjo", seats=_seats(game), seed=game * 1000 + round_
     )
 
@@ -128,7 +129,7 @@ async def measure(
             action = rng.choice(game.legal_actions(seat))
             begun = time.perf_counter()
             try:
-                await storage.games.apply_action(stored, seat, action)
+                await GameRules(storage).apply_action(stored, seat, action)
             except Exception as error:
                 failures.append(error)
                 return

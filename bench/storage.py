@@ -21,6 +21,7 @@ from typing import Any
 from bench.sqlite_direct import raw_append_rate, write_active_games, write_ratings
 from bot.games.skyjo import engine as skyjo
 from bot.service import TableService
+from bot.service.rules import GameRules
 from bot.storage import Seat, Storage
 from bot.storage.games import canonical_json, now_ms
 from bot.storage.ratings import conservative
@@ -58,7 +59,7 @@ async def _async_commits(path: Path, stream: list[list[tuple[int, dict[str, Any]
     async with await Storage.open(path, synchronous="FULL") as storage:
         ids = [
             (
-                await storage.games.create_game(
+                await GameRules(storage).create_game(
                     guild_id=1, channel_id=c, kind="skyjo", seats=SEATS, seed=1000 + c
                 )
             ).id
@@ -84,7 +85,7 @@ async def _grouped_commits(
     async with await Storage.open(path, synchronous="FULL") as storage:
         ids = [
             (
-                await storage.games.create_game(
+                await GameRules(storage).create_game(
                     guild_id=1, channel_id=c, kind="skyjo", seats=SEATS, seed=1000 + c
                 )
             ).id
@@ -130,7 +131,7 @@ def _build_active_games(path: Path, count: int = LOAD_GAMES) -> None:
 async def _load(path: Path, verify: str) -> tuple[float, int, int]:
     started = time.perf_counter()
     async with await Storage.open(path, synchronous="FULL") as storage:
-        loaded = await storage.games.load_active(verify="full" if verify == "full" else "auto")
+        loaded = await GameRules(storage).load_active(verify="full" if verify == "full" else "auto")
         elapsed = time.perf_counter() - started
     return elapsed, len(loaded.games), len(loaded.rebuilt) + len(loaded.quarantined)
 

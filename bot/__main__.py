@@ -64,7 +64,7 @@ def _export_game(args: list[str]) -> int:
 
 
 def _replay(args: list[str]) -> int:
-    from bot.storage.export import main_replay
+    from bot.service.replay_file import main_replay
 
     return main_replay(args)
 
@@ -76,9 +76,10 @@ def _backup(args: list[str]) -> int:
 
 
 def _migrate_db(args: list[str]) -> int:
+    from bot.service.rules import replay_log
     from bot.storage.migrate import main
 
-    return main(args)
+    return main(args, replay_log)
 
 
 def _sync(args: list[str]) -> int:

@@ -216,7 +216,9 @@ class StatsCog(commands.Cog):
     ) -> None:
         who = user or interaction.user
         shown, guild_id = _scope(interaction, scope)
-        overviews = await self.stats.overview(user_key(who.id), guild_id)
+        overviews = await self.stats.overview(
+            user_key(who.id), guild_id, kinds=boards.KINDS, lower_wins=boards.LOWER_WINS
+        )
         name = getattr(who, "display_name", None) or who.name  # escaped by stats_body
         body = boards.stats_body(name, overviews, shown, interaction.locale)
         await interaction.response.send_message(

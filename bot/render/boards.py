@@ -40,9 +40,13 @@ from bot.i18n import plural as counted
 from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.render.numbers import number
+from bot.render.places import best_place
 from bot.render.table_text import MessageBody, embed_size
 from bot.storage.ratings import PROVISIONAL_GAMES, HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
-from bot.storage.stats import KINDS, KindOverview
+from bot.storage.stats import KindOverview
+
+KINDS: tuple[str, ...] = tuple(game.name for game in registry.GAMES)  # a card's games, in order
+LOWER_WINS: frozenset[str] = frozenset(g.name for g in registry.GAMES if g.lower_score_wins)
 
 JSON = dict[str, Any]
 SCOPES: tuple[str, ...] = ("server", "global")
@@ -397,16 +401,18 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
     if trend:
         lines.append(trend)
     if overview.history:
-        lines.append(t("stats.recent", locale, places=recent_places(overview.history, overview.places)))
+        shown = [None if f is None else best_place(*f) for f in overview.finishes]
+        lines.append(t("stats.recent", locale, places=recent_places(overview.history, shown)))
     game = registry.get_kind(overview.kind)
     scored = game is not None and game.scored  # its round scores and final totals mean something
-    if scored and row.round_count and row.best_round is not None and row.mean_round is not None:
+    best_round = row.best_round(game is not None and game.lower_score_wins)
+    if scored and row.round_count and best_round is not None and row.mean_round is not None:
         lines.append(
             t(
                 "stats.rounds",
                 locale,
                 count=row.round_count,
-                best=row.best_round,
+                best=best_round,
                 mean=number(row.mean_round, locale),
             )
         )
@@ -457,6 +463,7 @@ def stats_body(name: str, overviews: Sequence[KindOverview], scope: str, locale:
 
 __all__ = [
     "KINDS",
+    "LOWER_WINS",
     "PER_PAGE",
     "SCOPES",
     "BoardId",

@@ -17,6 +17,7 @@ from bot.games.places import Place
 from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render.names import escape_name
+from bot.render.places import seat_place
 from bot.render.table_text import MessageBody
 from bot.storage.results import PlayedGame
 
@@ -42,13 +43,21 @@ def shown_place(where: Place, locale: object) -> str:
     return place(where.place, where.of, locale, teams=where.team)
 
 
+def played_place(game: PlayedGame) -> Place:
+    """Where the player placed in ``game``: their side's place (:mod:`bot.render.places`), or the
+    seat's stored rank among the seats when the game's ranks were not read."""
+    if game.game is not None and 0 <= game.seat < len(game.game.ranks):
+        return seat_place(game.game, game.seat)
+    return Place(game.rank, game.players)
+
+
 def game_line(game: PlayedGame, locale: object) -> str:
     kind = registry.get_kind(game.kind)
     params = {
         "id": game.game_id,
         "date": f"<t:{game.finished_at // 1000}:d>",
         "game": kind.title if kind is not None else escape_name(game.kind),
-        "place": shown_place(game.shown_place, locale),
+        "place": shown_place(played_place(game), locale),
     }
     # A total means something where the game is scored (Game.scored), or where several rounds were (an
     # unscored game's one round scores 0 for everybody).

@@ -144,7 +144,7 @@ class ClickPart(ServiceCore):
 
         began = time.perf_counter()
         try:
-            events = await self.storage.games.apply_action(
+            events = await self.rules.apply_action(
                 stored, seat, action, meta_after, key=key, on_retry=on_retry
             )
         except StorageError:

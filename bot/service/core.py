@@ -12,6 +12,7 @@ from typing import Any
 from bot.clock import Clock, SystemClock
 from bot.config import Limits
 from bot.games.registry import KINDS
+from bot.service.rules import GameRules
 from bot.service.table import (
     PanelState,
     Postman,
@@ -44,6 +45,8 @@ class ServiceCore(ABC):
         observer: ServiceObserver | None = None,
     ) -> None:
         self.storage = storage
+        # The rules run here (deal, apply, replay, results, ratings); storage stores what they give.
+        self.rules = GameRules(storage)
         self.observer = observer
         # A fleet (bot.config.Shards): this process resumes, times and plays only the games and lobbies
         # of the guilds on its shards; the others belong to the processes that receive their clicks.
@@ -132,7 +135,7 @@ class ServiceCore(ABC):
         if table is not None:
             return table
         try:
-            stored = await self.storage.games.get_game(game_id)
+            stored = await self.rules.get_game(game_id)
         except GameNotFound:
             raise Refused("table.error.unknown_table") from None
         except StorageError:

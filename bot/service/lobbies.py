@@ -194,7 +194,7 @@ class LobbyPart(ServiceCore):
             message_id = table.stored.message_id if table else None
             if table is None:
                 with contextlib.suppress(StorageError):
-                    message_id = (await self.storage.games.get_game(game_id)).message_id
+                    message_id = (await self.rules.get_game(game_id)).message_id
             raise ChannelTaken(guild_id, channel_id, message_id)
         lobby = await self.lobbies.open_in_channel(channel_id)
         if lobby is not None:
@@ -322,7 +322,7 @@ class LobbyPart(ServiceCore):
             computers = any(s.ai_level is not None for s in seats)
             rated = not computers or self.settings_of(lobby.guild_id).rate_computers
             try:
-                stored = await self.storage.games.create_game(
+                stored = await self.rules.create_game(
                     guild_id=lobby.guild_id,
                     channel_id=lobby.channel_id,
                     kind=lobby.kind,
@@ -362,7 +362,7 @@ class LobbyPart(ServiceCore):
         level. A seat a computer took over from a person (who left or missed turns) is neither: that
         person is not invited, nor is the computer that replaced them seated."""
         try:
-            stored = await self.storage.games.get_game(game_id)
+            stored = await self.rules.get_game(game_id)
         except StorageError:
             raise Refused("table.error.unknown_table") from None
         if stored.status == "active":

@@ -49,7 +49,7 @@ class ReloadPart(ServiceCore):
     async def _reload_now(self, table: Table) -> bool:
         """Read the table's game again (the channel lock held); True once it is the log's again."""
         try:
-            await asyncio.wait_for(self.storage.games.reload(table.stored), RELOAD_WITHIN_S)
+            await asyncio.wait_for(self.rules.reload(table.stored), RELOAD_WITHIN_S)
         except (GameQuarantined, GameNotFound) as error:
             # Its data no longer gives a game: nothing left to serve; the table ends here.
             log.warning(

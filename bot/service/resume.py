@@ -19,7 +19,7 @@ class ResumePart(ServiceCore):
         seconds): the closings at once, so the group commit packs them (each still in its savepoint),
         and every timer in one transaction. A write that fails leaves its table as the one-by-one
         writes did: not finished, the lobby open, the timer as stored."""
-        loaded = await self.storage.games.load_active(owns=self.owns)
+        loaded = await self.rules.load_active(owns=self.owns)
         tables: list[Table] = []
         for stored in loaded.games:
             if stored.kind not in KINDS:
@@ -29,7 +29,7 @@ class ResumePart(ServiceCore):
             tables.append(table)
         # Ended by its last action but not closed (an old crash): finish it now.
         over = [table.stored for table in tables if table.stored.game.is_over]
-        done = await _together([self.storage.games.finish_game(stored.id) for stored in over])
+        done = await _together([self.rules.finish_game(stored) for stored in over])
         for stored, finished in zip(over, done, strict=True):
             if finished is not None:
                 stored.finished = finished

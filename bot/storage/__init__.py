@@ -5,9 +5,18 @@ test_boundary.py`` checks it): the service, the cogs, the timers, the stats and 
 the database only through :class:`Storage`. Open it once per process::
 
     storage = await Storage.open()               # DATABASE_PATH / SQLITE_SYNCHRONOUS from the settings
-    loaded = await storage.games.load_active()   # every active game, checked against its log
+    rows, fingerprints = await storage.games.read_rows()   # every active game, unparsed
     ...
     await storage.close()
+
+THE RULE of this layer: **storage stores what the service gives it, and runs no game's rules.** Nothing
+under ``bot/storage/`` imports a game (``bot.games``) or the service (``tests/unit/test_imports.py``
+checks it); it may use the engines' neutral base types (:mod:`bot.engine.base`, :mod:`bot.engine.errors`).
+The service (:mod:`bot.service.rules`) deals, applies, replays and computes a finished game's results
+and ratings (:mod:`bot.service.outcomes`), and hands storage plain data: the state (its ``to_dict()``
+JSON), the action, the version, the results rows and, for the ratings, a computation storage runs on
+the rows it reads (locked) inside the transaction that ends the game. The action that ends a game, its
+results, ratings, stats and history commit together in that ONE transaction.
 
 The repositories are shared by every backend (their SQL is the dialect subset of
 :mod:`bot.storage.backend`); a backend only provides the :class:`~bot.storage.backend.Database` they run
@@ -42,6 +51,7 @@ from bot.storage.errors import (
 )
 from bot.storage.games import (
     FinishedGame,
+    GameEnd,
     GameRepository,
     LoadResult,
     Seat,
@@ -76,6 +86,7 @@ __all__ = [
     "DatabaseBusy",
     "DatabaseInUse",
     "FinishedGame",
+    "GameEnd",
     "GameNotActive",
     "GameNotFound",
     "GameNotOver",
@@ -142,20 +153,25 @@ class Storage:
     repositories built on it. Their public methods are the whole interface (the service needs no other):
 
     ``games`` (:class:`GameRepository`): games and their action logs, deadlines and the service's
-        metadata: ``create_game``, ``append_action``, ``append_final_action``, ``apply_action``,
-        ``finish_game``, ``cancel_game``, ``quarantine``, ``set_message_id``, ``set_meta`` (turn
-        deadlines live in the metadata), ``set_metas`` (many games' metadata in one transaction: the
-        start), ``actions``, ``action_count``, ``load_active``, ``get_game``, ``verify``,
-        ``active_in_channel``, ``reload`` (a game whose commit and read-back failed, read again once
-        the database answers). ``apply_action`` commits with the action's idempotency key and retries
-        once a commit that met a transient fault (:attr:`StorageError.transient`).
+        metadata: ``create_game`` (a game the service dealt), ``append_action``, ``commit_action`` (an
+        action the service applied, and, when it ended the game, its results and ratings),
+        ``read_logged`` (the read-back after a failed commit), ``finish_game``, ``cancel_game``,
+        ``quarantine``, ``set_message_id``, ``set_meta`` (turn deadlines live in the metadata),
+        ``set_metas`` (many games' metadata in one transaction: the start), ``actions``,
+        ``action_count``, ``read_rows`` / ``raw_logs`` / ``write_repairs`` / ``status_of`` (loading:
+        the service parses and replays), ``active_in_channel``. ``commit_action`` commits with the
+        action's idempotency key and retries once a commit that met a transient fault
+        (:attr:`StorageError.transient`). Playable games (``load_active``, ``get_game``, ``verify``,
+        ``reload``, ``apply_action``) are the service's: :class:`bot.service.rules.GameRules`.
     ``lobbies`` (:class:`LobbyRepository`): the tables being formed: ``create``, ``get``,
         ``open_in_channel``, ``list_open``, ``open_ids``, ``set_seats``, ``set_message_id``, ``close``.
     ``results`` (:class:`ResultRepository`): a finished game's results: ``for_game``; a player's
         latest finished games on a server (``/history``): ``played``.
     ``ratings`` (:class:`RatingRepository`): boards and players: ``leaderboard``, ``player_stats``,
-        ``history``, ``changes_for_game`` (ratings are written by ``games`` when a game ends).
-    ``stats`` (:class:`StatsRepository`): a player's ``/stats`` card: ``overview``.
+        ``history``, ``changes_for_game`` (ratings are written by ``games`` when a game ends, from the
+        service's computation).
+    ``stats`` (:class:`StatsRepository`): a player's ``/stats`` card: ``overview`` (the caller names
+        the games: storage knows none).
     ``settings`` (:class:`SettingsRepository`): a server's ``/skybo settings``: ``all``, ``get``,
         ``save``.
     ``prefs`` (:class:`PrefsRepository`): a user's ``/skybo notify`` and ``/skybo display``: ``get``,

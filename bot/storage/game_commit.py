@@ -5,14 +5,13 @@ server away or restarting, a busy lock, an I/O error) is made once more, after a
 backend reconnects; the action's idempotency key (logged with it, migration 0006) lets the retry see
 whether the first commit had landed after all (its COMMIT reached the server, the answer was lost):
 it then writes nothing and the move is done (the unit of work: :func:`bot.storage.game_log._appender`).
-When the commit fails for good and the game cannot be read back either, :func:`restore` puts back the
-state as last committed and marks the game ``needs_reload``.
+When the commit fails for good, the service reads the game back, or, when it cannot, puts back the
+state as last committed and marks the game ``needs_reload`` (:mod:`bot.service.rules`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -20,7 +19,6 @@ from typing import TypeVar
 
 from bot.storage.backend import Connection, Database
 from bot.storage.errors import StorageError
-from bot.storage.game_types import StoredGame
 
 log = logging.getLogger("bot.storage.games")  # the repository's logger
 
@@ -48,14 +46,6 @@ class RetryTimedOut(StorageError):
         super().__init__(f"game {game_id}: the retried commit did not finish in time")
 
 
-def restore(stored: StoredGame, committed: str) -> None:
-    """Put back the state as last committed (``committed``, its canonical JSON) and mark the game to
-    be read again before anything more is applied to it."""
-    stored.game = stored.engine.Game.from_dict(json.loads(committed))
-    stored.snapshot = committed
-    stored.needs_reload = True
-
-
 def tell(on_retry: Callable[[str], None] | None, outcome: str) -> None:
     if on_retry is not None:
         try:
@@ -73,7 +63,7 @@ async def commit_once_more(
 ) -> T:
     """Write ``attempt(False)``; after a transient fault met within ``retry_within`` s of the start, write
     ``attempt(True)`` once, after :data:`COMMIT_RETRY_PAUSE_S` and within :data:`COMMIT_RETRY_TIMEOUT_S`
-    (see :meth:`bot.storage.games.GameRepository.apply_action`). ``attempt(retry)`` is the unit of work,
+    (see :meth:`bot.storage.games.GameRepository.commit_action`). ``attempt(retry)`` is the unit of work,
     which returns ``(value, already)``; ``on_retry`` hears the retry's outcome."""
     began = time.monotonic()
     try:

@@ -1,6 +1,7 @@
-"""The statements of the game log behind :class:`bot.storage.games.GameRepository`: rows read, logs
-replayed, snapshots checked and repaired at load, a game finished (results, ratings), an action appended.
-Each runs in the caller's unit of work (a ``Connection``); none opens its own."""
+"""The statements of the game log behind :class:`bot.storage.games.GameRepository`: rows read, the
+repairs a load decided written, a game finished (the results and ratings the service computed), an
+action appended. Each runs in the caller's unit of work (a ``Connection``); none opens its own, and
+none runs a game's rules: the service replays and applies (bot/service/rules.py)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from bot.engine.base import GameState
-from bot.engine.errors import GameError
-from bot.games.registry import get_engine
 from bot.storage.backend import Connection
 from bot.storage.errors import (
     GameNotActive,
     GameNotFound,
-    GameNotOver,
     StaleVersion,
     StorageError,
 )
@@ -26,17 +23,16 @@ from bot.storage.game_types import (
     FINISHED,
     QUARANTINED,
     FinishedGame,
+    GameEnd,
     GameHead,
     Seat,
     StoredAction,
-    StoredGame,
-    _error_name,
     canonical_json,
     now_ms,
     snapshot_hash,
 )
-from bot.storage.ratings import Participant, RatingChange, forfeit_ranks, rate_game, rating_changes_of
-from bot.storage.results import _read_results, seat_results_from_engine, write_results
+from bot.storage.ratings import RatingChange, rating_changes_of, write_ratings
+from bot.storage.results import _read_results, write_results
 
 log = logging.getLogger("bot.storage.games")  # the repository's logger, as before the split
 
@@ -49,8 +45,9 @@ _GAME_COLUMNS = (
 
 
 @dataclass
-class _Row:
-    """A game's raw columns before anything is parsed."""
+class GameRow:
+    """A game's raw columns before anything is parsed (the service makes its state: a snapshot to
+    parse, or a log to replay)."""
 
     values: tuple[Any, ...]
     seats: list[tuple[Any, ...]]
@@ -67,6 +64,10 @@ class _Row:
     @property
     def kind(self) -> str:
         return str(self.values[3])
+
+    @property
+    def status(self) -> str:
+        return str(self.values[6])
 
     @property
     def version(self) -> int:
@@ -109,7 +110,7 @@ class _Row:
         )
 
 
-def _fetch_rows(conn: Connection, where: str, params: Sequence[Any]) -> list[_Row]:
+def _fetch_rows(conn: Connection, where: str, params: Sequence[Any]) -> list[GameRow]:
     games = conn.execute(
         f"SELECT {_GAME_COLUMNS}, (SELECT max(seq) FROM game_actions AS a WHERE a.game_id = g.id)"
         f" FROM games AS g WHERE {where} ORDER BY id",
@@ -117,7 +118,7 @@ def _fetch_rows(conn: Connection, where: str, params: Sequence[Any]) -> list[_Ro
     ).fetchall()
     if not games:
         return []
-    rows = {g[0]: _Row(tuple(g[:-1]), [], int(g[-1] or 0)) for g in games}
+    rows = {g[0]: GameRow(tuple(g[:-1]), [], int(g[-1] or 0)) for g in games}
     if len(rows) == 1:
         seat_rows = conn.execute(
             "SELECT game_id, seat, user_id, ai_level, display_name FROM game_seats"
@@ -164,27 +165,10 @@ def _why_not_written(conn: Connection, game_id: int, expected: int | None) -> St
     return StaleVersion(game_id, -1 if expected is None else expected, version)
 
 
-def replay_log(stored: GameHead, actions: Sequence[tuple[int, int, str | dict[str, Any]]]) -> GameState:
-    """Rebuild the engine state of ``stored`` from its log: ``(seq, seat, action)`` in order."""
-    engine = get_engine(stored.kind)
-    options = engine.Options.from_dict(stored.options)
-    parsed = []
-    for expected_seq, (seq, seat, action) in enumerate(actions, start=1):
-        if seq != expected_seq:
-            raise StorageError(f"the action log has a gap at {expected_seq}")
-        data = json.loads(action) if isinstance(action, str) else action
-        parsed.append((seat, engine.action_from_dict(data)))
-    state: GameState = engine.replay([s.engine_name for s in stored.seats], stored.seed, options, parsed)
-    return state
-
-
-def _differing_keys(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
-    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-
-
 @dataclass
-class _Repair:
-    """A change ``load`` / ``verify`` decided on, written in one transaction afterwards."""
+class Repair:
+    """A change a load or a verify decided on (the service, which replays), written in one
+    transaction afterwards: a rebuilt snapshot, or the reason to set the game aside."""
 
     game_id: int
     old_version: int
@@ -193,77 +177,7 @@ class _Repair:
     quarantine: str | None = None  # ...or the reason to set the game aside
 
 
-_Outcome = tuple[StoredGame | None, _Repair | None]
-
-
-def _check(row: _Row, *, full: bool, actions: list[tuple[int, int, str]] | None) -> _Outcome | None:
-    """Turn a row into a playable game, replaying its log when a check fails or ``full`` is asked.
-
-    Returns None when the log is needed and ``actions`` was not given (the caller fetches the logs of
-    every such game in one hop and calls again).
-    """
-    game_id = row.id
-    if row.values[6] == QUARANTINED:
-        return None, None
-    try:
-        head = row.head()
-        engine = get_engine(head.kind)
-    except (GameError, StorageError, ValueError, TypeError) as error:
-        return None, _Repair(game_id, row.version, quarantine=_error_name(error))
-    problem: str | None = None
-    state: GameState | None = None
-    try:
-        if snapshot_hash(row.snapshot) != row.snapshot_hash:
-            problem = "snapshot_hash"
-        elif row.version != row.last_seq:
-            problem = "version_vs_log"
-        else:
-            state = engine.Game.from_dict(json.loads(row.snapshot))
-    except Exception as error:  # a cache that does not parse is rebuilt from the log, the truth
-        problem = f"snapshot_unreadable:{_error_name(error)}"
-    if problem is None and not full and state is not None:
-        return head.with_state(state, row.snapshot), None
-    if actions is None:
-        return None
-    try:
-        replayed = replay_log(head, actions)
-        text = canonical_json(replayed.to_dict())
-    except Exception as error:
-        return None, _Repair(game_id, row.version, quarantine=f"log_replay_failed:{_error_name(error)}")
-    stored = head.with_state(replayed, text, verified=True)
-    if problem is None and text == row.snapshot:
-        return stored, None
-    differing: list[str] = []
-    if problem is None:
-        problem = "replay_mismatch"
-        try:
-            differing = _differing_keys(json.loads(row.snapshot), json.loads(text))
-        except ValueError:
-            differing = ["?"]
-    # Structured and free of hidden cards: names of the differing fields, never their values.
-    log.warning(
-        "storage.snapshot_mismatch game_id=%d kind=%s problem=%s version=%d log_actions=%d fields=%s",
-        game_id,
-        stored.kind,
-        problem,
-        row.version,
-        len(actions),
-        ",".join(differing) or "-",
-        extra={
-            "event": "snapshot_mismatch",
-            "game_id": game_id,
-            "kind": stored.kind,
-            "problem": problem,
-            "version": row.version,
-            "log_actions": len(actions),
-            "fields": differing,
-        },
-    )
-    stored.version = len(actions)
-    return stored, _Repair(game_id, row.version, snapshot=text, version=len(actions))
-
-
-def _write_repairs(conn: Connection, repairs: Sequence[_Repair], now: int) -> None:
+def _write_repairs(conn: Connection, repairs: Sequence[Repair], now: int) -> None:
     for r in repairs:
         if r.quarantine is not None:
             conn.execute(
@@ -278,7 +192,7 @@ def _write_repairs(conn: Connection, repairs: Sequence[_Repair], now: int) -> No
             )
 
 
-def _log_quarantine(repair: _Repair, kind: str) -> None:
+def _log_quarantine(repair: Repair, kind: str) -> None:
     log.error(
         "storage.quarantined game_id=%d kind=%s reason=%s",
         repair.game_id,
@@ -289,53 +203,32 @@ def _log_quarantine(repair: _Repair, kind: str) -> None:
 
 
 def _finish(
-    conn: Connection, game_id: int, expected_version: int | None, now: int, row_lock: str
+    conn: Connection, game_id: int, expected_version: int | None, end: GameEnd, now: int, row_lock: str
 ) -> FinishedGame:
-    """Close an ended game in the caller's transaction: status, results, ratings (if rated, their rows
-    locked with the backend's ``row_lock``)."""
-    rows = _fetch_rows(conn, "g.id = ?", (game_id,))
-    if not rows:
+    """Close an ended game in the caller's transaction with what the service computed (``end``): its
+    final snapshot, results, and ratings (if rated, their rows locked with the backend's
+    ``row_lock``; the new figures are ``end.rating.rate``'s)."""
+    row = conn.execute("SELECT status, version FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
         raise GameNotFound(game_id)
-    row = rows[0]
-    stored = row.head()
-    if stored.status != ACTIVE:
-        raise GameNotActive(game_id, stored.status)
-    if expected_version is not None and stored.version != expected_version:
-        raise StaleVersion(game_id, expected_version, stored.version)
-    state = replay_log(stored, _raw_actions(conn, game_id))
-    if not state.is_over:
-        raise GameNotOver(game_id)
-    text = canonical_json(state.to_dict())
-    results = seat_results_from_engine(state.results(), len(stored.seats))
+    status, version = str(row[0]), int(row[1])
+    if status != ACTIVE:
+        raise GameNotActive(game_id, status)
+    if expected_version is not None and version != expected_version:
+        raise StaleVersion(game_id, expected_version, version)
+    last = conn.execute("SELECT max(seq) FROM game_actions WHERE game_id = ?", (game_id,)).fetchone()
     conn.execute(
         "UPDATE games SET status = ?, snapshot = ?, snapshot_hash = ?, version = ?, updated_at = ?,"
         " finished_at = ? WHERE id = ?",
-        (FINISHED, text, snapshot_hash(text), row.last_seq, now, now, game_id),
+        (FINISHED, end.snapshot, snapshot_hash(end.snapshot), int(last[0] or 0), now, now, game_id),
     )
-    write_results(conn, game_id, results)
+    write_results(conn, game_id, end.results)
     changes: list[RatingChange] = []
-    if stored.rated and stored.meta.get("hints"):
-        # Someone took a hint (the service's meta "hints"): the game finishes unrated.
+    if end.unrate:
         conn.execute("UPDATE games SET rated = 0 WHERE id = ?", (game_id,))
-    elif stored.rated:
-        # A seat the service handed to a computer player (meta "replaced": the human left, was kicked
-        # or missed too many turns) is rated as a forfeit; its result row stays the game's result.
-        replaced = {int(k) for k in (stored.meta.get("replaced") or {})}
-        ranks = forfeit_ranks([r.rank for r in results], replaced)
-        participants = [
-            Participant(s.seat, s.player_key, s.display_name, rank, r.round_scores, r.stats)
-            for s, r, rank in zip(stored.seats, results, ranks, strict=True)
-        ]
-        changes = rate_game(
-            conn,
-            game_id=game_id,
-            kind=stored.kind,
-            guild_id=stored.guild_id,
-            participants=participants,
-            now=now,
-            row_lock=row_lock,
-        )
-    return FinishedGame(game_id, results, changes)
+    elif end.rating is not None:
+        changes = write_ratings(conn, game_id=game_id, plan=end.rating, now=now, row_lock=row_lock)
+    return FinishedGame(game_id, list(end.results), changes)
 
 
 def _logged_at(conn: Connection, game_id: int, seq: int) -> tuple[Any, ...] | None:
@@ -422,7 +315,7 @@ def _appender(
 
 
 def _finisher(
-    game_id: int, append: Callable[[Connection], Appended], now: int, row_lock: str
+    game_id: int, append: Callable[[Connection], Appended], end: GameEnd, now: int, row_lock: str
 ) -> Callable[[Connection], tuple[FinishedGame, bool]]:
     """The final append and the finish, in one unit of work: ``(what finishing wrote, already)``; a
     retry that finds the action already logged (the first commit landed, and finished the game) reads
@@ -432,7 +325,7 @@ def _finisher(
         appended = append(conn)
         if appended.already:
             return _finished_record(conn, game_id), True
-        return _finish(conn, game_id, appended.version, now, row_lock), False
+        return _finish(conn, game_id, appended.version, end, now, row_lock), False
 
     return work
 

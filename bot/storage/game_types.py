@@ -1,5 +1,7 @@
-"""What a stored game is (seats, actions, the game, what a load found) and the canonical JSON and hashes
-its snapshots are kept in: shared by the repository, the log's statements, exports and migrations."""
+"""What a stored game is (seats, actions, the game, what a load found, what its end writes) and the
+canonical JSON and hashes its snapshots are kept in: shared by the repository, the log's statements,
+exports and migrations. The state (``StoredGame.game``) is typed by the engines' neutral
+:class:`bot.engine.base.GameState`: storage keeps it, the service makes it (bot/service/rules.py)."""
 
 from __future__ import annotations
 
@@ -11,14 +13,11 @@ import logging
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from functools import cache
-from pathlib import Path
 from typing import Any, Literal
 
 from bot.engine.base import GameState
 from bot.engine.errors import GameError
-from bot.games.registry import get_engine
-from bot.storage.ratings import RatingChange, ai_key, user_key
+from bot.storage.ratings import RatingChange, RatingPlan, ai_key, user_key
 from bot.storage.results import SeatResult
 
 log = logging.getLogger(__name__)
@@ -44,17 +43,6 @@ def canonical_json(data: Any) -> str:
 
 def snapshot_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
-
-
-@cache
-def engine_fingerprint(kind: str) -> str:
-    """A hash of the engine's source: when it changes, stored snapshots are verified by replay."""
-    try:
-        module = get_engine(kind)
-        source = Path(module.__file__ or "").read_bytes()
-    except (GameError, ImportError, OSError):
-        return "unavailable"
-    return hashlib.blake2b(source, digest_size=16).hexdigest()
 
 
 @contextlib.contextmanager
@@ -158,10 +146,6 @@ class StoredGame(GameHead):
     finished: FinishedGame | None = None  # set by apply_action when its action ended the game
     needs_reload: bool = False
 
-    @property
-    def engine(self) -> Any:
-        return get_engine(self.kind)
-
 
 @dataclass(frozen=True)
 class LoadResult:
@@ -171,6 +155,19 @@ class LoadResult:
     rebuilt: list[int] = field(default_factory=list)
     quarantined: list[int] = field(default_factory=list)
     reasons: dict[int, str] = field(default_factory=dict)  # why each unplayable game was set aside
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """What the service computed when a game ended, for storage to write with it in one transaction:
+    the final state (``snapshot``, its canonical JSON), the results per seat, and the ratings
+    (``rating``: None when the game is not rated; ``unrate``: it was dealt rated but finishes unrated,
+    someone took a hint). Storage computes none of it: it runs no game's rules."""
+
+    snapshot: str
+    results: list[SeatResult]
+    rating: RatingPlan | None = None
+    unrate: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,46 +1,32 @@
-"""Games: creation, the action log (the truth), snapshots (a cache), loading, finishing, quarantine.
+"""Games: creation, the action log (the truth), snapshots (a cache), reading, finishing, quarantine.
 
-A game is its kind, seed, options, seats and action log; ``replay`` of those gives the state bit for
+A game is its kind, seed, options, seats and action log; a replay of those gives the state bit for
 bit. The snapshot (the engine's ``to_dict()`` as canonical JSON) only spares a replay at start.
 
-Checking snapshots at load. Replaying every log costs about 10 us per action (10,000 games in mid-play
-take seconds), so :meth:`GameRepository.load_active` checks each snapshot *cheaply* by default: it
-parses, its stored hash matches its text (a damaged cache), and the game's version equals the last
-``seq`` of its log (a snapshot from another point of the log). A game failing any check is replayed
-from its log and its snapshot rebuilt. A snapshot can also be well-formed and consistent yet differ
-from a replay only if the engine code changed (or the service wrote a state it did not get from the
-log); so storage keeps a fingerprint of each engine's source, and when it differs from the one that
-wrote the snapshots, every game of that kind is verified by a full replay at that start.
-``load_active(verify="full")`` and :meth:`GameRepository.verify` replay on demand.
+Storage stores what the service gives it and runs no game's rules (it imports no game): the service
+(:mod:`bot.service.rules`) deals a new game and hands its state to :meth:`GameRepository.create_game`,
+applies an action and hands the state after it (and, when it ended the game, the results and the
+rating computation, :class:`~bot.storage.game_types.GameEnd`) to :meth:`GameRepository.commit_action`,
+and turns the rows read here (:meth:`GameRepository.read_rows`) into playable games, replaying a log
+when a snapshot fails a check, then hands back the repairs to write (:meth:`GameRepository.write_repairs`).
+Storage keeps the SQL, the transactions, the idempotency keys and the one retry of a commit.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bot.games.registry import KINDS, get_engine
+from bot.engine.base import GameState
 from bot.storage.backend import Connection, Database
-from bot.storage.errors import (
-    ChannelBusy,
-    GameNotFound,
-    GameQuarantined,
-    NeedsReload,
-    StorageError,
-)
-from bot.storage.game_commit import (
-    COMMIT_RETRY_WITHIN_S,
-    RELOAD_WITHIN_S,
-    RetryTimedOut,
-    commit_once_more,
-    restore,
-)
+from bot.storage.errors import ChannelBusy, GameNotFound, NeedsReload
+from bot.storage.game_commit import COMMIT_RETRY_WITHIN_S, commit_once_more
 from bot.storage.game_log import (
+    GameRow,
+    Repair,
     _appender,
-    _check,
     _fetch_actions,
     _fetch_rows,
     _finish,
@@ -50,10 +36,8 @@ from bot.storage.game_log import (
     _log_quarantine,
     _logged_at,
     _raw_actions,
-    _Row,
     _why_not_written,
     _write_repairs,
-    replay_log,
 )
 from bot.storage.game_types import (
     _ENGINE_KEY,
@@ -62,14 +46,13 @@ from bot.storage.game_types import (
     FINISHED,
     QUARANTINED,
     FinishedGame,
+    GameEnd,
     LoadResult,
     Seat,
     StoredAction,
     StoredGame,
     Verify,
-    _gc_paused,
     canonical_json,
-    engine_fingerprint,
     now_ms,
     snapshot_hash,
 )
@@ -84,18 +67,33 @@ __all__ = [
     "FINISHED",
     "QUARANTINED",
     "FinishedGame",
+    "GameEnd",
     "GameRepository",
+    "GameRow",
     "LoadResult",
+    "Repair",
     "Seat",
     "StoredAction",
     "StoredGame",
     "Verify",
     "canonical_json",
-    "engine_fingerprint",
+    "check_seats",
+    "is_same_action",
     "now_ms",
-    "replay_log",
     "snapshot_hash",
 ]
+
+is_same_action = _is_same_action  # the service's read-back after a failed commit asks it too
+
+
+def check_seats(seats: Sequence[Seat]) -> None:
+    """Seats numbered 0, 1, 2... in order, a user sitting only once; else ValueError."""
+    if [s.seat for s in seats] != list(range(len(seats))):
+        raise ValueError("seats must be numbered 0, 1, 2... in order")
+    users = [s.user_id for s in seats if s.ai_level is None]
+    if None in users or len(set(users)) != len(users):
+        raise ValueError("every human seat needs a distinct user id")
+
 
 # ------------------------------------------------------------------------------------------ repository
 
@@ -116,25 +114,21 @@ class GameRepository:
         kind: str,
         seats: Sequence[Seat],
         seed: int,
-        options: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any],
+        state: GameState,
         host_id: int | None = None,
         message_id: int | None = None,
         rated: bool = True,
         meta: Mapping[str, Any] | None = None,
     ) -> StoredGame:
-        """Deal a new game with the engine and store it; :class:`ChannelBusy` if the channel has one.
+        """Store a game the service dealt (``state``, from ``seed`` and ``options``, the engine's
+        options as a dict); :class:`ChannelBusy` if the channel has one.
 
-        Seats must be numbered 0, 1, 2... in order; a user may sit only once.
+        Seats must be numbered 0, 1, 2... in order; a user may sit only once (:func:`check_seats`).
         """
-        engine = get_engine(kind)
-        if [s.seat for s in seats] != list(range(len(seats))):
-            raise ValueError("seats must be numbered 0, 1, 2... in order")
-        users = [s.user_id for s in seats if s.ai_level is None]
-        if None in users or len(set(users)) != len(users):
-            raise ValueError("every human seat needs a distinct user id")
-        options_obj = engine.Options.from_dict(dict(options or {}))
-        game = engine.Game.new([s.engine_name for s in seats], seed, options_obj)
-        options_json = canonical_json(options_obj.to_dict())
+        check_seats(seats)
+        game = state
+        options_json = canonical_json(dict(options))
         snapshot = canonical_json(game.to_dict())
         meta_json = canonical_json(dict(meta or {}))
         now = now_ms()
@@ -225,173 +219,84 @@ class GameRepository:
         work = _appender(game_id, expected_version, seat, action, snapshot, meta, key=key)
         return (await self.db.write(work)).version
 
-    async def append_final_action(
-        self,
-        game_id: int,
-        expected_version: int,
-        seat: int,
-        action: Mapping[str, Any],
-        snapshot: Mapping[str, Any],
-        meta: Mapping[str, Any] | None = None,
-        *,
-        key: int | None = None,
-    ) -> FinishedGame:
-        """Log the action that ends the game and finish it (results, ratings) in ONE transaction."""
-        append = _appender(game_id, expected_version, seat, action, snapshot, meta, key=key)
-        finished, _ = await self.db.write(_finisher(game_id, append, now_ms(), self.db.row_lock))
-        return finished
-
-    async def apply_action(
+    async def commit_action(
         self,
         stored: StoredGame,
         seat: int,
-        action: Any,
-        meta_after: Callable[[Any], Mapping[str, Any] | None] | None = None,
+        action: Mapping[str, Any],
+        snapshot: str,
+        meta: Mapping[str, Any] | None = None,
         *,
+        end: GameEnd | None = None,
         key: int | None = None,
         retry_within: float = COMMIT_RETRY_WITHIN_S,
         on_retry: Callable[[str], None] | None = None,
-    ) -> list[Any]:
-        """Apply ``action`` (an engine action) to ``stored.game`` and commit it; returns the events.
-
-        ``meta_after(game)``, called once the engine applied the action, may return new metadata to
-        commit in the same transaction (None: unchanged); ``stored.meta`` is updated on success.
-
-        An illegal action raises the engine's GameError and writes nothing. The action that ends the
-        game also finishes it in the same transaction (``stored.status`` becomes ``finished`` and
-        ``stored.finished`` holds the results and rating changes).
+    ) -> FinishedGame | None:
+        """Commit one action the service applied to ``stored.game`` (at ``stored.version``): the action
+        (``action.to_dict()``), the state after it (``snapshot``, its canonical JSON) and, when given,
+        the new metadata, in one transaction. ``end`` (the action ended the game): the same transaction
+        also finishes it with the service's final snapshot, results and rating computation, and
+        ``stored.status`` becomes ``finished``, ``stored.finished`` what was written.
 
         ``key`` is the action's idempotency key (the interaction id of the click that made it; None for
         a computer player or a timer), stored with it in the log. A commit that fails on a transient
         fault (:attr:`StorageError.transient`: the connection dropped, the server away, a busy lock)
         within ``retry_within`` seconds of its start is made once more, after a pause in which the
         backend reconnects (:func:`bot.storage.game_commit.commit_once_more`, which bounds the retry to
-        a few seconds): if the first commit had in fact landed (its COMMIT reached the
-        server, the answer was lost), the retry finds the action logged at that version and takes the
-        move as done, never applying it twice. ``on_retry(outcome)`` hears how each retry ended:
-        ``applied``, ``already_applied`` or ``failed``.
-
-        If the commit fails for good, ``stored`` is reloaded from the database, so the in-memory game
-        never runs ahead of the log, and the error is raised; if the reload finds the action logged
-        (by its key) the move is done after all and its events are returned. If the reload fails too
-        (the database still away), ``stored.game`` is restored to the state before the action (from
-        ``stored.snapshot``) and ``stored.needs_reload`` is set: nothing more may be applied to it
-        (:class:`NeedsReload`) until :meth:`reload` succeeds.
+        a few seconds): if the first commit had in fact landed (its COMMIT reached the server, the
+        answer was lost), the retry finds the action logged at that version and takes the move as
+        done, never applying it twice. ``on_retry(outcome)`` hears how each retry ended: ``applied``,
+        ``already_applied`` or ``failed``. A commit that fails for good raises, ``stored`` untouched:
+        the service reads the game back (:meth:`read_logged`) or restores its state.
         """
         if stored.needs_reload:
             raise NeedsReload(stored.id)
-        committed, expected = stored.snapshot, stored.version
-        events: list[Any] = list(stored.game.apply(seat, action))
-        action_dict = action.to_dict()
-        try:
-            game = stored.game
-            meta = meta_after(game) if meta_after is not None else None
-            snapshot = canonical_json(game.to_dict())
-            over = game.is_over
+        expected = stored.version
+        row_lock = self.db.row_lock
 
-            def attempt(retry: bool) -> Callable[[Connection], tuple[FinishedGame | None, bool]]:
-                append = _appender(
-                    stored.id, expected, seat, action_dict, snapshot, meta, key=key, retry=retry
-                )
-                if over:
-                    return _finisher(stored.id, append, now_ms(), self.db.row_lock)
-                return lambda conn: (None, append(conn).already)
+        def attempt(retry: bool) -> Callable[[Connection], tuple[FinishedGame | None, bool]]:
+            append = _appender(stored.id, expected, seat, action, snapshot, meta, key=key, retry=retry)
+            if end is not None:
+                return _finisher(stored.id, append, end, now_ms(), row_lock)
+            return lambda conn: (None, append(conn).already)
 
-            finished = await commit_once_more(self.db, stored.id, attempt, retry_within, on_retry)
-        except asyncio.CancelledError:
-            restore(stored, committed)  # no I/O while being cancelled: the next use reloads it
-            raise
-        except Exception as error:
-            if await self._settle(stored, committed, expected, seat, action_dict, key, error):
-                return events  # the reload found the action logged: the move is done after all
-            raise
+        finished = await commit_once_more(self.db, stored.id, attempt, retry_within, on_retry)
         stored.version = expected + 1
         stored.snapshot = snapshot
-        if over:
+        if end is not None:
             stored.status = FINISHED
             stored.finished = finished
         if meta is not None:
             stored.meta = dict(meta)
         stored.updated_at = now_ms()
-        return events
+        return finished
 
-    async def _settle(
-        self,
-        stored: StoredGame,
-        committed: str,
-        expected: int,
-        seat: int,
-        action: Mapping[str, Any],
-        key: int | None,
-        error: BaseException,
-    ) -> bool:
-        """After a commit failed for good: read the game again (so the cache never runs ahead of the
-        log). True if the commit's outcome was unknown (a transient fault) and the log holds the action
-        after all (by its key, or, without one, by its seat and action at that version): ``stored`` is
-        then the game with it. When the database cannot be read (or a retry's outcome is still
-        unknown), the state before the action is restored from ``committed`` and
-        ``stored.needs_reload`` set."""
-        if isinstance(error, RetryTimedOut):
-            restore(stored, committed)
-            return False
-        # Only a transient fault leaves the commit's outcome unknown: after a refusal (a stale version,
-        # a game no longer active) nothing was written, whatever the log holds now.
-        unknown = isinstance(error, StorageError) and error.transient
-        action_json = canonical_json(dict(action))
-        try:
-            fresh, logged, finished = await asyncio.wait_for(
-                self._read_back(stored.id, expected + 1), RELOAD_WITHIN_S
-            )
-        except (StorageError, TimeoutError):
-            restore(stored, committed)
-            log.warning(
-                "storage.reload_failed game_id=%d",
-                stored.id,
-                extra={"event": "reload_failed", "game_id": stored.id},
-            )
-            return False
-        stored.__dict__.update(fresh.__dict__)
-        stored.finished = finished
-        return unknown and logged is not None and _is_same_action(logged, seat, action_json, key)
-
-    async def _read_back(
-        self, game_id: int, seq: int
-    ) -> tuple[StoredGame, tuple[Any, ...] | None, FinishedGame | None]:
-        """The game as stored, what its log holds at ``seq`` (``(seat, action, key)``), and what its
-        finish wrote if it is finished."""
-        fresh = await self.get_game(game_id)
+    async def read_logged(
+        self, game_id: int, seq: int, *, finished: bool
+    ) -> tuple[tuple[Any, ...] | None, FinishedGame | None]:
+        """What the log holds at ``seq`` (``(seat, action, key)``, or None) and, for a ``finished``
+        game, what its finish wrote: the read-back after a commit failed (did it land after all?)."""
 
         def read(conn: Connection) -> tuple[tuple[Any, ...] | None, FinishedGame | None]:
-            finished = _finished_record(conn, game_id) if fresh.status == FINISHED else None
-            return _logged_at(conn, game_id, seq), finished
+            return _logged_at(conn, game_id, seq), _finished_record(conn, game_id) if finished else None
 
-        if fresh.version < seq and fresh.status != FINISHED:
-            return fresh, None, None
-        logged, finished = await self.db.run(read)
-        return fresh, logged, finished
-
-    async def reload(self, stored: StoredGame) -> None:
-        """Read ``stored`` again from the database, in place (clearing ``needs_reload``): the game as
-        its log has it, and what its finish wrote if a commit that failed had in fact ended it.
-        Raises :class:`StorageError` (the database still away) or :class:`GameQuarantined`."""
-        fresh, _, finished = await self._read_back(stored.id, stored.version + 1)
-        stored.__dict__.update(fresh.__dict__)
-        stored.finished = finished
+        return await self.db.run(read)
 
     # ---------------------------------------------------------------- the end of a game
 
-    async def finish_game(self, game_id: int, expected_version: int | None = None) -> FinishedGame:
-        """Close a game that is over: results per seat, then (if rated) ratings, stats and history.
-
-        The state is rebuilt from the log (the truth) for the results, all in one transaction and one
-        hop. Raises :class:`GameNotOver` if the log does not end the game, :class:`StaleVersion` if
-        ``expected_version`` is given and the game has moved on. Prefer :meth:`append_final_action`
-        (or :meth:`apply_action`, which uses it), so no crash can leave an ended game active; a game
-        loaded over but still active (``stored.game.is_over``) should be finished with this.
+    async def finish_game(
+        self, game_id: int, end: GameEnd, expected_version: int | None = None
+    ) -> FinishedGame:
+        """Close a game that is over with what the service computed (``end``): the final snapshot,
+        results per seat, then (if rated) ratings, stats and history, all in one transaction and one
+        hop. Raises :class:`StaleVersion` if ``expected_version`` is given and the game has moved on,
+        :class:`GameNotActive` if it is no longer active. Prefer :meth:`commit_action` with ``end``,
+        so no crash can leave an ended game active; a game loaded over but still active is finished
+        with this (:meth:`bot.service.rules.GameRules.finish_game`).
         """
         now = now_ms()
         row_lock = self.db.row_lock
-        return await self.db.write(lambda c: _finish(c, game_id, expected_version, now, row_lock))
+        return await self.db.write(lambda c: _finish(c, game_id, expected_version, end, now, row_lock))
 
     async def cancel_game(self, game_id: int, note: str | None = None) -> None:
         """End an active game without results or ratings (abandoned, stopped by the host...)."""
@@ -465,40 +370,65 @@ class GameRepository:
 
     # ---------------------------------------------------------------- reading
 
-    async def load_active(
-        self, *, verify: Verify = "auto", owns: Callable[[int | None], bool] | None = None
-    ) -> LoadResult:
-        """Every active game, ready to play (see the module doc for how snapshots are checked).
+    async def read_rows(
+        self, game_id: int | None = None, *, owns: Callable[[int | None], bool] | None = None
+    ) -> tuple[list[GameRow], dict[str, str]]:
+        """Every active game's rows (or one game's, ``game_id``, whatever its status), unparsed, and
+        the engine fingerprints recorded by the last load, by kind. ``owns(guild_id)``: only those
+        games (a fleet process loads its shards' games). The service turns rows into games."""
+        where, params = ("g.status = ?", (ACTIVE,)) if game_id is None else ("g.id = ?", (game_id,))
 
-        A game whose data cannot give a game (unknown kind, unreadable options, a log that does not
-        replay) is quarantined with a log line; the others are still returned. ``owns(guild_id)``: only
-        those games (a fleet process loads its shards' games; the others are neither replayed nor
-        repaired here, their own process does it).
-        """
-        return await self._load("g.status = ?", (ACTIVE,), verify=verify, record_fingerprints=True, keep=owns)
+        def read(conn: Connection) -> tuple[list[GameRow], dict[str, str]]:
+            rows = _fetch_rows(conn, where, params)
+            known = {
+                str(key)[len(_ENGINE_KEY) :]: str(value)
+                for key, value in conn.execute(
+                    "SELECT key, value FROM storage_state WHERE key LIKE ?", (f"{_ENGINE_KEY}%",)
+                ).fetchall()
+            }
+            return rows, known
 
-    async def get_game(self, game_id: int, *, verify: bool = False) -> StoredGame:
-        """One game, whatever its status; with ``verify`` its snapshot is checked by a full replay.
+        rows, known = await self.db.run(read)
+        if owns is not None:
+            rows = [row for row in rows if owns(row.guild_id)]
+        return rows, known
 
-        Raises :class:`GameNotFound`, or :class:`GameQuarantined` if its data cannot give a game.
-        """
-        result = await self._load(
-            "g.id = ?", (game_id,), verify="full" if verify else "auto", record_fingerprints=False
-        )
-        if result.games:
-            return result.games[0]
-        if game_id in result.reasons:
-            raise GameQuarantined(game_id, result.reasons[game_id])
+    async def raw_logs(self, game_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:
+        """The action logs of these games, unparsed (``(seq, seat, action JSON)`` in order), in one hop."""
+        ids = list(game_ids)
+        return await self.db.run(lambda c: {i: _raw_actions(c, i) for i in ids})
+
+    async def write_repairs(
+        self, repairs: Sequence[Repair], fingerprints: Mapping[str, str], kinds: Mapping[int, str]
+    ) -> None:
+        """Write what a load decided, in one transaction: rebuilt snapshots, games set aside (logged,
+        with their ``kinds``), and the engines' new ``fingerprints`` by kind. Nothing to write: no hop."""
+        for repair in repairs:
+            if repair.quarantine is not None:
+                _log_quarantine(repair, kinds.get(repair.game_id, "?"))
+        if not repairs and not fingerprints:
+            return
+        rows = [(_ENGINE_KEY + kind, value) for kind, value in fingerprints.items()]
+        now = now_ms()
+
+        def write(conn: Connection) -> None:
+            _write_repairs(conn, repairs, now)
+            conn.executemany(
+                "INSERT INTO storage_state (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                rows,
+            )
+
+        await self.db.write(write)
+
+    async def status_of(self, game_id: int) -> tuple[str, str | None]:
+        """A game's status and note; :class:`GameNotFound` if there is none."""
         row = await self.db.run(
             lambda c: c.execute("SELECT status, note FROM games WHERE id = ?", (game_id,)).fetchone()
         )
         if row is None:
             raise GameNotFound(game_id)
-        raise GameQuarantined(game_id, str(row[1] or row[0]))
-
-    async def verify(self, game_id: int) -> StoredGame:
-        """Replay a game's log, compare with its snapshot, rebuild it if they differ."""
-        return await self.get_game(game_id, verify=True)
+        return str(row[0]), None if row[1] is None else str(row[1])
 
     async def action_count(self) -> int:
         """How many actions every game's log holds together (benchmarks count what was committed)."""
@@ -513,75 +443,3 @@ class GameRepository:
             ).fetchone()
         )
         return None if row is None else int(row[0])
-
-    async def _load(
-        self,
-        where: str,
-        params: tuple[Any, ...],
-        *,
-        verify: Verify,
-        record_fingerprints: bool,
-        keep: Callable[[int | None], bool] | None = None,
-    ) -> LoadResult:
-        def read(conn: Connection) -> tuple[list[_Row], dict[str, str]]:
-            rows = _fetch_rows(conn, where, params)
-            known = dict(
-                conn.execute(
-                    "SELECT key, value FROM storage_state WHERE key LIKE ?", (f"{_ENGINE_KEY}%",)
-                ).fetchall()
-            )
-            return rows, known
-
-        rows, known = await self.db.run(read)
-        if keep is not None:
-            rows = [row for row in rows if keep(row.guild_id)]
-        # Kinds whose engine code changed since their snapshots were written get a full replay.
-        changed = {k for k in KINDS if known.get(_ENGINE_KEY + k) not in (None, engine_fingerprint(k))}
-        full = {row.id: verify == "full" or row.kind in changed for row in rows}
-        with _gc_paused():
-            outcomes = [_check(row, full=full[row.id], actions=None) for row in rows]
-        waiting = [row.id for row, outcome in zip(rows, outcomes, strict=True) if outcome is None]
-        if waiting:
-            logs = await self.db.run(lambda c: {i: _raw_actions(c, i) for i in waiting})
-            with _gc_paused():
-                outcomes = [
-                    _check(row, full=full[row.id], actions=logs[row.id]) if outcome is None else outcome
-                    for row, outcome in zip(rows, outcomes, strict=True)
-                ]
-        results = [outcome for outcome in outcomes if outcome is not None]
-        games = [g for g, _ in results if g is not None]
-        active = {row.id for row in rows if row.values[6] == ACTIVE}
-        reasons = {r.game_id: r.quarantine for _, r in results if r is not None and r.quarantine is not None}
-        # Only active games are repaired or set aside; an ended game is history, read as it is.
-        repairs = [r for _, r in results if r is not None and r.game_id in active]
-        kinds = {row.id: row.kind for row in rows}
-        for repair in repairs:
-            if repair.quarantine is not None:
-                _log_quarantine(repair, kinds.get(repair.game_id, "?"))
-        fingerprints = (
-            [
-                (_ENGINE_KEY + k, engine_fingerprint(k))
-                for k in KINDS
-                if known.get(_ENGINE_KEY + k) != engine_fingerprint(k)
-            ]
-            if record_fingerprints
-            else []
-        )
-        if repairs or fingerprints:
-            now = now_ms()
-
-            def write(conn: Connection) -> None:
-                _write_repairs(conn, repairs, now)
-                conn.executemany(
-                    "INSERT INTO storage_state (key, value) VALUES (?, ?)"
-                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    fingerprints,
-                )
-
-            await self.db.write(write)
-        return LoadResult(
-            games,
-            rebuilt=[r.game_id for r in repairs if r.snapshot is not None],
-            quarantined=[r.game_id for r in repairs if r.quarantine is not None],
-            reasons=reasons,
-        )

@@ -48,10 +48,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.engine.base import GameState
 from bot.storage.backend import Connection
 from bot.storage.errors import StorageError
 from bot.storage.game_log import _fetch_rows
-from bot.storage.games import canonical_json, replay_log, snapshot_hash
+from bot.storage.game_types import GameHead
+from bot.storage.games import canonical_json, snapshot_hash
 from bot.storage.postgres.bulk import BulkTarget
 from bot.storage.postgres.database import describe
 from bot.storage.postgres.database import load_migrations as postgres_migrations
@@ -63,6 +65,10 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # Tables written by triggers: derived table -> the tables whose triggers write it. The derived table is
 # copied after those, over what the triggers built (see the module doc).
 DERIVED: dict[str, tuple[str, ...]] = {"rating_boards": ("ratings",)}
+# How a game's log is replayed (the service's :func:`bot.service.rules.replay_log`: storage runs no
+# game's rules, so the command line hands it in): ``replay(head, [(seq, seat, action JSON)...])``.
+Replay = Callable[[GameHead, Sequence[tuple[int, int, str]]], GameState]
+
 VERIFY_BATCH = 200  # games replayed per read of the target
 _DIGEST_MOD = 1 << 128
 _INTEGER_TYPES = frozenset({"smallint", "integer", "bigint"})
@@ -172,7 +178,7 @@ class Digest:
     __hash__ = None  # type: ignore[assignment]
 
 
-def replay_games(conn: Connection) -> tuple[int, list[str]]:
+def replay_games(conn: Connection, replay: Replay) -> tuple[int, list[str]]:
     """Replay every game but the quarantined ones from its log, as ``load_active`` does with a full
     check, on the target's rows; ``(games replayed, problems)``."""
     ids = [
@@ -200,7 +206,7 @@ def replay_games(conn: Connection) -> tuple[int, list[str]]:
                     raise StorageError(
                         f"its version is {row.version} but its log holds {len(actions)} actions"
                     )
-                replayed_game = replay_log(row.head(), actions)
+                replayed_game = replay(row.head(), actions)
                 if canonical_json(replayed_game.to_dict()) != row.snapshot:
                     raise StorageError("its log replays to another state than its snapshot")
             except Exception as error:  # the engine's own errors too: any game that does not replay
@@ -213,7 +219,9 @@ def replay_games(conn: Connection) -> tuple[int, list[str]]:
 # ---------------------------------------------------------------------------------------- the copy
 
 
-def migrate(source_path: Path, url: str, say: Callable[[str], None] = lambda _line: None) -> Report:
+def migrate(
+    source_path: Path, url: str, say: Callable[[str], None] = lambda _line: None, *, replay: Replay
+) -> Report:
     """Copy ``source_path`` into the empty PostgreSQL database at ``url``, verify it, commit; raises
     :class:`Refused` or :class:`VerificationFailed` (nothing changed) or a storage error. ``say`` gets
     a line per step once the copy has begun (a big database takes minutes: mostly the replays)."""
@@ -271,7 +279,7 @@ def migrate(source_path: Path, url: str, say: Callable[[str], None] = lambda _li
             report.games_by_status = {
                 str(s): int(n) for s, n in conn.execute("SELECT status, count(*) FROM games GROUP BY status")
             }
-            report.replayed, replay_problems = replay_games(conn)
+            report.replayed, replay_problems = replay_games(conn, replay)
             problems += replay_problems
             if problems:
                 more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
@@ -350,7 +358,8 @@ def _scrub(text: str, url: str, *, error: bool = False) -> str:
     return text
 
 
-def main(args: list[str]) -> int:
+def main(args: list[str], replay: Replay) -> int:
+    """``migrate-db``; ``replay``: how a game's log is replayed for the verification (see :data:`Replay`)."""
     parser = argparse.ArgumentParser(
         prog=f"python -m bot {PROG}",
         description="Copy a SQLite database into an empty PostgreSQL database, and verify the copy.",
@@ -363,7 +372,7 @@ def main(args: list[str]) -> int:
     url: str = options.url
     try:
         source: Path = options.source or _default_database()
-        report = migrate(source, url, lambda line: print(_scrub(line, url), flush=True))
+        report = migrate(source, url, lambda line: print(_scrub(line, url), flush=True), replay=replay)
     except Refused as refusal:
         print(_scrub(f"{PROG}: refused: {refusal}", url, error=True), file=sys.stderr)
         return 1

@@ -1,56 +1,35 @@
-"""Per game kind ratings (openskill Plackett-Luce), per server and global, with stats and history.
+"""Per game kind ratings, per server and global, with stats and history: the rows, the boards, and the
+writing of a finished game's rating changes (which the service computes: bot/service/outcomes.py).
 
 Scope ``0`` is the global board; any other scope is a Discord guild id. A player key is
 ``user:<discord id>`` or ``ai:<level>``: every computer player of one level shares a row, so the
 strength of each level shows on the board.
 
-The model is openskill's: ``mu`` (the skill estimate) and ``sigma`` (its uncertainty), updated as
-the library says. What players see, and what the board is ordered by, is the **shown rating**
-(:func:`shown_rating`, stored in the ``conservative`` column): it starts at 0 and follows the
-*conservative* estimate ``mu - 3 * sigma`` (openskill's ``ordinal``, the skill we are ~99.7 % sure the
-player has at least), except that a game the player did not win never raises it and a game they won
-never lowers it. Why: the conservative estimate rises as sigma shrinks, so a player who lost a game
-could see "0.0 -> 1.5 (+1.5)"; and in a game of 3 or more, openskill raises the mu of a player who
-came second. A player reads a rating as "winning raises it, losing lowers it", so the shown rating
-does just that, and it catches up with the estimate at the next result that lets it (a figure held
-after a loss joins the estimate at the next win). A newcomer with one lucky win still has a large
-sigma and stays below a player who has proven the same mu over many games.
+The model is openskill's (``mu``, ``sigma``), and what players see, and what the board is ordered by,
+is the **shown rating** (stored in the ``conservative`` column); :mod:`bot.service.outcomes` computes
+both and says why. Storage holds no model: :func:`write_ratings` creates missing rows, reads them
+locked inside the finishing transaction, hands them to the service's ``RatingPlan.rate`` and writes
+what it returns, rows and history, in that same transaction.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from openskill.models import PlackettLuce
-
-from bot.games import registry
 from bot.storage.backend import Connection, Database
 
 GLOBAL_SCOPE = 0
-MODEL = PlackettLuce()
-DEFAULT_MU: float = MODEL.mu
-DEFAULT_SIGMA: float = MODEL.sigma
 MAX_PAGE_SIZE = 100
-
-
-# Kinds where a lower round score is better (the "best round" of a player is then the minimum).
-def lower_score_wins(kind: str) -> bool:
-    """Whether the best round of ``kind`` is its lowest score (the game says: ``Game.lower_score_wins``)."""
-    game = registry.KINDS.get(kind)
-    return game is not None and game.lower_score_wins
 
 
 def conservative(mu: float, sigma: float) -> float:
     """The conservative estimate mu - 3 sigma (openskill's ordinal), which the shown rating follows."""
     return mu - 3.0 * sigma
 
-
-NEW_RATING: float = conservative(DEFAULT_MU, DEFAULT_SIGMA)  # ~0: where every shown rating starts
 
 # A player's rating is **provisional** until they have this many rated games of a kind in a scope: the
 # figure is not shown to players (``/stats``, the boards and the end-of-game lines say "provisional"),
@@ -67,46 +46,12 @@ def is_provisional(games: int | None) -> bool:
     return games is not None and games < PROVISIONAL_GAMES
 
 
-def shown_rating(previous: float, mu: float, sigma: float, *, won: bool) -> float:
-    """The rating a player sees after a game: the conservative estimate ``mu - 3 sigma``, held at
-    ``previous`` when it would move against the result.
-
-    A win (first place, ties included) never lowers it: ``max(previous, estimate)``. Any other place
-    (second of eight as much as last, and a forfeit, rated tied last) never raises it:
-    ``min(previous, estimate)``. So the figure stays within one result streak of the estimate: after a
-    loss it is at most the estimate, after a win at least.
-    """
-    estimate = conservative(mu, sigma)
-    return max(previous, estimate) if won else min(previous, estimate)
-
-
-def forfeit_ranks(ranks: Sequence[int], forfeited: set[int]) -> list[int]:
-    """The ranks a game is rated with when the seats in ``forfeited`` (a human who left or was
-    replaced by a computer player) count as tied last, whatever the computer player then did: the
-    others keep their order (competition ranking, ties kept), so a leaver can neither win nor gain."""
-    kept = [r for seat, r in enumerate(ranks) if seat not in forfeited]
-    last = len(kept) + 1
-    return [last if seat in forfeited else 1 + sum(1 for k in kept if k < r) for seat, r in enumerate(ranks)]
-
-
 def user_key(user_id: int) -> str:
     return f"user:{int(user_id)}"
 
 
 def ai_key(level: str) -> str:
     return f"ai:{level}"
-
-
-@dataclass(frozen=True)
-class Participant:
-    """One seat of a finished game, as the rating update sees it."""
-
-    seat: int
-    player: str
-    display_name: str
-    rank: int
-    round_scores: Sequence[int] = ()
-    stats: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -186,9 +131,10 @@ class PlayerStats:
     def mean_round(self) -> float | None:
         return self.round_sum / self.round_count if self.round_count else None
 
-    @property
-    def best_round(self) -> int | None:
-        return self.round_min if lower_score_wins(self.kind) else self.round_max
+    def best_round(self, lower_wins: bool) -> int | None:
+        """The best round score: the lowest when the game's lower score wins (``Game.lower_score_wins``:
+        the caller knows the game, storage does not)."""
+        return self.round_min if lower_wins else self.round_max
 
 
 @dataclass(frozen=True)
@@ -230,6 +176,50 @@ class HistoryEntry:
         return self.shown_after
 
 
+@dataclass(frozen=True)
+class RatingRow:
+    """A player's board row in one kind and scope, as read (locked) in the finishing transaction, or as
+    the service's rating computation wants it written."""
+
+    display_name: str
+    mu: float
+    sigma: float
+    shown: float  # the shown rating (the ``conservative`` column)
+    games: int = 0
+    wins: int = 0
+    round_count: int = 0
+    round_sum: int = 0
+    round_min: int | None = None
+    round_max: int | None = None
+    stats: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RatingWrite:
+    """One player's new row after a game (``after``), and their best rank in it (for the history)."""
+
+    player: str
+    rank: int
+    after: RatingRow
+
+
+# ``rate(rows)``: every player's row before the game, by key (one scope) -> the rows to write.
+Rate = Callable[[Mapping[str, RatingRow]], Sequence[RatingWrite]]
+
+
+@dataclass(frozen=True)
+class RatingPlan:
+    """How the service rates a finished game: the kind and server, the players' keys and names, the row
+    a player without one starts from (``start``: the model's default), and ``rate``, the computation,
+    run once per scope on the rows read inside the transaction. Storage runs it; it does not know it."""
+
+    kind: str
+    guild_id: int | None
+    players: Mapping[str, str]  # player key -> display name
+    start: RatingRow
+    rate: Rate
+
+
 def rating_changes_of(conn: Connection, game_id: int) -> list[RatingChange]:
     """The rating changes a finished game caused, as stored (in the caller's unit of work)."""
     rows = conn.execute(
@@ -246,115 +236,111 @@ def rating_changes_of(conn: Connection, game_id: int) -> list[RatingChange]:
     return [RatingChange(*r) for r in rows]
 
 
-# The order rate_game unpacks.
+# The order write_ratings unpacks.
 _ROW_COLUMNS = "mu, sigma, conservative, games, wins, round_count, round_sum, round_min, round_max, stats"
 
 
-def rate_game(
-    conn: Connection,
-    *,
-    game_id: int,
-    kind: str,
-    guild_id: int | None,
-    participants: Sequence[Participant],
-    now: int,
-    row_lock: str = "",
+def write_ratings(
+    conn: Connection, *, game_id: int, plan: RatingPlan, now: int, row_lock: str = ""
 ) -> list[RatingChange]:
-    """Update ratings, stats and history for one finished game, in the caller's transaction.
-
-    Every seat is its own team for Plackett-Luce. Seats sharing a player key (two computer players of
-    the same level) are rated as separate teams and their key's row moves by the mean of their
-    updates; the row counts the game once, as a win when one of its seats won. The shown rating
-    moves by :func:`shown_rating`, with "won" meaning first place (ties included).
+    """Write the ratings, stats and history of one finished game, in the caller's transaction; the
+    new figures are ``plan.rate``'s (the service's computation) from the rows read here.
 
     This is a read-modify-write, and on PostgreSQL another process may rate the same player at the
-    same moment. So, scope by scope (ascending), the rows are first created with the default rating
-    if missing (one statement, keys in order: a concurrent creator of the same row is waited for, not
+    same moment. So, scope by scope (ascending), the rows are first created at ``plan.start`` if
+    missing (one statement, keys in order: a concurrent creator of the same row is waited for, not
     overwritten), then read with ``row_lock`` (the backend's :attr:`Database.row_lock`, ``" FOR
     UPDATE"`` on PostgreSQL) in key order, so a second game's update waits for the first's commit and
     starts from its figures; every process locks in the same order, so they cannot deadlock on these
     rows. A row created here counts on the board exactly as an inserted one did (same trigger).
     """
-    if len(participants) < 2:
-        return []
-    scopes = [GLOBAL_SCOPE] if not guild_id else sorted({GLOBAL_SCOPE, int(guild_id)})
-    by_key: dict[str, list[Participant]] = defaultdict(list)
-    for p in participants:
-        by_key[p.player].append(p)
-    keys = sorted(by_key)
+    kind, start = plan.kind, plan.start
+    scopes = [GLOBAL_SCOPE] if not plan.guild_id else sorted({GLOBAL_SCOPE, int(plan.guild_id)})
+    keys = sorted(plan.players)
     marks = ",".join("?" * len(keys))
     changes: list[RatingChange] = []
     new_rows = ",".join(["(?,?,?,?,?,?,?,0,0,0,0,NULL,NULL,'{}',?)"] * len(keys))
     for scope in scopes:
-        defaults = [
-            (kind, scope, k, by_key[k][0].display_name, DEFAULT_MU, DEFAULT_SIGMA, NEW_RATING, now)
-            for k in keys
-        ]
+        defaults = [(kind, scope, k, plan.players[k], start.mu, start.sigma, start.shown, now) for k in keys]
         conn.execute(
             "INSERT INTO ratings (kind, scope, player, display_name, mu, sigma, conservative, games, wins,"
             f" round_count, round_sum, round_min, round_max, stats, updated_at) VALUES {new_rows}"
             " ON CONFLICT (kind, scope, player) DO NOTHING",
             [value for row in defaults for value in row],
         )
-        existing: dict[str, tuple[Any, ...]] = {
-            row[0]: row[1:]
-            for row in conn.execute(
-                f"SELECT player, {_ROW_COLUMNS} FROM ratings"
-                f" WHERE kind = ? AND scope = ? AND player IN ({marks}) ORDER BY player{row_lock}",
-                (kind, scope, *keys),
+        before: dict[str, RatingRow] = {}
+        for row in conn.execute(
+            f"SELECT player, {_ROW_COLUMNS} FROM ratings"
+            f" WHERE kind = ? AND scope = ? AND player IN ({marks}) ORDER BY player{row_lock}",
+            (kind, scope, *keys),
+        ):
+            player, mu, sigma, shown, games, wins, r_count, r_sum, r_min, r_max, stats_text = row
+            before[player] = RatingRow(
+                plan.players[player],
+                float(mu),
+                float(sigma),
+                float(shown),
+                int(games),
+                int(wins),
+                int(r_count),
+                int(r_sum),
+                r_min,
+                r_max,
+                json.loads(stats_text) if stats_text else {},
             )
-        }
-        before = {k: (existing[k][0], existing[k][1]) for k in keys}
-        shown_before = {k: existing[k][2] for k in keys}
-        teams = [[MODEL.rating(mu=before[p.player][0], sigma=before[p.player][1])] for p in participants]
-        rated = MODEL.rate(teams, ranks=[float(p.rank) for p in participants])
-        after_mu: dict[str, list[float]] = defaultdict(list)
-        after_sigma: dict[str, list[float]] = defaultdict(list)
-        for p, team in zip(participants, rated, strict=True):
-            after_mu[p.player].append(float(team[0].mu))
-            after_sigma[p.player].append(float(team[0].sigma))
         updates: list[tuple[Any, ...]] = []
         history: list[tuple[Any, ...]] = []
-        for key in keys:
-            seats = by_key[key]
-            mu0, sigma0 = before[key]
-            mu1 = mu0 + sum(m - mu0 for m in after_mu[key]) / len(seats)
-            sigma1 = sum(after_sigma[key]) / len(seats)
-            games, wins, r_count, r_sum, r_min, r_max, stats_text = existing[key][3:]
-            rounds = [s for p in seats for s in p.round_scores]
-            if rounds:
-                r_min = min(rounds) if r_min is None else min(r_min, *rounds)
-                r_max = max(rounds) if r_max is None else max(r_max, *rounds)
-            stats: dict[str, int] = json.loads(stats_text) if stats_text else {}
-            for p in seats:
-                for name, count in p.stats.items():
-                    stats[name] = stats.get(name, 0) + int(count)
-            best = min(p.rank for p in seats)
-            shown0 = float(shown_before[key])
-            shown1 = shown_rating(shown0, mu1, sigma1, won=best == 1)
-            name = seats[0].display_name
+        for write in plan.rate(before):
+            key, new, old = write.player, write.after, before[write.player]
             updates.append(
                 (
-                    name,
-                    mu1,
-                    sigma1,
-                    shown1,
-                    games + 1,
-                    wins + (1 if best == 1 else 0),
-                    r_count + len(rounds),
-                    r_sum + sum(rounds),
-                    r_min,
-                    r_max,
-                    json.dumps(stats, sort_keys=True),
+                    new.display_name,
+                    new.mu,
+                    new.sigma,
+                    new.shown,
+                    new.games,
+                    new.wins,
+                    new.round_count,
+                    new.round_sum,
+                    new.round_min,
+                    new.round_max,
+                    json.dumps(dict(new.stats), sort_keys=True),
                     now,
                     kind,
                     scope,
                     key,
                 )
             )
-            history.append((game_id, kind, scope, key, best, mu0, sigma0, mu1, sigma1, now, shown0, shown1))
+            history.append(
+                (
+                    game_id,
+                    kind,
+                    scope,
+                    key,
+                    write.rank,
+                    old.mu,
+                    old.sigma,
+                    new.mu,
+                    new.sigma,
+                    now,
+                    old.shown,
+                    new.shown,
+                )
+            )
             changes.append(
-                RatingChange(scope, key, name, best, mu0, sigma0, mu1, sigma1, shown0, shown1, games + 1)
+                RatingChange(
+                    scope,
+                    key,
+                    new.display_name,
+                    write.rank,
+                    old.mu,
+                    old.sigma,
+                    new.mu,
+                    new.sigma,
+                    old.shown,
+                    new.shown,
+                    new.games,
+                )
             )
         conn.executemany(
             "UPDATE ratings SET display_name = ?, mu = ?, sigma = ?, conservative = ?, games = ?, wins = ?,"

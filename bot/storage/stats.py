@@ -8,23 +8,19 @@ and mean *final* total over the rated games of the scope, read from ``game_resul
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from bot.games import registry
-from bot.games.places import Place
 from bot.storage.backend import Connection, Database
 from bot.storage.ratings import (
     GLOBAL_SCOPE,
     HistoryEntry,
     PlayerStats,
     history_rows,
-    lower_score_wins,
     player_rows,
 )
-from bot.storage.results import seat_places
+from bot.storage.results import GameRanks, seat_ranks
 
-KINDS: tuple[str, ...] = tuple(game.name for game in registry.GAMES)  # the card's games, in order
 TREND_GAMES = 10  # the trend (change and sparkline) covers at most this many latest games
 
 
@@ -39,9 +35,10 @@ class KindOverview:
     history: list[HistoryEntry]  # newest first, at most ``TREND_GAMES``
     best_total: int | None  # best final total of a rated game (lowest where lower wins)
     mean_total: float | None
-    # The player's place in each game of ``history`` (same order; None: not found), by
-    # :func:`bot.games.places.places`, the rule ``/history`` and the final standings use too.
-    places: tuple[Place | None, ...] = ()
+    # What the player's place in each game of ``history`` is computed from (same order; None: not
+    # found): the game's ranks and options, and the player's seats in it (a computer level may sit
+    # twice). The place itself is the game's rule, computed above storage (``bot/render/places.py``).
+    finishes: tuple[tuple[GameRanks, tuple[int, ...]] | None, ...] = ()
 
     @property
     def played(self) -> bool:
@@ -60,9 +57,10 @@ def _player_filter(player: str) -> tuple[str, object] | None:
     return None
 
 
-def _places(conn: Connection, player: str, history: Sequence[HistoryEntry]) -> tuple[Place | None, ...]:
-    """The player's place in each game of ``history``: their seat's place (their best seat's, for a
-    computer level seated twice)."""
+def _finishes(
+    conn: Connection, player: str, history: Sequence[HistoryEntry]
+) -> tuple[tuple[GameRanks, tuple[int, ...]] | None, ...]:
+    """The ranks of each game of ``history`` and the player's seats in it."""
     condition = _player_filter(player)
     if condition is None or not history:
         return tuple(None for _ in history)
@@ -70,24 +68,28 @@ def _places(conn: Connection, player: str, history: Sequence[HistoryEntry]) -> t
     ids = sorted({h.game_id for h in history})
     seats = conn.execute(
         f"SELECT s.game_id, s.seat FROM game_seats AS s WHERE s.game_id IN ({','.join('?' * len(ids))})"
-        f" AND {where}",
+        f" AND {where} ORDER BY s.game_id, s.seat",
         (*ids, value),
     ).fetchall()
-    shown = seat_places(conn, ids)
-    best: dict[int, Place] = {}
+    games = seat_ranks(conn, ids)
+    mine: dict[int, list[int]] = {}
     for game_id, seat in seats:
-        found = shown.get((int(game_id), int(seat)))
-        if found is not None and (int(game_id) not in best or found.place < best[int(game_id)].place):
-            best[int(game_id)] = found
-    return tuple(best.get(h.game_id) for h in history)
+        mine.setdefault(int(game_id), []).append(int(seat))
+    out: list[tuple[GameRanks, tuple[int, ...]] | None] = []
+    for h in history:
+        game = games.get(h.game_id)
+        out.append(None if game is None or h.game_id not in mine else (game, tuple(mine[h.game_id])))
+    return tuple(out)
 
 
-def _totals(conn: Connection, player: str, kind: str, scope: int) -> tuple[int | None, float | None]:
+def _totals(
+    conn: Connection, player: str, kind: str, scope: int, lower_wins: bool
+) -> tuple[int | None, float | None]:
     condition = _player_filter(player)
     if condition is None:
         return None, None
     where, value = condition
-    best = "min" if lower_score_wins(kind) else "max"
+    best = "min" if lower_wins else "max"
     row = conn.execute(
         f"SELECT {best}(gr.total), avg(gr.total) FROM rating_history AS h"
         " JOIN game_seats AS s ON s.game_id = h.game_id"
@@ -101,9 +103,15 @@ def _totals(conn: Connection, player: str, kind: str, scope: int) -> tuple[int |
 
 
 def overview_rows(
-    conn: Connection, player: str, scope: int, kinds: Sequence[str], history: int
+    conn: Connection,
+    player: str,
+    scope: int,
+    kinds: Sequence[str],
+    history: int,
+    lower_wins: Collection[str] = (),
 ) -> list[KindOverview]:
-    """The card of ``player`` in ``scope``, one entry per kind (in the order of ``kinds``).
+    """The card of ``player`` in ``scope``, one entry per kind (in the order of ``kinds``); the best
+    total of a kind in ``lower_wins`` is its lowest (the games say it: ``Game.lower_score_wins``).
 
     A person's rank on the global board is among people, as that board shows by default (``/leaderboard
     computers``); on a server's board, which shows its computers by default, among everyone."""
@@ -126,7 +134,7 @@ def overview_rows(
         if stats is None:
             out.append(KindOverview(kind, scope, None, int(counts.get(kind, 0)), [], None, None))
             continue
-        best, mean = _totals(conn, player, kind, scope)
+        best, mean = _totals(conn, player, kind, scope, kind in lower_wins)
         latest = history_rows(conn, player, kind, scope, history)
         out.append(
             KindOverview(
@@ -137,7 +145,7 @@ def overview_rows(
                 latest,
                 best,
                 mean,
-                _places(conn, player, latest),
+                _finishes(conn, player, latest),
             )
         )
     return out
@@ -154,13 +162,16 @@ class StatsRepository:
         player: str,
         guild_id: int | None = None,
         *,
-        kinds: Sequence[str] = KINDS,
+        kinds: Sequence[str],
+        lower_wins: Collection[str] = (),
         history: int = TREND_GAMES,
     ) -> list[KindOverview]:
-        """``player``'s card on a guild's boards, or the global boards (``guild_id=None``)."""
+        """``player``'s card on a guild's boards, or the global boards (``guild_id=None``): one entry
+        per kind of ``kinds`` (the caller's games, in order; storage knows no game), the best total of
+        a kind in ``lower_wins`` being its lowest."""
         scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
-        wanted = tuple(kinds)
-        return await self.db.run(lambda c: overview_rows(c, player, scope, wanted, history))
+        wanted, lower = tuple(kinds), frozenset(lower_wins)
+        return await self.db.run(lambda c: overview_rows(c, player, scope, wanted, history, lower))
 
 
-__all__ = ["KINDS", "TREND_GAMES", "KindOverview", "StatsRepository", "overview_rows"]
+__all__ = ["TREND_GAMES", "KindOverview", "StatsRepository", "overview_rows"]

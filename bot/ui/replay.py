@@ -42,6 +42,7 @@ from bot.games import registry
 from bot.i18n import template
 from bot.i18n import translate as t
 from bot.render.names import ComputerName, computer_name, shown_names
+from bot.service.rules import GameRules
 from bot.storage import GameNotFound, GameQuarantined, StoredAction, StoredGame
 from bot.ui import display
 from bot.ui.views import ButtonsView
@@ -182,7 +183,7 @@ async def _finished_game(bot: Any, interaction: discord.Interaction[Any], game_i
     storage = bot.storage
     assert storage is not None, "storage opens in setup_hook"
     try:
-        stored: StoredGame = await storage.games.get_game(game_id)
+        stored: StoredGame = await GameRules(storage).get_game(game_id)
     except (GameNotFound, GameQuarantined):
         return "replay.error.not_found"
     if interaction.guild_id is None or stored.guild_id != interaction.guild_id:

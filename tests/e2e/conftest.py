@@ -46,6 +46,7 @@ from typing import Any
 import discord
 import pytest
 
+from bot.service.rules import GameRules
 from fakecord import ErrorLogCollector, FakeDiscord, RealClock
 
 
@@ -341,10 +342,10 @@ async def finish_random_game(
     """A rated Skyjo game to 10 points between ``seats``, played with random legal moves through
     storage (the boards' tests: many finished games without clicking them)."""
     options = {"score_limit": 10}
-    stored = await storage.games.create_game(
+    stored = await GameRules(storage).create_game(
         guild_id=guild_id, channel_id=channel_id, kind="skyjo", seats=seats, seed=seed, options=options
     )
     while not stored.game.is_over:
         seat = rng.choice(stored.game.seats_to_act())
-        await storage.games.apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
+        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
     assert stored.status == "finished"

@@ -26,6 +26,7 @@ import pytest
 
 from bot.client import SkyboBot, create_bot
 from bot.config import shard_of, shards_from
+from bot.service.rules import GameRules
 from bot.storage import Storage
 from bot.storage.postgres.leases import SHARD_LOCK, LeaseTiming
 from devtools.pgserver import SUPERUSER
@@ -335,7 +336,7 @@ async def test_a_process_takes_its_shards_back_after_a_blink_and_serves_on_witho
         other = await Storage.open(url=pg_dsn)  # the process that runs the shard in between
         peek = psycopg.connect(pg_dsn, autocommit=True)
         try:
-            stored = await other.games.get_game(game_id)  # its connections, open before the blink
+            stored = await GameRules(other).get_game(game_id)  # its connections, open before the blink
             with connections_refused(pg_server, pg_database.name):
                 end_lease_session(pg_server)
                 await fake.wait_until(lambda: not bot.may_serve(), 2, what="the process to stop serving")
@@ -348,7 +349,7 @@ async def test_a_process_takes_its_shards_back_after_a_blink_and_serves_on_witho
                 assert stored.version == version
                 seat = stored.game.turn
                 draw_action = next(a for a in stored.game.legal_actions(seat) if a.type == "draw")
-                await other.games.apply_action(stored, seat, draw_action)
+                await GameRules(other).apply_action(stored, seat, draw_action)
                 assert version_in_db(peek, game_id) == version + 1
                 await asyncio.sleep(0.3)
                 assert lease.state == "retaking" and not bot.may_serve() and not bot.is_closed()

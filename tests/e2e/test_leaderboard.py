@@ -15,6 +15,7 @@ import pytest
 
 from bot.render import boards
 from bot.render.names import escape_name
+from bot.service.rules import GameRules
 from bot.storage import Seat, Storage, user_key
 from fakecord import FakeMessage, FakeUser
 
@@ -210,7 +211,7 @@ async def test_forged_ids_french_server_and_localized_commands(fake_discord: Any
 async def rate_skipbo(storage: Storage, guild_id: int, seats: list[Seat], seed: int) -> list[int]:
     """One rated one-round Skip-Bo game (short stocks) played with random legal moves; its ranks."""
     rng = random.Random(seed)
-    stored = await storage.games.create_game(
+    stored = await GameRules(storage).create_game(
         guild_id=guild_id,
         channel_id=8_000_000 + seed,
         kind="skipbo",
@@ -220,7 +221,7 @@ async def rate_skipbo(storage: Storage, guild_id: int, seats: list[Seat], seed: 
     )
     while not stored.game.is_over:
         seat = rng.choice(stored.game.seats_to_act())
-        await storage.games.apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
+        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
     assert stored.status == "finished" and stored.finished is not None
     return [r.rank for r in stored.finished.results]
 

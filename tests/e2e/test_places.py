@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from bot.games.skipbo import engine as skipbo
+from bot.service.rules import GameRules
 from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of
@@ -54,7 +55,7 @@ async def team_game(fake: Any, bot: Any, host: FakeUser, guest: FakeUser, seed: 
     await Clicker(fake, bot, game_id, table_message, [host, guest], random.Random(seed)).play(max_moves=1500)
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
     await bot.presenter.flush()
-    stored = await bot.service.storage.games.get_game(game_id)
+    stored = await GameRules(bot.service.storage).get_game(game_id)
     game: skipbo.Game = stored.game
     assert game.winners() in ([0, 2], [1, 3])
     return game_id, 1 if 0 in game.winners() else 2, table_message.text

@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from bot.games.skyjo.text import CARD_BACK
+from bot.service.rules import GameRules
 from bot.ui import ids
 
 from .conftest import (
@@ -45,7 +46,7 @@ async def test_two_humans_and_a_computer_play_a_whole_game(
 
     # The game is over: standings on the table message, a Rematch button, the result stored.
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
-    stored = await bot.service.storage.games.get_game(game_id)
+    stored = await GameRules(bot.service.storage).get_game(game_id)
     assert stored.status == "finished"
     assert stored.game.is_over and max(stored.game.totals) >= 150
     rows = await bot.service.storage.db.run(

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.client import create_bot
+from bot.service.rules import GameRules
 
 from .conftest import (
     BOTH_BACKENDS,
@@ -62,7 +63,7 @@ async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
     )
     # The table message's buttons (posted before the restart) work, and the game goes on to its end.
     await play_turns(fake, second, game_id, table_message, [alice, bob], rng)
-    stored = await second.service.storage.games.get_game(game_id, verify=True)
+    stored = await GameRules(second.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified
     assert len(await second.service.storage.games.actions(game_id)) == stored.version
 
@@ -109,7 +110,7 @@ async def test_next_round_votes_survive_a_restart(fake_discord: Any, skybo: Any,
     await fake.wait_until(lambda: table.version > version, what="the second round")
     assert table.game.round == 2 and table.version == version + 1
     assert not table.votes and "votes" not in table.stored.meta
-    stored = await second.service.storage.games.get_game(game_id, verify=True)
+    stored = await GameRules(second.service.storage).get_game(game_id, verify=True)
     assert "votes" not in stored.meta
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from bot.service.rules import GameRules
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.postgres.database import PostgresDatabase, apply_migrations, load_migrations, to_psycopg
 from devtools.pgserver import PostgresServer
@@ -127,7 +128,7 @@ def two_seats(user: int = 11, level: str = "hard") -> list[Seat]:
 async def new_game(
     storage: Storage, channel: int = 100, guild: int | None = 1, seats: list[Seat] | None = None, **kw: object
 ) -> StoredGame:
-    return await storage.games.create_game(
+    return await GameRules(storage).create_game(
         guild_id=guild,
         channel_id=channel,
         kind="skyjo",
@@ -145,7 +146,7 @@ async def play(storage: Storage, stored: StoredGame, moves: int, seed: int = 0) 
             return
         seat = rng.choice(stored.game.seats_to_act())
         action = rng.choice(stored.game.legal_actions(seat))
-        await storage.games.apply_action(stored, seat, action)
+        await GameRules(storage).apply_action(stored, seat, action)
 
 
 async def play_to_end(storage: Storage, stored: StoredGame, seed: int = 0) -> None:

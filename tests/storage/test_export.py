@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.service.replay_file import main_replay
 from bot.storage import Storage
-from bot.storage.export import main_export, main_replay
+from bot.storage.export import main_export
 from tests.storage.conftest import REPO, new_game, play, worker_env
 
 

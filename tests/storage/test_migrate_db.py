@@ -20,6 +20,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from bot.service.rules import GameRules, replay_log
 from bot.storage import ChannelBusy, Seat, ServerSettings, Storage, UserPrefs, user_key
 from bot.storage.export import main_export
 from bot.storage.games import snapshot_hash
@@ -66,7 +67,7 @@ async def _build(path: Path) -> dict[str, Any]:
             active.append(game.id)
         # A click's action carries its interaction id, the idempotency key (migration 0006).
         seat = game.game.seats_to_act()[0]
-        await storage.games.apply_action(game, seat, game.game.legal_actions(seat)[0], key=KEY)
+        await GameRules(storage).apply_action(game, seat, game.game.legal_actions(seat)[0], key=KEY)
         facts["keyed"] = (game.id, game.version)
         empty = await new_game(storage, channel=210, guild=None, seats=_seats(14))
         active.append(empty.id)
@@ -90,7 +91,7 @@ async def _build(path: Path) -> dict[str, Any]:
             options={"score_limit": 50},
             seats=[LobbySeat("User 12", 12), LobbySeat("Computer (easy)", ai_level="easy")],
         )
-        await storage.games.load_active()  # records the engine fingerprints in storage_state
+        await GameRules(storage).load_active()  # records the engine fingerprints in storage_state
         facts.update(
             empty=empty.id, active=active, lobby=lobby.id, cancelled=cancelled.id, quarantined=broken.id
         )
@@ -149,7 +150,7 @@ def _digest(path: Path) -> str:
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
+    code = main(list(args), replay_log)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -191,7 +192,7 @@ def test_copies_everything_verifies_it_and_the_games_continue(
 
     async def continue_on_postgres() -> None:
         async with Storage(await PostgresDatabase.open(pg_database.dsn)) as storage:
-            loaded = await storage.games.load_active()
+            loaded = await GameRules(storage).load_active()
             assert sorted(g.id for g in loaded.games) == sorted(facts["active"])
             assert loaded.rebuilt == [] and loaded.quarantined == []
             lobby = await storage.lobbies.get(facts["lobby"])
@@ -339,7 +340,7 @@ def test_export_game_reads_a_postgresql_database(
     """``export-game --database-url``, or the settings' DATABASE_URL: the same export as from SQLite."""
 
     path, facts = source
-    assert main(["--from", str(path), "--to", pg_database.dsn]) == 0
+    assert main(["--from", str(path), "--to", pg_database.dsn], replay_log) == 0
     capsys.readouterr()
     game_id = facts["active"][0]
     assert main_export([str(game_id), "--database", str(path)]) == 0
@@ -429,10 +430,10 @@ def test_a_bot_still_running_on_the_source_does_not_break_the_copy(
 
     async def with_bot_running() -> int:
         async with await Storage.open(running, synchronous="FULL") as storage:  # holds the file's lock
-            loaded = await storage.games.load_active()
+            loaded = await GameRules(storage).load_active()
             game = next(g for g in loaded.games if g.id == facts["active"][1])
             await play(storage, game, 4, seed=21)  # in the WAL, not yet checkpointed
-            code = main(["--from", str(running), "--to", pg_database.dsn])
+            code = main(["--from", str(running), "--to", pg_database.dsn], replay_log)
             await play(storage, game, 2, seed=22)  # after the copy: not in it
             return code
 

@@ -22,6 +22,9 @@ from typing import Any
 import psycopg
 import pytest
 
+from bot.games.registry import get_engine
+from bot.service.outcomes import DEFAULT_MU
+from bot.service.rules import GameRules
 from bot.storage import (
     ChannelBusy,
     GameNotActive,
@@ -35,7 +38,7 @@ from bot.storage.errors import StorageUnusable
 from bot.storage.games import canonical_json
 from bot.storage.postgres import database as pg_database_module
 from bot.storage.postgres.database import PostgresDatabase
-from bot.storage.ratings import DEFAULT_MU, GLOBAL_SCOPE, RatingChange, user_key
+from bot.storage.ratings import GLOBAL_SCOPE, RatingChange, user_key
 from devtools.pgserver import PostgresServer
 from tests.storage.conftest import new_game
 
@@ -75,7 +78,7 @@ def _snapshot(stored: StoredGame) -> str:
 
 
 def _ends(stored: StoredGame, seat: int, action: Any) -> bool:
-    copy = stored.engine.Game.from_dict(stored.game.to_dict())
+    copy = get_engine(stored.kind).Game.from_dict(stored.game.to_dict())
     copy.apply(seat, action)
     return bool(copy.is_over)
 
@@ -88,7 +91,7 @@ async def _play_to_the_brink(storage: Storage, stored: StoredGame, seed: int) ->
         action = rng.choice(stored.game.legal_actions(seat))
         if _ends(stored, seat, action):
             return seat, action
-        await storage.games.apply_action(stored, seat, action)
+        await GameRules(storage).apply_action(stored, seat, action)
 
 
 async def _game_at_the_brink(
@@ -134,15 +137,17 @@ async def test_the_same_action_raced_from_two_processes_is_applied_once(
         if stored.status != "active":  # the race ended the game: the next one
             stored = await new_game(a, channel=next(channels), seats=_seats(11), options=SHORT)
             games += 1
-        mine, theirs = await asyncio.gather(a.games.get_game(stored.id), b.games.get_game(stored.id))
+        mine, theirs = await asyncio.gather(
+            GameRules(a).get_game(stored.id), GameRules(b).get_game(stored.id)
+        )
         assert mine.version == theirs.version
         before = mine.version
         seat = rng.choice(mine.game.seats_to_act())
         action = rng.choice(mine.game.legal_actions(seat))
-        same = mine.engine.action_from_dict(action.to_dict())
+        same = get_engine(mine.kind).action_from_dict(action.to_dict())
         results = await asyncio.gather(
-            a.games.apply_action(mine, seat, action),
-            b.games.apply_action(theirs, seat, same),
+            GameRules(a).apply_action(mine, seat, action),
+            GameRules(b).apply_action(theirs, seat, same),
             return_exceptions=True,
         )
         won = [i for i, r in enumerate(results) if not isinstance(r, BaseException)]
@@ -158,7 +163,7 @@ async def test_the_same_action_raced_from_two_processes_is_applied_once(
             finished += 1
         log = await a.games.actions(stored.id)
         assert len(log) == before + 1 and log[-1].action == action.to_dict() and log[-1].seat == seat
-        fresh = await b.games.get_game(stored.id, verify=True)  # the snapshot against a replay too
+        fresh = await GameRules(b).get_game(stored.id, verify=True)  # the snapshot against a replay too
         assert fresh.version == winner.version == before + 1
         assert _snapshot(fresh) == _snapshot(winner)
         loser = (mine, theirs)[1 - won[0]]
@@ -185,7 +190,7 @@ async def _finish_both_while_held(
         holder.execute("BEGIN")
         holder.execute(hold_sql, hold_params)
         finishing = [
-            asyncio.ensure_future(storage.games.apply_action(stored, seat, action))
+            asyncio.ensure_future(GameRules(storage).apply_action(stored, seat, action))
             for storage, (stored, seat, action) in zip(two, brinks, strict=True)
         ]
         await asyncio.to_thread(_waiting_on_locks, url, 2)
@@ -258,7 +263,7 @@ async def test_two_games_of_a_rated_player_ending_together_lose_no_update(
     user = 31
     player = user_key(user)
     first = await _game_at_the_brink(a, 1, user, seed=1)
-    await a.games.apply_action(first[0], first[1], first[2])  # the player now has rows
+    await GameRules(a).apply_action(first[0], first[1], first[2])  # the player now has rows
     rows, _ = await _rating_state(a, player)
     assert set(rows) == {GLOBAL_SCOPE, GUILD}
     brinks = [await _game_at_the_brink(a, 2, user, seed=2), await _game_at_the_brink(b, 3, user, seed=3)]
@@ -339,7 +344,7 @@ async def test_games_of_one_player_ending_together_many_times(two: tuple[Storage
         )
         await asyncio.gather(
             *(
-                storage.games.apply_action(stored, seat, action)
+                GameRules(storage).apply_action(stored, seat, action)
                 for storage, (stored, seat, action) in zip(two, brinks, strict=True)
             )
         )

@@ -10,22 +10,44 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.render import boards
+from bot.service.outcomes import (
+    DEFAULT_MU,
+    DEFAULT_SIGMA,
+    Participant,
+    forfeit_ranks,
+    rating_plan,
+    seat_results_from_engine,
+)
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
 from bot.storage.backend import Connection
 from bot.storage.ratings import (
-    DEFAULT_MU,
-    DEFAULT_SIGMA,
     PROVISIONAL_GAMES,
-    Participant,
+    RatingChange,
     conservative,
-    forfeit_ranks,
     history_rows,
     player_rows,
-    rate_game,
+    write_ratings,
 )
-from bot.storage.results import seat_results_from_engine
 from bot.storage.sqlite.database import apply_migrations, load_migrations
 from tests.storage.conftest import Backend, new_game, play_to_end
+
+
+def rate_game(
+    conn: Connection,
+    *,
+    game_id: int,
+    kind: str,
+    guild_id: int | None,
+    participants: list[Participant],
+    now: int,
+    row_lock: str = "",
+) -> list[RatingChange]:
+    """A finished game rated as the service rates it: its plan (bot/service/outcomes.py), written by
+    storage in the caller's transaction."""
+    plan = rating_plan(kind, guild_id, participants)
+    if plan is None:
+        return []
+    return write_ratings(conn, game_id=game_id, plan=plan, now=now, row_lock=row_lock)
 
 
 @pytest.fixture
@@ -87,7 +109,7 @@ async def test_stats_accumulate_over_games(storage: Storage) -> None:
     (mine,) = await storage.ratings.player_stats(user_key(11), kind="skyjo", guild_id=1)
     assert mine.games == 3 and mine.wins == wins
     assert mine.round_count == len(all_rounds) and mine.round_sum == sum(all_rounds)
-    assert mine.round_min == min(all_rounds) and mine.best_round == min(
+    assert mine.round_min == min(all_rounds) and mine.best_round(lower_wins=True) == min(
         all_rounds
     )  # lower is better in Skyjo
     assert mine.mean_round == pytest.approx(sum(all_rounds) / len(all_rounds))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bot.render.boards import KINDS, LOWER_WINS
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
-from bot.storage.stats import KINDS
 from tests.storage.conftest import new_game, play_to_end
 
 
@@ -33,7 +33,7 @@ async def test_overview_per_scope(storage: Storage) -> None:
     unrated = await _finish(storage, 104, rated=False)
     assert len(unrated) == 3
 
-    skyjo, skipbo = await repo.overview(user_key(11), 1)
+    skyjo, skipbo = await repo.overview(user_key(11), 1, kinds=KINDS, lower_wins=LOWER_WINS)
     assert [o.kind for o in (skyjo, skipbo)] == list(KINDS)
     assert skipbo.stats is None and not skipbo.played and skipbo.history == [] and skipbo.best_total is None
     assert skyjo.played and skyjo.scope == 1
@@ -54,15 +54,15 @@ async def test_overview_per_scope(storage: Storage) -> None:
     assert skyjo.best_total == min(alice)  # lower is better in Skyjo; the unrated game is left out
     assert skyjo.mean_total == pytest.approx(sum(alice) / 3)
 
-    (world,) = await repo.overview(user_key(11), None, kinds=("skyjo",))
+    (world,) = await repo.overview(user_key(11), None, kinds=("skyjo",), lower_wins=LOWER_WINS)
     assert world.scope == GLOBAL_SCOPE and world.stats is not None and world.stats.games == 4
     assert world.best_total == min([*alice, outside[0]])
     assert len(world.history) == 4
 
-    short = await repo.overview(user_key(22), 1, kinds=("skyjo",), history=2)
+    short = await repo.overview(user_key(22), 1, kinds=("skyjo",), lower_wins=LOWER_WINS, history=2)
     assert len(short[0].history) == 2 and short[0].best_total == min(t[1] for t in in_guild)
 
-    (computer,) = await repo.overview(ai_key("easy"), 1, kinds=("skyjo",))
+    (computer,) = await repo.overview(ai_key("easy"), 1, kinds=("skyjo",), lower_wins=LOWER_WINS)
     assert computer.stats is not None and computer.stats.games == 3
     assert computer.best_total == min(t[2] for t in in_guild)
 
@@ -71,10 +71,12 @@ async def test_overview_of_nobody(storage: Storage) -> None:
     repo = storage.stats
     await _finish(storage, 100)
     for player in (user_key(999), "user:not-a-number", "someone", ai_key("hard")):
-        cards = await repo.overview(player, 1)
+        cards = await repo.overview(player, 1, kinds=KINDS, lower_wins=LOWER_WINS)
         assert [c.played for c in cards] == [False, False]
         assert all(c.history == [] and c.best_total is None for c in cards)
-    cards = await repo.overview(user_key(999), 5)  # a guild without any board
+    cards = await repo.overview(
+        user_key(999), 5, kinds=KINDS, lower_wins=LOWER_WINS
+    )  # a guild without any board
     assert [c.players for c in cards] == [0, 0]
 
 
@@ -87,12 +89,12 @@ async def test_a_person_ranks_among_people_on_the_global_board(storage: Storage)
     people = [p for p in everyone if not p.startswith("ai:")]
     assert everyone.index(ai_key("easy")) < 2  # ahead of a person: the two ranks differ for them
     for player in (user_key(11), user_key(22)):
-        (card,) = await storage.stats.overview(player, None, kinds=("skyjo",))
+        (card,) = await storage.stats.overview(player, None, kinds=("skyjo",), lower_wins=LOWER_WINS)
         assert card.players == 2 and card.stats is not None
         assert card.stats.rank == 1 + people.index(player)  # no ties: four games of random play
-        (here,) = await storage.stats.overview(player, 1, kinds=("skyjo",))
+        (here,) = await storage.stats.overview(player, 1, kinds=("skyjo",), lower_wins=LOWER_WINS)
         assert here.players == 3 and here.stats is not None
         assert here.stats.rank == 1 + everyone.index(player)
-    (computer,) = await storage.stats.overview(ai_key("easy"), None, kinds=("skyjo",))
+    (computer,) = await storage.stats.overview(ai_key("easy"), None, kinds=("skyjo",), lower_wins=LOWER_WINS)
     assert computer.players == 3 and computer.stats is not None
     assert computer.stats.rank == 1 + everyone.index(ai_key("easy"))

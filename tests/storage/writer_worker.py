@@ -15,6 +15,7 @@ import asyncio
 import sys
 import time
 
+from bot.service.rules import GameRules
 from bot.storage import DatabaseBusy, DatabaseInUse, Seat, Storage
 
 
@@ -36,7 +37,7 @@ async def main(args: list[str]) -> int:
         sys.stdin.readline()  # the test takes the write lock, then lets us go
         started = time.perf_counter()
         try:
-            await storage.games.create_game(
+            await GameRules(storage).create_game(
                 guild_id=1,
                 channel_id=channel,
                 kind="skyjo",

@@ -1,0 +1,31 @@
+"""A finished game's places read back from storage: the stored ranks grouped by the game's sides.
+
+Storage keeps the ranks (the game's own result) and knows no game; the sides are a rule of the game,
+known from its stored options (``Game.sides``), and the place is :func:`bot.games.places.places`, the
+one rule ``/history``, ``/stats`` and the final standings share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.games import registry
+from bot.games.places import Place, places
+from bot.storage.results import GameRanks
+
+
+def seat_place(game: GameRanks, seat: int) -> Place:
+    """The place of ``seat`` in the finished ``game``: its side's place (its team's in a team game)."""
+    kind = registry.get_kind(game.kind)
+    sides = None
+    if kind is not None:
+        try:
+            sides = kind.sides(dict(game.options), len(game.ranks))
+        except (ValueError, TypeError, AttributeError):
+            sides = None  # options a game no longer reads: every seat its own side
+    return places(list(game.ranks), sides)[seat]
+
+
+def best_place(game: GameRanks, seats: Sequence[int]) -> Place | None:
+    """The best place among ``seats`` (a computer level may sit twice in one game)."""
+    found = [seat_place(game, seat) for seat in seats if 0 <= seat < len(game.ranks)]
+    return min(found, key=lambda where: where.place) if found else None
