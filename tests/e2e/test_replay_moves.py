@@ -64,7 +64,7 @@ async def walk(fake: Any, bot: Any, user: Any, command: str, game_id: int) -> in
     round; checks every stop against the engine. Returns the rounds seen."""
     lang = "fr" if str(user.locale).startswith("fr") else "en"
     storage = bot.service.storage
-    stored = await storage.games.get_game(game_id)
+    stored = await bot.service.rules.get_game(game_id)
     actions = list(await storage.games.actions(game_id))
     total = len(actions)
     shown = await (await fake.run_command(user, command, "replay", options={"game": str(game_id)})).original()

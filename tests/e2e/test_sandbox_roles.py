@@ -98,4 +98,4 @@ async def test_a_member_cannot_end_someone_elses_game_the_owner_can(sandbox: San
     answer = await (await fake.click(alice, question, button(question, "ey"))).followup()
     assert not answer.ephemeral and "not rated" in answer.text
     await fake.wait_until(lambda: game_id not in bot.service.tables, what="the game to end")
-    assert (await bot.service.storage.games.get_game(game_id)).status == "cancelled"
+    assert (await bot.service.storage.games.status_of(game_id))[0] == "cancelled"
