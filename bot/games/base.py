@@ -144,7 +144,7 @@ class Commands(Protocol):
     """
 
     # ``/<game> new``: an app command callback ``(interaction, **options)`` whose options end with
-    # ``computers``, ``level`` and ``turn_limit`` (bot.ui.game_commands.table_options).
+    # ``computers``, ``level`` and ``turn_limit`` (bot.games.commands.table_options).
     @property
     def new(self) -> Callable[..., Coroutine[Any, Any, None]]: ...
 
