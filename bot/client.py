@@ -28,7 +28,7 @@ from bot.metrics import Metrics, MetricsServer
 from bot.render.pictures import DEFAULT_PROCESSES, Pictures
 from bot.service import TableService
 from bot.storage import ShardsLost, Storage, StorageError
-from bot.ui import command_options, errors, lean
+from bot.ui import command_options, errors, lean, on_time
 from bot.ui.clicks import TableUI
 from bot.ui.letters import Letters
 from bot.ui.presenter import Presenter
@@ -182,7 +182,7 @@ class SkyboBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task that
         # then reads the gateway, so every event handler's task (clicks, slash commands) inherits it.
-        discord_patches.answer_on_time()
+        discord_patches.answer_on_time(on_time.POLICY)
         if self.commands_only:
             await self.tree.set_translator(CatalogueTranslator())
             for extension in EXTENSIONS:

@@ -32,6 +32,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import aiohttp
@@ -39,15 +40,6 @@ import discord
 from discord.http import HTTPClient, Route, handle_message_parameters, json_or_text
 from discord.utils import MISSING
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
-
-from bot.ui.on_time import (
-    ALREADY_ACKNOWLEDGED,
-    CALLBACK_ROUTE,
-    CALLBACK_WINDOW,
-    RETRY_5XX,
-    callback_deadline,
-    wants_body,
-)
 
 # The discord.py versions every patch below was checked on (see the module docstring).
 CHECKED_ON: tuple[str, ...] = ("2.7.1",)
@@ -145,12 +137,29 @@ def watch_interactions(
 # ---------------------------------------------------------------------- 3. the first answer, on time
 
 
-class OnTimeAdapter(AsyncWebhookAdapter):
-    """discord.py's webhook adapter with a deadline-aware retry of interaction callbacks (the policy:
-    :mod:`bot.ui.on_time`)."""
+# Facts of Discord and discord.py the adapter reads (the decisions are its policy's, given by its installer).
+CALLBACK_ROUTE = "/interactions/{webhook_id}/{webhook_token}/callback"  # discord.py's Route.path of it
+CALLBACK_WINDOW = 3.0  # seconds Discord waits for an interaction's first answer
+ALREADY_ACKNOWLEDGED = 40060  # Discord's error code: the interaction was answered already
 
-    def __init__(self) -> None:
+
+@dataclass(frozen=True, slots=True)
+class CallbackPolicy:
+    """What :class:`OnTimeAdapter` decides by, given by whoever installs it (ours:
+    :data:`bot.ui.on_time.POLICY`): this module knows Discord, not the bot's choices."""
+
+    deadline: Callable[[int], float]  # interaction id -> the time.time() after which no retry starts
+    wants_body: Callable[[dict[str, Any] | None], bool]  # does the bot read this callback's answer?
+    pauses: Sequence[float]  # before retrying a 5xx or a broken connection (the last one repeats)
+
+
+class OnTimeAdapter(AsyncWebhookAdapter):
+    """discord.py's webhook adapter with a deadline-aware retry of interaction callbacks, by
+    ``policy`` (ours: :mod:`bot.ui.on_time`)."""
+
+    def __init__(self, policy: CallbackPolicy) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # discord.py's is not annotated
+        self.policy = policy
 
     async def request(self, route: Route, session: aiohttp.ClientSession, **kwargs: Any) -> Any:
         if route.path != CALLBACK_ROUTE:
@@ -171,10 +180,11 @@ class OnTimeAdapter(AsyncWebhookAdapter):
         auth_token: str | None = None,
         params: dict[str, Any] | None = None,
     ) -> Any:
-        deadline = callback_deadline(int(route.webhook_id or 0))
+        policy = self.policy
+        deadline = policy.deadline(int(route.webhook_id or 0))
         headers = {"Content-Type": "application/json"} if payload is not None else {}
         bodiless = {"interaction": {"id": str(route.webhook_id), "type": 0}}  # as discord.py reads one
-        if not multipart and not wants_body(payload) and params is not None:
+        if not multipart and not policy.wants_body(payload) and params is not None:
             params = {k: v for k, v in params.items() if k != "with_response"} or None
         landed_maybe = False  # an attempt may have reached Discord (a 5xx, a broken connection)
         attempt = 0
@@ -199,7 +209,7 @@ class OnTimeAdapter(AsyncWebhookAdapter):
                     data = await json_or_text(response)
             except (OSError, aiohttp.ClientError) as error:
                 landed_maybe = True
-                wait = RETRY_5XX[min(attempt, len(RETRY_5XX) - 1)]
+                wait = policy.pauses[min(attempt, len(policy.pauses) - 1)]
                 if time.time() + wait >= deadline:
                     raise
                 callback_log.info("interaction callback retried", extra={"error": type(error).__name__})
@@ -223,7 +233,7 @@ class OnTimeAdapter(AsyncWebhookAdapter):
                     continue
             elif status >= 500:
                 landed_maybe = True
-                wait = RETRY_5XX[min(attempt, len(RETRY_5XX) - 1)]
+                wait = policy.pauses[min(attempt, len(policy.pauses) - 1)]
                 if time.time() + wait < deadline:
                     callback_log.info("interaction callback retried", extra={"status": status})
                     await asyncio.sleep(wait)
@@ -237,9 +247,10 @@ class OnTimeAdapter(AsyncWebhookAdapter):
             raise discord.HTTPException(response, data)
 
 
-def answer_on_time() -> None:
+def answer_on_time(policy: CallbackPolicy) -> None:
     """**What**: makes :class:`OnTimeAdapter` discord.py's webhook adapter in the current task and every
-    task created from it (the context variable ``discord.webhook.async_.async_context``). The adapter
+    task created from it (the context variable ``discord.webhook.async_.async_context``), deciding by
+    ``policy`` (the deadline, the pauses, which answers are read: :data:`bot.ui.on_time.POLICY`). The adapter
     subclasses discord.py's ``AsyncWebhookAdapter`` and replaces its ``request`` for the interaction
     callback route only (every other webhook route keeps discord.py's): it retries a callback within
     Discord's 3-second deadline, takes a 40060 after a 5xx for the success it is, and asks for the
@@ -247,8 +258,8 @@ def answer_on_time() -> None:
 
     **Why**: discord.py's retries are blind to the deadline (two 5xx in a row miss it), and its
     ``?with_response=1`` makes it parse the answered message, every panel button included. See
-    :mod:`bot.ui.on_time`. Called from ``setup_hook``, whose task reads the gateway: every event
-    handler's task inherits the adapter.
+    :mod:`bot.ui.on_time`. Called from ``setup_hook`` (with that policy), whose task reads the gateway:
+    every event handler's task inherits the adapter.
 
     **Checked on** :data:`CHECKED_ON`: ``AsyncWebhookAdapter.request(route, session, *, payload,
     multipart, proxy, proxy_auth, files, reason, auth_token, params)``, ``Route.path`` /
@@ -256,7 +267,7 @@ def answer_on_time() -> None:
     and that ``InteractionResponse`` reads ``{"interaction": {...}}`` when given no body. Tests:
     tests/e2e/test_on_time.py, tests/ui/test_lean.py.
     """
-    async_context.set(OnTimeAdapter())
+    async_context.set(OnTimeAdapter(policy))
 
 
 # ---------------------------------------------------------------------- 4. the REST budget
@@ -421,8 +432,12 @@ def quiet_voice_warnings() -> None:
 
 
 __all__ = [
+    "ALREADY_ACKNOWLEDGED",
+    "CALLBACK_ROUTE",
+    "CALLBACK_WINDOW",
     "CHECKED_ON",
     "ButtonsView",
+    "CallbackPolicy",
     "OnTimeAdapter",
     "Rest",
     "answer_on_time",

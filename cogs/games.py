@@ -17,12 +17,12 @@ from discord.app_commands import locale_str as _
 
 from bot.games import registry
 from bot.games.base import Game
+from bot.games.commands import public_locale
 from bot.i18n import template
 from bot.i18n import translate as t
 from bot.service import Refused, Table
 from bot.ui import command_options
 from bot.ui import replay as replays
-from bot.ui.game_commands import public_locale
 from bot.ui.views import END_YES
 
 if TYPE_CHECKING:

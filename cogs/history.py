@@ -16,7 +16,7 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.i18n import translate as t
-from bot.render import history
+from bot.ui import history
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot

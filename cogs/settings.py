@@ -18,10 +18,10 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from bot.games.commands import TURN_LIMIT, TURN_LIMIT_CHOICES
 from bot.i18n import translate as t
 from bot.service import Refused
 from bot.storage import ServerSettings, UserPrefs
-from bot.ui.game_commands import TURN_LIMIT, TURN_LIMIT_CHOICES
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot

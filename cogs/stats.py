@@ -5,7 +5,7 @@
   ``hide``) lists the computer players or leaves them out, people then ranked among people; by default
   the global board hides them (they play on every server and would crowd people out) and a server's
   board shows them. Its *Previous* / *Next* buttons (custom_id ``lb:<kind>:<server|global>:<page>``,
-  plus ``:h`` for people only, see :mod:`bot.render.boards`) are taken by this cog's route of the
+  plus ``:h`` for people only, see :mod:`bot.ui.boards`) are taken by this cog's route of the
   one router (:mod:`bot.ui.router`, which refuses forged ids), and page the board in place
   (``edit_message``) for whoever clicks. A page past the end shows the last page, under a line saying
   how many pages there are (never the last page silently in place of the one asked for). A malformed
@@ -33,9 +33,9 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.games import registry
-from bot.render import boards
 from bot.storage.ratings import user_key
 from bot.storage.stats import StatsRepository
+from bot.ui import boards
 from bot.ui.router import Route
 from bot.ui.views import ButtonsView
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BOARD_PREFIX = "lb:"  # the paging buttons' custom_id prefix (their format: bot.render.boards.BOARD_ID)
+BOARD_PREFIX = "lb:"  # the paging buttons' custom_id prefix (their format: bot.ui.boards.BOARD_ID)
 
 # Every registered game (its name is the same in every language; a catalogue may still give one).
 GAME_CHOICES = [

@@ -26,7 +26,7 @@ JSON = dict[str, Any]
 # A computer player: ``decide(view, rng) -> action`` for the seat named by ``view["viewer"]``.
 Policy = Callable[[JSON, random.Random], Any]
 # The whole table in plain words from one seat's view: ``words(view, names, locale, brief)``, names
-# already made safe; ``brief`` when the full text is too long (bot.render.table_words fits and cuts it).
+# already made safe; ``brief`` when the full text is too long (bot.ui.table_words fits and cuts it).
 Words = Callable[[JSON, Sequence[str], object, bool], str]
 # The hint button's notice: ``suggestion(view, seat, action) -> (message key, params)`` describing the
 # normal computer player's move for the seat, or None for a move the panel does not suggest.
@@ -144,7 +144,7 @@ class Commands(Protocol):
     """
 
     # ``/<game> new``: an app command callback ``(interaction, **options)`` whose options end with
-    # ``computers``, ``level`` and ``turn_limit`` (bot.ui.game_commands.table_options).
+    # ``computers``, ``level`` and ``turn_limit`` (bot.games.commands.table_options).
     @property
     def new(self) -> Callable[..., Coroutine[Any, Any, None]]: ...
 

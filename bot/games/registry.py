@@ -2,7 +2,7 @@
 
 The service, the presenter, timers, storage and the boards look a game up here and then use only
 the :class:`~bot.games.base.Game` protocol; what each game brings is built from here: its ``/<game>``
-commands (:mod:`cogs.games`), its leaderboard buttons (:mod:`bot.render.boards`), its strings
+commands (:mod:`cogs.games`), its leaderboard buttons (:mod:`bot.ui.boards`), its strings
 (:mod:`bot.i18n`), its bench (``python -m bench``). A new game is one folder under ``bot/games/`` and
 one line in ``GAMES``; a test adds a game of its own with one call, :func:`register`, for its duration.
 """

@@ -1,2 +1,3 @@
-"""What the games share to turn state into words and pictures: the table message frame, leaderboards
-and stats cards, safe display names, numbers per language, picture helpers and the picture workers."""
+"""The toolkit the games draw with: the table message frame, the score sheet, safe display names,
+numbers per language, picture helpers and the picture workers. It names no game and reads no
+registry (the games import it, never the other way: ``tests/unit/test_imports.py``)."""

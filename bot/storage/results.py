@@ -58,7 +58,7 @@ def _read_results(conn: Connection, game_id: int) -> list[SeatResult]:
 @dataclass(frozen=True)
 class GameRanks:
     """A finished game as a place is computed from (above storage, by the game's rule:
-    ``bot/render/places.py``): its kind, its stored options (a team game's sides come from them) and
+    ``bot/ui/places.py``): its kind, its stored options (a team game's sides come from them) and
     every seat's stored rank, in seat order."""
 
     kind: str
@@ -98,7 +98,7 @@ class PlayedGame:
 
     ``rank`` and ``players`` are the seat's stored rank and the number of seats; ``seat`` and ``game``
     (every seat's rank, the options) give the player's place by the game's rule, their team's in a
-    team game (``bot/render/places.py``: the same ``/stats`` and the final standings give)."""
+    team game (``bot/ui/places.py``: the same ``/stats`` and the final standings give)."""
 
     game_id: int
     kind: str

@@ -37,7 +37,7 @@ class KindOverview:
     mean_total: float | None
     # What the player's place in each game of ``history`` is computed from (same order; None: not
     # found): the game's ranks and options, and the player's seats in it (a computer level may sit
-    # twice). The place itself is the game's rule, computed above storage (``bot/render/places.py``).
+    # twice). The place itself is the game's rule, computed above storage (``bot/ui/places.py``).
     finishes: tuple[tuple[GameRanks, tuple[int, ...]] | None, ...] = ()
 
     @property

@@ -1,3 +1,4 @@
-"""The Discord side of a table: the one router of clicks and funnel of errors, click handlers, the
-presenter of public messages and followed panels, component payloads, button ids read back, the
-3-second callback policy and the REST budget."""
+"""The Discord side: the one router of clicks and funnel of errors, click handlers, the presenter of
+public messages and followed panels, component payloads, button ids read back, the 3-second callback
+policy and the REST budget; and what the bot shows of every game, reading the registry: leaderboards
+and stats cards, ``/history``, the places of stored games, the table in words."""

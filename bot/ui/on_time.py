@@ -24,9 +24,12 @@ discord.py asks for it always (``?with_response=1``) and builds an ``Interaction
 answered message from it, every button of a private panel included; only a new public message (the
 lobby: its id is kept) is read. Issue 26 measured that parsing among the largest costs of a click.
 
-This module holds the policy (the deadline, the pauses, which answers are read); the adapter that
-applies it is a patch of discord.py's webhook adapter, with the others in :mod:`bot.discord_patches`
-(:func:`~bot.discord_patches.answer_on_time`, from ``setup_hook``): discord.py takes its webhook
+This module holds the policy (the deadline, the pauses, which answers are read: :data:`POLICY`); the
+adapter that applies it is a patch of discord.py's webhook adapter, with the others in
+:mod:`bot.discord_patches` (:func:`~bot.discord_patches.answer_on_time`, given :data:`POLICY` by
+``setup_hook``). The patch knows Discord's facts (the callback's route, its 3-second window, the code
+40060) and decides nothing: it imports nothing of ``bot.ui``, the installer hands it the policy
+(``tests/unit/test_imports.py`` holds the layers). discord.py takes its webhook
 adapter from the context variable ``discord.webhook.async_.async_context``, and every event handler
 (clicks, slash commands: the command tree's tasks too) runs in a task created from the connection's
 task, which copies the variable.
@@ -38,12 +41,10 @@ from typing import Any
 
 import discord
 
-CALLBACK_ROUTE = "/interactions/{webhook_id}/{webhook_token}/callback"
-CALLBACK_WINDOW = 3.0  # seconds Discord waits for the first answer
+from bot.discord_patches import CALLBACK_WINDOW, CallbackPolicy
+
 MARGIN = 0.25  # seconds kept for the last attempt's own trip to Discord
 RETRY_5XX = (0.1, 0.25, 0.5)  # pauses before retrying a 5xx (the last one repeats)
-ALREADY_ACKNOWLEDGED = 40060
-
 
 EPHEMERAL = 1 << 6
 # Callback types whose answer the bot never reads: a deferred update (6), an update of the clicked
@@ -67,3 +68,6 @@ def callback_deadline(interaction_id: int) -> float:
     """The wall-clock time (``time.time()``) after which no retry of this callback is started."""
     created = discord.utils.snowflake_time(interaction_id).timestamp()
     return created + CALLBACK_WINDOW - MARGIN
+
+
+POLICY = CallbackPolicy(deadline=callback_deadline, wants_body=wants_body, pauses=RETRY_5XX)

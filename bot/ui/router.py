@@ -11,7 +11,7 @@ prefix      custom_id                                    registered by
 ``sk:`` …   ``<game prefix>:<game>:<version>:<act>:<arg>``  :meth:`bot.ui.clicks.TableUI.routes` (one
             (one prefix per game of the registry)           per game, :mod:`bot.games.buttons`)
 ``sl:``     ``sl:<lobby>:<act>``                          :meth:`bot.ui.clicks.TableUI.routes`
-``lb:``     ``lb:<kind>:<server|global>:<page>[:h]``      ``cogs/stats.py`` (:mod:`bot.render.boards`)
+``lb:``     ``lb:<kind>:<server|global>:<page>[:h]``      ``cogs/stats.py`` (:mod:`bot.ui.boards`)
 ``rpl:``    ``rpl:<game>:<step>:<p|n|e|r|g>``             ``cogs/replay.py`` (:mod:`bot.ui.replay`)
 ==========  ===========================================  =========================================
 

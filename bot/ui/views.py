@@ -19,12 +19,12 @@ from bot.games.base import seat_counts, seat_limit
 from bot.games.registry import KINDS, GameKind
 from bot.i18n import plural
 from bot.i18n import translate as t
-from bot.render import boards, table_text
+from bot.render import table_text
 from bot.render.names import escape_name, shown_name
 from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
 from bot.storage.lobbies import INVITED, TURN_LIMIT, Lobby, engine_options
 from bot.storage.settings import DEFAULTS, ServerSettings
-from bot.ui import display, ids
+from bot.ui import boards, display, ids
 
 JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
 LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL}

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bot.i18n import translate as t
-from bot.render.boards import MAX_PAGE
+from bot.ui.boards import MAX_PAGE
 from fakecord import FakeDiscord, FakeInteraction, FakeUser
 
 STRING, INTEGER, BOOLEAN, USER, ROLE = 3, 4, 5, 6, 8

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from bot.render import boards
 from bot.render.names import escape_name
 from bot.service.rules import GameRules
 from bot.storage import Seat, Storage, user_key
+from bot.ui import boards
 from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of, finish_random_game, forged_click, play_turns, start_table

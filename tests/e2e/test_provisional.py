@@ -12,8 +12,8 @@ import random
 import re
 from typing import Any
 
-from bot.render import boards
 from bot.storage import Seat, user_key
+from bot.ui import boards
 from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of, finish_random_game, play_turns, start_table

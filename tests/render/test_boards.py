@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from bot.render import boards
 from bot.render.names import escape_name
 from bot.storage.ratings import HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
 from bot.storage.stats import KindOverview
+from bot.ui import boards
 
 LOCALES = ("en-US", "fr")
 

@@ -1,5 +1,5 @@
 """The score sheet on the table message (bot/render/score_sheet.py) and /history's lines
-(bot/render/history.py): every round per player, within Discord's limits, in both languages."""
+(bot/ui/history.py): every round per player, within Discord's limits, in both languages."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from bot.games.skipbo.table import table_body as skipbo_body
 from bot.games.skyjo import ai as skyjo_ai
 from bot.games.skyjo import engine as skyjo
 from bot.games.skyjo.table import table_body as skyjo_body
-from bot.render import history, score_sheet
+from bot.render import score_sheet
 from bot.render.score_sheet import MAX_EMBED, MAX_FIELD, embed_size, sheet_fields
 from bot.storage.results import PlayedGame
+from bot.ui import history
 
 EIGHT = ["Alice", "Bob", "Chloé", "Dave", "Eve", "Frank", "Gina", "Henri-Philippe de Longnom"]
 

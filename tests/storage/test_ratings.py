@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.render import boards
 from bot.service.outcomes import (
     DEFAULT_MU,
     DEFAULT_SIGMA,
@@ -29,6 +28,7 @@ from bot.storage.ratings import (
     write_ratings,
 )
 from bot.storage.sqlite.database import apply_migrations, load_migrations
+from bot.ui import boards
 from tests.storage.conftest import Backend, new_game, play_to_end
 
 

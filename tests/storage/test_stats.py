@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.render.boards import KINDS, LOWER_WINS
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
+from bot.ui.boards import KINDS, LOWER_WINS
 from tests.storage.conftest import new_game, play_to_end
 
 

@@ -160,3 +160,76 @@ def test_storage_imports_no_game_nor_the_service() -> None:
         if target.split(".")[:2] in (["bot", "games"], ["bot", "service"])
     )
     assert not broken, "storage imports a game or the service: " + ", ".join(broken)
+
+
+# The house's floors, from the ground up (issue 39: no arrow runs back up). A room is a top-level
+# package (``cogs``, ``fakecord``) or a module or folder right under ``bot/``; a room imports only rooms
+# of the floors below its own, never one beside it. So: render is the toolkit the games draw with and
+# reads no registry (what shows every game, the leaderboards and ``/history``, is the ui's); the games
+# stand on render and the engines, never on the ui (a game's ``new`` shares ``bot/games/commands.py``);
+# the discord.py patches know Discord and take their policies from whoever installs them; storage
+# stands below the games. A new room is placed here by whoever adds it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    (
+        "bot",
+        "bot.engine",
+        "bot.i18n",
+        "bot.config",
+        "bot.clock",
+        "bot.logs",
+        "bot.metrics",
+        "bot.sim",
+        "bot.discord_patches",
+        "fakecord",
+    ),
+    ("bot.storage", "bot.render", "bot.lifecycle"),
+    ("bot.games",),
+    ("bot.service",),
+    ("bot.ui",),
+    ("bot.client",),
+    ("cogs", "bot.command_check", "bot.sandbox"),
+    ("bot.run",),
+    ("bot.__main__",),
+)
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[0] if parts[0] != "bot" or len(parts) == 1 else ".".join(parts[:2])
+
+
+def _against_the_floors(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that does not run down a floor (``module -> target``), and every room no floor holds."""
+    floor = {room: level for level, rooms in enumerate(LAYERS) for room in rooms}
+    unplaced = sorted({_room(module) for module in graph} - set(floor))
+    return [f"{room} is on no floor of LAYERS" for room in unplaced] + sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if _room(module) != _room(target)
+        and _room(module) in floor
+        and floor.get(_room(target), len(LAYERS)) >= floor[_room(module)]
+    )
+
+
+def test_the_floor_check_finds_an_arrow_up() -> None:
+    graph = {
+        "bot.render.boards": {"bot.games.registry", "bot.render.names"},
+        "bot.discord_patches": {"bot.ui.on_time"},
+        "bot.games.skyjo.commands": {"bot.ui.game_commands", "bot.games.commands"},
+        "bot.storage.games": {"bot.render.names"},  # beside it: no
+        "bot.ui.boards": {"bot.games.registry", "bot.render.names", "bot.ui.places"},
+        "bot.newcomer": set(),
+    }
+    assert _against_the_floors(graph) == [
+        "bot.newcomer is on no floor of LAYERS",
+        "bot.discord_patches -> bot.ui.on_time",
+        "bot.games.skyjo.commands -> bot.ui.game_commands",
+        "bot.render.boards -> bot.games.registry",
+        "bot.storage.games -> bot.render.names",
+    ]
+
+
+def test_every_import_runs_down_a_floor() -> None:
+    broken = _against_the_floors(_graph())
+    assert not broken, "imports that do not run down the floors of LAYERS: " + ", ".join(broken)

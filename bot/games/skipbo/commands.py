@@ -10,9 +10,9 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str as _
 
+from bot.games.commands import open_table, table_options
 from bot.games.skipbo.engine import KIND, MAX_PLAYERS
 from bot.games.skipbo.options import OPTION_RANGES
-from bot.ui.game_commands import open_table, table_options
 
 # The declared ranges are the ones the table service accepts (tests/e2e/test_option_ranges.py).
 STOCK_SIZE = OPTION_RANGES["stock_size"]

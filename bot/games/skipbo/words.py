@@ -1,4 +1,4 @@
-"""The Skip-Bo table in words (bot.render.table_words fits it to a panel): building piles, stocks, each
+"""The Skip-Bo table in words (bot.ui.table_words fits it to a panel): building piles, stocks, each
 seat's discard piles (their tops first) and the viewer's hand; every word from the catalogues."""
 
 from __future__ import annotations

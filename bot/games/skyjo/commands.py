@@ -9,9 +9,9 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str as _
 
+from bot.games.commands import open_table, table_options
 from bot.games.skyjo.engine import EDITIONS, KIND, MAX_PLAYERS, MIN_PLAYERS
 from bot.games.skyjo.options import OPTION_RANGES
-from bot.ui.game_commands import open_table, table_options
 
 # The declared ranges are the ones the table service accepts (tests/e2e/test_option_ranges.py).
 SCORE_LIMIT = OPTION_RANGES["score_limit"]

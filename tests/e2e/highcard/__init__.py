@@ -23,7 +23,7 @@ from bot.games.base import (
     TableText,
     Words,
 )
-from bot.ui.game_commands import open_table
+from bot.games.commands import open_table
 
 from . import engine, parts
 

@@ -40,10 +40,10 @@ from bot.i18n import plural as counted
 from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.render.numbers import number
-from bot.render.places import best_place
 from bot.render.table_text import MessageBody, embed_size
 from bot.storage.ratings import PROVISIONAL_GAMES, HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
 from bot.storage.stats import KindOverview
+from bot.ui.places import best_place
 
 KINDS: tuple[str, ...] = tuple(game.name for game in registry.GAMES)  # a card's games, in order
 LOWER_WINS: frozenset[str] = frozenset(g.name for g in registry.GAMES if g.lower_score_wins)

@@ -3,8 +3,10 @@
 A game's slash commands are one group, ``/<game>``, built by :mod:`cogs.games` from the registry: the
 shared ``replay``, ``rules``, ``end`` and ``kick``, and the game's own ``new`` with its options, which
 it declares in its folder with :func:`table_options` (the computer players, their level and the turn
-limit, the same for every game) and answers with :func:`open_table`. This module imports nothing of
-the games nor of the registry (a game's folder imports it: no import circle).
+limit, the same for every game) and answers with :func:`open_table`. It stands beside the games'
+shared types (``base.py``, ``buttons.py``), below the ui: it imports discord alone, nothing of the
+games, the registry or ``bot.ui`` (a game's folder imports it; the ui and the service are reached
+through ``interaction.client``, the bot, at run time).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ picture nor its embed. Their private panel carries it (``/skybo display table:te
 Pure: reads one seat's own view, which holds what everyone sees and that seat's hand (its panel shows
 the hand anyway), never a face-down value (the view does not hold one). Every word comes from the
 message catalogues; names are escaped for message text. Each game writes its own words (its
-``Game.words``, in its folder); this module fits them to the room. A game without words gets None.
+``Game.words``, in its folder); this module fits them to the room, finding them in the registry
+(so it stands in the ui, above the games). A game without words gets None.
 
 The text fits the ``limit`` it is given (a Discord message holds 2000 characters, the panel's own
 lines come first): a table too big for it in full loses the cards under the discard piles' tops and the

@@ -2,7 +2,8 @@
 
 Storage keeps the ranks (the game's own result) and knows no game; the sides are a rule of the game,
 known from its stored options (``Game.sides``), and the place is :func:`bot.games.places.places`, the
-one rule ``/history``, ``/stats`` and the final standings share."""
+one rule ``/history``, ``/stats`` and the final standings share. It reads the registry (a game's
+sides), so it stands in the ui, above the games, with the leaderboards and ``/history`` that use it."""
 
 from __future__ import annotations
 

@@ -17,9 +17,9 @@ from bot.games.places import Place
 from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render.names import escape_name
-from bot.render.places import seat_place
 from bot.render.table_text import MessageBody
 from bot.storage.results import PlayedGame
+from bot.ui.places import seat_place
 
 JSON = dict[str, Any]
 COLOUR_HISTORY = 0x5865F2
@@ -44,7 +44,7 @@ def shown_place(where: Place, locale: object) -> str:
 
 
 def played_place(game: PlayedGame) -> Place:
-    """Where the player placed in ``game``: their side's place (:mod:`bot.render.places`), or the
+    """Where the player placed in ``game``: their side's place (:mod:`bot.ui.places`), or the
     seat's stored rank among the seats when the game's ranks were not read."""
     if game.game is not None and 0 <= game.seat < len(game.game.ranks):
         return seat_place(game.game, game.seat)
