@@ -9,7 +9,7 @@ The fake is a real aiohttp server bound to ``127.0.0.1`` on a random port.  A re
 it would talk to Discord, once :meth:`FakeDiscord.patch` has pointed
 ``discord.http.Route.BASE`` and ``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY`` at it.
 
-What it offers (see ``tests/e2e/conftest.py`` for the pytest fixtures):
+What it offers (see ``tests/fakecord/conftest.py`` for the pytest fixtures):
 
 * **A small world**: one guild (``fake.guild``) with ``@everyone`` and a bot role, two
   text channels (``fake.channel("general")``, ``fake.channel("games")``), three human

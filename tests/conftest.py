@@ -17,6 +17,14 @@
 ``pg_start``
     ``pg_start(**kw)`` starts another server for the test (same skip or failure policy), stopped at the
     end of the test: for tests about the server itself.
+
+And one guard for every run, ``tree_left_as_found`` (session, autouse): a test run leaves the checkout
+as it found it. It notes ``git status`` (untracked files, and the ignored ones that are not caches, such
+as ``data/skybo.sqlite3``) with each listed file's size and modification time at the start, and fails
+the run at its end if that changed: a test writes into ``tmp_path``, never into a tracked file (golden
+pictures and docs pictures are written only with ``UPDATE_GOLDEN=1`` / ``UPDATE_DOCS=1``, which turn the
+guard off). Without git or outside a git checkout it does nothing; ``SKYBO_TREE_GUARD=0`` turns it off
+(to edit files while a long run goes on).
 """
 
 from __future__ import annotations
@@ -24,8 +32,10 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -115,6 +125,73 @@ def pg_start() -> Iterator[Callable[..., PostgresServer]]:
     finally:
         for server in servers:
             server.stop()
+
+
+REPO = Path(__file__).resolve().parents[1]
+# Ignored paths that a run may create or change: caches and the virtualenv, never the project's files.
+CACHES = {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv", "venv"}
+
+
+def tree_state() -> list[tuple[str, int, int]] | None:
+    """Every path ``git status`` lists (changed, untracked, ignored but not a cache) with its size and
+    modification time; None without git, outside a git checkout, or with ``SKYBO_TREE_GUARD=0``."""
+    if os.environ.get("SKYBO_TREE_GUARD") == "0" or "1" in (
+        os.environ.get("UPDATE_GOLDEN"),
+        os.environ.get("UPDATE_DOCS"),
+    ):
+        return None
+    try:
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=REPO, capture_output=True, text=True, timeout=60
+        )
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != REPO:
+            return None
+        # --no-optional-locks: a look that never takes the index lock from a git command running beside it
+        status = subprocess.run(
+            ["git", "--no-optional-locks", "status", "--porcelain=v1", "-z", "--ignored"],
+            cwd=REPO,
+            capture_output=True,
+            timeout=60,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    state = []
+    entries = iter(status.stdout.decode("utf-8", "surrogateescape").split("\0"))
+    for entry in entries:
+        if not entry:
+            continue
+        code, path = entry[:2], entry[3:]
+        if code[0] in "RC":
+            next(entries, None)  # a rename's second field: the path it came from
+        if code == "!!" and (CACHES.intersection(Path(path).parts) or path.endswith(".egg-info/")):
+            continue
+        if path.endswith("/"):  # a folder git lists whole: its listing is the check (its time moves
+            state.append((f"{code} {path}", 0, 0))  # when a __pycache__ appears in it)
+            continue
+        try:
+            stat = (REPO / path).stat()
+            state.append((f"{code} {path}", stat.st_size, stat.st_mtime_ns))
+        except OSError:
+            state.append((f"{code} {path}", -1, -1))  # listed as deleted
+    return state
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tree_left_as_found() -> Iterator[None]:
+    before = tree_state()
+    yield
+    if before is None:
+        return
+    after = tree_state()
+    if after is not None and after != before:
+        was, now = set(before), set(after)
+        changed = sorted({entry[0] for entry in was ^ now})
+        pytest.fail(
+            "the test run changed the checkout (a test must write into tmp_path; SKYBO_TREE_GUARD=0 turns "
+            "this check off):\n  " + "\n  ".join(changed),
+            pytrace=False,
+        )
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -1,121 +1,38 @@
-"""Pytest fixtures for end-to-end tests against the wire-level fake Discord.
+"""Pytest fixtures for end-to-end tests: the project's real bot against the wire-level fake Discord.
 
-Fixtures
---------
-``fake_discord``
-    A started :class:`~fakecord.FakeDiscord` with discord.py patched to
-    talk to it (``Route.BASE`` and ``DiscordWebSocket.DEFAULT_GATEWAY``).  At teardown it
-    stops every client started through it, shuts the server down and calls
-    ``fake.assert_clean()``: the test errors if the bot hit an unknown route, got a
-    rejection the test did not consume (``fake.take_rejections()`` /
-    ``await fake.wait_rejection(code)``), left a failed click unconsumed (a click on a
-    ``message.snapshot()`` whose component the bot has since removed or disabled:
-    ``fake.take_failed_clicks()``), or broke the gateway protocol.
+The fake's own fixtures (``fake_discord``, ``connect_bot``, the autouse ``discord_error_log``, and the
+``@pytest.mark.real_clock`` marker) live in ``tests/fakecord/conftest.py``, which says each in full;
+they are imported here so every test of this folder has them. On top of them:
 
-``connect_bot``
-    ``await connect_bot(bot)`` starts any ``discord.Client`` / ``commands.Bot`` against
-    the fake, waits until it is ready (guild_ready_timeout forced to 0.1 s) and returns
-    it; the client is closed at teardown.  Same keyword arguments as
-    ``FakeDiscord.running`` (e.g. ``sync_commands=True``).  Inside a test you can also
-    write ``async with fake_discord.running(bot): ...``.
+``database`` / ``db_file``
+    Where the test's bots store their games: SQLite in the test's tmp dir, or (parametrized with
+    :data:`BOTH_BACKENDS`) a fresh database of the local PostgreSQL test server too.
+``skybo``
+    ``await skybo(**tuning)``: the real bot on that database, connected, its commands synced.
 
-``@pytest.mark.real_clock``
-    The fake's interaction deadlines (3 s to answer, 15 minutes for the token) run on the wall
-    clock (:class:`RealClock`) instead of the manual ``fake.clock``: a late answer really fails.
-
-``discord_error_log`` (autouse)
-    Collects every ERROR-or-worse log record (root logger: discord.py, the bot, aiohttp)
-    during the test; any record left at teardown fails the test.  A test that provokes
-    an error on purpose consumes it with ``discord_error_log.expect("substring")``.
-
-A fixture that starts the project's real bot is meant to be layered on top::
-
-    @pytest.fixture
-    async def skybo(connect_bot, tmp_path):
-        bot = create_bot(database=tmp_path / "db.sqlite3")   # the project's factory
-        return await connect_bot(bot)
+and the helpers a test plays with (``start_table``, ``open_panel``, ``play_turns``, ``button``...).
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+import dataclasses
+import random
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
-import discord
 import pytest
 
+from bot.client import BotTuning, SkyboBot, create_bot
 from bot.service.rules import GameRules
-from fakecord import ErrorLogCollector, FakeDiscord, RealClock
+from bot.ui import ids
+from fakecord import FakeInteraction, FakeMessage, FakeUser
+from tests.fakecord import conftest as fake_fixtures
 
-
-@pytest.fixture(autouse=True)
-def discord_error_log() -> Iterator[ErrorLogCollector]:
-    collector = ErrorLogCollector()
-    # the root logger sees discord.py, aiohttp, asyncio and the bot; loggers that do not
-    # propagate (a bot may configure its own) get the handler directly
-    targets = [logging.getLogger()] + [
-        logger
-        for logger in logging.root.manager.loggerDict.values()
-        if isinstance(logger, logging.Logger) and not logger.propagate
-    ]
-    for logger in targets:
-        logger.addHandler(collector)
-    try:
-        yield collector
-    finally:
-        for logger in targets:
-            logger.removeHandler(collector)
-    if collector.records:
-        pytest.fail(
-            "ERROR log records during the test:\n  " + "\n  ".join(collector.summary()), pytrace=False
-        )
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "real_clock: the fake Discord's deadlines run on the wall clock (a late answer fails)"
-    )
-
-
-@pytest.fixture
-async def fake_discord(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[FakeDiscord]:
-    # @pytest.mark.real_clock: interaction deadlines on the wall clock instead of the manual one.
-    fake = FakeDiscord(clock=RealClock() if request.node.get_closest_marker("real_clock") else None)
-    await fake.start()
-    fake.patch(monkeypatch)
-    try:
-        yield fake
-    finally:
-        await fake.stop()
-    fake.assert_clean()
-
-
-@pytest.fixture
-async def connect_bot(
-    fake_discord: FakeDiscord,
-) -> AsyncIterator[Callable[..., Awaitable[Any]]]:
-    async with contextlib.AsyncExitStack() as stack:
-
-        async def connect(client: discord.Client, **kwargs: Any) -> Any:
-            return await stack.enter_async_context(fake_discord.running(client, **kwargs))
-
-        yield connect
-
-
-# --------------------------------------------------------------------------- the real bot (Skybo)
-# Fixtures and helpers for tests/e2e/test_skyjo_*.py: the project's bot on a temporary database.
-
-import dataclasses  # noqa: E402
-import random  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from bot.client import BotTuning, SkyboBot, create_bot  # noqa: E402
-from bot.ui import ids  # noqa: E402
-from fakecord import FakeInteraction, FakeMessage, FakeUser  # noqa: E402
+# The fake's fixtures, for every test of this folder (and for ``skybo`` below).
+fake_discord = fake_fixtures.fake_discord
+connect_bot = fake_fixtures.connect_bot
+discord_error_log = fake_fixtures.discord_error_log
 
 FAST = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0, picture_processes=0)
 GAME_ACTS = {"rv", "dr", "tk", "rp", "dv", "nx"}

@@ -33,8 +33,8 @@ from bot.render.names import ComputerName, code_name, computer_name, escape_name
 from bot.render.table_text import lobby_body, phrased
 from bot.service import Table
 from bot.storage import Seat
-from tests.engine.skyjo_helpers import playing_game, set_grid, stack_draw
-from tests.engine.test_skipbo_helpers import new, rig
+from tests.games.skipbo.helpers import new, rig
+from tests.games.skyjo.helpers import playing_game, set_grid, stack_draw
 
 # The catalogue files this piece owns (others' files are reviewed by their owners).
 OWNED = ("core", "skyjo", "skipbo", "skipbo_table", "table", "words")  # file names, shared or a game's

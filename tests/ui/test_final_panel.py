@@ -13,7 +13,7 @@ from bot.service import Table
 from bot.storage import Seat, StoredGame
 from bot.storage.game_types import canonical_json
 from bot.ui.views import final_panel_content
-from tests.engine.test_skipbo import _stalled_table
+from tests.games.skipbo.test_engine import _stalled_table
 
 
 def _table(kind: str, game: Any, names: list[str], status: str = "finished") -> Table:

@@ -68,7 +68,7 @@ RED: Final = (hex_rgb("#e0305f"), hex_rgb("#a8123f"))
 ORANGE: Final = (hex_rgb("#ff8a1c"), hex_rgb("#8a3c00"))
 BANDS: Final = (BLUE, GREEN, RED, ORANGE)
 # The colour-blind cards (``cards="colourblind"``): the same groups in Okabe and Ito's colours, which
-# stay apart under deuteranopia and protanopia (tests/render/test_colour_vision.py measures it), each
+# stay apart under deuteranopia and protanopia (tests/games/test_colour_vision.py measures it), each
 # with its own shape in two corners: 1-4 a square, 5-8 a diamond, 9-12 a triangle, a Skip-Bo card a star.
 SAFE_BANDS: Final = (
     (hex_rgb("#0072b2"), hex_rgb("#004a74")),  # blue

@@ -59,7 +59,7 @@ YELLOW: Final = (hex_rgb("#f8d33a"), hex_rgb("#2b2100"))
 RED: Final = (hex_rgb("#e5413b"), hex_rgb("#ffffff"))
 BANDS: Final = (DEEP_BLUE, LIGHT_BLUE, GREEN, YELLOW, RED)
 # The colour-blind cards (``cards="colourblind"``): the same five groups in Okabe and Ito's colours,
-# which stay apart under deuteranopia and protanopia (tests/render/test_colour_vision.py measures
+# which stay apart under deuteranopia and protanopia (tests/games/test_colour_vision.py measures
 # it), each with its own shape in two corners: below zero a triangle pointing down, zero a circle,
 # 1-4 a square, 5-8 a diamond, 9-12 a triangle pointing up.
 SAFE_BANDS: Final = (

@@ -30,7 +30,7 @@ from bot.games.skyjo.engine import (
     replay,
 )
 
-from .skyjo_helpers import advance, all_cards
+from .helpers import advance, all_cards
 
 FULL_DECK = Counter(DECK)
 

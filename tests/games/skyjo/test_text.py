@@ -8,7 +8,8 @@ import pytest
 
 from bot.games.skyjo.engine import Game, Options, TakeDiscard
 from bot.games.skyjo.text import CARD_BACK, describe_events, table_text
-from tests.engine.skyjo_helpers import playing_game, set_discard, set_grid
+
+from .helpers import playing_game, set_discard, set_grid
 
 NAMES = ["Alice", "Bob", "Chloé"]
 

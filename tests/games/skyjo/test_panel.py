@@ -18,7 +18,8 @@ from bot.games.skyjo.panel import (
     panel_rows,
 )
 from bot.ui.ids import MAX_CUSTOM_ID, MAX_LABEL, MAX_PER_ROW, MAX_ROWS, decode, encode
-from tests.engine.skyjo_helpers import advance
+
+from .helpers import advance
 
 
 def _game(players: int, columns: int, rows: int, seed: int, steps: int) -> Game:

@@ -22,7 +22,7 @@ from bot.games.skipbo.engine import (
     replay,
 )
 
-from .test_skipbo_helpers import FULL_DECK, all_cards, names, random_playout
+from .helpers import FULL_DECK, all_cards, names, random_playout
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

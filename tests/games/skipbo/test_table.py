@@ -20,8 +20,9 @@ from bot.games.skipbo.table import (
     turn_mention,
 )
 from bot.render.table_text import NBSP
-from tests.engine.test_skipbo_helpers import new, rig, take
-from tests.ui.test_skipbo_panel import states
+
+from .helpers import new, rig, take
+from .test_panel import states
 
 NAMES = ["Alice", "Bob", "Chloé", "Denis", "Émile", "Fanny"]
 LONG = [f"{'W' * 28}{i:02d}" for i in range(6)]  # Discord display names go up to 32 characters

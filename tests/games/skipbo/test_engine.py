@@ -40,7 +40,7 @@ from bot.games.skipbo.engine import (
     replay,
 )
 
-from .test_skipbo_helpers import FULL_DECK, all_cards, names, new, random_playout, rig
+from .helpers import FULL_DECK, all_cards, names, new, random_playout, rig
 
 
 def unchanged(game: Game, seat: int, action: object, error: type[GameError] = IllegalMove) -> GameError:

@@ -24,7 +24,8 @@ from bot.games.skyjo.engine import (
     TakeDiscard,
 )
 from bot.sim.common import PlainViews, parse_lineup, play_game
-from tests.engine.skyjo_helpers import advance
+
+from .helpers import advance
 
 LEVELS = sorted(ai.LEVELS)
 OPTION_SETS = [

@@ -3,8 +3,8 @@
 
 Golden cases are stored as the view they render (``golden/skipbo_NAME.json``) and the expected image
 (``golden/skipbo_NAME.png``), so an engine change does not move them. To regenerate them after a
-deliberate change of the drawing, run ``UPDATE_GOLDEN=1 .venv/bin/pytest tests/render`` and look at
-the PNGs.
+deliberate change of the drawing, run ``UPDATE_GOLDEN=1 .venv/bin/pytest tests/games/skipbo/test_image.py``
+and look at the PNGs.
 """
 
 from __future__ import annotations

@@ -234,7 +234,7 @@ def test_each_look_has_its_own_cached_tiles(game: str) -> None:
 
 # ------------------------------------------------------------------------------------------------
 # docs/colourblind-cards.png: both looks side by side, as most people and as deuteranopia see them
-# (``UPDATE_DOCS=1 .venv/bin/pytest tests/render/test_colour_vision.py`` draws it again).
+# (``UPDATE_DOCS=1 .venv/bin/pytest tests/games/test_colour_vision.py`` draws it again).
 
 DOCS_IMAGE = Path(__file__).resolve().parents[2] / "docs" / "colourblind-cards.png"
 

@@ -27,7 +27,7 @@ from bot.games.skyjo.engine import (
     score_round,
 )
 
-from .skyjo_helpers import (
+from .helpers import (
     ALL_UP_BUT_LAST,
     GRID_A,
     GRID_B,

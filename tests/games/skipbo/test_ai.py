@@ -11,7 +11,7 @@ from bot.games.skipbo.engine import WILD, Discard, Game, NextRound, Options, Pla
 from bot.games.skipbo.hard import _threat_by_value
 from bot.sim.common import play_game
 
-from ..engine.test_skipbo_helpers import names, new, rig
+from .helpers import names, new, rig
 
 LEVELS = sorted(ai.LEVELS)
 

@@ -2,7 +2,8 @@
 
 Golden cases are stored as the view they render (``golden/NAME.json``) and the expected image
 (``golden/NAME.png``), so an engine change does not move them. To regenerate them after a deliberate
-change of the drawing, run ``UPDATE_GOLDEN=1 .venv/bin/pytest tests/render`` and look at the PNGs.
+change of the drawing, run ``UPDATE_GOLDEN=1 .venv/bin/pytest tests/games/skyjo/test_image.py`` and look at
+the PNGs.
 """
 
 from __future__ import annotations

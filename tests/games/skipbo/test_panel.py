@@ -53,7 +53,8 @@ from bot.games.skyjo.panel import MODE as SKYJO_MODE
 from bot.games.skyjo.panel import NEXT_ROUND as SKYJO_NEXT_ROUND
 from bot.games.skyjo.panel import REFRESH as SKYJO_REFRESH
 from bot.ui.ids import MAX_CUSTOM_ID, MAX_LABEL, MAX_PER_ROW, MAX_ROWS, decode
-from tests.engine.test_skipbo_helpers import names, new, rig, take
+
+from .helpers import names, new, rig, take
 
 GAME_ID = 123_456_789_012_345_678  # 18 digits: the longest custom_id
 VERSION = 999_999_999
