@@ -72,8 +72,8 @@ def seat_results_from_engine(results: Mapping[str, Any], seats: int) -> list[Sea
     """Turn an engine's ``results()`` into per-seat results, the same way for every game kind.
 
     Ranks come from ``ranks``; totals from ``totals`` (if any); round scores from ``rounds[i].scores``.
-    Counters are generic: any per-round list of ``seats`` integers other than the scores (Skyjo's
-    ``columns_cleared``) is summed per seat, and an optional ``stats`` list of per-seat dicts of
+    Counters are generic: any per-round list of ``seats`` integers other than the scores (a game's
+    count of lines cleared, say) is summed per seat, and an optional ``stats`` list of per-seat dicts of
     integers is added, so a new game's statistics need no storage change.
     """
     ranks = results.get("ranks")
