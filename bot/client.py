@@ -247,7 +247,7 @@ class SkyboBot(commands.AutoShardedBot):
             observer=self.metrics,
             owns=self.shard_plan.owns,
         )
-        service.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
+        service.outbox.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
         return service
 
     def may_serve(self) -> bool:

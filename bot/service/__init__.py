@@ -34,18 +34,42 @@ asyncio tasks re-created at start from the stored state (whose turn it is).
 
 The parts, one job each: :mod:`~bot.service.table` (the shared types, refusals and settings),
 :mod:`~bot.service.core` (the shared state and plumbing), :mod:`~bot.service.resume` (the start of the
-process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch), :mod:`~bot.service.clicks` (the
-click path and the commit), :mod:`~bot.service.votes` (round votes), :mod:`~bot.service.timers` (timers
-and the sweeper), :mod:`~bot.service.computers` (computer players) and :mod:`~bot.service.seats` (leave,
-kick, replacement, seat back, end), :mod:`~bot.service.settings` (a server's ``/skybo settings``),
-:mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo display``),
-:mod:`~bot.service.letters` (a long game's direct messages), :mod:`~bot.service.reloads` (tables whose
-database did not answer: served from their last committed state, reloaded when it answers).
-They are mixins of one :class:`TableService`, not collaborator objects: every part works on the same
-state (the tables, the channel locks, the sweeper's index) under
-the same channel lock, and callers (cogs, the UI, tests) use one object with one API, so the state stays
-in one place with no forwarding methods. What one part calls of another is declared once, abstract, in
-:class:`~bot.service.core.ServiceCore`; the parts import ``table`` and ``core`` only, never each other.
+process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch, expiry),
+:mod:`~bot.service.clicks` (the click path and the commit), :mod:`~bot.service.votes` (round votes),
+:mod:`~bot.service.timers` (timers and the sweeper), :mod:`~bot.service.computers` (computer players) and
+:mod:`~bot.service.seats` (leave, kick, replacement, seat back, end), :mod:`~bot.service.settings` (a
+server's ``/skybo settings``), :mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo
+display``), :mod:`~bot.service.letters` (a long game's direct messages), :mod:`~bot.service.reloads`
+(tables whose database did not answer: served from their last committed state, reloaded when it answers).
+They are mixins of one :class:`TableService` over a small core, :class:`~bot.service.core.ServiceCore`,
+which holds only what they share: the tables and their channel locks, storage (and the rules over it), the
+clock, the listener, whether the service is closing, and the configuration it was made with (delays,
+limits, shards, observer, seeds). State that one part alone keeps is that part's own, made in its
+``__init__`` (each part's ``__init__`` passes the options on, :class:`~bot.service.core.ServiceOptions`)
+and, where it is more than a field, a plain object of its module that knows nothing of the service: the
+sweeper (:class:`~bot.service.timers.Sweeper`: the timer index, its wake-up event, its task), the server
+settings cache (:class:`~bot.service.settings.SettingsCache`), the user preferences cache
+(:class:`~bot.service.prefs.PrefsCache`) and the users' languages being stored, the letters
+(:class:`~bot.service.letters.Outbox`: the postman, the letters on their way, their tasks), the reloader
+task (:mod:`~bot.service.reloads`), the fair-use marks and the expired lobbies
+(:mod:`~bot.service.lobbies`). A part that runs tasks adds them to what :meth:`ServiceCore.close` stops
+(``_stop_background``, after ``super()``'s).
+
+Why mixins still, and not collaborator objects: every part works on the same tables under the same channel
+lock, one calling another mid-action (a commit indexes the timer and arms the computers, a timer commits
+and replaces a seat), and callers (cogs, the UI, tests) use one object with one API (the owner objects'
+own methods stay behind it: ``settings_of``, ``prefs_of``...). Why the owner objects: mypy sees a part's
+``self`` as that part over the core, so a part cannot reach another part's state (it is not declared where
+the part looks), and the core cannot grow it again unnoticed (``tests/unit/test_service_core.py`` lists
+the core's state and each part's, and checks that no module touches another's). What one part asks of
+another (``_schedule``/``_forget`` of the sweeper, ``prefs_of``, ``_commit``...) is declared once,
+abstract, in the core, implemented by exactly one part; the parts import ``table`` and ``core`` only,
+never each other.
+
+The listener (:class:`~bot.service.table.TableListener`, the presenter in the bot; a quiet one by
+default) is called by its typed methods, ``self._tell(self.listener.remind, table, seats, left)``, so
+mypy checks every call; ``_tell`` only keeps a listener's exception from failing the service (it is
+logged: the state is committed already).
 """
 
 from __future__ import annotations

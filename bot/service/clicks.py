@@ -194,7 +194,7 @@ class ClickPart(ServiceCore):
 
     def _finish(self, table: Table) -> None:
         self.tables.pop(table.id, None)
-        self._due.pop(("game", table.id), None)
+        self._forget(("game", table.id))
         if table.ai_task is not None and table.ai_task is not asyncio.current_task():
             table.ai_task.cancel()
         finished = table.stored.finished

@@ -7,7 +7,7 @@ import contextlib
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ParamSpec, TypedDict, Unpack
 
 from bot.clock import Clock, SystemClock
 from bot.config import Limits
@@ -15,7 +15,6 @@ from bot.games.registry import KINDS
 from bot.service.rules import GameRules
 from bot.service.table import (
     PanelState,
-    Postman,
     Refused,
     SeatTaken,
     ServiceObserver,
@@ -25,64 +24,73 @@ from bot.service.table import (
 )
 from bot.storage import GameNotFound, ServerSettings, Storage, StorageError, StoredGame, UserPrefs
 
+P = ParamSpec("P")
+
+
+class ServiceOptions(TypedDict, total=False):
+    """What a :class:`bot.service.TableService` is made with besides its storage (each part's
+    ``__init__`` passes them on to :class:`ServiceCore`, the one that reads them)."""
+
+    ai_delay: float
+    round_delay: float
+    listener: TableListener | None
+    seed_source: Callable[[], int] | None
+    clock: Clock | None
+    limits: Limits | None
+    owns: Callable[[int | None], bool] | None
+    observer: ServiceObserver | None
+
+
+class QuietListener:
+    """The listener of a service nobody watches (tests, benches, tools): hears everything, does nothing."""
+
+    def table_changed(self, table: Table) -> None:
+        pass
+
+    def lobby_changed(self, lobby_id: int) -> None:
+        pass
+
+    def remind(self, table: Table, seats: list[int], seconds_left: int) -> None:
+        pass
+
+    def seat_taken_over(self, table: Table, seat: int) -> None:
+        pass
+
+    def table_gone(self, table: Table) -> None:
+        pass
+
+    def lobby_gone(self, lobby_id: int) -> None:
+        pass
+
 
 class ServiceCore(ABC):
-    """The state every part reads and writes (one instance: the tables, the channel locks, the
-    sweeper's index...), the plumbing they all use, and, as abstract methods, what one part asks of
-    another: each is implemented by exactly one part (named in its docstring)."""
+    """What every part shares, and only that: the tables and their channel locks, storage (and the
+    rules that run over it), the clock, the listener, whether the service is closing, and the
+    configuration it was made with (delays, limits, shards, observer, seeds). State that one part
+    alone keeps is that part's own, made in its ``__init__`` (the sweeper's index, the settings and
+    preferences caches, the letters on their way, the reloader, the lobby fair-use marks):
+    ``tests/unit/test_service_core.py`` checks both. What one part asks of another is declared here as
+    abstract methods, each implemented by exactly one part (named in its docstring)."""
 
-    def __init__(
-        self,
-        storage: Storage,
-        *,
-        ai_delay: float = 1.2,
-        round_delay: float = 30.0,
-        listener: TableListener | None = None,
-        seed_source: Callable[[], int] | None = None,
-        clock: Clock | None = None,
-        limits: Limits | None = None,
-        owns: Callable[[int | None], bool] | None = None,
-        observer: ServiceObserver | None = None,
-    ) -> None:
+    def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         self.storage = storage
         # The rules run here (deal, apply, replay, results, ratings); storage stores what they give.
         self.rules = GameRules(storage)
-        self.observer = observer
-        # A fleet (bot.config.Shards): this process resumes, times and plays only the games and lobbies
-        # of the guilds on its shards; the others belong to the processes that receive their clicks.
-        self.owns: Callable[[int | None], bool] = owns or (lambda _guild_id: True)
-        self.clock: Clock = clock or SystemClock()
-        self.limits = limits or Limits()
-        # Fair use (see _create_lobby): one table opening at a time, and when each host last opened one.
-        self._opening = asyncio.Lock()
-        self._opened_at: dict[int, int] = {}
         self.lobbies = storage.lobbies
-        self.ai_delay = ai_delay
-        self.round_delay = round_delay
-        self.listener = listener
+        self.clock: Clock = options.get("clock") or SystemClock()
+        self.listener: TableListener = options.get("listener") or QuietListener()
         self.tables: dict[int, Table] = {}
         self._locks: dict[int, asyncio.Lock] = {}
-        self._seed = seed_source or (lambda: secrets.randbits(62))
         self._closed = False
-        # The sweeper's index: ("game" | "lobby", id) -> when to look at it next (ms).
-        self._due: dict[tuple[str, int], int] = {}
-        self._wake = asyncio.Event()
-        self._sweeper: asyncio.Task[None] | None = None
-        self.expired_lobbies: set[int] = set()
-        # Each server's settings (/skybo settings), the defaults left out: see bot.service.settings.
-        self._settings: dict[int, ServerSettings] = {}
-        # Users' own choices (/skybo notify, /skybo display): user -> (when read, ms; them). See
-        # bot.service.prefs.
-        self._prefs: dict[int, tuple[int, UserPrefs]] = {}
-        # Changes made here per user: a read that a change overtook does not overwrite the cache with it.
-        self._prefs_changes: dict[int, int] = {}
-        # Long games' direct messages (bot.service.letters): who sends them (set by the bot), the
-        # letters on their way ((game, deadline, seat, what)) and their tasks (languages being stored too).
-        self.postman: Postman | None = None
-        self._letters_going: set[tuple[int, int, int, str]] = set()
-        self._letter_tasks: set[asyncio.Task[None]] = set()
-        # Reloads the tables whose database did not answer (bot.service.reloads), while there are any.
-        self._reloader: asyncio.Task[None] | None = None
+        # Configuration, read by the parts that need it.
+        self.ai_delay = options.get("ai_delay", 1.2)
+        self.round_delay = options.get("round_delay", 30.0)
+        self.limits = options.get("limits") or Limits()
+        self.observer = options.get("observer")
+        # A fleet (bot.config.Shards): this process resumes, times and plays only the games and lobbies
+        # of the guilds on its shards; the others belong to the processes that receive their clicks.
+        self.owns: Callable[[int | None], bool] = options.get("owns") or (lambda _guild_id: True)
+        self._seed: Callable[[], int] = options.get("seed_source") or (lambda: secrets.randbits(62))
 
     # ------------------------------------------------------------------ plumbing
 
@@ -93,34 +101,31 @@ class ServiceCore(ABC):
         return lock
 
     def _notify(self, table: Table) -> None:
-        self._tell("table_changed", table)
+        self._tell(self.listener.table_changed, table)
 
-    def _tell(self, what: str, *args: Any) -> None:
-        if self.listener is not None:
-            try:
-                getattr(self.listener, what)(*args)
-            except Exception:
-                log.exception("table listener failed", extra={"what": what})
+    def _tell(self, hear: Callable[P, object], *args: P.args, **kwargs: P.kwargs) -> None:
+        """Call one of the listener's methods (``self._tell(self.listener.remind, table, seats, left)``,
+        checked by mypy like a direct call): whatever the listener raises is logged, never the
+        service's failure (the state is committed already)."""
+        try:
+            hear(*args, **kwargs)
+        except Exception:
+            log.exception("table listener failed", extra={"what": getattr(hear, "__name__", repr(hear))})
 
     async def close(self) -> None:
-        """Stop every timer and computer player (the state is in the database already)."""
+        """Stop every timer, computer player and background task (the state is in the database already)."""
         self._closed = True
-        tasks = [
-            task
-            for table in self.tables.values()
-            for task in (table.ai_task,)
-            if task is not None and not task.done()
-        ]
-        if self._sweeper is not None:
-            tasks.append(self._sweeper)
-        if self._reloader is not None:
-            tasks.append(self._reloader)
-        tasks += [task for task in self._letter_tasks if not task.done()]
+        tasks = [task for task in self._stop_background() if not task.done()]
         for task in tasks:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+    def _stop_background(self) -> list[asyncio.Task[None]]:
+        """The tasks :meth:`close` cancels. A part that runs tasks of its own adds them, after
+        ``super()``'s (and stops starting new ones): the sweeper, the reloader, the letters..."""
+        return [table.ai_task for table in self.tables.values() if table.ai_task is not None]
 
     def table_in_channel(self, channel_id: int) -> Table | None:
         return next((tb for tb in self.tables.values() if tb.channel_id == channel_id), None)
@@ -236,6 +241,14 @@ class ServiceCore(ABC):
     @abstractmethod
     def _schedule(self, key: tuple[str, int], due: int) -> None:
         """Tell the sweeper about a deadline (:mod:`bot.service.timers`)."""
+
+    @abstractmethod
+    def _forget(self, key: tuple[str, int]) -> None:
+        """Tell the sweeper a game or lobby has no deadline any more (:mod:`bot.service.timers`)."""
+
+    @abstractmethod
+    async def _expire_lobby(self, lobby_id: int) -> None:
+        """Close a lobby nobody started in time, when its deadline comes (:mod:`bot.service.lobbies`)."""
 
     @abstractmethod
     def _waited_for(self, table: Table) -> list[int]:

@@ -15,27 +15,77 @@ owed before the turn's first message went out (a long stop) is sent alone: it sa
 The sending itself is Discord's business (:class:`~bot.service.table.Postman`, bot.ui.letters); a
 user whose direct messages are closed counts as told (the game goes on); any other failure is tried
 again at the next look at the timer (half time, the bot's next start).
+
+This part's own state is its :class:`Outbox`: the postman (set by the bot; None: nothing is sent), the
+letters on their way and their tasks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Unpack
 
-from bot.service.core import ServiceCore
-from bot.service.table import Letter, Refused, Table, log
+from bot.service.core import ServiceCore, ServiceOptions
+from bot.service.table import Letter, Postman, Refused, Table, log
+from bot.storage import Storage
 
 SENT = {"turn": "dm", "reminder": "dm_reminded"}  # the timer's record of each letter: the seats told
+
+
+LetterKey = tuple[int, int, int, str]  # (game, deadline, seat, "turn" | "reminder")
+
+
+class Outbox:
+    """Who sends the letters, and the letters on their way (each once: by its key) with their tasks."""
+
+    def __init__(self) -> None:
+        self.postman: Postman | None = None
+        self._going: set[LetterKey] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def busy(self) -> bool:
+        """A letter is on its way."""
+        return bool(self._going)
+
+    def going(self, key: LetterKey) -> bool:
+        return key in self._going
+
+    def send(self, key: LetterKey, post: Callable[[], Awaitable[None]]) -> None:
+        """Run ``post()`` (the sending and its record) in a task; the key is on its way until it ends."""
+        self._going.add(key)
+        task = asyncio.create_task(self._carry(key, post), name="letter")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _carry(self, key: LetterKey, post: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await post()
+        finally:
+            self._going.discard(key)
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        return list(self._tasks)
 
 
 class LettersPart(ServiceCore):
     """The direct messages of long games: owed when a timer is indexed, recorded once sent."""
 
+    def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
+        super().__init__(storage, **options)
+        self.outbox = Outbox()
+
+    def _stop_background(self) -> list[asyncio.Task[None]]:
+        return [*super()._stop_background(), *self.outbox.tasks()]
+
     def _letters(self, table: Table) -> None:
         """Send what this table's running turn owes its players and has not sent (nor is sending)."""
-        if self.postman is None or self._closed or table.finished or table.gone or not table.long_game:
+        postman = self.outbox.postman
+        if postman is None or self._closed or table.finished or table.gone or not table.long_game:
             return
         timer = table.timer()
         if timer is None or timer.get("what") != "turn" or timer.get("fired"):
@@ -49,15 +99,14 @@ class LettersPart(ServiceCore):
         for seat in self._waited_for(table):
             user_id = table.stored.seats[seat].user_id
             key = (table.id, due, seat, what)
-            if user_id is None or seat in told or key in self._letters_going:
+            if user_id is None or seat in told or self.outbox.going(key):
                 continue
-            self._letters_going.add(key)
-            task = asyncio.create_task(self._post_letter(table, seat, user_id, what, due), name="letter")
-            self._letter_tasks.add(task)
-            task.add_done_callback(self._letter_tasks.discard)
+            post = functools.partial(self._post_letter, postman, table, seat, user_id, what, due)
+            self.outbox.send(key, post)
 
-    async def _post_letter(self, table: Table, seat: int, user_id: int, what: str, due: int) -> None:
-        key = (table.id, due, seat, what)
+    async def _post_letter(
+        self, postman: Postman, table: Table, seat: int, user_id: int, what: str, due: int
+    ) -> None:
         try:
             prefs = (await self.prefs_of([user_id]))[user_id]
             if not prefs.notify:
@@ -74,8 +123,7 @@ class LettersPart(ServiceCore):
                 due_ms=due,
                 locale=prefs.locale,
             )
-            assert self.postman is not None
-            sent = await self.postman.send_letter(letter)
+            sent = await postman.send_letter(letter)
             log.log(  # one per turn of a long game, like a move; one not delivered is worth a look
                 logging.DEBUG if sent else logging.INFO,
                 "long game letter sent" if sent else "long game letter not delivered: direct messages closed",
@@ -84,8 +132,6 @@ class LettersPart(ServiceCore):
             await self._letter_sent(table, seat, what, due)
         except Exception:
             log.exception("long game letter failed", extra={"game_id": table.id, "seat": seat, "what": what})
-        finally:
-            self._letters_going.discard(key)
 
     async def _letter_sent(self, table: Table, seat: int, what: str, due: int) -> None:
         """Record the letter in the turn's timer, if that turn is still the one running."""

@@ -1,16 +1,21 @@
-"""Lobbies, seating and the start of a game (and Rematch, a new lobby from an old game)."""
+"""Lobbies, seating and the start of a game (and Rematch, a new lobby from an old game), and the
+close of a lobby nobody started in time (its deadline woken by the sweeper, :mod:`bot.service.timers`).
+
+This part's own state: the fair-use marks (one table opening at a time, when each host last opened
+one) and the lobbies that expired (so a late click hears "expired", not "cancelled")."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from bot.engine.errors import GameError
 from bot.games.base import seat_limit
 from bot.games.registry import AI_LEVELS, KINDS, GameKind
 from bot.render.names import computer_name
-from bot.service.core import ServiceCore
+from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.table import (
     DEFAULT_TURN_LIMIT,
     LOBBY_TTL_MS,
@@ -21,7 +26,7 @@ from bot.service.table import (
     _counted,
     log,
 )
-from bot.storage import ChannelBusy, Seat, StorageError
+from bot.storage import ChannelBusy, Seat, Storage, StorageError
 from bot.storage.lobbies import (
     CANCELLED,
     INVITED,
@@ -36,7 +41,15 @@ from bot.storage.lobbies import (
 
 
 class LobbyPart(ServiceCore):
-    """Open, join, leave, fill with computers, cancel and start a lobby."""
+    """Open, join, leave, fill with computers, cancel, start and expire a lobby."""
+
+    def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
+        super().__init__(storage, **options)
+        # Fair use (see _create_lobby): one table opening at a time, and when each host last opened one.
+        self._opening = asyncio.Lock()
+        self._opened_at: dict[int, int] = {}
+        # Lobbies closed by their deadline (by this process, since its start).
+        self.expired_lobbies: set[int] = set()
 
     @staticmethod
     def _kind(name: str) -> GameKind:
@@ -293,7 +306,7 @@ class LobbyPart(ServiceCore):
                 await self.lobbies.close(lobby, CANCELLED)
             except LobbyChanged:
                 raise Refused("table.error.lobby_changed") from None
-        self._due.pop(("lobby", lobby_id), None)
+        self._forget(("lobby", lobby_id))
         log.info("lobby cancelled", extra={"lobby_id": lobby_id, "by": user_id})
         return lobby
 
@@ -342,7 +355,7 @@ class LobbyPart(ServiceCore):
             table = self._cache(stored)
             with contextlib.suppress(LobbyChanged):
                 await self.lobbies.close(lobby, STARTED, stored.id)
-            self._due.pop(("lobby", lobby_id), None)
+            self._forget(("lobby", lobby_id))
             table.recent.append((-1, [spec.opening_event(stored.game)]))
             await self._sync_timer(table)
             self._arm(table)
@@ -351,6 +364,27 @@ class LobbyPart(ServiceCore):
             extra={"game_id": stored.id, "kind": lobby.kind, "lobby_id": lobby_id, "seats": len(seats)},
         )
         return table
+
+    async def _expire_lobby(self, lobby_id: int) -> None:
+        try:
+            lobby = await self.lobbies.get(lobby_id)
+        except LobbyNotFound:
+            return
+        async with self.lock(lobby.channel_id):
+            lobby = await self.lobbies.get(lobby_id)
+            if lobby.status != "open":
+                return
+            if self.clock.now_ms() < lobby.created_at + LOBBY_TTL_MS:
+                self._schedule(("lobby", lobby_id), lobby.created_at + LOBBY_TTL_MS)
+                return
+            try:
+                await self.lobbies.close(lobby, CANCELLED)
+            except (LobbyChanged, StorageError):
+                self._schedule(("lobby", lobby_id), self.clock.now_ms() + 5000)
+                return
+            self.expired_lobbies.add(lobby_id)
+        log.info("lobby expired", extra={"lobby_id": lobby_id})
+        self._tell(self.listener.lobby_changed, lobby_id)
 
     async def rematch(self, game_id: int, user_id: int) -> Lobby:
         """A new lobby with the same settings, hosted and first seated by the clicker.

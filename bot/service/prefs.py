@@ -18,46 +18,83 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import Unpack
 
-from bot.service.core import ServiceCore
+from bot.clock import Clock
+from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.table import Refused, log
+from bot.storage import Storage
 from bot.storage.prefs import CARD_THEMES, DEFAULT_PREFS, MAX_LOCALE, TABLE_VIEWS, UserPrefs
 
 PREFS_TTL_MS = 60_000
 
 
-class PrefsPart(ServiceCore):
-    """Read (with a short cache) and change a user's own choices."""
+class PrefsCache:
+    """Users' choices as read (for :data:`PREFS_TTL_MS`) or changed here."""
 
-    async def prefs_of(self, user_ids: Iterable[int | None]) -> dict[int, UserPrefs]:
+    def __init__(self, storage: Storage, clock: Clock) -> None:
+        self._storage = storage
+        self._clock = clock
+        self._of_user: dict[int, tuple[int, UserPrefs]] = {}  # user -> (when read, ms; their choices)
+        # Changes made here per user: a read that a change overtook does not overwrite the cache with it.
+        self._changes: dict[int, int] = {}
+
+    async def of(self, user_ids: Iterable[int | None]) -> dict[int, UserPrefs]:
         """Each user's choices (the defaults for the others); computers (None) are left out."""
-        now = self.clock.now_ms()
+        now = self._clock.now_ms()
         wanted = {u for u in user_ids if u is not None}
         found: dict[int, UserPrefs] = {}
         missing = []
         for user in wanted:
-            cached = self._prefs.get(user)
+            cached = self._of_user.get(user)
             if cached is not None and now - cached[0] < PREFS_TTL_MS:
                 found[user] = cached[1]
             else:
                 missing.append(user)
         if missing:
-            changes = {user: self._prefs_changes.get(user, 0) for user in missing}
-            read = await self.storage.prefs.many(missing)
+            changes = {user: self._changes.get(user, 0) for user in missing}
+            read = await self._storage.prefs.many(missing)
             for user, prefs in read.items():
-                cached = self._prefs.get(user)
-                if cached is not None and self._prefs_changes.get(user, 0) != changes[user]:
+                cached = self._of_user.get(user)
+                if cached is not None and self._changes.get(user, 0) != changes[user]:
                     found[user] = cached[1]  # changed here while this was read: the change is newer
                     continue
-                self._prefs[user] = (now, prefs)
+                self._of_user[user] = (now, prefs)
                 found[user] = prefs
         return found
+
+    def cached(self, user_id: int | None) -> UserPrefs | None:
+        """What the cache holds for a user, however old (None: nothing)."""
+        cached = None if user_id is None else self._of_user.get(user_id)
+        return None if cached is None else cached[1]
+
+    def changed(self, user_id: int, prefs: UserPrefs) -> None:
+        """A change made here: the user's choices now."""
+        self._of_user[user_id] = (self._clock.now_ms(), prefs)
+        self._changes[user_id] = self._changes.get(user_id, 0) + 1
+
+
+class PrefsPart(ServiceCore):
+    """Read (with a short cache) and change a user's own choices."""
+
+    def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
+        super().__init__(storage, **options)
+        self.user_prefs = PrefsCache(storage, self.clock)
+        # Users' languages being stored, in the background (see note_locale).
+        self.locale_writes: set[asyncio.Task[None]] = set()
+
+    def _stop_background(self) -> list[asyncio.Task[None]]:
+        return [*super()._stop_background(), *self.locale_writes]
+
+    async def prefs_of(self, user_ids: Iterable[int | None]) -> dict[int, UserPrefs]:
+        """Each user's choices (the defaults for the others); computers (None) are left out."""
+        return await self.user_prefs.of(user_ids)
 
     def cached_prefs(self, user_id: int | None) -> UserPrefs:
         """What the cache holds for a user, however old (the defaults if nothing): for the places
         that cannot wait for the database (drawing a panel under the channel lock)."""
-        cached = None if user_id is None else self._prefs.get(user_id)
-        return DEFAULT_PREFS if cached is None else cached[1]
+        cached = self.user_prefs.cached(user_id)
+        return DEFAULT_PREFS if cached is None else cached
 
     async def change_prefs(
         self,
@@ -83,23 +120,19 @@ class PrefsPart(ServiceCore):
             new = replace(new, table=table)
         if new != current:
             await self.storage.prefs.save(user_id, new)
-        self._changed_prefs(user_id, new)
+        self.user_prefs.changed(user_id, new)
         return new
-
-    def _changed_prefs(self, user_id: int, prefs: UserPrefs) -> None:
-        self._prefs[user_id] = (self.clock.now_ms(), prefs)
-        self._prefs_changes[user_id] = self._prefs_changes.get(user_id, 0) + 1
 
     def note_locale(self, user_id: int, locale: object) -> None:
         """The language a user's click or command came in: stored (in the background) when it is not
         the one the bot knows, for the direct messages of long games."""
         text = str(locale)[:MAX_LOCALE] if locale is not None else None
-        cached = self._prefs.get(user_id)
-        if not text or self._closed or (cached is not None and cached[1].locale == text):
+        cached = self.user_prefs.cached(user_id)
+        if not text or self._closed or (cached is not None and cached.locale == text):
             return
         task = asyncio.create_task(self._store_locale(user_id, text), name="note-locale")
-        self._letter_tasks.add(task)
-        task.add_done_callback(self._letter_tasks.discard)
+        self.locale_writes.add(task)
+        task.add_done_callback(self.locale_writes.discard)
 
     async def _store_locale(self, user_id: int, locale: str) -> None:
         try:
@@ -108,7 +141,7 @@ class PrefsPart(ServiceCore):
                 return
             await self.storage.prefs.set_locale(user_id, locale)
             # The choices as they are now: a /skybo notify may have changed them meanwhile.
-            cached = self._prefs.get(user_id)
-            self._changed_prefs(user_id, replace(current if cached is None else cached[1], locale=locale))
+            cached = self.user_prefs.cached(user_id)
+            self.user_prefs.changed(user_id, replace(current if cached is None else cached, locale=locale))
         except Exception:  # a busy database: the next click tries again
             log.warning("user language not stored", extra={"user_id": user_id}, exc_info=True)

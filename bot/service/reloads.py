@@ -20,10 +20,11 @@ tried again by its own task after a growing pause (:mod:`bot.service.computers`,
 from __future__ import annotations
 
 import asyncio
+from typing import Unpack
 
-from bot.service.core import ServiceCore
+from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.table import Refused, Table, log
-from bot.storage import GameNotFound, GameQuarantined, StorageError
+from bot.storage import GameNotFound, GameQuarantined, Storage, StorageError
 
 # The reloader's first pause, and its longest: it doubles after each round that left a table waiting.
 RELOAD_FIRST_PAUSE_S = 0.5
@@ -34,6 +35,14 @@ RELOAD_WITHIN_S = 2.0
 
 class ReloadPart(ServiceCore):
     """Tables waiting for the database, and their reload."""
+
+    def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
+        super().__init__(storage, **options)
+        # Reloads the tables whose database did not answer, while there are any.
+        self._reloader: asyncio.Task[None] | None = None
+
+    def _stop_background(self) -> list[asyncio.Task[None]]:
+        return [*super()._stop_background(), *([self._reloader] if self._reloader is not None else [])]
 
     def tables_waiting(self) -> int:
         """How many tables of this process cannot be served now (their database did not answer)."""

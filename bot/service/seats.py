@@ -129,7 +129,7 @@ class SeatPart(ServiceCore):
                 if user_id != lobby.host_id and not can_manage:
                     raise Refused("table.error.end_not_allowed")
                 await self.lobbies.close(lobby, CANCELLED)
-                self._due.pop(("lobby", lobby.id), None)
+                self._forget(("lobby", lobby.id))
                 return lobby
             if user_id != table.stored.host_id and not can_manage:
                 raise Refused("table.error.end_not_allowed")
@@ -164,11 +164,11 @@ class SeatPart(ServiceCore):
                 table.stored.status = "cancelled"
                 table.gone = True
                 self.tables.pop(table.id, None)
-                self._due.pop(("game", table.id), None)
+                self._forget(("game", table.id))
                 if table.ai_task is not None and table.ai_task is not asyncio.current_task():
                     table.ai_task.cancel()
             log.info("game cancelled: its place is gone", extra={"game_id": table.id, "why": why})
-            self._tell("table_gone", table)
+            self._tell(self.listener.table_gone, table)
             ended.append(table)
         try:
             lobbies = [
@@ -184,8 +184,8 @@ class SeatPart(ServiceCore):
                     await self.lobbies.close(lobby, CANCELLED)
                 except (LobbyChanged, StorageError):
                     continue  # started or closed meanwhile (a started one is a game: see above)
-            self._due.pop(("lobby", lobby.id), None)
+            self._forget(("lobby", lobby.id))
             log.info("lobby cancelled: its place is gone", extra={"lobby_id": lobby.id, "why": why})
-            self._tell("lobby_gone", lobby.id)
+            self._tell(self.listener.lobby_gone, lobby.id)
             ended.append(lobby)
         return ended

@@ -17,28 +17,57 @@ nothing. Tables already open keep their turn limit and channel; the deal reads t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Unpack
 
 from bot.i18n import LANGUAGES
-from bot.service.core import ServiceCore
+from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.table import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused
+from bot.storage import Storage
 from bot.storage.settings import DEFAULTS, ServerSettings
 
 # How many channels a server may list (a refusal names them all, within one message).
 MAX_CHANNELS = 25
 
 
+class SettingsCache:
+    """Each server's settings as last read or changed here, the defaults left out."""
+
+    def __init__(self) -> None:
+        self._of_guild: dict[int, ServerSettings] = {}
+
+    def load(self, every: Mapping[int, ServerSettings]) -> None:
+        """Every server's settings, instead of what the cache held."""
+        self._of_guild.clear()
+        for guild_id, settings in every.items():
+            self.remember(guild_id, settings)
+
+    def of(self, guild_id: int | None) -> ServerSettings:
+        """A server's settings (the defaults outside a server)."""
+        return DEFAULTS if guild_id is None else self._of_guild.get(guild_id, DEFAULTS)
+
+    def remember(self, guild_id: int, settings: ServerSettings) -> None:
+        if settings.is_default():
+            self._of_guild.pop(guild_id, None)
+        else:
+            self._of_guild[guild_id] = settings
+
+
 class SettingsPart(ServiceCore):
     """Read, cache and change a server's settings, and check a new table against them."""
 
+    def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
+        super().__init__(storage, **options)
+        self.server_settings = SettingsCache()
+
     async def load_settings(self) -> None:
         """Every server's settings into the cache (at start, before the first command)."""
-        self._settings.clear()
-        self._settings.update(await self.storage.settings.all())
+        self.server_settings.load(await self.storage.settings.all())
 
     def settings_of(self, guild_id: int | None) -> ServerSettings:
         """A server's settings from the cache (the defaults outside a server)."""
-        return DEFAULTS if guild_id is None else self._settings.get(guild_id, DEFAULTS)
+        return self.server_settings.of(guild_id)
 
     def public_locale(self, guild_id: int | None, locale: object) -> object:
         """The language of a public message in ``guild_id``: the server's fixed one, else ``locale``
@@ -87,10 +116,10 @@ class SettingsPart(ServiceCore):
             new = replace(new, channels=kept or None)
         if new != current:
             await self.storage.settings.save(guild_id, new)
-        self._remember(guild_id, new)
+        self.server_settings.remember(guild_id, new)
         if new != current:  # an open lobby says the settings in words: redraw it
             for lobby_id in sorted(await self.lobbies.open_ids(guild_id=guild_id)):
-                self._tell("lobby_changed", lobby_id)
+                self._tell(self.listener.lobby_changed, lobby_id)
         return new
 
     async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:
@@ -99,14 +128,8 @@ class SettingsPart(ServiceCore):
         if guild_id is None:
             return DEFAULTS
         settings = await self.storage.settings.get(guild_id)
-        self._remember(guild_id, settings)
+        self.server_settings.remember(guild_id, settings)
         if settings.channels is not None and channel_id not in settings.channels:
             where = ", ".join(f"<#{c}>" for c in settings.channels)
             raise Refused("settings.error.channel", channels=where)
         return settings
-
-    def _remember(self, guild_id: int, settings: ServerSettings) -> None:
-        if settings.is_default():
-            self._settings.pop(guild_id, None)
-        else:
-            self._settings[guild_id] = settings

@@ -75,7 +75,9 @@ class SeatTaken(Refused):
 
 
 class TableListener(Protocol):
-    """What the Discord layer does when a table changed without an interaction to answer."""
+    """What the Discord layer does when a table changed without an interaction to answer (the
+    presenter). The service calls these methods by name in its code, through ``ServiceCore._tell``
+    (which logs a listener's exception), so mypy checks each call."""
 
     def table_changed(self, table: Table) -> None: ...
 

@@ -1,16 +1,23 @@
-"""Turn timers, reminders and lobby expiry: deadlines stored in meta, one sweeper task."""
+"""Turn timers and reminders: deadlines stored in meta, and the one sweeper that wakes every deadline.
+
+The sweeper (:class:`Sweeper`) is this part's own: its index (what to look at next, and when), its
+wake-up event and its task. The other parts tell it about a deadline through ``_schedule`` and take
+one back through ``_forget`` (both here); a lobby's deadline is acted on by the lobby part
+(``_expire_lobby``), a game's here (``_fire``)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import random
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Unpack
 
+from bot.clock import Clock
 from bot.engine.errors import GameError
-from bot.service.core import ServiceCore
+from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.table import (
-    LOBBY_TTL_MS,
     MAX_COVER_ACTIONS,
     MISSES_BEFORE_REPLACE,
     REVEAL,
@@ -20,17 +27,87 @@ from bot.service.table import (
     log,
     token_of,
 )
-from bot.storage import StorageError
-from bot.storage.lobbies import CANCELLED, LobbyChanged, LobbyNotFound
+from bot.storage import Storage
 
 # A timer whose write was not saved (the database busy or away) looks again after a pause as long as
 # its deadline has waited so far, within these bounds (ms).
 RETRY_FIRST_PAUSE_MS = 500
 RETRY_LONGEST_PAUSE_MS = 10_000
+# A deadline whose action raised is looked at again this much later (ms), unless it was scheduled anew.
+FAILED_AGAIN_MS = 5000
+
+Key = tuple[str, int]  # ("game" | "lobby", id)
+
+
+class Sweeper:
+    """One task that sleeps until the earliest deadline of its index and hands each due key to
+    ``act`` (one at a time, in the order they came due); ``act`` raising is logged and the key looked at
+    again :data:`FAILED_AGAIN_MS` later, unless ``act`` scheduled it anew."""
+
+    def __init__(self, clock: Clock, act: Callable[[Key], Awaitable[None]]) -> None:
+        self._clock = clock
+        self._act = act
+        self._due: dict[Key, int] = {}  # key -> when to look at it next (ms)
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stopped = False
+
+    @property
+    def due(self) -> Mapping[Key, int]:
+        """The index, read-only (what tests and metrics look at)."""
+        return MappingProxyType(self._due)
+
+    def schedule(self, key: Key, due: int) -> None:
+        """Look at ``key`` at ``due`` (ms), instead of whenever it was due before."""
+        if self._stopped:
+            return
+        old = self._due.get(key)
+        self._due[key] = due
+        if old is None or due < old:
+            self._wake.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._sweep(), name="timer-sweeper")
+
+    def forget(self, key: Key) -> None:
+        """``key`` has no deadline any more (its game ended, its lobby closed)."""
+        self._due.pop(key, None)
+
+    def stop(self) -> list[asyncio.Task[None]]:
+        """Schedule nothing more; the task to cancel, if it runs."""
+        self._stopped = True
+        return [self._task] if self._task is not None else []
+
+    async def _sweep(self) -> None:
+        """Sleep until the earliest deadline, act on every one that is due, repeat."""
+        while not self._stopped:
+            self._wake.clear()
+            if not self._due:
+                await self._wake.wait()
+                continue
+            now = self._clock.now_ms()
+            due = [key for key, when in self._due.items() if when <= now]
+            if not due:
+                await self._clock.sleep_until(min(self._due.values()), self._wake)
+                continue
+            for key in due:
+                self._due.pop(key, None)
+                try:
+                    await self._act(key)
+                except Exception:
+                    log.exception("timer failed", extra={"what": key[0], "id": key[1]})
+                    if key not in self._due:  # try again soon (a busy database, say)
+                        self._due[key] = self._clock.now_ms() + FAILED_AGAIN_MS
 
 
 class TimerPart(ServiceCore):
     """The timer a state calls for, and the sweeper that acts on every deadline."""
+
+    def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
+        super().__init__(storage, **options)
+        self.sweeper = Sweeper(self.clock, self._on_due)
+
+    def _stop_background(self) -> list[asyncio.Task[None]]:
+        return [*super()._stop_background(), *self.sweeper.stop()]
 
     def _timer_for(self, table: Table, game: Any, old: dict[str, Any] | None) -> dict[str, Any] | None:
         """The timer the state calls for: kept while its token holds, a new one when the turn moved."""
@@ -98,7 +175,7 @@ class TimerPart(ServiceCore):
         timer = table.timer()
         key = ("game", table.id)
         if timer is None or table.finished:
-            self._due.pop(key, None)
+            self._forget(key)
             return
         due = int(timer["due"])
         if timer.get("what") == "turn" and not timer.get("reminded"):
@@ -106,62 +183,20 @@ class TimerPart(ServiceCore):
         self._schedule(key, due)
         self._letters(table)  # a long game's direct messages owed by this turn (bot.service.letters)
 
-    def _schedule(self, key: tuple[str, int], due: int) -> None:
-        if self._closed:
-            return
-        old = self._due.get(key)
-        self._due[key] = due
-        if old is None or due < old:
-            self._wake.set()
-        if self._sweeper is None or self._sweeper.done():
-            self._sweeper = asyncio.create_task(self._sweep(), name="timer-sweeper")
+    def _schedule(self, key: Key, due: int) -> None:
+        if not self._closed:
+            self.sweeper.schedule(key, due)
 
-    async def _sweep(self) -> None:
-        """Sleep until the earliest deadline, act on every one that is due, repeat."""
-        while not self._closed:
-            self._wake.clear()
-            if not self._due:
-                await self._wake.wait()
-                continue
-            now = self.clock.now_ms()
-            due = [key for key, when in self._due.items() if when <= now]
-            if not due:
-                await self.clock.sleep_until(min(self._due.values()), self._wake)
-                continue
-            for key in due:
-                self._due.pop(key, None)
-                if self.observer is not None:
-                    self.observer.timer_fired("lobby" if key[0] == "lobby" else "turn")
-                try:
-                    if key[0] == "lobby":
-                        await self._expire_lobby(key[1])
-                    else:
-                        await self._fire(key[1])
-                except Exception:
-                    log.exception("timer failed", extra={"what": key[0], "id": key[1]})
-                    if key not in self._due:  # try again soon (a busy database, say)
-                        self._due[key] = self.clock.now_ms() + 5000
+    def _forget(self, key: Key) -> None:
+        self.sweeper.forget(key)
 
-    async def _expire_lobby(self, lobby_id: int) -> None:
-        try:
-            lobby = await self.lobbies.get(lobby_id)
-        except LobbyNotFound:
-            return
-        async with self.lock(lobby.channel_id):
-            lobby = await self.lobbies.get(lobby_id)
-            if lobby.status != "open":
-                return
-            if self.clock.now_ms() < lobby.created_at + LOBBY_TTL_MS:
-                self._schedule(("lobby", lobby_id), lobby.created_at + LOBBY_TTL_MS)
-                return
-            try:
-                await self.lobbies.close(lobby, CANCELLED)
-            except (LobbyChanged, StorageError):
-                self._schedule(("lobby", lobby_id), self.clock.now_ms() + 5000)
-                return
-            self.expired_lobbies.add(lobby_id)
-        log.info("lobby expired", extra={"lobby_id": lobby_id})
-        self._tell("lobby_changed", lobby_id)
+    async def _on_due(self, key: Key) -> None:
+        if self.observer is not None:
+            self.observer.timer_fired("lobby" if key[0] == "lobby" else "turn")
+        if key[0] == "lobby":
+            await self._expire_lobby(key[1])
+        else:
+            await self._fire(key[1])
 
     async def _fire(self, game_id: int) -> None:
         table = self.tables.get(game_id)
@@ -201,7 +236,7 @@ class TimerPart(ServiceCore):
                 await self._set_meta(table, {**table.stored.meta, "timer": {**timer, "reminded": True}})
                 if seats:
                     left = max(1, (int(timer["due"]) - now + 999) // 1000)
-                    self._tell("remind", table, seats, left)
+                    self._tell(self.listener.remind, table, seats, left)
             self._index(table)
             return
         await self._cover(table, timer, seats)
@@ -273,7 +308,7 @@ class TimerPart(ServiceCore):
                 and seat not in table.replaced()
             ):
                 await self._replace(table, seat, reason="idle")
-                self._tell("seat_taken_over", table, seat)
+                self._tell(self.listener.seat_taken_over, table, seat)
         if not table.finished:
             still = table.timer()
             covered_turn_on = still is not None and still.get("token") == token == token_of(table.game)

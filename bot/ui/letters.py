@@ -42,7 +42,7 @@ def letter_text(letter: Letter, locale: object) -> str:
 
 
 class Letters:
-    """Sends the letters the table service owes (``TableService.postman``)."""
+    """Sends the letters the table service owes (``TableService.outbox``)."""
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot

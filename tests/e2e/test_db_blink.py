@@ -233,7 +233,7 @@ async def test_a_move_whose_connection_dropped_is_applied_by_its_one_retry(
     # commit is the one that meets the dropped connection.
     await fake.wait_until(lambda: f"{alice.global_name} to play" in table_message.text, what="Alice's turn")
     await bot.presenter.flush()
-    await fake.wait_until(lambda: not bot.service._letter_tasks, what="the background writes")
+    await fake.wait_until(lambda: not bot.service.locale_writes, what="the background writes")
 
     blackout.blink()
     move = await fake.click(alice, panel, button(panel, "dr"))

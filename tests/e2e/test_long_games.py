@@ -158,7 +158,7 @@ async def test_letters_owed_across_restarts_are_sent_once(
         await fake.wait_until(lambda: letters(fake, mover, TURN_EN) or None, what="the first turn's letter")
         # The process stops right after the next turn started, before its letter went out (as if
         # Discord had been out of reach): the letter is owed.
-        first.service.postman = None
+        first.service.outbox.postman = None
         await play_one_turn(fake, first, table, table_message, mover)
         assert table.game.turn == table.seat_of(waiter.id)
         await first.presenter.flush()
@@ -226,7 +226,7 @@ async def test_no_letter_to_who_turned_them_off_and_closed_messages_stop_nothing
         await play_turns(
             fake, bot, table.id, table_message, [alice, bob], rng, until=lambda s=turn: table.game.turn != s
         )
-        await fake.wait_until(lambda: not bot.service._letters_going, what="the letters done")
+        await fake.wait_until(lambda: not bot.service.outbox.busy, what="the letters done")
     await bot.presenter.flush()
     alice_turns += table.game.turn == table.seat_of(alice.id)  # her third turn may have begun
     await fake.wait_until(lambda: len(letters(fake, alice, TURN_EN)) == alice_turns, what="her letters")
@@ -351,5 +351,5 @@ async def test_three_missed_long_turns_give_the_seat_to_a_computer_and_say_so_in
     assert note.startswith("Tu as manqué 3 tours de suite") and table_link(fake, table_message) in note
     assert len(letters(fake, carol, TURN_FR)) == len(letters(fake, carol, REMINDER_FR)) == 3
     await bot.presenter.flush()
-    await fake.wait_until(lambda: not bot.service._letters_going, what="the letters done")
+    await fake.wait_until(lambda: not bot.service.outbox.busy, what="the letters done")
     assert len(letters(fake, carol)) == 7  # three turns, three reminders, the note: nothing after

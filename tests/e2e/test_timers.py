@@ -137,7 +137,7 @@ async def test_a_restart_in_the_middle_of_a_countdown_fires_the_timer_once(
     clock2 = second.service.clock
     assert isinstance(clock2, ManualClock)
     clock2.advance(10)
-    await fake.wait_until(lambda: second.service._due, what="the timer re-armed")
+    await fake.wait_until(lambda: second.service.sweeper.due, what="the timer re-armed")
     assert table.version == version  # not due yet
 
     clock2.advance(LIMIT)  # well past the deadline
@@ -195,7 +195,7 @@ async def test_a_player_who_leaves_during_their_countdown_is_not_waited_for(
     assert timer is None or timer["token"][2] != bob_seat
     assert table.missed(bob_seat) == 0
     # The sweeper is idle or waiting for a future deadline, not spinning on a past one.
-    due = bot.service._due.get(("game", game_id))
+    due = bot.service.sweeper.due.get(("game", game_id))
     assert due is None or due > clock.now_ms() or table.game.turn != bob_seat
 
 
@@ -332,7 +332,7 @@ async def test_a_restart_between_missed_turns_keeps_the_count_and_the_full_limit
     assert timer is not None and timer["due"] == turn_started + LIMIT * 1000  # the deadline kept
     version = table.version
     clock2.advance(LIMIT / 2 - 1)
-    await fake.wait_until(lambda: second.service._due, what="the timer re-armed")
+    await fake.wait_until(lambda: second.service.sweeper.due, what="the timer re-armed")
     assert table.version == version
     clock2.advance(1)
     await fake.wait_until(lambda: table.game.turn == first_seat, what="the second turn covered")

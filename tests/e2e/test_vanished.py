@@ -74,7 +74,8 @@ async def test_a_deleted_channels_game_and_lobby_are_cancelled_and_never_resumed
         assert (await first.service.lobbies.get(lobby.id)).status == "cancelled"
         assert [r.game_id for r in caplog.records if r.getMessage() == GONE_LOG] == [game_id]
         # Its timer and computer players stop: nothing moves, nothing is sent about these channels.
-        assert ("game", game_id) not in first.service._due and ("lobby", lobby.id) not in first.service._due
+        due = first.service.sweeper.due
+        assert ("game", game_id) not in due and ("lobby", lobby.id) not in due
         assert table.ai_task is None or table.ai_task.done() or table.ai_task.cancelling()
         await first.presenter.flush()
         seen, version = len(fake.requests), table.version

@@ -79,10 +79,10 @@ async def test_resume_stores_every_timer_in_one_transaction(backend: Backend) ->
             waits_for_human = any(table.ai_level(s) is None for s in table.game.seats_to_act())
             if table.turn_limit and waits_for_human:
                 assert table.timer() == _expected_timer(stored, now)
-                assert service._due[("game", table.id)] == now + DEFAULT_TURN_LIMIT * 500
+                assert service.sweeper.due[("game", table.id)] == now + DEFAULT_TURN_LIMIT * 500
                 timed += 1
             else:
-                assert table.timer() is None and ("game", table.id) not in service._due
+                assert table.timer() is None and ("game", table.id) not in service.sweeper.due
         assert timed == GAMES - 1
     finally:
         await service.close()

@@ -49,7 +49,8 @@ async def test_each_process_resumes_only_the_tables_of_its_shards(backend: Backe
                 assert [t.id for t in tables] == [made[shard][0]]
                 assert set(service.tables) == {made[shard][0]}
                 # The lobby's expiry is timed by its own shard's process only.
-                assert {key for key in service._due if key[0] == "lobby"} == {("lobby", made[shard][1])}
+                lobbies = {key for key in service.sweeper.due if key[0] == "lobby"}
+                assert lobbies == {("lobby", made[shard][1])}
             finally:
                 await service.close()
         # A vanished place (every place, here) ends only this process's tables, never another shard's.
