@@ -51,7 +51,7 @@ def _game(name: str) -> Callable[[], None]:
     def run() -> None:
         from bot.games import registry
 
-        bench = registry.KINDS[name].bench
+        bench = registry.BY_KIND[name].bench
         if bench is not None:
             bench()
 

@@ -124,7 +124,7 @@ async def measure(
             if pace_s:
                 await asyncio.sleep(max(0.0, next_at - loop.time()))
                 next_at += pace_s
-            game = stored.game
+            game = stored.state
             seat = rng.choice(game.seats_to_act())
             action = rng.choice(game.legal_actions(seat))
             begun = time.perf_counter()

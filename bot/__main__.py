@@ -33,12 +33,12 @@ def _per_game(command: str) -> Command:
     registry loads engines and computer players only, never discord."""
 
     def run(args: list[str]) -> int:
-        from bot.games.registry import KINDS
+        from bot.games.registry import BY_KIND
 
-        if not args or args[0] not in KINDS:
-            print(f"usage: python -m bot {command} {{{','.join(KINDS)}}} [options]")
+        if not args or args[0] not in BY_KIND:
+            print(f"usage: python -m bot {command} {{{','.join(BY_KIND)}}} [options]")
             return 2
-        game = KINDS[args[0]]
+        game = BY_KIND[args[0]]
         return game.play(args[1:]) if command == "play" else game.simulate(args[1:])
 
     return run

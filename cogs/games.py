@@ -38,7 +38,7 @@ async def same_game(bot: SkyboBot, interaction: discord.Interaction[Any], kind: 
     of another game: one game's ``end`` never ends another's table, it says which command does."""
     other = await bot.service.kind_in_channel(interaction.channel_id or 0)
     if other is not None and other != kind:
-        raise Refused(refusal, game=registry.KINDS[other].title, kind=other)
+        raise Refused(refusal, game=registry.BY_KIND[other].title, kind=other)
 
 
 async def end(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str) -> None:
@@ -50,7 +50,7 @@ async def end(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str) -
     can_manage = interaction.permissions.manage_channels
     table = bot.service.game_to_end(channel_id, user_id, can_manage=can_manage)
     if table is not None:
-        await bot.table_ui.confirm(interaction, table.kind.prefix, table.id, END_YES)
+        await bot.table_ui.confirm(interaction, table.game.prefix, table.id, END_YES)
         return
     ended = await bot.service.end(channel_id, user_id, can_manage=can_manage)
     if isinstance(ended, Table):
@@ -77,9 +77,11 @@ async def kick(bot: SkyboBot, interaction: discord.Interaction[Any], player: dis
 
 async def rules(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str) -> None:
     """The rules in the reader's language, with the options of this channel's table (or the defaults)."""
-    spec = registry.KINDS[kind]
+    spec = registry.BY_KIND[kind]
     table = bot.service.table_in_channel(interaction.channel_id or 0)
-    options = table.game.options if table is not None and table.stored.kind == kind else spec.engine.Options()
+    options = (
+        table.state.options if table is not None and table.stored.kind == kind else spec.engine.Options()
+    )
     await interaction.response.send_message(
         spec.rules.rules_text(options, interaction.locale), ephemeral=True
     )

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from bot.render.table_text import MessageBody
+    from bot.render.messages import MessageBody
 
 JSON = dict[str, Any]
 # A computer player: ``decide(view, rng) -> action`` for the seat named by ``view["viewer"]``.
 Policy = Callable[[JSON, random.Random], Any]
 # The whole table in plain words from one seat's view: ``words(view, names, locale, brief)``, names
-# already made safe; ``brief`` when the full text is too long (bot.ui.table_words fits and cuts it).
+# already made safe; ``brief`` when the full text is too long (bot.ui.in_words fits and cuts it).
 Words = Callable[[JSON, Sequence[str], object, bool], str]
 # The hint button's notice: ``suggestion(view, seat, action) -> (message key, params)`` describing the
 # normal computer player's move for the seat, or None for a move the panel does not suggest.
@@ -93,8 +93,8 @@ class Panel(Protocol):
     def action_for(self, act: str, arg: int, /) -> Any: ...  # None for a panel-only click
 
 
-class TableText(Protocol):
-    """A game's public table message and lobby settings in words (see :mod:`bot.render.table_text`)."""
+class TableMessage(Protocol):
+    """A game's public table message and lobby settings in words (see :mod:`bot.render.messages`)."""
 
     def table_body(
         self,
@@ -184,7 +184,7 @@ class Game(Protocol):
     @property
     def panel(self) -> Panel: ...
     @property
-    def table(self) -> TableText: ...
+    def message(self) -> TableMessage: ...
     @property
     def rules(self) -> Rules: ...
     @property

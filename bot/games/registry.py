@@ -17,27 +17,27 @@ from bot.games.skyjo import SKYJO
 
 # The one list of games: a game's line here, its folder, and nothing else (a test holds it so).
 GAMES: tuple[Game, ...] = (SKYJO, SKIPBO)
-KINDS: dict[str, Game] = {g.name: g for g in GAMES}
+BY_KIND: dict[str, Game] = {g.name: g for g in GAMES}
 BY_PREFIX: dict[str, Game] = {g.prefix: g for g in GAMES}
 for _game in GAMES:
     if _game.strings is not None:
         i18n.add_folder(_game.strings)
 AI_LEVELS = ("easy", "normal", "hard")  # every game has these three
-GameKind = Game  # the name the shared code has used for a game
 
 
 def games() -> tuple[Game, ...]:
     """Every game known now, in order: ``GAMES`` and then those :func:`register` added."""
-    return tuple(KINDS.values())
+    return tuple(BY_KIND.values())
 
 
-def get_kind(name: str) -> Game | None:
-    return KINDS.get(name)
+def find(kind: str) -> Game | None:
+    """The game whose ``kind`` (its name, as stored with every game and lobby) this is, or None."""
+    return BY_KIND.get(kind)
 
 
 def get_engine(kind: str) -> Engine:
     """The engine of a game kind; raises UnknownGameKind for anything else."""
-    game = KINDS.get(kind) if isinstance(kind, str) else None
+    game = BY_KIND.get(kind) if isinstance(kind, str) else None
     if game is None:
         raise UnknownGameKind(kind=str(kind)[:40])
     return game.engine
@@ -45,16 +45,16 @@ def get_engine(kind: str) -> Engine:
 
 def register(game: Game) -> None:
     """Add ``game`` (a test's own game, for example); its name and prefix must be new."""
-    if game.name in KINDS or game.prefix in BY_PREFIX:
+    if game.name in BY_KIND or game.prefix in BY_PREFIX:
         raise ValueError(f"a game named {game.name!r} or with the prefix {game.prefix!r} exists")
-    KINDS[game.name] = game
+    BY_KIND[game.name] = game
     BY_PREFIX[game.prefix] = game
     if game.strings is not None:
         i18n.add_folder(game.strings)
 
 
 def unregister(game: Game) -> None:
-    KINDS.pop(game.name, None)
+    BY_KIND.pop(game.name, None)
     BY_PREFIX.pop(game.prefix, None)
     if game.strings is not None:
         i18n.remove_folder(game.strings)

@@ -17,8 +17,8 @@ from typing import Any
 
 from bot.i18n import plural
 from bot.i18n import translate as t
+from bot.render.messages import embed_size
 from bot.render.names import code_name
-from bot.render.table_text import embed_size
 
 JSON = dict[str, Any]
 MAX_FIELD = 1024

@@ -32,7 +32,7 @@ A timer fires only while the state still has its token, and marks itself ``fired
 count) before covering, so a restart fires none twice and loses none. Computer players are plain
 asyncio tasks re-created at start from the stored state (whose turn it is).
 
-The parts, one job each: :mod:`~bot.service.table` (the shared types, refusals and settings),
+The parts, one job each: :mod:`~bot.service.types` (the shared types, refusals and settings),
 :mod:`~bot.service.core` (the shared state and plumbing), :mod:`~bot.service.resume` (the start of the
 process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch, expiry),
 :mod:`~bot.service.clicks` (the click path and the commit), :mod:`~bot.service.votes` (round votes),
@@ -66,7 +66,7 @@ another (``_schedule``/``_forget`` of the sweeper, ``prefs_of``, ``_commit``...)
 abstract, in the core, implemented by exactly one part; the parts import ``table`` and ``core`` only,
 never each other.
 
-The listener (:class:`~bot.service.table.TableListener`, the presenter in the bot; a quiet one by
+The listener (:class:`~bot.service.types.TableListener`, the presenter in the bot; a quiet one by
 default) is called by its typed methods, ``self._tell(self.listener.remind, table, seats, left)``, so
 mypy checks every call; ``_tell`` only keeps a listener's exception from failing the service (it is
 logged: the state is committed already).
@@ -83,7 +83,8 @@ from bot.service.reloads import ReloadPart
 from bot.service.resume import ResumePart
 from bot.service.seats import SeatPart
 from bot.service.settings import SettingsPart
-from bot.service.table import (
+from bot.service.timers import TimerPart
+from bot.service.types import (
     DEFAULT_TURN_LIMIT,
     HINT_ACT,
     LOBBY_TTL_MS,
@@ -109,7 +110,6 @@ from bot.service.table import (
     TableListener,
     token_of,
 )
-from bot.service.timers import TimerPart
 from bot.service.votes import VotePart
 
 __all__ = [

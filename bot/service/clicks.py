@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.engine.errors import GameError
 from bot.service.core import ServiceCore
-from bot.service.table import (
+from bot.service.types import (
     HINT_ACT,
     MODE_ACT,
     PLAY,
@@ -35,11 +35,11 @@ class ClickPart(ServiceCore):
             return self._panel(table, self._seat(table, user_id))
 
     def options_of(self, table: Table) -> Any:
-        return table.game.options
+        return table.state.options
 
     async def options_for(self, game_id: int) -> Any:
         table = await self._table(game_id)
-        return table.game.options
+        return table.state.options
 
     # ------------------------------------------------------------------ games: clicks
 
@@ -57,7 +57,7 @@ class ClickPart(ServiceCore):
         async with self.lock(table.channel_id):
             if table.finished or self.tables.get(game_id) is not table:
                 raise Refused("table.error.game_finished")
-            if table.needs_reload and act in table.kind.panel.GAME_ACTS:
+            if table.needs_reload and act in table.game.panel.GAME_ACTS:
                 await self._fresh_for_move(table)
                 if table.finished or self.tables.get(game_id) is not table:
                     raise Refused("table.error.game_finished")  # the failed commit had ended it
@@ -66,7 +66,7 @@ class ClickPart(ServiceCore):
                 return self._panel(table, seat)
             if version > table.version or version < table.marks[seat]:
                 raise Stale(self._panel(table, seat))
-            panel = table.kind.panel
+            panel = table.game.panel
             if act == MODE_ACT:
                 if arg not in panel.MODES:
                     raise Refused("table.error.forged")
@@ -76,7 +76,7 @@ class ClickPart(ServiceCore):
             action = panel.action_for(act, arg)
             if action is None:
                 raise Refused("table.error.forged")
-            if isinstance(action, table.kind.engine.NextRound):
+            if isinstance(action, table.game.engine.NextRound):
                 return await self._vote_next_round(table, seat, key)
             try:
                 await self._commit(table, seat, action, by_player=True, key=key)
@@ -88,8 +88,8 @@ class ClickPart(ServiceCore):
         """The normal computer player's move for the seat, as a notice on its panel (the channel lock is
         held). It sees the seat's own view, nothing more, and changes no game state; the seat is kept in
         meta ``hints`` first, so the game finishes unrated (said on the button before the click)."""
-        describe = table.kind.suggestion
-        game = table.game
+        describe = table.game.suggestion
+        game = table.state
         if describe is None:
             raise Refused("table.error.forged")
         if game.phase != PLAY or game.turn != seat:
@@ -97,7 +97,7 @@ class ClickPart(ServiceCore):
         view = game.view(seat)
         rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}:hint")
         try:
-            action = table.kind.levels["normal"](view, rng)
+            action = table.game.levels["normal"](view, rng)
             notice = describe(view, seat, action) if action in game.legal_actions(seat) else None
         except Exception:
             log.exception("hint failed", extra={"game_id": table.id, "seat": seat})
@@ -131,9 +131,9 @@ class ClickPart(ServiceCore):
             self._reload_later(table)
             raise Refused("table.error.reconnecting")
         stored = table.stored
-        spec = table.kind
-        before = spec.stale_key(table.game)
-        turn_before = token_of(table.game)
+        spec = table.game
+        before = spec.stale_key(table.state)
+        turn_before = token_of(table.state)
 
         def meta_after(game: Any) -> dict[str, Any] | None:
             return self._meta_after(table, game, seat if by_player else None, token_of(game) != turn_before)
@@ -165,7 +165,7 @@ class ClickPart(ServiceCore):
             raise Refused("table.error.unavailable") from None
         if self.observer is not None:
             self.observer.committed(stored.kind, time.perf_counter() - began)
-        game = table.game
+        game = table.state
         table.resumed = False
         version = stored.version
         if spec.stale_key(game) != before:

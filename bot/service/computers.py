@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.engine.errors import GameError
 from bot.service.core import ServiceCore
-from bot.service.table import ROUND_OVER, Refused, Table, log
+from bot.service.types import ROUND_OVER, Refused, Table, log
 from bot.storage import StorageError
 
 # The pause before a computer's move is tried again after a transient storage fault: doubled after
@@ -55,7 +55,7 @@ class ComputerPart(ServiceCore):
         fault) it plays whatever computer seat the game waits for, so arming again does nothing."""
         if self._closed or table.finished:
             return
-        game = table.game
+        game = table.state
         if game.phase == ROUND_OVER:
             return
         ai_to_act = any(table.ai_level(s) is not None for s in game.seats_to_act())
@@ -74,7 +74,7 @@ class ComputerPart(ServiceCore):
                     return
                 # Decided from the state as it is now: after a failed try, storage read the game back
                 # (the move may have landed after all, a human may have moved since).
-                game = table.game
+                game = table.state
                 seats = [s for s in game.seats_to_act() if table.ai_level(s) is not None]
                 if game.phase == ROUND_OVER or not seats:
                     table.ai_task = None
@@ -112,9 +112,9 @@ class ComputerPart(ServiceCore):
                     return  # _commit armed another loop (cannot happen while we run, but be safe)
 
     def _ai_decide(self, table: Table, seat: int, level: str | None = None) -> Any:
-        game = table.game
+        game = table.state
         level = level or table.ai_level(seat) or "normal"
-        levels = table.kind.levels
+        levels = table.game.levels
         policy = levels.get(level, levels["normal"])
         rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}")
         try:

@@ -11,9 +11,9 @@ from typing import Any, ParamSpec, TypedDict, Unpack
 
 from bot.clock import Clock, SystemClock
 from bot.config import Limits
-from bot.games.registry import KINDS
+from bot.games.registry import BY_KIND
 from bot.service.rules import GameRules
-from bot.service.table import (
+from bot.service.types import (
     PanelState,
     Refused,
     SeatTaken,
@@ -145,13 +145,13 @@ class ServiceCore(ABC):
             raise Refused("table.error.unknown_table") from None
         except StorageError:
             raise Refused("table.error.unavailable") from None
-        if stored.status != "active" or stored.kind not in KINDS:
+        if stored.status != "active" or stored.kind not in BY_KIND:
             raise Refused("table.error.game_finished")
         return self._cache(stored)
 
     def _panel(self, table: Table, seat: int, mode: int = 0) -> PanelState:
         return PanelState(
-            table.id, table.version, seat, table.game.view(seat), table.names(), mode, kind=table.stored.kind
+            table.id, table.version, seat, table.state.view(seat), table.names(), mode, kind=table.stored.kind
         )
 
     def panel_of(self, table: Table, seat: int) -> PanelState:

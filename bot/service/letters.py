@@ -1,6 +1,6 @@
 """Long games (correspondence mode, issue 28): who is owed a direct message about their turn, and when.
 
-A table whose turn limit is :data:`~bot.service.table.LONG_GAME` or more is a long game. Each human the
+A table whose turn limit is :data:`~bot.service.types.LONG_GAME` or more is a long game. Each human the
 game waits for gets one direct message when their turn starts (a link to the table, the deadline) and,
 once half of the limit is gone, one reminder; at the deadline the computer plays the turn as at any
 table (:mod:`bot.service.timers`). Nobody gets one who chose ``/skybo notify off``, nor a computer
@@ -12,7 +12,7 @@ was owed and not sent, and a reminder whose time came while the bot was stopped 
 has not passed; it sends nothing twice (only a stop between a send and its record could). A reminder
 owed before the turn's first message went out (a long stop) is sent alone: it says the same and more.
 
-The sending itself is Discord's business (:class:`~bot.service.table.Postman`, bot.ui.letters); a
+The sending itself is Discord's business (:class:`~bot.service.types.Postman`, bot.ui.letters); a
 user whose direct messages are closed counts as told (the game goes on); any other failure is tried
 again at the next look at the timer (half time, the bot's next start).
 
@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Unpack
 
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.table import Letter, Postman, Refused, Table, log
+from bot.service.types import Letter, Postman, Refused, Table, log
 from bot.storage import Storage
 
 SENT = {"turn": "dm", "reminder": "dm_reminded"}  # the timer's record of each letter: the seats told
@@ -116,7 +116,7 @@ class LettersPart(ServiceCore):
                 what=what,
                 user_id=user_id,
                 game_id=table.id,
-                game=table.kind.title,
+                game=table.game.title,
                 guild_id=stored.guild_id,
                 channel_id=stored.channel_id,
                 message_id=stored.message_id,

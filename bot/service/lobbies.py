@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, Unpack
 
 from bot.engine.errors import GameError
-from bot.games.base import seat_limit
-from bot.games.registry import AI_LEVELS, KINDS, GameKind
+from bot.games.base import Game, seat_limit
+from bot.games.registry import AI_LEVELS, BY_KIND
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.table import (
+from bot.service.types import (
     DEFAULT_TURN_LIMIT,
     LOBBY_TTL_MS,
     TURN_LIMITS,
@@ -52,11 +52,11 @@ class LobbyPart(ServiceCore):
         self.expired_lobbies: set[int] = set()
 
     @staticmethod
-    def _kind(name: str) -> GameKind:
-        kind = KINDS.get(name)
-        if kind is None:
+    def _game(kind: str) -> Game:
+        game = BY_KIND.get(kind)
+        if game is None:
             raise Refused("table.error.forged")
-        return kind
+        return game
 
     @classmethod
     def check_lobby(
@@ -64,7 +64,7 @@ class LobbyPart(ServiceCore):
     ) -> Any:
         """The engine options of a new lobby, or Refused: the settings of ``/<game> new``, checked
         against exactly what the command declares (whatever a client sends) and then by the engine."""
-        spec = cls._kind(kind)
+        spec = cls._game(kind)
         if level not in AI_LEVELS:
             raise Refused("table.error.bad_level")
         if type(turn_limit) is not int or turn_limit not in TURN_LIMITS:
@@ -98,7 +98,7 @@ class LobbyPart(ServiceCore):
     def _check_seat_free(cls, lobby: Lobby) -> None:
         """Refused when the lobby has no seat left: the game's own limit, or the one its options set
         (a smaller edition, a large grid), with the engine's reason."""
-        limit, why = seat_limit(cls._kind(lobby.kind), engine_options(lobby.options))
+        limit, why = seat_limit(cls._game(lobby.kind), engine_options(lobby.options))
         if len(lobby.seats) < limit:
             return
         if why is not None:
@@ -316,7 +316,7 @@ class LobbyPart(ServiceCore):
         """Deal the game; ``message_id`` is the clicked lobby message (it becomes the table message)."""
         async with self.lock(channel_id):
             lobby = await self._open_lobby(lobby_id)
-            spec = self._kind(lobby.kind)
+            spec = self._game(lobby.kind)
             if message_id is not None:
                 lobby.message_id = message_id
             if user_id != lobby.host_id:
@@ -356,7 +356,7 @@ class LobbyPart(ServiceCore):
             with contextlib.suppress(LobbyChanged):
                 await self.lobbies.close(lobby, STARTED, stored.id)
             self._forget(("lobby", lobby_id))
-            table.recent.append((-1, [spec.opening_event(stored.game)]))
+            table.recent.append((-1, [spec.opening_event(stored.state)]))
             await self._sync_timer(table)
             self._arm(table)
         log.info(

@@ -22,7 +22,7 @@ from typing import Unpack
 
 from bot.clock import Clock
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.table import Refused, log
+from bot.service.types import Refused, log
 from bot.storage import Storage
 from bot.storage.prefs import CARD_THEMES, DEFAULT_PREFS, MAX_LOCALE, TABLE_VIEWS, UserPrefs
 

@@ -23,7 +23,7 @@ import asyncio
 from typing import Unpack
 
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.table import Refused, Table, log
+from bot.service.types import Refused, Table, log
 from bot.storage import GameNotFound, GameQuarantined, Storage, StorageError
 
 # The reloader's first pause, and its longest: it doubles after each round that left a table waiting.

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.games.registry import KINDS
+from bot.games.registry import BY_KIND
 from bot.service.core import ServiceCore
-from bot.service.table import LOBBY_TTL_MS, Table, _together, log
+from bot.service.types import LOBBY_TTL_MS, Table, _together, log
 from bot.storage import StorageError
 from bot.storage.lobbies import STARTED
 
@@ -22,13 +22,13 @@ class ResumePart(ServiceCore):
         loaded = await self.rules.load_active(owns=self.owns)
         tables: list[Table] = []
         for stored in loaded.games:
-            if stored.kind not in KINDS:
+            if stored.kind not in BY_KIND:
                 continue
             table = self._cache(stored)
             table.resumed = True
             tables.append(table)
         # Ended by its last action but not closed (an old crash): finish it now.
-        over = [table.stored for table in tables if table.stored.game.is_over]
+        over = [table.stored for table in tables if table.stored.state.is_over]
         done = await _together([self.rules.finish_game(stored) for stored in over])
         for stored, finished in zip(over, done, strict=True):
             if finished is not None:

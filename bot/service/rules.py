@@ -28,7 +28,7 @@ from typing import Any
 
 from bot.engine.base import GameState
 from bot.engine.errors import GameError
-from bot.games.registry import KINDS, get_engine
+from bot.games.registry import BY_KIND, get_engine
 from bot.service.outcomes import game_end
 from bot.storage import GameNotOver, GameQuarantined, NeedsReload, Seat, Storage, StorageError, StoredGame
 from bot.storage.game_commit import COMMIT_RETRY_WITHIN_S, RELOAD_WITHIN_S, RetryTimedOut
@@ -80,7 +80,7 @@ def replay_log(head: GameHead, actions: RawLog) -> GameState:
 def restore(stored: StoredGame, committed: str) -> None:
     """Put back the state as last committed (``committed``, its canonical JSON) and mark the game to
     be read again before anything more is applied to it."""
-    stored.game = get_engine(stored.kind).Game.from_dict(json.loads(committed))
+    stored.state = get_engine(stored.kind).Game.from_dict(json.loads(committed))
     stored.snapshot = committed
     stored.needs_reload = True
 
@@ -218,7 +218,7 @@ class GameRules:
         retry_within: float = COMMIT_RETRY_WITHIN_S,
         on_retry: Callable[[str], None] | None = None,
     ) -> list[Any]:
-        """Apply ``action`` (an engine action) to ``stored.game`` and commit it; returns the events.
+        """Apply ``action`` (an engine action) to ``stored.state`` and commit it; returns the events.
 
         ``meta_after(game)``, called once the engine applied the action, may return new metadata to
         commit in the same transaction (None: unchanged); ``stored.meta`` is updated on success.
@@ -234,17 +234,17 @@ class GameRules:
         If the commit fails for good, ``stored`` is read again from the database, so the in-memory
         game never runs ahead of the log, and the error is raised; if the read finds the action
         logged (by its key) the move is done after all and its events are returned. If the read fails
-        too (the database still away), ``stored.game`` is restored to the state before the action
+        too (the database still away), ``stored.state`` is restored to the state before the action
         (from ``stored.snapshot``) and ``stored.needs_reload`` is set: nothing more may be applied to
         it (:class:`NeedsReload`) until :meth:`reload` succeeds.
         """
         if stored.needs_reload:
             raise NeedsReload(stored.id)
         committed, expected = stored.snapshot, stored.version
-        events: list[Any] = list(stored.game.apply(seat, action))
+        events: list[Any] = list(stored.state.apply(seat, action))
         action_dict = action.to_dict()
         try:
-            game = stored.game
+            game = stored.state
             meta = meta_after(game) if meta_after is not None else None
             snapshot = canonical_json(game.to_dict())
             end = game_end(stored, game, snapshot, meta) if game.is_over else None
@@ -334,9 +334,9 @@ class GameRules:
         """Close a game loaded over but still active (an old crash between its last action and its
         close): its results and ratings computed from its state, written in one transaction at its
         version. Raises :class:`GameNotOver` if its state does not end the game."""
-        if not stored.game.is_over:
+        if not stored.state.is_over:
             raise GameNotOver(stored.id)
-        end = game_end(stored, stored.game, canonical_json(stored.game.to_dict()))
+        end = game_end(stored, stored.state, canonical_json(stored.state.to_dict()))
         return await self.storage.games.finish_game(stored.id, end, stored.version)
 
     # ---------------------------------------------------------------- reading
@@ -383,7 +383,7 @@ class GameRules:
         self, rows: list[GameRow], known: Mapping[str, str], *, verify: Verify, record_fingerprints: bool
     ) -> LoadResult:
         # Kinds whose engine code changed since their snapshots were written get a full replay.
-        changed = {k for k in KINDS if known.get(k) not in (None, engine_fingerprint(k))}
+        changed = {k for k in BY_KIND if known.get(k) not in (None, engine_fingerprint(k))}
         full = {row.id: verify == "full" or row.kind in changed for row in rows}
         with _gc_paused():
             outcomes = [check_row(row, full=full[row.id], actions=None) for row in rows]
@@ -402,7 +402,7 @@ class GameRules:
         # Only active games are repaired or set aside; an ended game is history, read as it is.
         repairs = [r for _, r in results if r is not None and r.game_id in active]
         fingerprints = (
-            {k: engine_fingerprint(k) for k in KINDS if known.get(k) != engine_fingerprint(k)}
+            {k: engine_fingerprint(k) for k in BY_KIND if known.get(k) != engine_fingerprint(k)}
             if record_fingerprints
             else {}
         )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from bot.engine.errors import GameError
 from bot.service.core import ServiceCore
-from bot.service.table import ROUND_OVER, PanelState, Refused, Table, log
+from bot.service.types import ROUND_OVER, PanelState, Refused, Table, log
 from bot.storage import StorageError
 from bot.storage.lobbies import CANCELLED, Lobby, LobbyChanged
 
@@ -64,9 +64,9 @@ class SeatPart(ServiceCore):
         await self._set_meta(table, meta)
         table.recent.append((seat, [{"kind": "seat_replaced", "seat": seat, "reason": reason}]))
         log.info("seat taken by a computer", extra={"game_id": table.id, "seat": seat, "reason": reason})
-        if table.game.phase == ROUND_OVER and not table.round_waiting():
+        if table.state.phase == ROUND_OVER and not table.round_waiting():
             with contextlib.suppress(Refused, GameError):
-                await self._commit(table, seat, table.kind.engine.NextRound())
+                await self._commit(table, seat, table.game.engine.NextRound())
                 return
         await self._sync_timer(table)
         self._arm(table)

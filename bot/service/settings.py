@@ -23,7 +23,7 @@ from typing import Unpack
 
 from bot.i18n import LANGUAGES
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.table import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused
+from bot.service.types import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused
 from bot.storage import Storage
 from bot.storage.settings import DEFAULTS, ServerSettings
 

@@ -17,7 +17,7 @@ from typing import Any, Unpack
 from bot.clock import Clock
 from bot.engine.errors import GameError
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.table import (
+from bot.service.types import (
     MAX_COVER_ACTIONS,
     MISSES_BEFORE_REPLACE,
     REVEAL,
@@ -167,7 +167,7 @@ class TimerPart(ServiceCore):
 
     def _synced_meta(self, table: Table) -> dict[str, Any] | None:
         """The meta with the timer the state calls for; None if the stored timer already is that."""
-        timer = self._timer_for(table, table.game, table.timer())
+        timer = self._timer_for(table, table.state, table.timer())
         return None if timer == table.timer() else {**table.stored.meta, "timer": timer}
 
     def _index(self, table: Table) -> None:
@@ -209,7 +209,7 @@ class TimerPart(ServiceCore):
                 self._reload_later(table)
                 return
             timer = table.timer()
-            if timer is None or timer.get("token") != token_of(table.game):
+            if timer is None or timer.get("token") != token_of(table.state):
                 await self._sync_timer(table)  # the state moved on without a commit's meta (old data)
                 return
             try:
@@ -226,7 +226,7 @@ class TimerPart(ServiceCore):
         if timer.get("what") == "round":
             if now >= timer["due"]:
                 with contextlib.suppress(GameError):
-                    await self._commit(table, 0, table.kind.engine.NextRound())
+                    await self._commit(table, 0, table.game.engine.NextRound())
             else:
                 self._index(table)
             return
@@ -259,7 +259,7 @@ class TimerPart(ServiceCore):
         self._schedule(("game", table.id), now + pause)
 
     def _waited_for(self, table: Table) -> list[int]:
-        return [s for s in table.game.seats_to_act() if table.ai_level(s) is None]
+        return [s for s in table.state.seats_to_act() if table.ai_level(s) is None]
 
     async def _cover(self, table: Table, timer: dict[str, Any], seats: list[int]) -> None:
         """The limit is reached: play for every human the game waits for; count the miss once."""
@@ -284,7 +284,7 @@ class TimerPart(ServiceCore):
                     "turn timed out", extra={"game_id": table.id, "seat": seat, "missed": table.missed(seat)}
                 )
             for step in range(MAX_COVER_ACTIONS):
-                game = table.game
+                game = table.state
                 if table.finished or token_of(game) != token or seat not in game.seats_to_act():
                     break
                 if game.phase == REVEAL:  # initial reveals left undone: picked at random
@@ -311,7 +311,7 @@ class TimerPart(ServiceCore):
                 self._tell(self.listener.seat_taken_over, table, seat)
         if not table.finished:
             still = table.timer()
-            covered_turn_on = still is not None and still.get("token") == token == token_of(table.game)
+            covered_turn_on = still is not None and still.get("token") == token == token_of(table.state)
             if still is not None and covered_turn_on and self._waited_for(table):
                 # The covered turn itself is still on (nothing could be played for them, which should
                 # not happen): look again in 5 s, no new miss. Compared with the covered turn's token,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.render.names import escape_name
 from bot.service.core import ServiceCore
-from bot.service.table import ROUND_OVER, PanelState, Refused, Table
+from bot.service.types import ROUND_OVER, PanelState, Refused, Table
 
 
 class VotePart(ServiceCore):
@@ -24,19 +24,19 @@ class VotePart(ServiceCore):
                 if table.finished or self.tables.get(game_id) is not table:
                     raise Refused("table.error.game_finished")
             seat = self._seat(table, user_id)
-            if table.game.phase != ROUND_OVER or table.game.round != round_number:
+            if table.state.phase != ROUND_OVER or table.state.round != round_number:
                 raise Refused("table.error.round_already_dealt")
             return await self._vote_next_round(table, seat, key)
 
     async def _vote_next_round(self, table: Table, seat: int, key: int | None = None) -> PanelState:
-        if table.game.phase != ROUND_OVER:
+        if table.state.phase != ROUND_OVER:
             raise Refused("error.round_not_over")
         if seat in table.votes:
             state = self._panel(table, seat)
             state.notice = ("table.round.already_ready", {"count": len(table.round_waiting())})
             return state
         if table.round_waiting() == [seat]:  # the last vote: deal (the stored votes go with it)
-            await self._commit(table, seat, table.kind.engine.NextRound(), key=key)
+            await self._commit(table, seat, table.game.engine.NextRound(), key=key)
             return self._panel(table, seat)
         await self._set_meta(table, {**table.stored.meta, "votes": sorted(table.votes | {seat})})
         self._notify(table)

@@ -1,6 +1,6 @@
 """What a stored game is (seats, actions, the game, what a load found, what its end writes) and the
 canonical JSON and hashes its snapshots are kept in: shared by the repository, the log's statements,
-exports and migrations. The state (``StoredGame.game``) is typed by the engines' neutral
+exports and migrations. The state (``StoredGame.state``) is typed by the engines' neutral
 :class:`bot.engine.base.GameState`: storage keeps it, the service makes it (bot/service/rules.py)."""
 
 from __future__ import annotations
@@ -123,24 +123,24 @@ class GameHead:
     updated_at: int
     finished_at: int | None
 
-    def with_state(self, game: GameState, snapshot: str, *, verified: bool = False) -> StoredGame:
-        """The stored game, its state ``game`` (whose canonical JSON is ``snapshot``)."""
+    def with_state(self, state: GameState, snapshot: str, *, verified: bool = False) -> StoredGame:
+        """The stored game, its ``state`` (whose canonical JSON is ``snapshot``)."""
         columns = {f.name: getattr(self, f.name) for f in fields(GameHead)}
-        return StoredGame(**columns, game=game, snapshot=snapshot, verified=verified)
+        return StoredGame(**columns, state=state, snapshot=snapshot, verified=verified)
 
 
 @dataclass
 class StoredGame(GameHead):
     """A stored game with its engine state. ``version`` = actions logged.
 
-    ``game`` is never missing: a game whose data cannot give a state is quarantined, not handed out.
-    ``snapshot`` is the canonical JSON of ``game`` as last committed (or read), from which the state is
+    ``state`` is never missing: a game whose data cannot give a state is quarantined, not handed out.
+    ``snapshot`` is the canonical JSON of ``state`` as last committed (or read), from which the state is
     restored when a commit fails and the database cannot be read again; ``needs_reload`` is then set:
     the state is the last committed one, and the log may have passed it (the failed commit may have
     landed), so nothing may be applied to it until :meth:`GameRepository.reload` succeeds.
     """
 
-    game: GameState
+    state: GameState
     snapshot: str
     verified: bool = False  # True once the state was compared with a full replay of the log
     finished: FinishedGame | None = None  # set by apply_action when its action ended the game

@@ -192,7 +192,7 @@ class GameRepository:
             created_at=now,
             updated_at=now,
             finished_at=None,
-            game=game,
+            state=game,
             snapshot=snapshot,
             verified=True,
         )
@@ -232,7 +232,7 @@ class GameRepository:
         retry_within: float = COMMIT_RETRY_WITHIN_S,
         on_retry: Callable[[str], None] | None = None,
     ) -> FinishedGame | None:
-        """Commit one action the service applied to ``stored.game`` (at ``stored.version``): the action
+        """Commit one action the service applied to ``stored.state`` (at ``stored.version``): the action
         (``action.to_dict()``), the state after it (``snapshot``, its canonical JSON) and, when given,
         the new metadata, in one transaction. ``end`` (the action ended the game): the same transaction
         also finishes it with the service's final snapshot, results and rating computation, and

@@ -38,14 +38,14 @@ from bot.games.places import Place
 from bot.i18n import language_of
 from bot.i18n import plural as counted
 from bot.i18n import translate as t
+from bot.render.messages import MessageBody, embed_size
 from bot.render.names import escape_name
 from bot.render.numbers import number
-from bot.render.table_text import MessageBody, embed_size
 from bot.storage.ratings import PROVISIONAL_GAMES, HistoryEntry, LeaderboardPage, PlayerStats, RatingChange
 from bot.storage.stats import KindOverview
 from bot.ui.places import best_place
 
-KINDS: tuple[str, ...] = tuple(game.name for game in registry.GAMES)  # a card's games, in order
+BY_KIND: tuple[str, ...] = tuple(game.name for game in registry.GAMES)  # a card's games, in order
 LOWER_WINS: frozenset[str] = frozenset(g.name for g in registry.GAMES if g.lower_score_wins)
 
 JSON = dict[str, Any]
@@ -80,7 +80,7 @@ BOARD_ID = re.compile(
 def _board_match(custom_id: str) -> re.Match[str] | None:
     """The parts of a paging custom_id of a game the registry knows, else None (forged, foreign)."""
     match = BOARD_ID.fullmatch(custom_id)
-    return match if match is not None and match["kind"] in registry.KINDS else None
+    return match if match is not None and match["kind"] in registry.BY_KIND else None
 
 
 # ---------------------------------------------------------------------------------- custom ids
@@ -144,7 +144,7 @@ def plural(count: int, locale: object) -> str:
 
 def game_name(kind: str, locale: object) -> str:
     """The game's name as players write it (the same in every language), or the stored kind."""
-    game = registry.get_kind(kind)
+    game = registry.find(kind)
     return game.title if game is not None else kind
 
 
@@ -403,7 +403,7 @@ def kind_lines(overview: KindOverview, locale: object) -> list[str]:
     if overview.history:
         shown = [None if f is None else best_place(*f) for f in overview.finishes]
         lines.append(t("stats.recent", locale, places=recent_places(overview.history, shown)))
-    game = registry.get_kind(overview.kind)
+    game = registry.find(overview.kind)
     scored = game is not None and game.scored  # its round scores and final totals mean something
     best_round = row.best_round(game is not None and game.lower_score_wins)
     if scored and row.round_count and best_round is not None and row.mean_round is not None:
@@ -462,7 +462,7 @@ def stats_body(name: str, overviews: Sequence[KindOverview], scope: str, locale:
 
 
 __all__ = [
-    "KINDS",
+    "BY_KIND",
     "LOWER_WINS",
     "PER_PAGE",
     "SCOPES",

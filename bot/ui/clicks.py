@@ -148,15 +148,15 @@ class TableUI:
         panels are private answers, which need no permission in the channel)."""
         if not self.presenter.cannot_post(interaction.channel_id):
             return
-        kind = BY_PREFIX.get(custom_id[:2])
-        game = kind.name if kind is not None else None
+        game = BY_PREFIX.get(custom_id[:2])
+        kind = game.name if game is not None else None
         if custom_id.startswith(LOBBY_PREFIX):
             with contextlib.suppress(Exception):
-                game = (await self.service.lobbies.get(int(custom_id.split(":")[1]))).kind
-        if game is None:  # a lobby gone meanwhile: no game to name the command of (no shared default)
+                kind = (await self.service.lobbies.get(int(custom_id.split(":")[1]))).kind
+        if kind is None:  # a lobby gone meanwhile: no game to name the command of (no shared default)
             return
         locale = interaction.locale
-        text = t("vanished.cannot_post", locale, game=game, end=t("cmd.end.name", locale))
+        text = t("vanished.cannot_post", locale, game=kind, end=t("cmd.end.name", locale))
         await self.tell(interaction, text)
 
     async def tell(self, interaction: discord.Interaction[Any], text: str) -> None:
@@ -248,16 +248,16 @@ class TableUI:
 
     async def game_click(self, interaction: Interaction, bid: ids.ButtonId | None) -> None:
         """An in-game click, by its act (:attr:`ACTS`, else the game's own moves: :meth:`_move`)."""
-        kind = BY_PREFIX.get(bid.prefix) if bid is not None else None
-        if bid is None or kind is None:
+        game = BY_PREFIX.get(bid.prefix) if bid is not None else None
+        if bid is None or game is None:
             raise Refused("table.error.forged")
-        changes = bid.act in CHANGING_ACTS or bid.act in kind.panel.GAME_ACTS
+        changes = bid.act in CHANGING_ACTS or bid.act in game.panel.GAME_ACTS
         if changes and not await self.acknowledge(interaction):
             return
         handler = self.ACTS.get(bid.act, TableUI._move)
-        await handler(self, interaction, bid, kind)
+        await handler(self, interaction, bid, game)
 
-    async def _open_panel(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _open_panel(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         try:
             state = await self.service.open_panel(bid.game, interaction.user.id)
         except SeatTaken as taken:
@@ -265,34 +265,34 @@ class TableUI:
                 raise
             await self._offer_seat_back(interaction, bid.prefix, bid.game)
             return
-        if state.kind != kind.name:
+        if state.kind != game.name:
             raise Refused("table.error.forged")
         await self._send_panel(interaction, state)
 
-    async def _reclaim(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _reclaim(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         state = await self.service.reclaim_seat(bid.game, interaction.user.id)
-        if state.kind != kind.name:
+        if state.kind != game.name:
             raise Refused("table.error.forged")
         state.notice = ("seats.back", {})
         # The offer becomes the panel (it is the clicked private message).
         await self._show_panel(interaction, state, in_place=self._on_panel(interaction))
 
-    async def _rules(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _rules(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         options = await self.service.options_for(bid.game)
-        if not isinstance(options, kind.engine.Options):
+        if not isinstance(options, game.engine.Options):
             raise Refused("table.error.forged")
-        await self.tell(interaction, kind.rules.rules_text(options, interaction.locale))
+        await self.tell(interaction, game.rules.rules_text(options, interaction.locale))
 
-    async def _leave(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _leave(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         # Leaving forfeits: refuse now what Yes would refuse, else ask the clicker first.
         await self.service.check_leave(bid.game, interaction.user.id)
         await self.confirm(interaction, bid.prefix, bid.game, LEAVE_YES)
 
-    async def _leave_yes(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _leave_yes(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         await self.service.leave(bid.game, interaction.user.id)
         await self._settle(interaction, t("table.left", interaction.locale))
 
-    async def _end_yes(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _end_yes(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         user = interaction.user
         # The same check as /<game> end, made again now: the clicker may have lost the right.
         ended = await self.service.end(
@@ -313,15 +313,15 @@ class TableUI:
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
-    async def _confirm_no(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _confirm_no(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         await self._settle(interaction, t("table.confirm.nothing_changed", interaction.locale))
 
-    async def _rematch_click(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _rematch_click(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         await self._rematch(interaction, bid.game)
 
-    async def _next_round(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _next_round(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         if self._on_panel(interaction):  # a panel's Next round is one of its game's moves
-            await self._move(interaction, bid, kind)
+            await self._move(interaction, bid, game)
             return
         # The table message's Next round: a vote.
         state = await self.service.vote_next_round(bid.game, interaction.user.id, bid.arg, key=interaction.id)
@@ -329,10 +329,10 @@ class TableUI:
             key, params = state.notice
             await self.tell(interaction, t(key, interaction.locale, **params))
 
-    async def _move(self, interaction: Interaction, bid: ids.ButtonId, kind: Any) -> None:
+    async def _move(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         """One of the game's own acts (its panel's ``GAME_ACTS``), or a panel's mode, Refresh or hint;
         any other act is forged."""
-        if bid.act not in kind.panel.GAME_ACTS and bid.act not in PANEL_ACTS:
+        if bid.act not in game.panel.GAME_ACTS and bid.act not in PANEL_ACTS:
             raise Refused("table.error.forged")
         table = self.service.tables.get(bid.game)  # kept: a click that ends the game un-caches it
         # The click's interaction id is its action's idempotency key: a commit retried after its

@@ -10,7 +10,7 @@
   everyone else keeps the coloured squares.
 - **The table in words**: a player who chose ``table:text`` (they turned off embeds and previews in
   Discord, so they see neither the picture nor the table's embed) gets the whole public table in
-  words in their private panel, under its usual lines (:mod:`bot.ui.table_words`).
+  words in their private panel, under its usual lines (:mod:`bot.ui.in_words`).
 
 Choices are read through the service's short cache (:mod:`bot.service.prefs`); a storage error while
 reading them falls back to what the cache holds (the defaults if nothing), never to a failed answer.
@@ -27,7 +27,7 @@ from bot.games.base import ButtonSpec
 from bot.service import Table, TableService
 from bot.storage import StorageError
 from bot.storage.prefs import DEFAULT_PREFS, UserPrefs
-from bot.ui.table_words import MESSAGE_LIMIT, table_words
+from bot.ui.in_words import MESSAGE_LIMIT, table_words
 
 log = logging.getLogger(__name__)
 

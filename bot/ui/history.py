@@ -16,8 +16,8 @@ from bot.games import registry
 from bot.games.places import Place
 from bot.i18n import plural
 from bot.i18n import translate as t
+from bot.render.messages import MessageBody
 from bot.render.names import escape_name
-from bot.render.table_text import MessageBody
 from bot.storage.results import PlayedGame
 from bot.ui.places import seat_place
 
@@ -51,18 +51,18 @@ def played_place(game: PlayedGame) -> Place:
     return Place(game.rank, game.players)
 
 
-def game_line(game: PlayedGame, locale: object) -> str:
-    kind = registry.get_kind(game.kind)
+def game_line(played: PlayedGame, locale: object) -> str:
+    game = registry.find(played.kind)
     params = {
-        "id": game.game_id,
-        "date": f"<t:{game.finished_at // 1000}:d>",
-        "game": kind.title if kind is not None else escape_name(game.kind),
-        "place": shown_place(played_place(game), locale),
+        "id": played.game_id,
+        "date": f"<t:{played.finished_at // 1000}:d>",
+        "game": game.title if game is not None else escape_name(played.kind),
+        "place": shown_place(played_place(played), locale),
     }
     # A total means something where the game is scored (Game.scored), or where several rounds were (an
     # unscored game's one round scores 0 for everybody).
-    if game.total is not None and ((kind is not None and kind.scored) or game.rounds > 1):
-        score = plural("history.score", game.total, locale)
+    if played.total is not None and ((game is not None and game.scored) or played.rounds > 1):
+        score = plural("history.score", played.total, locale)
         return t("history.line_score", locale, score=score, **params)
     return t("history.line", locale, **params)
 

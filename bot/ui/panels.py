@@ -27,7 +27,7 @@ PANEL_TOKEN_MS = 14 * 60 * 1000  # an interaction token lives 15 minutes: leave 
 def panel_key(table: Table, seat: int) -> tuple[Any, ...]:
     """What a private panel's text depends on beyond the seat's own clicks: when it changes, an open
     panel is edited (a new turn, the seat's turn, a round or the game over, the seat taken over)."""
-    game = table.game
+    game = table.state
     return (
         table.finished,
         game.phase,
@@ -239,7 +239,7 @@ class PanelFollower:
             return final_panel_content(table, seat, locale, words), None
         if seat in table.idle():  # replaced for missed turns: the way back, right on the panel
             offer = t("seats.offer", locale, missed=MISSES_BEFORE_REPLACE)
-            return offer, seat_back_view(table.kind.prefix, table.id, locale)
+            return offer, seat_back_view(table.game.prefix, table.id, locale)
         if seat in table.replaced():
             return t("table.error.seat_replaced", locale), None
         state = self.bot.service.panel_of(table, seat)

@@ -14,19 +14,19 @@ from bot.games.places import Place, places
 from bot.storage.results import GameRanks
 
 
-def seat_place(game: GameRanks, seat: int) -> Place:
-    """The place of ``seat`` in the finished ``game``: its side's place (its team's in a team game)."""
-    kind = registry.get_kind(game.kind)
+def seat_place(ranked: GameRanks, seat: int) -> Place:
+    """The place of ``seat`` in the finished game ``ranked``: its side's place (its team's in a team game)."""
+    game = registry.find(ranked.kind)
     sides = None
-    if kind is not None:
+    if game is not None:
         try:
-            sides = kind.sides(dict(game.options), len(game.ranks))
+            sides = game.sides(dict(ranked.options), len(ranked.ranks))
         except (ValueError, TypeError, AttributeError):
             sides = None  # options a game no longer reads: every seat its own side
-    return places(list(game.ranks), sides)[seat]
+    return places(list(ranked.ranks), sides)[seat]
 
 
-def best_place(game: GameRanks, seats: Sequence[int]) -> Place | None:
+def best_place(ranked: GameRanks, seats: Sequence[int]) -> Place | None:
     """The best place among ``seats`` (a computer level may sit twice in one game)."""
-    found = [seat_place(game, seat) for seat in seats if 0 <= seat < len(game.ranks)]
+    found = [seat_place(ranked, seat) for seat in seats if 0 <= seat < len(ranked.ranks)]
     return min(found, key=lambda where: where.place) if found else None

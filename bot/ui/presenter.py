@@ -25,10 +25,10 @@ from typing import Any
 import discord
 
 from bot import discord_patches
-from bot.games.registry import KINDS
+from bot.games.registry import BY_KIND
 from bot.i18n import template
 from bot.i18n import translate as t
-from bot.render import table_text
+from bot.render import messages
 from bot.render.pictures import Pictures
 from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.storage.lobbies import Lobby
@@ -230,7 +230,7 @@ class Presenter(PanelFollower):
             "table.turn.replaced_dm",
             locale,
             missed=MISSES_BEFORE_REPLACE,
-            button=t(table.kind.panel_button, locale),
+            button=t(table.game.panel_button, locale),
             take_back=t("seats.button.take_back", locale),
             link=link,
         )
@@ -319,11 +319,11 @@ class Presenter(PanelFollower):
     async def _render_table(self, table: Table) -> None:
         stored = table.stored
         locale = self._locale(stored.guild_id)
-        image = table.kind.image if self.images and table.ended_by is None else None
+        image = table.game.image if self.images and table.ended_by is None else None
         # Read the table under the channel lock: the service holds it while an action is being
         # committed, so nothing shown here can run ahead of the database.
         async with self.bot.service.lock(stored.channel_id):
-            spectator, names = table.game.view(None), table.names()
+            spectator, names = table.state.view(None), table.names()
             body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if image else None)
             add_rating_changes(table, body, locale)
             view = table_view(table, locale)
@@ -411,7 +411,7 @@ class Presenter(PanelFollower):
         try:
             if key is None or user is None:
                 return
-            text = table.kind.table.turn_mention(user, locale)
+            text = table.game.message.turn_mention(user, locale)
             if not self.panel_fresh(table.id, user):  # their panel can no longer be edited for them
                 text += "\n" + t("table.turn.open_panel", locale)
             try:
@@ -448,7 +448,7 @@ class Presenter(PanelFollower):
             expired = lobby.id in self.bot.service.expired_lobbies
             await message.edit(
                 embed=embed_of(
-                    table_text.lobby_closed_body(locale, expired=expired, game=KINDS[lobby.kind].title)
+                    messages.lobby_closed_body(locale, expired=expired, game=BY_KIND[lobby.kind].title)
                 ),
                 view=None,
                 allowed_mentions=NO_MENTIONS,

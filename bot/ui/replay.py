@@ -90,29 +90,29 @@ def button_id(game_id: int, step: int, which: str) -> str:
 
 def frame_at(stored: StoredGame, actions: Sequence[StoredAction], step: int) -> Frame:
     """Rebuild the game at ``step`` (clamped to 0..N) by the engine, as storage's replay does."""
-    kind = registry.KINDS[stored.kind]
-    engine = kind.engine
+    game = registry.BY_KIND[stored.kind]
+    engine = game.engine
     options = engine.Options.from_dict(stored.options)
-    game = engine.Game.new([s.engine_name for s in stored.seats], stored.seed, options)
+    state = engine.Game.new([s.engine_name for s in stored.seats], stored.seed, options)
     total = len(actions)
     step = max(0, min(step, total))
-    view: dict[str, Any] = game.view(None)
-    events: list[dict[str, Any]] = [kind.opening_event(game)]
-    shown_round = int(getattr(game, "round", 1))
+    view: dict[str, Any] = state.view(None)
+    events: list[dict[str, Any]] = [game.opening_event(state)]
+    shown_round = int(getattr(state, "round", 1))
     round_end: int | None = None
     next_round: int | None = None
     for n, action in enumerate(actions, start=1):
-        applied = game.apply(action.seat, engine.action_from_dict(action.action))
+        applied = state.apply(action.seat, engine.action_from_dict(action.action))
         if n == step:
-            view = game.view(None)
+            view = state.view(None)
             events = [e.to_dict() for e in applied]
-            shown_round = int(getattr(game, "round", 1))
+            shown_round = int(getattr(state, "round", 1))
         if n < step:
             continue
-        if int(getattr(game, "round", 1)) > shown_round:
+        if int(getattr(state, "round", 1)) > shown_round:
             next_round = n
             break
-        if round_end is None and (game.is_over or getattr(game, "phase", None) == ROUND_OVER):
+        if round_end is None and (state.is_over or getattr(state, "phase", None) == ROUND_OVER):
             round_end = n
     return Frame(
         step, total, shown_round, view, events, total if round_end is None else round_end, next_round
@@ -137,13 +137,13 @@ def seat_names(stored: StoredGame, locale: object) -> list[str]:
 
 def caption(stored: StoredGame, frame: Frame, names: Sequence[str], locale: object) -> str:
     """Step n/N, the round, and what that step did, in ``locale``."""
-    kind = registry.KINDS[stored.kind]
-    describe = kind.describe_events
+    game = registry.BY_KIND[stored.kind]
+    describe = game.describe_events
     lines = describe(frame.events, shown_names(names, locale), locale) if describe else []
     head = t(
         "replay.caption",
         locale,
-        game=kind.title,
+        game=game.title,
         id=stored.id,
         step=frame.step,
         total=frame.total,
@@ -190,7 +190,7 @@ async def _finished_game(bot: Any, interaction: discord.Interaction[Any], game_i
         return "replay.error.not_found"
     if stored.status == "active":
         return "replay.error.running"
-    if stored.status != FINISHED or stored.kind not in registry.KINDS:
+    if stored.status != FINISHED or stored.kind not in registry.BY_KIND:
         return "replay.error.not_found"
     return stored
 
@@ -200,7 +200,7 @@ async def _picture(
 ) -> discord.File | None:
     """The spectator's table at that step, drawn off the event loop in the asker's ``cards`` look, or
     None (no picture, or it failed)."""
-    image = registry.KINDS[stored.kind].image
+    image = registry.BY_KIND[stored.kind].image
     presenter = bot.presenter
     if image is None or not presenter.images:
         return None
@@ -253,7 +253,7 @@ async def start(bot: Any, interaction: discord.Interaction[Any], kind: str, game
         await refuse(interaction, stored)
         return
     if stored.kind != kind:  # a game of this server, of the other game: say which command shows it
-        other = registry.KINDS[stored.kind]
+        other = registry.BY_KIND[stored.kind]
         await refuse(interaction, "replay.error.other_game", id=game_id, game=other.title, kind=other.name)
         return
     await interaction.response.defer(ephemeral=True, thinking=True)

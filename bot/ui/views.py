@@ -15,11 +15,11 @@ from typing import Any
 import discord
 
 from bot.discord_patches import ButtonsView as ButtonsView  # the payload builders' view, given here
-from bot.games.base import seat_counts, seat_limit
-from bot.games.registry import KINDS, GameKind
+from bot.games.base import Game, seat_counts, seat_limit
+from bot.games.registry import BY_KIND
 from bot.i18n import plural
 from bot.i18n import translate as t
-from bot.render import table_text
+from bot.render import messages
 from bot.render.names import escape_name, shown_name
 from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
 from bot.storage.lobbies import INVITED, TURN_LIMIT, Lobby, engine_options
@@ -80,7 +80,7 @@ def button(custom_id: str, label: str, style: str = "secondary", *, disabled: bo
 
 def panel_view(state: PanelState, locale: object, cards: str = display.CLASSIC) -> ButtonsView:
     """A private panel's buttons, in the cards' look ``cards`` of its reader (:func:`display.shaped`)."""
-    panel = KINDS[state.kind].panel
+    panel = BY_KIND[state.kind].panel
     rows = panel.panel_rows(state.view, state.seat, state.game_id, state.version, state.mode, locale)
     return ButtonsView(
         [
@@ -96,7 +96,7 @@ def panel_view(state: PanelState, locale: object, cards: str = display.CLASSIC) 
 def panel_content(state: PanelState, locale: object, words: bool = False) -> str:
     """A private panel's text; with ``words`` (``/skybo display table:text``) the table in words under
     it (:mod:`bot.ui.display`)."""
-    panel = KINDS[state.kind].panel
+    panel = BY_KIND[state.kind].panel
     lines = [panel.panel_title(state.view, locale)]
     if state.notice is not None:
         key, params = state.notice
@@ -107,7 +107,7 @@ def panel_content(state: PanelState, locale: object, words: bool = False) -> str
 
 
 def table_view(table: Table, locale: object) -> ButtonsView | None:
-    gid, prefix = table.id, table.kind.prefix
+    gid, prefix = table.id, table.game.prefix
 
     def cid(act: str, arg: int = 0) -> str:
         # Version 0: these buttons mean the same whatever the state, so their ids never change and a
@@ -119,10 +119,12 @@ def table_view(table: Table, locale: object) -> ButtonsView | None:
     if table.finished:
         return ButtonsView([[button(cid(REMATCH), t("table.button.rematch", locale), "success")]])
     buttons = []
-    if table.game.phase == "round_over":
+    if table.state.phase == "round_over":
         # One id for the whole round (its number is the arg): a vote for a round already dealt is refused.
-        buttons.append(button(cid(NEXT_ROUND, table.game.round), t("ui.panel.next_round", locale), "success"))
-    buttons.append(button(cid(OPEN_PANEL), t(table.kind.panel_button, locale), "primary"))
+        buttons.append(
+            button(cid(NEXT_ROUND, table.state.round), t("ui.panel.next_round", locale), "success")
+        )
+    buttons.append(button(cid(OPEN_PANEL), t(table.game.panel_button, locale), "primary"))
     buttons.append(button(cid(RULES), t("table.button.rules", locale)))
     buttons.append(button(cid(LEAVE), t("table.button.leave", locale), "danger"))
     return ButtonsView([buttons])
@@ -134,10 +136,10 @@ def seat_back_view(prefix: str, game_id: int, locale: object) -> ButtonsView:
     return ButtonsView([[button(custom_id, t("seats.button.take_back", locale), "success")]])
 
 
-def table_message(table: Table, locale: object, image_url: str | None = None) -> table_text.MessageBody:
-    waiting = table.round_waiting() if table.game.phase == "round_over" else []
-    body: table_text.MessageBody = table.kind.table.table_body(
-        table.game.view(None),
+def table_message(table: Table, locale: object, image_url: str | None = None) -> messages.MessageBody:
+    waiting = table.round_waiting() if table.state.phase == "round_over" else []
+    body: messages.MessageBody = table.game.message.table_body(
+        table.state.view(None),
         table.names(),
         locale=locale,
         recent=table.recent,
@@ -158,7 +160,7 @@ def table_message(table: Table, locale: object, image_url: str | None = None) ->
     return body
 
 
-def add_rating_changes(table: Table, body: table_text.MessageBody, locale: object) -> None:
+def add_rating_changes(table: Table, body: messages.MessageBody, locale: object) -> None:
     """At the end of a rated game, each human's rating change goes under the standings."""
     finished = table.stored.finished
     if finished is None or not finished.rating_changes or body.embed is None:
@@ -209,14 +211,12 @@ def settings_lines(settings: ServerSettings, locale: object) -> list[str]:
     return lines
 
 
-def lobby_message(
-    lobby: Lobby, locale: object, settings: ServerSettings = DEFAULTS
-) -> table_text.MessageBody:
-    kind: GameKind = KINDS[lobby.kind]
+def lobby_message(lobby: Lobby, locale: object, settings: ServerSettings = DEFAULTS) -> messages.MessageBody:
+    game: Game = BY_KIND[lobby.kind]
     seats = [(s.name, s.user_id, s.ai_level) for s in lobby.seats]
     options = engine_options(lobby.options)
     limit = lobby.options.get(TURN_LIMIT, DEFAULT_TURN_LIMIT)
-    lines = list(kind.table.option_lines(options, locale))
+    lines = list(game.message.option_lines(options, locale))
     if limit >= LONG_GAME:  # hours, and what a long game does (bot.service.letters)
         hours = plural("long_games.hours", limit // 3600, locale)
         lines += [t("long_games.lobby.limit", locale, limit=hours), t("long_games.lobby.letters", locale)]
@@ -231,34 +231,34 @@ def lobby_message(
     if invited:  # a rematch: who it waits for (names, not mentions: a lobby pings nobody)
         names = ", ".join(escape_name(str(p.get("name") or "")) for p in invited)
         lines += ["", t("table.lobby.rematch_invited", locale, players=names)]
-    counts = seat_counts(kind, options)
-    return table_text.lobby_body(
+    counts = seat_counts(game, options)
+    return messages.lobby_body(
         host_id=lobby.host_id,
         seats=seats,
         lines=lines,
         locale=locale,
-        game=kind.title,
-        min_players=kind.min_players,
-        max_players=seat_limit(kind, options)[0],  # its options may seat fewer (an edition for fewer)
+        game=game.title,
+        min_players=game.min_players,
+        max_players=seat_limit(game, options)[0],  # its options may seat fewer (an edition for fewer)
         # Only some counts (teams of two: 4 or 6): the lobby says them rather than a range.
         counts=counts if counts and counts != list(range(counts[0], counts[-1] + 1)) else None,
     )
 
 
-def embed_of(body: table_text.MessageBody) -> discord.Embed:
+def embed_of(body: messages.MessageBody) -> discord.Embed:
     return discord.Embed.from_dict(body.embed or {})
 
 
 def final_panel_content(table: Table, seat: int, locale: object, words: bool = False) -> str:
     """A panel's last words: how the game ended for this seat (and with ``words`` the final table in
     words, see :func:`panel_content`)."""
-    title = t("table.panel.final_title", locale, game=table.kind.title)
+    title = t("table.panel.final_title", locale, game=table.game.title)
     if table.ended_by is not None:  # who stopped it, and how (/<game> end): the one way a person can
-        said = t("table.panel.final_ended_by", locale, user=f"<@{table.ended_by}>", kind=table.kind.name)
+        said = t("table.panel.final_ended_by", locale, user=f"<@{table.ended_by}>", kind=table.game.name)
         return f"{title}\n{said}"
     if table.stored.status == "cancelled":  # its channel went away, or the bot could not go on with it
         return f"{title}\n{t('table.panel.final_cancelled', locale)}"
-    results = table.game.results()
+    results = table.state.results()
     names = table.names()
     winners: list[int] = results.get("winners") or []
     ranks = results.get("ranks") or []
@@ -276,5 +276,5 @@ def final_panel_content(table: Table, seat: int, locale: object, words: bool = F
         lines.append(t("hints.unrated", locale))
     lines.append(t("table.panel.final_see_table", locale))
     if words:
-        return display.with_words("\n".join(lines), table.stored.kind, table.game.view(seat), names, locale)
+        return display.with_words("\n".join(lines), table.stored.kind, table.state.view(seat), names, locale)
     return "\n".join(lines)

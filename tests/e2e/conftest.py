@@ -183,9 +183,9 @@ async def play_turns(
             u
             for u in humans
             if (seat := table.seat_of(u.id)) is not None
-            and seat in table.game.seats_to_act()
+            and seat in table.state.seats_to_act()
             and seat not in table.replaced()
-            and not (table.game.phase == "round_over" and seat in table.votes)
+            and not (table.state.phase == "round_over" and seat in table.votes)
         ]
         if not to_act:
             version = table.version
@@ -214,7 +214,7 @@ async def reveal_own_cards(fake: Any, user: FakeUser, table_message: FakeMessage
     """``user`` opens their panel and turns their initial Skyjo cards; returns that panel."""
     seat = table.seat_of(user.id)
     panel = await open_panel(fake, user, table_message)
-    while table.game.phase == "reveal" and seat in table.game.seats_to_act():
+    while table.state.phase == "reveal" and seat in table.state.seats_to_act():
         await (await fake.click(user, panel, button(panel, "rv"))).answer()
     return panel
 
@@ -229,7 +229,7 @@ async def until_turn(
     humans = [fake.user("alice"), fake.user("bob")]
 
     def ready() -> bool:
-        game = table.game
+        game = table.state
         return game.phase == "play" and game.turn == seat and game.drawn is None
 
     await play_turns(fake, bot, game_id, table_message, humans, rng or random.Random(5), until=ready)
@@ -262,7 +262,7 @@ async def finish_random_game(
     stored = await GameRules(storage).create_game(
         guild_id=guild_id, channel_id=channel_id, kind="skyjo", seats=seats, seed=seed, options=options
     )
-    while not stored.game.is_over:
-        seat = rng.choice(stored.game.seats_to_act())
-        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
+    while not stored.state.is_over:
+        seat = rng.choice(stored.state.seats_to_act())
+        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
     assert stored.status == "finished"

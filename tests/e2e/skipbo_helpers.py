@@ -29,7 +29,7 @@ from .conftest import act_of, enabled_buttons, open_panel
 SEED = 20240611
 HAND_LINE = re.compile(
     r"^Hand: (\d+)\u00a0cards?$"
-)  # "5 cards" kept whole (table_text.phrased)  # the guild's language (English) on the table
+)  # "5 cards" kept whole (messages.phrased)  # the guild's language (English) on the table
 HAND_EVENT = re.compile(r"from their hand onto pile|played their whole hand|no card left in hand")
 PANEL_TITLES = {"en-US": "Your hand — Skip-Bo", "fr": "Ta main — Skip-Bo"}  # one-round games
 FINAL_TITLES = {"en-US": "**Skip-Bo: the game is over**", "fr": "**Skip-Bo : la partie est finie**"}
@@ -121,11 +121,11 @@ def engine_hand_labels(hand: list[int]) -> list[str]:
 def assert_panel_shows_own_hand(panel: FakeMessage, bot: SkyboBot, game_id: int, user: FakeUser) -> None:
     """The panel's hand buttons are exactly the clicker's hand in the engine (and nobody else's)."""
     table = bot.service.tables.get(game_id)
-    if table is None or table.game.phase != skipbo.PLAY:
+    if table is None or table.state.phase != skipbo.PLAY:
         return
     seat = table.seat_of(user.id)
     assert seat is not None
-    want = engine_hand_labels(table.game.hands[seat])
+    want = engine_hand_labels(table.state.hands[seat])
     shown = hand_labels(panel)
     assert shown == want, f"{user.username}'s panel shows the hand {shown}, the engine has {want}"
 
@@ -278,9 +278,9 @@ class Clicker:
             u
             for u in self.humans
             if (seat := table.seat_of(u.id)) is not None
-            and seat in table.game.seats_to_act()
+            and seat in table.state.seats_to_act()
             and seat not in table.replaced()
-            and not (table.game.phase == skipbo.ROUND_OVER and seat in table.votes)
+            and not (table.state.phase == skipbo.ROUND_OVER and seat in table.votes)
         ]
 
     async def play(self, *, until: Callable[[], bool] | None = None, max_moves: int = 2000) -> int:
@@ -318,13 +318,13 @@ class Clicker:
         self.record_panel(panel, user, opened_at)
         if self.check_table:
             await self.bot.presenter.flush()
-            assert_table_hides_hands(self.table_message, table.game)
+            assert_table_hides_hands(self.table_message, table.state)
         for _ in range(60):  # a turn is a few plays and a discard
             if self.bot.service.tables.get(self.game_id) is not table or user not in self.to_act():
                 return
             if until is not None and until():
                 return
-            action = pick_action(table.game, seat, self.rng)
+            action = pick_action(table.state, seat, self.rng)
             steps = steps_for(action, self.rng)
             if len(steps) > 1 and self.rng.random() < 0.1:  # change one's mind once
                 await press(self.fake, user, panel, *steps[0])

@@ -46,10 +46,10 @@ async def test_skyjo_cards_on_the_panel_carry_their_shape_for_a_colourblind_play
     panels = {}
     for user in (alice, carol):
         panel = await open_panel(fake, user, table_message)
-        while table.game.phase == "reveal" and table.seat_of(user.id) in table.game.seats_to_act():
+        while table.state.phase == "reveal" and table.seat_of(user.id) in table.state.seats_to_act():
             await (await fake.click(user, panel, button(panel, "rv"))).answer()
         panels[user.username] = await open_panel(fake, user, table_message)
-    game = table.game
+    game = table.state
     rows = game.options.rows
     for user, shaped in ((alice, False), (carol, True)):
         seat = table.seat_of(user.id)
@@ -89,7 +89,7 @@ async def test_skipbo_cards_on_the_panel_carry_their_shape_for_a_colourblind_pla
     alice, carol = fake.user("alice"), fake.user("carol")
     await skybo_command(fake, alice, "display", cards="colourblind")
     table_message, game_id = await start_skipbo(fake, bot, alice, [carol], turn_limit=0)
-    game = bot.service.tables[game_id].game
+    game = bot.service.tables[game_id].state
     alice_seat, carol_seat = 0, 1
     mine, hers = await open_panel(fake, alice, table_message), await open_panel(fake, carol, table_message)
     # The stock top, on each one's own panel.

@@ -120,7 +120,7 @@ async def test_a_computer_move_refused_by_a_busy_database_is_applied_once_when_i
     faults = FailingCommits(
         bot,
         monkeypatch,
-        lambda stored, seat, action: computer_seat(stored, seat, action) and stored.game.phase == "play",
+        lambda stored, seat, action: computer_seat(stored, seat, action) and stored.state.phase == "play",
     )
     loops = LoopCount(bot, monkeypatch)
     alice, bob = fake.user("alice"), fake.user("bob")
@@ -132,7 +132,7 @@ async def test_a_computer_move_refused_by_a_busy_database_is_applied_once_when_i
     # The humans play until the computer is to draw; its move's commit then meets a busy database:
     # two commits refused (each made twice by storage), and the third lands with its answer lost.
     def computer_next() -> bool:
-        game = table.game
+        game = table.state
         return game.phase == "play" and game.turn == ai and game.drawn is None
 
     faults.refuse, faults.lose_answer = 4, True
@@ -145,7 +145,7 @@ async def test_a_computer_move_refused_by_a_busy_database_is_applied_once_when_i
 
     # The database answers again: the move is applied, once, and the computer plays its turn on.
     await fake.wait_until(
-        lambda: faults.lost == 1 and table.version > before and ai not in table.game.seats_to_act(),
+        lambda: faults.lost == 1 and table.version > before and ai not in table.state.seats_to_act(),
         timeout=15,
         what="the computer's turn played",
     )
@@ -190,7 +190,7 @@ async def test_a_computer_refused_while_its_table_waits_for_the_database_is_arme
         lambda: any(r.getMessage() == "computer move not saved, trying again" for r in caplog.records),
         what="the computer's reveal refused, to be tried again",
     )
-    assert table.game.phase == "reveal" and ai in table.game.seats_to_act() and table.version == 0
+    assert table.state.phase == "reveal" and ai in table.state.seats_to_act() and table.version == 0
     blackout.begin()
     answer = await private_answer(await fake.click(alice, panel, button(panel, "rv")))
     assert answer.text == t("table.error.reconnecting", "en-US")
@@ -199,7 +199,7 @@ async def test_a_computer_refused_while_its_table_waits_for_the_database_is_arme
     blackout.end()
 
     await fake.wait_until(
-        lambda: not table.needs_reload and ai not in table.game.seats_to_act(),
+        lambda: not table.needs_reload and ai not in table.state.seats_to_act(),
         timeout=15,
         what="the table reloaded and the computer's reveals made",
     )
@@ -243,7 +243,7 @@ async def test_a_next_round_refused_by_a_busy_database_is_started_when_it_answer
     table = bot.service.tables[game_id]
     await play_turns(
         fake, bot, game_id, table_message, [alice, bob], random.Random(6),
-        until=lambda: table.game.phase == "round_over",
+        until=lambda: table.state.phase == "round_over",
     )  # fmt: skip
     timer = table.timer()
     assert timer is not None and timer["what"] == "round"
@@ -257,7 +257,7 @@ async def test_a_next_round_refused_by_a_busy_database_is_started_when_it_answer
         await asyncio.sleep(0.05)
         clock.advance(1)
     assert table.version == version + 1, "the next round was never started"
-    assert table.game.phase != "round_over" and faults.refused == 6
+    assert table.state.phase != "round_over" and faults.refused == 6
     assert len(retries(caplog, game_id)) == 3
     await check_log(bot, game_id)
 
@@ -278,9 +278,9 @@ async def test_a_turn_covered_while_the_database_is_busy_is_covered_once_when_it
     assert bob_seat is not None
     faults = FailingCommits(bot, monkeypatch, lambda stored, seat, action: seat == bob_seat)
     panel = await open_panel(fake, alice, table_message)
-    while table.seat_of(alice.id) in table.game.seats_to_act():
+    while table.seat_of(alice.id) in table.state.seats_to_act():
         await (await fake.click(alice, panel, button(panel, "rv"))).answer()
-    assert table.game.phase == "reveal"
+    assert table.state.phase == "reveal"
 
     faults.refuse = 6
     version = table.version
@@ -290,7 +290,7 @@ async def test_a_turn_covered_while_the_database_is_busy_is_covered_once_when_it
             break
         await asyncio.sleep(0.05)
         clock.advance(1)
-    assert table.version == version + 2 and table.game.phase == "play", "Bob's reveals were never made"
+    assert table.version == version + 2 and table.state.phase == "play", "Bob's reveals were never made"
     assert faults.refused == 6 and table.missed(bob_seat) == 1
     actions = await check_log(bot, game_id)
     assert len([a for a in actions if a.seat == bob_seat]) == 2

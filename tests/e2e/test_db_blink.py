@@ -154,7 +154,7 @@ async def test_a_table_whose_database_blinked_serves_its_last_state_and_reloads_
     table = await until_turn(fake, bot, game_id, table_message, alice)
     await fake.wait_until(lambda: f"{alice.global_name} to play" in table_message.text, what="Alice's turn")
     version, logged = table.version, len(await stored_actions(bot, game_id))
-    state = table.game.to_dict()
+    state = table.state.to_dict()
     assert (await health(bot))[0]
     panel = await open_panel(fake, alice, table_message)
 
@@ -168,8 +168,8 @@ async def test_a_table_whose_database_blinked_serves_its_last_state_and_reloads_
     bobs = await open_panel(fake, bob, table_message)
     assert bobs.custom_ids and t("table.error.internal", bob.locale) not in bobs.text
     # That state is the last committed one, never None; the move is not in it.
-    assert table.game is not None and table.needs_reload
-    assert table.version == version and table.game.to_dict() == state and table.game.drawn is None
+    assert table.state is not None and table.needs_reload
+    assert table.version == version and table.state.to_dict() == state and table.state.drawn is None
     revision = table_message.revision
     bot.presenter.table_changed(table)  # the table message and its picture are drawn from it too
     await bot.presenter.flush()
@@ -206,7 +206,7 @@ async def test_a_table_whose_database_blinked_serves_its_last_state_and_reloads_
     move = await fake.click(alice, panel, button(panel, "dr"))
     shown = await move.answer()
     assert shown.id == panel.id and "reconnecting" not in shown.text
-    assert table.version == version + 1 and table.game.drawn is not None
+    assert table.version == version + 1 and table.state.drawn is not None
     actions = await stored_actions(bot, game_id)
     assert len(actions) == logged + 1 and actions[-1].key == int(move.id)
     assert all(a.key is None or a.key != int(move.id) for a in actions[:-1])
@@ -239,7 +239,7 @@ async def test_a_move_whose_connection_dropped_is_applied_by_its_one_retry(
     move = await fake.click(alice, panel, button(panel, "dr"))
     shown = await move.answer()
     assert shown.id == panel.id, shown.text  # the panel, in place: no refusal
-    assert table.version == version + 1 and table.game.drawn is not None and not table.needs_reload
+    assert table.version == version + 1 and table.state.drawn is not None and not table.needs_reload
     actions = await stored_actions(bot, game_id)
     assert len(actions) == logged + 1 and actions[-1].key == int(move.id)
     text = bot.metrics.text().decode()

@@ -67,7 +67,7 @@ import aiohttp
 import psycopg
 import pytest
 
-from bot.games.registry import KINDS
+from bot.games.registry import BY_KIND
 from bot.i18n import catalogue
 from bot.i18n import translate as t
 from bot.storage.games import canonical_json, snapshot_hash
@@ -211,7 +211,7 @@ class LogReader:
                 "SELECT seat, user_id FROM game_seats WHERE game_id = ? AND user_id IS NOT NULL", (game_id,)
             )
         }
-        engine = KINDS[kind].engine
+        engine = BY_KIND[kind].engine
         return GameRow(
             game_id,
             kind,
@@ -245,7 +245,7 @@ class LogReader:
                     " FROM games WHERE id = ?",
                     (game_id,),
                 )[0]
-                engine = KINDS[kind].engine
+                engine = BY_KIND[kind].engine
                 names = [
                     f"ai{seat}:{level}" if level is not None else f"u{user}"
                     for seat, user, level in q(
@@ -888,8 +888,8 @@ class Harness:
     ) -> int:
         """tests/e2e/test_kills.py's check: every acknowledged move is the logged action at the version
         its answer shows; every human action in the log is matched to its own click."""
-        engine = KINDS["skyjo"].engine
-        panel_module = KINDS["skyjo"].panel
+        engine = BY_KIND["skyjo"].engine
+        panel_module = BY_KIND["skyjo"].panel
         clicks = [c for c in self.clicks if c.table is table]
         where = f"fault {fault.number} ({fault.kind}), table {table.number}"
 

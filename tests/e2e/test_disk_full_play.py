@@ -51,7 +51,7 @@ async def test_a_move_on_a_full_disk_is_refused_and_changes_nothing(fake_discord
     await storage.db.run(fill_the_disk)
     answer = await private_answer(await fake.click(alice, panel, button(panel, "dr")))
     assert answer.text == t("table.error.unavailable", alice.locale)
-    assert table.version == version and table.game.drawn is None
+    assert table.version == version and table.state.drawn is None
     assert len(await storage.games.actions(game_id)) == stored
     assert table_message.text == table_text
     # What a restart would read: no move, no ballast.
@@ -65,5 +65,5 @@ async def test_a_move_on_a_full_disk_is_refused_and_changes_nothing(fake_discord
     await storage.db.run(free_some_space)
     panel = await open_panel(fake, alice, table_message)
     await (await fake.click(alice, panel, button(panel, "dr"))).answer()
-    assert table.version == version + 1 and table.game.drawn is not None
+    assert table.version == version + 1 and table.state.drawn is not None
     assert len(await storage.games.actions(game_id)) == stored + 1

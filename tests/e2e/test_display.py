@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.games.registry import KINDS
+from bot.games.registry import BY_KIND
 from bot.i18n import template
 from bot.i18n import translate as t
 from bot.service.rules import GameRules
@@ -31,10 +31,10 @@ def public_picture(bot: Any, game_id: int, cards: str) -> bytes:
     """The table picture as the presenter must draw it now, with ``cards``."""
     table = bot.service.tables[game_id]
     kind = table.stored.kind
-    image = KINDS[kind].image
+    image = BY_KIND[kind].image
     locale = bot.service.public_locale(table.stored.guild_id, "en-US")
     labels = {key: template(f"table.image.{kind}.{key}", locale) for key in image.DEFAULT_LABELS}
-    return bytes(image.render_table(table.game.view(None), table.names(), "dark", labels, cards))
+    return bytes(image.render_table(table.state.view(None), table.names(), "dark", labels, cards))
 
 
 async def shows(fake: Any, bot: Any, table_message: Any, game_id: int, cards: str) -> None:
@@ -62,7 +62,7 @@ async def replay_picture(fake: Any, user: Any, game_id: int) -> bytes:
 
 def replay_render(bot: Any, stored: Any, actions: Any, locale: str, cards: str) -> bytes:
     frame = replay.frame_at(stored, actions, 0)
-    image = KINDS[stored.kind].image
+    image = BY_KIND[stored.kind].image
     labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
     names = replay.seat_names(stored, locale)  # a computer's a ComputerName, drawn on two lines
     return bytes(image.render_table(frame.view, names, "dark", labels, cards))
@@ -146,13 +146,13 @@ async def test_the_table_in_words_in_the_panel_of_a_player_who_chose_text(
     # The panel the bot keeps in step with the game (the reveals are over: someone's turn) has the
     # words too, as the game now stands.
     await bot.presenter.flush()
-    playing = table.names(user.locale)[table.game.turn]
+    playing = table.names(user.locale)[table.state.turn]
     assert any(line.startswith(f"▶ **{playing}**") for line in words_of(followed, user.locale))
     panel = await open_panel(fake, user, table_message)
     words = words_of(panel, user.locale)
     assert words, panel.text
     # Every player, with their grid column by column: a face-down card is "?" whatever its value.
-    game = table.game
+    game = table.state
     players = [line for line in words[1:] if "**" in line and " — " in line]
     assert len(players) == 3
     grids = [line.strip() for line in words if re.match(r"^\s+1: ", line)]
@@ -183,19 +183,19 @@ async def test_skipbo_words_show_the_own_hand_and_no_other(
     seat = table.seat_of(user.id)
     # Play to the player's turn, when their hand holds five cards.
     await Clicker(fake, bot, game_id, table_message, [bob], random.Random(4)).play(
-        until=lambda: table.game.turn == seat
+        until=lambda: table.state.turn == seat
     )
     panel = await open_panel(fake, user, table_message)
     words = words_of(panel, user.locale)
     assert words, panel.text
-    assert len(table.game.hands[seat]) == 5
+    assert len(table.state.hands[seat]) == 5
     hand_line = words[-1]
     wild = t("skipbo.card.wild", user.locale)
-    own = sorted(table.game.hands[seat])
+    own = sorted(table.state.hands[seat])
     assert hand_line.endswith(": " + ", ".join(wild if c == 0 else str(c) for c in own))
     # One hand in words: the clicker's. The others are counted, as on the table.
     assert sum(1 for line in words if line.startswith(hand_line.split(":")[0])) == 1
     players = [line for line in words[1:] if "**" in line and " — " in line]
     assert len(players) == 3
-    for line, hand in zip(players, table.game.hands, strict=True):
+    for line, hand in zip(players, table.state.hands, strict=True):
         assert f": {len(hand)} " in line.split("·")[-1], line

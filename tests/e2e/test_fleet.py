@@ -347,8 +347,8 @@ async def test_a_process_takes_its_shards_back_after_a_blink_and_serves_on_witho
                 assert version_in_db(peek, game_id) == version
                 # Meanwhile another process runs the shard: Alice's draw, played there.
                 assert stored.version == version
-                seat = stored.game.turn
-                draw_action = next(a for a in stored.game.legal_actions(seat) if a.type == "draw")
+                seat = stored.state.turn
+                draw_action = next(a for a in stored.state.legal_actions(seat) if a.type == "draw")
                 await GameRules(other).apply_action(stored, seat, draw_action)
                 assert version_in_db(peek, game_id) == version + 1
                 await asyncio.sleep(0.3)

@@ -83,9 +83,9 @@ async def test_the_skipbo_panel_says_ton_equipe(fake_discord: Any, skybo: Any) -
         fake, bot, alice, [carol], add_computers=1, stock_size=5, teams=True, computers=1, turn_limit=0
     )
     table = bot.service.tables[game_id]
-    assert table.game.partner(0) == 2
+    assert table.state.partner(0) == 2
     clicker = Clicker(fake, bot, game_id, table_message, [alice, carol], random.Random(5))
-    await clicker.play(until=lambda: table.game.turn == 0)
+    await clicker.play(until=lambda: table.state.turn == 0)
     panel = await private_answer(await fake.click(carol, table_message, button(table_message, "op")))
     assert (
         "Ton équipe : Alice joue (Alice peut jouer ton stock et tes piles de défausse)."
@@ -94,7 +94,7 @@ async def test_the_skipbo_panel_says_ton_equipe(fake_discord: Any, skybo: Any) -
     assert "coéquipier" not in panel.text and " il " not in panel.text
     assert any(str(label).startswith("Stock allié : ") for label in panel.button_labels), panel.button_labels
     # The English counterpart is unchanged.
-    await clicker.play(until=lambda: table.game.turn == 2)
+    await clicker.play(until=lambda: table.state.turn == 2)
     panel = await private_answer(await fake.click(alice, table_message, button(table_message, "op")))
     assert "Your partner Carol is playing (they may play your stock and discard piles)." in panel.text
 
@@ -145,7 +145,7 @@ async def test_the_words_table_says_the_cards_showing_add_up(
     seat = table.seat_of(user.id)
     assert seat is not None
     showing = sum(
-        v or 0 for v, up in zip(table.game.grids[seat], table.game.face_up[seat], strict=True) if up
+        v or 0 for v, up in zip(table.state.grids[seat], table.state.face_up[seat], strict=True) if up
     )
     said = (
         f"**{user.global_name}** — 0 points, showing {showing}"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bot.clock import ManualClock
-from bot.games.registry import KINDS
+from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.service.rules import GameRules
 
@@ -21,10 +21,10 @@ UNRATED = "Unrated: a hint was taken."  # the table speaks the guild's language 
 
 def legal_hints(table: Any, seat: int, locale: str) -> set[str]:
     """Every legal move of the seat in words, as a hint would say it."""
-    view = table.game.view(seat)
-    describe = table.kind.panel.suggestion
+    view = table.state.view(seat)
+    describe = table.game.panel.suggestion
     lines = set()
-    for action in table.game.legal_actions(seat):
+    for action in table.state.legal_actions(seat):
         notice = describe(view, seat, action)
         if notice is not None:
             lines.add(t(notice[0], locale, **notice[1]))
@@ -77,7 +77,7 @@ async def test_a_skyjo_hint_names_a_legal_move_and_the_game_ends_unrated(
     seat = table.seat_of(user.id)
     panel = await reveal_own_cards(fake, user, table_message, table)
     # Not their turn: no Hint button, and a forged one is refused with a reason, nothing stored.
-    await fake.wait_until(lambda: table.game.phase == "play" and table.game.turn == seat, what="the turn")
+    await fake.wait_until(lambda: table.state.phase == "play" and table.state.turn == seat, what="the turn")
     panel = await open_panel(fake, user, table_message)
     assert UNRATED not in table_message.text
     line = await take_hint(fake, bot, user, panel, game_id)
@@ -111,7 +111,7 @@ async def test_a_skyjo_game_without_hints_stays_rated_and_bad_hints_change_nothi
     table = bot.service.tables[game_id]
     seat = table.seat_of(alice.id)
     panel = await reveal_own_cards(fake, alice, table_message, table)
-    await fake.wait_until(lambda: table.game.phase == "play" and table.game.turn == seat, what="the turn")
+    await fake.wait_until(lambda: table.state.phase == "play" and table.state.turn == seat, what="the turn")
     panel = await open_panel(fake, alice, table_message)
     # A stale hint (on an older panel the bot could no longer edit, 15 minutes on, so that the newer
     # one does not retire it; the game moved since): the fresh panel, no hint, nothing stored.
@@ -123,7 +123,7 @@ async def test_a_skyjo_game_without_hints_stays_rated_and_bad_hints_change_nothi
     assert not any(line.startswith("Hint") for line in stale.text.splitlines())
     # A hint for someone else's turn (forged: no such button then): refused, nothing stored.
     await (await fake.click(alice, newer, button(newer, "rp"))).answer()
-    if table.game.turn != seat and table.game.phase == "play":
+    if table.state.turn != seat and table.state.phase == "play":
         assert "hn" not in {act_of(c) for c in newer.custom_ids}
         forged = button(newer, "rf", -1).replace(":rf:-1", ":hn:0")
         refused = await (await forged_click(fake, alice, newer, forged)).original()
@@ -151,7 +151,7 @@ async def test_a_skipbo_hint_names_a_legal_move_and_the_game_ends_unrated(
     table = bot.service.tables[game_id]
     seat = table.seat_of(user.id)
     clicker = Clicker(fake, bot, game_id, table_message, [user, bob], random.Random(9))
-    await clicker.play(until=lambda: table.game.phase == "play" and table.game.turn == seat)
+    await clicker.play(until=lambda: table.state.phase == "play" and table.state.turn == seat)
     panel = await open_panel(fake, user, table_message)
     line = await take_hint(fake, bot, user, panel, game_id)
     assert ("pile" in line) or ("turn" in line) or ("tour" in line)
@@ -173,20 +173,20 @@ async def test_the_hint_asks_the_normal_player_with_the_seat_s_own_view_only(
     table = bot.service.tables[game_id]
     seat = table.seat_of(alice.id)
     await reveal_own_cards(fake, alice, table_message, table)
-    await fake.wait_until(lambda: table.game.phase == "play" and table.game.turn == seat, what="the turn")
+    await fake.wait_until(lambda: table.state.phase == "play" and table.state.turn == seat, what="the turn")
     panel = await open_panel(fake, alice, table_message)
     seen: list[dict[str, Any]] = []
-    normal = KINDS["skyjo"].levels["normal"]
+    normal = BY_KIND["skyjo"].levels["normal"]
 
     def spy(view: dict[str, Any], rng: random.Random) -> Any:
         seen.append(view)
         return normal(view, rng)
 
-    monkeypatch.setitem(KINDS["skyjo"].levels, "normal", spy)  # type: ignore[index]
+    monkeypatch.setitem(BY_KIND["skyjo"].levels, "normal", spy)  # type: ignore[index]
     await take_hint(fake, bot, alice, panel, game_id)
-    assert seen == [table.game.view(seat)]
+    assert seen == [table.state.view(seat)]
     view = seen[0]
     assert view["viewer"] == seat
-    hidden = [pos for pos, up in enumerate(table.game.face_up[seat]) if not up]
+    hidden = [pos for pos, up in enumerate(table.state.face_up[seat]) if not up]
     assert hidden and all(view["grids"][seat][pos] == "down" for pos in hidden)
     assert "draw_pile" not in view and "deck" not in view

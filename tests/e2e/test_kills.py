@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.games.registry import KINDS
+from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.storage.games import canonical_json, snapshot_hash
 from bot.ui import ids
@@ -164,7 +164,7 @@ class Database:
                 "SELECT seat, user_id FROM game_seats WHERE game_id = ? AND user_id IS NOT NULL", (game_id,)
             )
         }
-        engine = KINDS[kind].engine
+        engine = BY_KIND[kind].engine
         return GameRow(
             game_id,
             kind,
@@ -193,7 +193,7 @@ class Database:
             "SELECT id, kind, seed, options, version, snapshot, snapshot_hash, status FROM games"
         ).fetchall()
         for game_id, kind, seed, options, version, snapshot, digest, status in games:
-            engine = KINDS[kind].engine
+            engine = BY_KIND[kind].engine
             names = [
                 f"ai{seat}:{level}" if level is not None else f"u{user}"
                 for seat, user, level in conn.execute(
@@ -591,8 +591,8 @@ class Harness:
     def check_game(self, table: Table) -> dict[int, Click]:
         row = self.db.game(table.game_id)
         log = self.db.actions(table.game_id)
-        engine = KINDS[table.kind].engine
-        panel_module = KINDS[table.kind].panel
+        engine = BY_KIND[table.kind].engine
+        panel_module = BY_KIND[table.kind].panel
         clicks = [c for c in self.clicks if c.game_id == table.game_id]
 
         def action_of(click: Click) -> dict[str, Any] | None:

@@ -219,9 +219,9 @@ async def rate_skipbo(storage: Storage, guild_id: int, seats: list[Seat], seed: 
         seed=seed,
         options={"stock_size": 5},
     )
-    while not stored.game.is_over:
-        seat = rng.choice(stored.game.seats_to_act())
-        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
+    while not stored.state.is_over:
+        seat = rng.choice(stored.state.seats_to_act())
+        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
     assert stored.status == "finished" and stored.finished is not None
     return [r.rank for r in stored.finished.results]
 

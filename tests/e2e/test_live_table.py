@@ -86,7 +86,7 @@ async def test_an_open_panel_follows_the_game_without_a_click(fake_discord: Any,
     rng = random.Random(3)
 
     def alice_waits() -> bool:
-        game = table.game
+        game = table.state
         return game.phase == "play" and game.turn != seat
 
     # Play until it is the computer's turn, then keep Alice's panel as she left it.
@@ -97,7 +97,7 @@ async def test_an_open_panel_follows_the_game_without_a_click(fake_discord: Any,
 
     # The computer plays; Alice's panel turns to "your turn" with no click of hers.
     await fake.wait_until(
-        lambda: table.game.turn == seat and _can_draw(panel), what="the panel showing her turn"
+        lambda: table.state.turn == seat and _can_draw(panel), what="the panel showing her turn"
     )
     assert _clicks_by(fake, alice) == clicks
     await bot.presenter.flush()
@@ -126,7 +126,7 @@ async def test_a_panel_past_fifteen_minutes_is_not_edited_and_the_ping_says_to_o
     panels = {}
     for user in (alice, bob):
         panels[user.id] = await reveal_own_cards(fake, user, table_message, table)
-    first, second = (alice, bob) if table.game.turn == a_seat else (bob, alice)
+    first, second = (alice, bob) if table.state.turn == a_seat else (bob, alice)
     # The waiting player's panel was edited to say who plays (both reveals are done).
     waiting_panel = panels[second.id]
     await fake.wait_until(lambda: "is playing" in waiting_panel.text, what="the waiting panel followed")
@@ -188,7 +188,7 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
     racing = 0
 
     def alice_to_act() -> bool:
-        game = table.game
+        game = table.state
         if table.finished:
             return True
         if game.phase == "round_over":
@@ -209,7 +209,7 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
         rules = await fake.click(alice, seen, button(seen, "ru"))
         assert not rules.failed, "a click on Rules from an older table reached the bot"
         assert (await rules.response()).type == 4
-        if table.game.phase == "round_over":
+        if table.state.phase == "round_over":
             # The first table she saw with Next round on it (edits may have followed it).
             snapshots = (table_message.snapshot(r) for r in range(seen.revision, table_message.revision + 1))
             shown = next(snap for snap in snapshots if any(act_of(c) == "nx" for c in snap.custom_ids))
@@ -218,7 +218,7 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
             assert not vote.failed, "a click on Next round from an older table reached the bot"
             await vote.response()  # acknowledged first: the vote is counted just after
             await fake.wait_until(
-                lambda: table.game.phase != "round_over" or table.seat_of(alice.id) in table.votes,
+                lambda: table.state.phase != "round_over" or table.seat_of(alice.id) in table.votes,
                 what="Alice's vote",
             )
         else:
@@ -241,7 +241,7 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
     ids = _ids_by_act(table_message)
     for act in ("op", "ru", "lv"):
         assert len(ids[act]) == 1, f"the {act} button changed its id: {ids[act]}"
-    rounds = table.game.round
+    rounds = table.state.round
     assert len(ids.get("nx", set())) == rounds - 1  # one Next round id per round that ended before the last
     assert table_message.revision > 100  # many edits
 
@@ -260,7 +260,7 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
     panels = {}
     for user in (alice, bob):
         panels[user.id] = await reveal_own_cards(fake, user, table_message, table)
-    mover, waiter = (alice, bob) if table.game.turn == table.seat_of(alice.id) else (bob, alice)
+    mover, waiter = (alice, bob) if table.state.turn == table.seat_of(alice.id) else (bob, alice)
     waiting = panels[waiter.id]
     await bot.presenter.flush()
     # The waiter's panel is followed through the token of the click that last showed it; moves are

@@ -73,7 +73,7 @@ def user_of(fake: Any, table: Table, seat: int) -> Any:
 async def play_one_turn(fake: Any, bot: Any, table: Table, table_message: Any, user: Any) -> None:
     seat = table.seat_of(user.id)
     await play_turns(
-        fake, bot, table.id, table_message, [user], random.Random(3), until=lambda: table.game.turn != seat
+        fake, bot, table.id, table_message, [user], random.Random(3), until=lambda: table.state.turn != seat
     )
 
 
@@ -94,7 +94,7 @@ async def test_a_long_game_tells_each_player_in_their_language_then_reminds_then
     table_message, table = await start_long_table(fake, bot, alice, [carol], turn_limit=HOUR)
     assert table.long_game and table.turn_limit == HOUR
     alice_seat, carol_seat = table.seat_of(alice.id), table.seat_of(carol.id)
-    assert table.game.phase == "reveal"  # both turn two cards: both are waited for, both are told
+    assert table.state.phase == "reveal"  # both turn two cards: both are waited for, both are told
     timer = table.timer()
     assert timer is not None
     deadline = f"<t:{int(timer['due']) // 1000}:R>"
@@ -130,10 +130,10 @@ async def test_a_long_game_tells_each_player_in_their_language_then_reminds_then
 
     # The deadline: the computer turns Carol's cards, as at any table; the next turn is told.
     clock.advance(HOUR / 2)
-    await fake.wait_until(lambda: table.game.phase == "play", what="Carol's reveals made for her")
+    await fake.wait_until(lambda: table.state.phase == "play", what="Carol's reveals made for her")
     assert table.missed(carol_seat) == 1
     await fake.wait_until(lambda: "ran out of time" in table_message.text, what="the table saying so")
-    player = user_of(fake, table, table.game.turn)
+    player = user_of(fake, table, table.state.turn)
     turn_letter = TURN_EN if player is alice else TURN_FR
     await fake.wait_until(lambda: len(letters(fake, player, turn_letter)) == 2, what="the next turn's letter")
     await bot.presenter.flush()
@@ -151,16 +151,16 @@ async def test_letters_owed_across_restarts_are_sent_once(
     first = database.bot(dataclasses.replace(FAST, clock=clock))
     async with fake.running(first, sync_commands=True):
         table_message, table = await start_long_table(fake, first, alice, [bob], **options)
-        assert table.game.phase == "play" and table.turn_limit == 24 * HOUR
+        assert table.state.phase == "play" and table.turn_limit == 24 * HOUR
         game_id = table.id
-        mover = user_of(fake, table, table.game.turn)
+        mover = user_of(fake, table, table.state.turn)
         waiter = bob if mover is alice else alice
         await fake.wait_until(lambda: letters(fake, mover, TURN_EN) or None, what="the first turn's letter")
         # The process stops right after the next turn started, before its letter went out (as if
         # Discord had been out of reach): the letter is owed.
         first.service.outbox.postman = None
         await play_one_turn(fake, first, table, table_message, mover)
-        assert table.game.turn == table.seat_of(waiter.id)
+        assert table.state.turn == table.seat_of(waiter.id)
         await first.presenter.flush()
     assert first.is_closed() and not letters(fake, waiter)
 
@@ -185,7 +185,7 @@ async def test_letters_owed_across_restarts_are_sent_once(
     clock3 = third.service.clock
     assert isinstance(clock3, ManualClock)
     clock3.advance(11 * HOUR + 1)
-    await fake.wait_until(lambda: table.game.turn == table.seat_of(mover.id), what="the turn covered")
+    await fake.wait_until(lambda: table.state.turn == table.seat_of(mover.id), what="the turn covered")
     assert table.missed(seat) == 1
     await fake.wait_until(lambda: len(letters(fake, mover, TURN_EN)) == 2, what="the next letter")
     await third.presenter.flush()
@@ -211,7 +211,7 @@ async def test_no_letter_to_who_turned_them_off_and_closed_messages_stop_nothing
     rng = random.Random(7)
     alice_turns = 0
     for _ in range(6):  # two turns each: Alice and Bob play theirs, the computer covers Carol's
-        turn = table.game.turn
+        turn = table.state.turn
         player = user_of(fake, table, turn)
         if player is alice:
             alice_turns += 1
@@ -224,11 +224,11 @@ async def test_no_letter_to_who_turned_them_off_and_closed_messages_stop_nothing
             clock.advance(2 * HOUR + 1)
             await fake.wait_until(lambda v=version: table.version > v, what="Carol's turn covered")
         await play_turns(
-            fake, bot, table.id, table_message, [alice, bob], rng, until=lambda s=turn: table.game.turn != s
+            fake, bot, table.id, table_message, [alice, bob], rng, until=lambda s=turn: table.state.turn != s
         )
         await fake.wait_until(lambda: not bot.service.outbox.busy, what="the letters done")
     await bot.presenter.flush()
-    alice_turns += table.game.turn == table.seat_of(alice.id)  # her third turn may have begun
+    alice_turns += table.state.turn == table.seat_of(alice.id)  # her third turn may have begun
     await fake.wait_until(lambda: len(letters(fake, alice, TURN_EN)) == alice_turns, what="her letters")
     assert alice_turns >= 2 and not letters(fake, bob) and not letters(fake, carol)
     refused = fake.take_rejections(50007)  # Discord refused the bot's two letters to Carol: no more
@@ -306,8 +306,8 @@ async def test_a_long_skipbo_game_tells_its_player_but_never_a_computer(
     table_message, game_id = await start_skipbo(fake, bot, carol, [], add_computers=1, turn_limit=8 * HOUR)
     table = bot.service.tables[game_id]
     assert table.long_game and "⏱ 8 hours per turn" in (table_message.history[0]["embeds"][0]["description"])
-    if table.game.turn != table.seat_of(carol.id):  # the computer plays first: no letter for it
-        await fake.wait_until(lambda: table.game.turn == table.seat_of(carol.id), what="Carol's turn")
+    if table.state.turn != table.seat_of(carol.id):  # the computer plays first: no letter for it
+        await fake.wait_until(lambda: table.state.turn == table.seat_of(carol.id), what="Carol's turn")
     (letter,) = await fake.wait_until(lambda: letters(fake, carol) or None, what="Carol's letter")
     due = int((table.timer() or {})["due"]) // 1000
     assert letter == (  # exactly this: the game, where and by when, no card
@@ -330,7 +330,7 @@ async def test_three_missed_long_turns_give_the_seat_to_a_computer_and_say_so_in
     carol_seat = table.seat_of(carol.id)
     rng = random.Random(11)
     while carol_seat not in table.replaced():
-        turn = table.game.turn
+        turn = table.state.turn
         if turn == carol_seat:  # she never comes: told, reminded, covered
             await fake.wait_until(
                 lambda: carol_seat in ((table.timer() or {}).get("dm") or []), what="her turn's letter"
@@ -342,7 +342,7 @@ async def test_three_missed_long_turns_give_the_seat_to_a_computer_and_say_so_in
             clock.advance(HOUR / 2)
             await fake.wait_until(lambda v=version: table.version > v, what="her turn covered")
         await play_turns(
-            fake, bot, table.id, table_message, [alice], rng, until=lambda s=turn: table.game.turn != s
+            fake, bot, table.id, table_message, [alice], rng, until=lambda s=turn: table.state.turn != s
         )
     note = await fake.wait_until(
         lambda: next(iter(letters(fake, carol, "un joueur ordinateur a donc pris ta place")), None),

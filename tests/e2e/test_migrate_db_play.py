@@ -30,7 +30,7 @@ async def test_a_game_in_play_moves_to_postgresql_and_goes_on_with_its_buttons(
         )
         table = await until_turn(fake, on_sqlite, game_id, table_message, alice, rng)
         old_panel = await open_panel(fake, alice, table_message)
-        version, state = table.version, table.game.to_dict()
+        version, state = table.version, table.state.to_dict()
         board_before = await on_sqlite.service.storage.ratings.leaderboard("skyjo")
     assert on_sqlite.is_closed()
 
@@ -41,7 +41,7 @@ async def test_a_game_in_play_moves_to_postgresql_and_goes_on_with_its_buttons(
     async with fake.running(on_postgres, sync_commands=True):
         assert on_postgres.service.storage.db.where.startswith("PostgreSQL")
         table = on_postgres.service.tables[game_id]
-        assert table.version == version and table.game.to_dict() == state
+        assert table.version == version and table.state.to_dict() == state
         await fake.wait_until(lambda: "live again" in table_message.text, what="the table live again")
         # Alice's panel from before the move: Draw, then a card to replace, in place.
         inter = await fake.click(alice, old_panel, button(old_panel, "dr"))

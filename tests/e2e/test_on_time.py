@@ -113,7 +113,7 @@ async def test_5xx_on_a_move_acknowledgement_is_retried_in_time(
     assert len(fake.server_errors) == count
     assert await stored_moves(bot, game_id) == before + 1 == table.version
     assert shows_version(panel, table.version)
-    assert table.game.reveals_left[table.seat_of(alice.id)] == 1
+    assert table.state.reveals_left[table.seat_of(alice.id)] == 1
 
 
 async def test_a_500_after_the_acknowledgement_was_applied_counts_as_acknowledged(
@@ -263,8 +263,8 @@ async def test_every_stored_move_was_acknowledged_under_random_faults(
     clicks: list[tuple[FakeInteraction, int]] = []
     started = time.monotonic()
     for _ in range(10):
-        to_act = [u for u in (alice, bob) if table.seat_of(u.id) in table.game.seats_to_act()]
-        if table.game.phase != "reveal" or not to_act:
+        to_act = [u for u in (alice, bob) if table.seat_of(u.id) in table.state.seats_to_act()]
+        if table.state.phase != "reveal" or not to_act:
             break
         user = rng.choice(to_act)
         panel = panels[user.id]

@@ -13,7 +13,7 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.config import Limits
-from bot.games.registry import AI_LEVELS, KINDS
+from bot.games.registry import AI_LEVELS, BY_KIND
 from bot.service import TURN_LIMITS, Refused, TableService
 from fakecord import FakeInteraction
 
@@ -76,7 +76,7 @@ async def test_every_declared_value_is_accepted_and_nothing_else(
     # The turn limit is offered as the service's list, no more, no less.
     assert declared_values(by_name["turn_limit"]) == list(TURN_LIMITS)
     # Computers: from none to a full table with the host.
-    assert declared_values(by_name["computers"]) == list(range(KINDS[game].max_players))
+    assert declared_values(by_name["computers"]) == list(range(BY_KIND[game].max_players))
     # Levels: the three the computer players have, each accepted; anything else refused.
     assert by_name["level"]["type"] == STRING
     assert [c["value"] for c in by_name["level"]["choices"]] == list(AI_LEVELS)

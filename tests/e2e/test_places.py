@@ -56,7 +56,7 @@ async def team_game(fake: Any, bot: Any, host: FakeUser, guest: FakeUser, seed: 
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
     await bot.presenter.flush()
     stored = await GameRules(bot.service.storage).get_game(game_id)
-    game: skipbo.Game = stored.game
+    game: skipbo.Game = stored.state
     assert game.winners() in ([0, 2], [1, 3])
     return game_id, 1 if 0 in game.winners() else 2, table_message.text
 

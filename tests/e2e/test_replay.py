@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.games.registry import KINDS
+from bot.games.registry import BY_KIND
 from bot.i18n import template
 from bot.i18n import translate as t
 from bot.service.rules import GameRules
@@ -33,7 +33,7 @@ async def picture_of(bot: Any, game_id: int, step: int, locale: str) -> bytes:
     storage = bot.service.storage
     stored = await GameRules(storage).get_game(game_id)
     frame = replay.frame_at(stored, await storage.games.actions(game_id), step)
-    image = KINDS[stored.kind].image
+    image = BY_KIND[stored.kind].image
     labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
     # A computer's name is a ComputerName: drawn as on the live table, its level on a second line
     # (issue 38 item 7: "Computer 1 (n…" no more).
@@ -121,14 +121,14 @@ async def test_a_finished_skyjo_game_replays_step_by_step_privately(
     assert disabled(shown) == {"n", "e", "r", "g"}
     assert shown.attachments[0].data == await picture_of(bot, game_id, total, locale)
     final = replay.frame_at(stored, await bot.service.storage.games.actions(game_id), total)
-    assert final.view == table.game.view(None)
+    assert final.view == table.state.view(None)
     # A button still works with the game's id and step alone (nothing kept in memory).
     shown = await click(fake, user, shown, "p")
     assert (await step_of(shown))[0] == total - 1
 
 
 def stored_rounds(table: Any) -> int:
-    return int(table.game.round)
+    return int(table.state.round)
 
 
 @pytest.mark.parametrize("username", ["alice", "carol"])
@@ -187,7 +187,7 @@ async def test_a_finished_skipbo_game_replays_without_showing_a_hand(
         assert shown.attachments[0].data == await picture_of(bot, game_id, step, locale)
     shown = await click(fake, user, shown, "g")
     assert t("replay.end", locale) in shown.text
-    assert replay.frame_at(stored, actions, len(actions)).view == table.game.view(None)
+    assert replay.frame_at(stored, actions, len(actions)).view == table.state.view(None)
     # A Skip-Bo game is no Skyjo game: /skyjo replay names /skipbo replay (in the reader's language).
     other = t("replay.error.other_game", locale, id=game_id, game="Skip-Bo", kind="skipbo")
     assert await refusal(fake, user, str(game_id)) == other

@@ -8,7 +8,7 @@ import random
 import re
 from typing import Any
 
-from bot.games.registry import KINDS
+from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.ui import replay
 
@@ -22,7 +22,7 @@ LABELS = ["replay.previous", "replay.next", "replay.round_end", "replay.next_rou
 
 def game_at(stored: Any, actions: list[Any], step: int) -> Any:
     """The engine's game after the first ``step`` actions (what a replay step shows)."""
-    engine = KINDS[stored.kind].engine
+    engine = BY_KIND[stored.kind].engine
     game = engine.Game.new(
         [s.engine_name for s in stored.seats], stored.seed, engine.Options.from_dict(stored.options)
     )

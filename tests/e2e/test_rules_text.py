@@ -63,7 +63,7 @@ async def test_the_rules_say_how_many_equal_cards_clear_a_line_of_this_grid(
     bot = await skybo()
     alice, carol = fake.user("alice"), fake.user("carol")  # carol reads French
     table_message, game_id = await start_table(fake, bot, alice, [carol], **options)
-    game = bot.service.tables[game_id].game
+    game = bot.service.tables[game_id].state
     assert (game.options.columns, game.options.rows) == (options["columns"], options["rows"])
     en, fr = await rules_of(fake, alice, table_message), await rules_of(fake, carol, table_message)
     assert en.startswith("**Skyjo — the rules at this table**") and f"{options['columns']} × " in en

@@ -61,14 +61,14 @@ async def test_a_whole_skyjo_game_in_the_sandbox_is_stored_in_postgresql_and_sur
         table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=20, computers=1)
         table = await until_turn(fake, first, game_id, table_message, alice, rng)
         old_panel = await open_panel(fake, alice, table_message)
-        version_before, state_before = table.version, table.game.to_dict()
+        version_before, state_before = table.version, table.state.to_dict()
 
         # "Restart bot": a new bot on the same PostgreSQL schema; the game is there, in the same state.
         await running.restart_bot()
         second = running.bot
         assert second is not first
         table = second.service.tables[game_id]
-        assert table.version == version_before and table.game.to_dict() == state_before
+        assert table.version == version_before and table.state.to_dict() == state_before
         await fake.wait_until(lambda: "live again" in table_message.text, what="the table live again")
 
         # The panel drawn before the restart still works, and so does the table message's button.

@@ -46,9 +46,9 @@ async def finish_elsewhere(storage: Storage, guild_id: int, user: FakeUser, chan
         options={"score_limit": 10},
     )
     rng = random.Random(channel)
-    while not stored.game.is_over:
-        seat = rng.choice(stored.game.seats_to_act())
-        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
+    while not stored.state.is_over:
+        seat = rng.choice(stored.state.seats_to_act())
+        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
     return stored.id
 
 
@@ -66,7 +66,7 @@ async def test_the_sheet_between_rounds_and_at_the_end_then_history(fake_discord
 
     def between_rounds() -> bool:
         table = bot.service.tables.get(game_id)
-        return table is not None and table.game.phase == "round_over"
+        return table is not None and table.state.phase == "round_over"
 
     rng = random.Random(5)
     await play_turns(fake, bot, game_id, table_message, [alice, bob], rng, until=between_rounds)
@@ -77,14 +77,14 @@ async def test_the_sheet_between_rounds_and_at_the_end_then_history(fake_discord
         (sheet,) = sheet_fields(table_message)
         assert sheet["name"] == "Score sheet" and "🏆" not in sheet["value"]
         head, *lines = block_rows(sheet)
-        rounds = live.game.rounds
+        rounds = live.state.rounds
         assert head == [f"R{n}" for n in range(1, len(rounds) + 1)] + ["|", "Total"]
         for seat, (user, line) in enumerate(zip((alice, bob), lines, strict=True)):
             assert line == [
                 user.global_name,
                 *(str(r.scores[seat]) for r in rounds),
                 "|",
-                str(live.game.totals[seat]),
+                str(live.state.totals[seat]),
             ]
         await play_turns(fake, bot, game_id, table_message, [alice, bob], rng)
 
@@ -92,7 +92,7 @@ async def test_the_sheet_between_rounds_and_at_the_end_then_history(fake_discord
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
     await bot.presenter.flush()
     stored = await GameRules(storage).get_game(game_id)
-    game = stored.game
+    game = stored.state
     sheets = sheet_fields(table_message)  # eight rounds a field, every round shown
     assert len(sheets) == -(-len(game.rounds) // 8)
     (winner,) = game.winners()
@@ -153,7 +153,7 @@ async def test_a_french_server_final_sheet_and_history_outside_a_server(
     await bot.presenter.flush()
     stored = await GameRules(bot.service.storage).get_game(game_id)
     (sheet,) = sheet_fields(table_message)
-    winners = stored.game.winners()
+    winners = stored.state.winners()
     said = ", ".join((alice, bob)[s].global_name for s in winners)
     assert sheet["name"].startswith("Feuille de marque — manche")
     assert sheet["name"].endswith(

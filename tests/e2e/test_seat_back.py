@@ -42,7 +42,7 @@ async def replace_for_missed_turns(
     rng = random.Random(7)
 
     def idle_to_play() -> bool:
-        game = table.game
+        game = table.state
         return seat in game.seats_to_act() and (game.phase == "reveal" or game.drawn is None)
 
     for missed in (1, 2, 3):
@@ -99,7 +99,7 @@ async def test_a_replaced_player_takes_the_seat_back_and_plays_on(fake_discord: 
     rng = random.Random(11)
 
     def bob_to_draw() -> bool:
-        return table.game.phase == "play" and table.game.turn == bob_seat and table.game.drawn is None
+        return table.state.phase == "play" and table.state.turn == bob_seat and table.state.drawn is None
 
     await play_turns(fake, bot, game_id, table_message, [alice], rng, until=bob_to_draw)
     timer = table.timer()
@@ -108,7 +108,7 @@ async def test_a_replaced_player_takes_the_seat_back_and_plays_on(fake_discord: 
     version = table.version
     panel = await open_panel(fake, bob, table_message)
     assert (await (await fake.click(bob, panel, button(panel, "dr"))).answer()).id == panel.id
-    assert table.version == version + 1 and table.game.drawn is not None
+    assert table.version == version + 1 and table.state.drawn is not None
     actions = await bot.service.storage.games.actions(game_id)
     assert actions[-1].seat == bob_seat and actions[-1].action["type"] == "draw"
 
@@ -116,7 +116,7 @@ async def test_a_replaced_player_takes_the_seat_back_and_plays_on(fake_discord: 
     await play_turns(fake, bot, game_id, table_message, [alice, bob], rng)
     finished = table.stored.finished
     assert table.finished and finished is not None and table.stored.rated
-    ranks = table.game.results()["ranks"]
+    ranks = table.state.results()["ranks"]
     bob_change = next(c for c in finished.rating_changes if c.player == f"user:{bob.id}")
     assert bob_change.rank == ranks[bob_seat]
     assert str(bob_seat) not in table.stored.meta["replaced"]
@@ -138,18 +138,18 @@ async def test_taking_the_seat_back_in_the_middle_of_the_computers_turn(
     rng = random.Random(3)
     for _ in range(20):  # until the computer draws for Bob (it may take the discard instead: one move)
         await play_turns(
-            fake, bot, game_id, table_message, [alice], rng, until=lambda: table.game.turn == bob_seat
+            fake, bot, game_id, table_message, [alice], rng, until=lambda: table.state.turn == bob_seat
         )
         assert table.timer() is None  # nobody to wait for: the computer plays Bob's seat
         version = table.version
         await fake.wait_until(lambda v=version: table.version > v, what="the computer's move for Bob")
-        if table.game.drawn is not None:
+        if table.state.drawn is not None:
             break
     else:
         raise AssertionError("the computer never drew a card for Bob")
     version = table.version
     assert (await (await fake.click(bob, offered, button(offered, "rc"))).answer()).id == offered.id
-    assert table.version == version and table.game.turn == bob_seat and table.game.drawn is not None
+    assert table.version == version and table.state.turn == bob_seat and table.state.drawn is not None
     timer = table.timer()
     assert timer is not None and timer["token"][2] == bob_seat
     assert timer["due"] == clock.now_ms() + LIMIT * 1000 and not timer["reminded"]
@@ -157,11 +157,11 @@ async def test_taking_the_seat_back_in_the_middle_of_the_computers_turn(
     await fake.wait_until(
         lambda: table.ai_task is None or table.ai_task.done(), what="the computer player stopping"
     )
-    assert table.version == version and table.game.drawn is not None
+    assert table.version == version and table.state.drawn is not None
     place = next(c for c in offered.custom_ids if act_of(c) in {"rp", "dv"})
     assert (await (await fake.click(bob, offered, place)).answer()).id == offered.id
     # One action since the computer's draw, Bob's own: the turn is over and the computer did not play it.
-    assert table.version == version + 1 and table.game.turn != bob_seat
+    assert table.version == version + 1 and table.state.turn != bob_seat
     actions = await bot.service.storage.games.actions(game_id)
     assert [(a.seat, a.action["type"]) for a in actions[-2:]] == [
         (bob_seat, "draw"),

@@ -68,12 +68,12 @@ class Frozen:
         self.bot, self.game_id = bot, game_id
         self.table = bot.service.tables[game_id]
         self.version = self.table.version
-        self.state = self.table.game.to_dict()
+        self.state = self.table.state.to_dict()
 
     async def check(self, what: str) -> None:
         table = self.bot.service.tables[self.game_id]
         assert table is self.table and table.version == self.version, f"{what} changed the version"
-        assert table.game.to_dict() == self.state, f"{what} changed the game"
+        assert table.state.to_dict() == self.state, f"{what} changed the game"
         log = await self.bot.service.storage.games.actions(self.game_id)
         assert len(log) == self.version, f"{what} changed the action log"
 
@@ -92,7 +92,7 @@ async def test_two_humans_play_a_whole_game_each_in_their_language(fake_discord:
     assert {act_of(c) for c in table_message.custom_ids} == {"op", "ru", "lv"}
     assert "My hand" in table_message.button_labels  # the guild's language: English
     await bot.presenter.flush()
-    assert_table_hides_hands(table_message, table.game)
+    assert_table_hides_hands(table_message, table.state)
     assert [a.filename for a in table_message.attachments] == ["skybo-table.png"]
 
     # Each panel in its reader's language; each shows its owner's hand only.
@@ -121,7 +121,7 @@ async def test_two_humans_play_a_whole_game_each_in_their_language(fake_discord:
     stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified and stored.kind == "skipbo"
     assert len(await bot.service.storage.games.actions(game_id)) == stored.version
-    game: skipbo.Game = stored.game
+    game: skipbo.Game = stored.state
     assert game.is_over and len(game.winners()) == 1
     winner, loser = (alice, carol) if game.winners() == [0] else (carol, alice)
     assert not game.stocks[game.winners()[0]]
@@ -183,7 +183,7 @@ async def test_one_person_plays_a_whole_game_against_a_computer_from_the_lobby(
     await clicker.play(max_moves=600)
     assert clicker.moves > 5 and clicker.acts.get("dc", 0) > 0
     stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
-    assert stored.status == "finished" and stored.verified and stored.game.is_over
+    assert stored.status == "finished" and stored.verified and stored.state.is_over
 
 
 async def test_teams_option_is_accepted_by_skipbo_new(fake_discord: Any, skybo: Any) -> None:
@@ -217,7 +217,7 @@ async def test_a_team_game_shows_partners_and_offers_the_partner_piles(
     table = bot.service.tables[game_id]
     names = table.names()
     assert len(names) == 4 and names[0] == "Alice" and names[2] == "Bob"
-    assert table.game.options.teams and table.game.partner(0) == 2 and table.game.partner(1) == 3
+    assert table.state.options.teams and table.state.partner(0) == 2 and table.state.partner(1) == 3
 
     # The table says who plays with whom.
     await bot.presenter.flush()
@@ -226,7 +226,7 @@ async def test_a_team_game_shows_partners_and_offers_the_partner_piles(
     fields = [f["name"].replace("\u00a0", " ") for f in table_message.embeds[0]["fields"]]
     assert fields[0].endswith("Alice (team 1)") and fields[2].endswith("Bob (team 1)"), fields
     assert fields[1].endswith("(team 2)") and fields[3].endswith("(team 2)"), fields
-    assert_table_hides_hands(table_message, table.game)
+    assert_table_hides_hands(table_message, table.state)
 
     rules = await private_answer(await fake.click(alice, table_message, button(table_message, "ru")))
     assert (
@@ -243,8 +243,8 @@ async def test_a_team_game_shows_partners_and_offers_the_partner_piles(
     assert len(partner) == 5, f"the partner's row: {panel.button_labels}"
     assert any(str(c.get("label")).startswith("Partner's stock: ") for _, c in partner)
     assert_panel_shows_own_hand(panel, bot, game_id, bob)
-    assert sorted(hand_labels(panel)) != engine_hand_labels(table.game.hands[0]) or (
-        sorted(table.game.hands[0]) == sorted(table.game.hands[2])
+    assert sorted(hand_labels(panel)) != engine_hand_labels(table.state.hands[0]) or (
+        sorted(table.state.hands[0]) == sorted(table.state.hands[2])
     )
 
     # Play to the end: at some point a human's panel offers the partner's cards and they are played.
@@ -257,7 +257,7 @@ async def test_a_team_game_shows_partners_and_offers_the_partner_piles(
     await game_over_on_table(fake, table_message)
     stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified
-    game: skipbo.Game = stored.game
+    game: skipbo.Game = stored.state
     winners = game.winners()
     assert winners in ([0, 2], [1, 3]), f"a team wins together: {winners}"
     assert all(not game.stocks[s] for s in winners)
@@ -290,14 +290,14 @@ async def test_a_game_resumes_after_a_restart_with_old_panels_working(
         assert seat == 0
 
         def alice_to_begin() -> bool:
-            game = table.game
+            game = table.state
             return game.phase == skipbo.PLAY and game.turn == seat and not game.played_this_turn
 
         clicker = Clicker(fake, first, game_id, table_message, [alice, bob], rng)
         await clicker.play(until=alice_to_begin, max_moves=300)
         await clicker.play(until=lambda: table.version > 12 and alice_to_begin(), max_moves=300)
         old_panel = await open_panel(fake, alice, table_message)
-        state_before = table.game.to_dict()
+        state_before = table.state.to_dict()
         version_before = table.version
         ai_seat = next(s.seat for s in table.stored.seats if s.ai_level is not None)
     assert first.is_closed()
@@ -306,11 +306,11 @@ async def test_a_game_resumes_after_a_restart_with_old_panels_working(
     second = await skybo()
     table = second.service.tables[game_id]
     assert table.version == version_before
-    assert table.game.to_dict() == state_before
+    assert table.state.to_dict() == state_before
     await fake.wait_until(lambda: "live again" in table_message.text, what="the table live again")
 
     # The panel drawn by the previous process still works: Alice makes her next move on it.
-    action = pick_action(table.game, seat, rng)
+    action = pick_action(table.state, seat, rng)
     for act, arg in steps_for(action, rng):
         await press(fake, alice, old_panel, act, arg)
         assert "out of date" not in old_panel.text
@@ -352,7 +352,7 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
         clock.advance(15 * 60)
 
     def carol_can_play() -> bool:
-        game = table.game
+        game = table.state
         return (
             game.phase == skipbo.PLAY
             and game.turn == c_seat
@@ -374,24 +374,24 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     # --- Hands are private: Carol's panel shows her hand, not Alice's; Bob cannot see it at all.
     stale = await open_panel(fake, carol, table_message)
     assert not stale.visible_for(bob) and not stale.visible_for(alice)
-    assert hand_labels(stale) == engine_hand_labels(table.game.hands[c_seat])
-    assert hand_labels(stale) != engine_hand_labels(table.game.hands[a_seat]) or sorted(
-        table.game.hands[a_seat]
-    ) == sorted(table.game.hands[c_seat])
+    assert hand_labels(stale) == engine_hand_labels(table.state.hands[c_seat])
+    assert hand_labels(stale) != engine_hand_labels(table.state.hands[a_seat]) or sorted(
+        table.state.hands[a_seat]
+    ) == sorted(table.state.hands[c_seat])
     alice_panel = await open_panel(fake, alice, table_message)
-    assert hand_labels(alice_panel) == engine_hand_labels(table.game.hands[a_seat])
+    assert hand_labels(alice_panel) == engine_hand_labels(table.state.hands[a_seat])
     assert not game_act_buttons(alice_panel), "a panel out of turn offers no move"
     await bot.presenter.flush()
-    assert_table_hides_hands(table_message, table.game)
+    assert_table_hides_hands(table_message, table.state)
 
     # --- A stale panel: Carol picks a hand card on one panel, then plays from another one.
-    card = table.game.hands[c_seat][0]
+    card = table.state.hands[c_seat][0]
     await press(fake, carol, stale, "md", MODE_HAND + card)
     assert any(act_of(c) == "dc" for c in stale.custom_ids)
     stale_discard = next(c for c in stale.custom_ids if act_of(c) == "dc")
     age_panels()
     fresh = await open_panel(fake, carol, table_message)
-    play = next(a for a in table.game.legal_actions(c_seat) if isinstance(a, skipbo.Play))
+    play = next(a for a in table.state.legal_actions(c_seat) if isinstance(a, skipbo.Play))
     for act, arg in steps_for(play, random.Random(0)):
         await press(fake, carol, fresh, act, arg)
     frozen = Frozen(bot, game_id)
@@ -405,9 +405,9 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     assert_panel_shows_own_hand(stale, bot, game_id, carol)
 
     # --- A double click on a discard: one discard, the other click is told its panel is out of date.
-    if not table.game.hands[c_seat]:  # (the play emptied the hand: 5 new cards were drawn)
+    if not table.state.hands[c_seat]:  # (the play emptied the hand: 5 new cards were drawn)
         raise AssertionError("Carol has no card to discard")
-    card = table.game.hands[c_seat][0]
+    card = table.state.hands[c_seat][0]
     out_of_turn = await open_panel(fake, carol, table_message)
     await press(fake, carol, out_of_turn, "md", MODE_HAND + card)
     late_discard = next(c for c in out_of_turn.custom_ids if act_of(c) == "dc")
@@ -418,7 +418,7 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     inters = await asyncio.gather(*(fake.click(carol, fresh, discard) for _ in range(2)))
     shown = await asyncio.gather(*(i.answer() for i in inters))
     assert all(m.id == fresh.id for m in shown)  # both acknowledged, then the panel edited in place
-    assert table.version == version + 1 and table.game.turn == a_seat
+    assert table.version == version + 1 and table.state.turn == a_seat
     texts = [r.json.get("content", "") for i in inters for r in i.requests if r.method == "PATCH"]
     assert sum(t("table.error.stale_panel", "fr") in text for text in texts) == 1, texts
     log = await bot.service.storage.games.actions(game_id)
@@ -437,7 +437,7 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
 
     # --- Forged clicks (ids not on the message): a stock card discarded, a card on the wrong pile,
     # a play out of turn. Each is refused in the clicker's language and changes nothing.
-    game = table.game
+    game = table.state
     hand = game.hands[a_seat]
     stock_top = game.stocks[a_seat][-1]
     not_in_hand = stock_top if stock_top not in hand else next(c for c in range(13) if c not in hand)

@@ -63,7 +63,7 @@ async def test_stale_and_out_of_turn_panels_get_a_fresh_panel(fake_discord: Any,
     panel = await open_panel(fake, alice, table_message)
     await (await fake.click(alice, panel, button(panel, "dr"))).answer()
     await (await fake.click(alice, panel, button(panel, "rp"))).answer()
-    assert table.game.turn != table.seat_of(alice.id) or table.game.phase != "play"
+    assert table.state.turn != table.seat_of(alice.id) or table.state.phase != "play"
     version = table.version
     # ...then clicks Draw on the first one, out of turn: refused, and the panel is replaced in place.
     inter = await fake.click(alice, old_panel, draw)
@@ -103,7 +103,7 @@ async def test_forged_custom_ids_change_nothing(fake_discord: Any, skybo: Any) -
     await asyncio.sleep(0.05)
     assert not foreign.acknowledged
     assert table.version == version and len(table_message.history) == edits
-    assert table.game.reveals_left == [2, 2]
+    assert table.state.reveals_left == [2, 2]
 
 
 async def test_double_click_and_fifty_concurrent_clicks(fake_discord: Any, skybo: Any) -> None:
@@ -121,7 +121,7 @@ async def test_double_click_and_fifty_concurrent_clicks(fake_discord: Any, skybo
     inters = await asyncio.gather(fake.click(alice, alice_panel, a), fake.click(bob, bob_panel, b))
     await asyncio.gather(*(i.answer() for i in inters))
     assert table.version == version + 2
-    assert table.game.reveals_left == [1, 1]
+    assert table.state.reveals_left == [1, 1]
 
     # 50 clicks at once on the reveal buttons of both panels: exactly one more reveal each applies.
     version = table.version
@@ -134,21 +134,21 @@ async def test_double_click_and_fifty_concurrent_clicks(fake_discord: Any, skybo
     shown = await asyncio.gather(*(i.answer() for i in inters))
     assert all(m.id in (alice_panel.id, bob_panel.id) for m in shown)  # every click edits its panel
     assert table.version == version + 2
-    assert table.game.reveals_left == [0, 0] and table.game.phase == "play"
+    assert table.state.reveals_left == [0, 0] and table.state.phase == "play"
     actions = await bot.service.storage.games.actions(game_id)
     assert [a.seq for a in actions] == list(range(1, table.version + 1))
     assert sorted(a.seat for a in actions) == [0, 0, 1, 1]
     stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
-    assert stored.game.to_dict() == table.game.to_dict()
+    assert stored.state.to_dict() == table.state.to_dict()
 
     # A double click on Draw: one draw, the other click is told its panel is out of date.
-    player = alice if table.game.turn == 0 else bob
+    player = alice if table.state.turn == 0 else bob
     panel = await open_panel(fake, player, table_message)
     version = table.version
     draw = button(panel, "dr")
     inters = await asyncio.gather(*(fake.click(player, panel, draw) for _ in range(2)))
     await asyncio.gather(*(i.answer() for i in inters))
-    assert table.version == version + 1 and table.game.drawn is not None
+    assert table.version == version + 1 and table.state.drawn is not None
     edits = [r.json.get("content", "") for i in inters for r in i.requests if r.method == "PATCH"]
     assert sum("out of date" in text for text in edits) == 1
 
@@ -212,7 +212,7 @@ async def test_kick_gives_the_seat_to_a_computer(fake_discord: Any, skybo: Any) 
     seen = bob_panel.snapshot()  # his panel as he last saw it
     # The computer turns Bob's cards; Bob's open panel now tells him why he cannot play, without a
     # click of his, and keeps no move button.
-    await fake.wait_until(lambda: table.game.reveals_left[1] == 0, what="the computer revealing")
+    await fake.wait_until(lambda: table.state.reveals_left[1] == 0, what="the computer revealing")
     await fake.wait_until(
         lambda: "A computer player now plays your seat" in bob_panel.text, what="the panel followed"
     )

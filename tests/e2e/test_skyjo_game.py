@@ -48,7 +48,7 @@ async def test_two_humans_and_a_computer_play_a_whole_game(
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
     stored = await GameRules(bot.service.storage).get_game(game_id)
     assert stored.status == "finished"
-    assert stored.game.is_over and max(stored.game.totals) >= 150
+    assert stored.state.is_over and max(stored.state.totals) >= 150
     rows = await bot.service.storage.db.run(
         lambda c: c.execute("SELECT count(*) FROM game_results WHERE game_id = ?", (game_id,)).fetchone()
     )
@@ -63,10 +63,10 @@ async def test_two_humans_and_a_computer_play_a_whole_game(
     # Every round after the first was dealt by the humans clicking Next round (the timer is 30 s).
     # The game ended exactly when a total reached the limit (SKY-GAME-1), rounds dealt by Next round.
     totals = [0, 0, 0]
-    for number, played in enumerate(stored.game.rounds, start=1):
+    for number, played in enumerate(stored.state.rounds, start=1):
         totals = [a + b for a, b in zip(totals, played.scores, strict=True)]
-        assert (max(totals) >= 150) == (number == len(stored.game.rounds))
-    assert stored.game.round == len(stored.game.rounds)
+        assert (max(totals) >= 150) == (number == len(stored.state.rounds))
+    assert stored.state.round == len(stored.state.rounds)
 
     # Rematch: a new lobby with the same settings, hosted by the clicker, the computer seated again and
     # Alice asked to join (tests/e2e/test_refusals.py follows her in).

@@ -64,7 +64,7 @@ async def test_a_game_with_another_grid_is_played_to_the_end(
     )
     await fake.wait_until(lambda: any(act_of(c) == "op" for c in lobby.custom_ids), what="the table")
     table = bot.service.tables[game_id]
-    game = table.game
+    game = table.state
     assert (game.options.columns, game.options.rows) == (columns, rows)
     assert game.options.initial_reveals == reveals and game.options.edition == edition
     assert all(len(grid) == columns * rows for grid in game.grids)
@@ -81,7 +81,7 @@ async def test_a_game_with_another_grid_is_played_to_the_end(
     assert clicks > 0
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in lobby.custom_ids), what="Rematch")
     stored = await GameRules(bot.service.storage).get_game(game_id)
-    assert stored.status == "finished" and stored.game.is_over and max(stored.game.totals) >= 10
+    assert stored.status == "finished" and stored.state.is_over and max(stored.state.totals) >= 10
     assert stored.options["edition"] == edition and stored.options["columns"] == columns
     assert "Final standings" in lobby.text
 

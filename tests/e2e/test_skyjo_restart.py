@@ -35,7 +35,7 @@ async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
         table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=10, computers=1)
         table = await until_turn(fake, first, game_id, table_message, alice, rng)
         old_panel = await open_panel(fake, alice, table_message)
-        state_before = table.game.to_dict()
+        state_before = table.state.to_dict()
         version_before = table.version
         assert version_before > 4
     assert first.is_closed()
@@ -45,13 +45,13 @@ async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
     assert second.service.storage.db.where.startswith("PostgreSQL") == (database.kind == "postgres")
     table = second.service.tables[game_id]
     assert table.version == version_before
-    assert table.game.to_dict() == state_before
+    assert table.state.to_dict() == state_before
     await fake.wait_until(lambda: "live again" in table_message.text, what="the table live again")
 
     # A panel drawn by the previous process still works: Draw on it applies in place.
     inter = await fake.click(alice, old_panel, button(old_panel, "dr"))
     assert (await inter.answer()).id == old_panel.id
-    assert table.version == version_before + 1 and table.game.drawn is not None
+    assert table.version == version_before + 1 and table.state.drawn is not None
     assert any(act_of(c) == "rp" for c in old_panel.custom_ids)
     inter = await fake.click(alice, old_panel, button(old_panel, "rp"))
     assert (await inter.answer()).id == old_panel.id
@@ -82,11 +82,11 @@ async def test_next_round_votes_survive_a_restart(fake_discord: Any, skybo: Any,
         alice_seat, bob_seat = table.seat_of(alice.id), table.seat_of(bob.id)
 
         def round_over() -> bool:
-            return bool(table.game.phase == "round_over")
+            return bool(table.state.phase == "round_over")
 
         await play_turns(fake, first, game_id, table_message, [alice, bob], rng, until=round_over)
         # A limit no single round reaches (at most 2 x 144 points): the game is never over here.
-        assert table.game.round == 1 and round_over()
+        assert table.state.round == 1 and round_over()
 
         def next_round() -> bool:
             return any(act_of(c) == "nx" for c in table_message.custom_ids)
@@ -99,16 +99,16 @@ async def test_next_round_votes_survive_a_restart(fake_discord: Any, skybo: Any,
 
     second = await skybo()
     table = second.service.tables[game_id]
-    assert table.version == version and table.game.phase == "round_over"
+    assert table.version == version and table.state.phase == "round_over"
     assert table.votes == {alice_seat} and table.round_waiting() == [bob_seat]
 
     # Alice asking again changes nothing; Bob asking deals the second round.
     again = await fake.click(alice, table_message, button(table_message, "nx"))
     assert "already" in (await again.answer()).text  # acknowledged first, then told privately
-    assert table.version == version and table.game.phase == "round_over"
+    assert table.version == version and table.state.phase == "round_over"
     await (await fake.click(bob, table_message, button(table_message, "nx"))).response()
     await fake.wait_until(lambda: table.version > version, what="the second round")
-    assert table.game.round == 2 and table.version == version + 1
+    assert table.state.round == 2 and table.version == version + 1
     assert not table.votes and "votes" not in table.stored.meta
     stored = await GameRules(second.service.storage).get_game(game_id, verify=True)
     assert "votes" not in stored.meta

@@ -1,4 +1,4 @@
-"""Issue 38 item 7: the table embed's inline fields wrap between phrases only (table_text.phrased):
+"""Issue 38 item 7: the table embed's inline fields wrap between phrases only (messages.phrased):
 "Computer 1 (normal)" and "47 points" stay whole, the Skip-Bo stock's "8 left" too. The spaces
 inside a phrase are non-breaking; the ones Discord may break at are after ", " and ": ", and round
 " · " and " — ". Through the fake Discord (the table is in the server's language, English), and the
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.games.skipbo.table import table_body as skipbo_body
-from bot.games.skyjo.table import table_body as skyjo_body
+from bot.games.skipbo.message import table_body as skipbo_body
+from bot.games.skyjo.message import table_body as skyjo_body
 from bot.render.names import ComputerName
 
 from .conftest import start_table
@@ -33,7 +33,7 @@ async def test_skyjo_computer_field_name_breaks_only_before_its_total(fake_disco
     assert breaks(computer.removeprefix("▶ ")) == [f"Computer{NB}1{NB}(normal)", "—", f"0{NB}points"]
     # The French table says it the same way.
     table = bot.service.tables[game_id]
-    body = skyjo_body(table.game.view(None), table.names(), locale="fr")
+    body = skyjo_body(table.state.view(None), table.names(), locale="fr")
     assert body.embed is not None
     french = next(f["name"] for f in body.embed["fields"] if "Ordinateur" in f["name"])
     assert breaks(french.removeprefix("▶ ")) == [f"Ordinateur{NB}1{NB}(normal)", "—", f"0{NB}points"]
@@ -46,7 +46,7 @@ async def test_skipbo_stock_line_keeps_its_phrases_whole(fake_discord: Any, skyb
         fake, bot, fake.user("alice"), [], computers=1, stock_size=8, turn_limit=0
     )
     await bot.presenter.flush()
-    game = bot.service.tables[game_id].game
+    game = bot.service.tables[game_id].state
     fields = table_message.embeds[0]["fields"]
     for seat, field in enumerate(fields):
         stock = field["value"].split("\n")[0]

@@ -54,7 +54,7 @@ async def test_a_game_that_is_only_a_folder_plays_from_lobby_to_result(
         lambda: next((t for t in bot.service.tables.values() if t.stored.message_id == lobby.id), None),
         what="the game",
     )
-    assert table.stored.kind == "highcard" and table.kind is HIGHCARD
+    assert table.stored.kind == "highcard" and table.game is HIGHCARD
     await fake.wait_until(lambda: any(act_of(c) == "op" for c in lobby.custom_ids), what="the table buttons")
     assert {act_of(c) for c in lobby.custom_ids} == {"op", "ru", "lv"}
     assert "My hand" in lobby.button_labels
@@ -64,21 +64,21 @@ async def test_a_game_that_is_only_a_folder_plays_from_lobby_to_result(
 
     humans = {table.seat_of(user.id): user for user in (alice, bob)}
     game_id, shown = table.id, 0
-    while not table.game.is_over:
-        seat = await fake.wait_until(lambda: table.game.is_over or table.game.turn in humans, what="a turn")
-        if table.game.is_over:
+    while not table.state.is_over:
+        seat = await fake.wait_until(lambda: table.state.is_over or table.state.turn in humans, what="a turn")
+        if table.state.is_over:
             break
-        user = humans[table.game.turn]
+        user = humans[table.state.turn]
         panel = await open_panel(fake, user, lobby)
-        assert f"Show my {table.game.cards[table.seat_of(user.id)]}" in panel.button_labels
+        assert f"Show my {table.state.cards[table.seat_of(user.id)]}" in panel.button_labels
         await (await fake.click(user, panel, button(panel, "sw"))).answer()
         shown += 1
         assert seat is not None
     assert shown == 2  # each human showed their card; the computer player showed its own
 
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in lobby.custom_ids), what="Rematch")
-    winner = max(range(3), key=lambda s: table.game.cards[s])
+    winner = max(range(3), key=lambda s: table.state.cards[s])
     assert f"Winner: {table.names()[winner]}" in lobby.text
-    assert all(f"showed a {card}" in lobby.text for card in table.game.cards)
+    assert all(f"showed a {card}" in lobby.text for card in table.state.cards)
     stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)  # its log replays to it
-    assert stored.status == FINISHED and stored.game.results()["winners"] == [winner]
+    assert stored.status == FINISHED and stored.state.results()["winners"] == [winner]

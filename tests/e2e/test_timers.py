@@ -49,7 +49,7 @@ async def test_an_idle_player_is_covered_then_replaced_after_three_missed_turns(
     bob_seat = table.seat_of(bob.id)
     assert bob_seat is not None and table.turn_limit == LIMIT
     await reveal_own_cards(fake, alice, table_message, table)
-    assert table.game.phase == "reveal"  # Bob has not turned his cards
+    assert table.state.phase == "reveal"  # Bob has not turned his cards
 
     # Half time: a public reminder mentions Bob; nothing is played yet.
     version = table.version
@@ -59,7 +59,7 @@ async def test_an_idle_player_is_covered_then_replaced_after_three_missed_turns(
 
     # The limit: Bob's two reveals are made for him and the table says so.
     clock.advance(LIMIT / 2)
-    await fake.wait_until(lambda: table.game.phase == "play", what="Bob's reveals made by the timer")
+    await fake.wait_until(lambda: table.state.phase == "play", what="Bob's reveals made by the timer")
     assert table.missed(bob_seat) == 1
     await fake.wait_until(lambda: "ran out of time" in table_message.text, what="the table saying so")
 
@@ -67,10 +67,12 @@ async def test_an_idle_player_is_covered_then_replaced_after_three_missed_turns(
     rng = random.Random(5)
 
     def bob_to_play() -> bool:
-        return table.game.phase == "play" and table.game.turn == bob_seat and table.game.drawn is None
+        return table.state.phase == "play" and table.state.turn == bob_seat and table.state.drawn is None
 
     await play_turns(fake, bot, game_id, table_message, [alice], rng, until=bob_to_play)
-    await play_turns(fake, bot, game_id, table_message, [bob], rng, until=lambda: table.game.turn != bob_seat)
+    await play_turns(
+        fake, bot, game_id, table_message, [bob], rng, until=lambda: table.state.turn != bob_seat
+    )
     assert table.missed(bob_seat) == 0
 
     # Three turns in a row without Bob: covered each time, then a computer player takes his seat.
@@ -79,7 +81,7 @@ async def test_an_idle_player_is_covered_then_replaced_after_three_missed_turns(
         version = table.version
         clock.advance(LIMIT + 1)
         await fake.wait_until(
-            lambda v=version: table.version > v and not bob_to_play() and table.game.drawn is None,
+            lambda v=version: table.version > v and not bob_to_play() and table.state.drawn is None,
             what="Bob's turn covered",
         )
         if missed < 3:
@@ -131,7 +133,7 @@ async def test_a_restart_in_the_middle_of_a_countdown_fires_the_timer_once(
     # The new process takes the clock where it was: 25 s are left, none of them played yet.
     second = await skybo(clock=ManualClock(clock.now_ms()))
     table = second.service.tables[game_id]
-    assert table.version == version and table.game.phase == "reveal"
+    assert table.version == version and table.state.phase == "reveal"
     timer = table.timer()
     assert timer is not None and timer["reminded"] and not timer["fired"]
     clock2 = second.service.clock
@@ -141,7 +143,7 @@ async def test_a_restart_in_the_middle_of_a_countdown_fires_the_timer_once(
     assert table.version == version  # not due yet
 
     clock2.advance(LIMIT)  # well past the deadline
-    await fake.wait_until(lambda: table.game.phase == "play", what="Bob's reveals made once")
+    await fake.wait_until(lambda: table.state.phase == "play", what="Bob's reveals made once")
     await second.presenter.flush()
     # No second reminder after the restart, and the one sent before it is deleted (its id was stored)
     # once the turn moved on.
@@ -186,17 +188,17 @@ async def test_a_player_who_leaves_during_their_countdown_is_not_waited_for(
     assert (table.timer() or {}).get("what") == "turn"  # waiting for Bob's reveals
     await leave_table(fake, bob, table_message)
     # The computer now in Bob's seat reveals for him; nobody's countdown is left for Bob's seat.
-    await fake.wait_until(lambda: table.game.phase == "play", what="the computer revealing for Bob")
+    await fake.wait_until(lambda: table.state.phase == "play", what="the computer revealing for Bob")
     clock.advance(LIMIT * 3)
     await fake.wait_until(
-        lambda: table.game.turn == table.seat_of(alice.id) or table.timer() is None, what="a turn"
+        lambda: table.state.turn == table.seat_of(alice.id) or table.timer() is None, what="a turn"
     )
     timer = table.timer()
     assert timer is None or timer["token"][2] != bob_seat
     assert table.missed(bob_seat) == 0
     # The sweeper is idle or waiting for a future deadline, not spinning on a past one.
     due = bot.service.sweeper.due.get(("game", game_id))
-    assert due is None or due > clock.now_ms() or table.game.turn != bob_seat
+    assert due is None or due > clock.now_ms() or table.state.turn != bob_seat
 
 
 async def test_a_skipbo_turn_left_unplayed_is_played_whole_by_the_computer(
@@ -210,12 +212,12 @@ async def test_a_skipbo_turn_left_unplayed_is_played_whole_by_the_computer(
     table_message, game_id = await start_skipbo(fake, bot, alice, [bob], stock_size=5, turn_limit=LIMIT)
     table = bot.service.tables[game_id]
     for turn in range(2):  # nobody clicks: both players' turns are covered, one after the other
-        seat = table.game.turn
+        seat = table.state.turn
         assert (table.timer() or {}).get("token", [None, None, None])[2] == seat
-        turns = table.game.turns
+        turns = table.state.turns
         clock.advance(LIMIT + 1)
-        await fake.wait_until(lambda t=turns: table.game.turns > t, what=f"turn {turn} covered")
-        assert table.game.turn != seat and table.missed(seat) == 1
+        await fake.wait_until(lambda t=turns: table.state.turns > t, what=f"turn {turn} covered")
+        assert table.state.turn != seat and table.missed(seat) == 1
     actions = await bot.service.storage.games.actions(game_id)
     assert [a.action["type"] for a in actions][-1] == "discard"  # each covered turn ends with a discard
     await fake.wait_until(lambda: "ran out of time" in table_message.text, what="the table saying so")
@@ -236,7 +238,7 @@ async def miss_one_turn(fake: Any, bot: Any, clock: ManualClock, table: Table, u
     # The table shows the new turn (and deletes the last one's reminder) long before half time; the
     # manual clock jumps there at once, so let the presenter catch up first, as real time would.
     await bot.presenter.flush()
-    seat = table.game.turn
+    seat = table.state.turn
     user = users[seat]
     started = clock.now_ms()  # the clock stands still between turns: the turn began now
     timer = table.timer()
@@ -254,10 +256,10 @@ async def miss_one_turn(fake: Any, bot: Any, clock: ManualClock, table: Table, u
     for _ in range(20):  # let the sweeper run: one second before the limit it must not cover the turn
         await asyncio.sleep(0)
     await fake.wait_until(lambda: (table.timer() or {}).get("reminded") is True, what="the stored reminder")
-    assert table.version == version and table.game.turn == seat
+    assert table.version == version and table.state.turn == seat
     clock.advance(1)
     await fake.wait_until(
-        lambda: table.version > version and (table.finished or table.game.turn != seat),
+        lambda: table.version > version and (table.finished or table.state.turn != seat),
         what="the turn covered at its limit",
     )
     return seat
@@ -277,7 +279,7 @@ async def test_two_idle_players_each_get_every_turn_in_full_before_computers_tak
     users = {table.seat_of(alice.id): alice, table.seat_of(bob.id): bob}
     await reveal_own_cards(fake, alice, table_message, table)
     await reveal_own_cards(fake, bob, table_message, table)
-    assert table.game.phase == "play"
+    assert table.state.phase == "play"
     started = clock.now_ms()
     seats_missed: list[int] = []
     for turn in range(6):  # three turns each, nobody clicks
@@ -313,7 +315,7 @@ async def test_a_restart_between_missed_turns_keeps_the_count_and_the_full_limit
         await reveal_own_cards(fake, alice, table_message, table)
         await reveal_own_cards(fake, bob, table_message, table)
         first_seat = await miss_one_turn(fake, first, clock, table, users)
-        second_seat = table.game.turn
+        second_seat = table.state.turn
         turn_started = clock.now_ms()
         await first.presenter.flush()
         clock.advance(LIMIT / 2)  # the second turn's reminder goes out, then the process stops
@@ -335,7 +337,7 @@ async def test_a_restart_between_missed_turns_keeps_the_count_and_the_full_limit
     await fake.wait_until(lambda: second.service.sweeper.due, what="the timer re-armed")
     assert table.version == version
     clock2.advance(1)
-    await fake.wait_until(lambda: table.game.turn == first_seat, what="the second turn covered")
+    await fake.wait_until(lambda: table.state.turn == first_seat, what="the second turn covered")
     assert table.missed(second_seat) == 1
     # Back to the first player: a whole limit again, with its reminder, and the count goes on from 1.
     assert await miss_one_turn(fake, second, clock2, table, users) == first_seat

@@ -40,7 +40,7 @@ async def test_the_turn_mention_is_posted_at_once_when_the_turn_passes_to_a_huma
     fake.rate_limit("PATCH", f"/channels/{channel.id}/messages/{table_message.id}", retry_after=3.0)
     started, before = time.monotonic(), len(fake.requests)
     await (await fake.click(alice, panel, button(panel, "rp"))).answer()
-    assert table.game.turn == table.seat_of(bob.id)
+    assert table.state.turn == table.seat_of(bob.id)
     # Bob's mention, and Alice's gone, well under a second after the move, and no clock moved.
     await fake.wait_until(lambda: len(mentions(bob)) == 1, timeout=2.0, what="Bob mentioned")
     await fake.wait_until(lambda: not mentions(alice), timeout=2.0, what="Alice's mention deleted")

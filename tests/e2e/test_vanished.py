@@ -206,7 +206,7 @@ async def test_lost_permission_is_told_to_each_clicker_and_the_host_can_still_en
     await reveal_own_cards(fake, bob, table_message, table)
     await fake.wait_rejection(50013)
     await fake.wait_until(lambda: bot.presenter.cannot_post(games.id), what="the refusal noticed")
-    assert table.game.phase == "play"
+    assert table.state.phase == "play"
     # Its own messages it may still edit: the table shows the game as it goes.
     await fake.wait_until(lambda: table_message.revision > revision, what="the table message edited")
 
@@ -232,7 +232,7 @@ async def test_lost_permission_is_told_to_each_clicker_and_the_host_can_still_en
     assert warning.visible_to == player.id and "I can no longer post in this channel" in warning.text
     assert "Send Messages" in warning.text and "/skyjo end" in warning.text
     inter = await clicked(player, panel, "dr", 2)  # a move on the panel is played, and warned too
-    assert table.game.drawn is not None and len(inter.messages) == 2
+    assert table.state.drawn is not None and len(inter.messages) == 2
 
     # Send Messages back: the next turn's mention is posted, and the warning stops.
     await fake.set_overwrite(games, fake.bot_user)

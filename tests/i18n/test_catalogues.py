@@ -82,10 +82,10 @@ def test_languages_are_english_and_french() -> None:
 @pytest.mark.parametrize("kind", ["skyjo", "skipbo"])
 def test_every_image_label_is_catalogued_with_the_renderer_placeholders(kind: str) -> None:
     """The table pictures' words come from the catalogues (``table.image.<kind>.<label>``)."""
-    from bot.games.registry import KINDS
+    from bot.games.registry import BY_KIND
     from bot.i18n import template
 
-    renderer = KINDS[kind].image
+    renderer = BY_KIND[kind].image
     assert renderer is not None
     for language in LANGUAGES:
         for label, default in renderer.DEFAULT_LABELS.items():

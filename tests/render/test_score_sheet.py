@@ -9,10 +9,10 @@ import pytest
 
 from bot.games.skipbo import engine as skipbo
 from bot.games.skipbo.ai import LEVELS as SKIPBO_LEVELS
-from bot.games.skipbo.table import table_body as skipbo_body
+from bot.games.skipbo.message import table_body as skipbo_body
 from bot.games.skyjo import ai as skyjo_ai
 from bot.games.skyjo import engine as skyjo
-from bot.games.skyjo.table import table_body as skyjo_body
+from bot.games.skyjo.message import table_body as skyjo_body
 from bot.render import score_sheet
 from bot.render.score_sheet import MAX_EMBED, MAX_FIELD, embed_size, sheet_fields
 from bot.storage.results import PlayedGame

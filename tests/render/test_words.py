@@ -18,19 +18,19 @@ from typing import Any
 import pytest
 
 from bot.games.skipbo import image as skipbo_image
+from bot.games.skipbo.message import describe_events as skipbo_describe
+from bot.games.skipbo.message import table_body as skipbo_body
 from bot.games.skipbo.panel import panel_hint as skipbo_hint
-from bot.games.skipbo.table import describe_events as skipbo_describe
-from bot.games.skipbo.table import table_body as skipbo_body
 from bot.games.skyjo import engine as skyjo
 from bot.games.skyjo import image as skyjo_image
 from bot.games.skyjo.engine import Draw, Options, Replace
+from bot.games.skyjo.message import recent_lines, table_body
 from bot.games.skyjo.panel import panel_hint
-from bot.games.skyjo.table import recent_lines, table_body
 from bot.games.skyjo.text import cell_text, describe_events, grid_lines
 from bot.i18n import LANGUAGES, a_card, catalogue, catalogue_files, plural, plural_form, takes_an, template
 from bot.render.images import one_line_name, picture_name
+from bot.render.messages import lobby_body, phrased
 from bot.render.names import ComputerName, code_name, computer_name, escape_name, shown_name
-from bot.render.table_text import lobby_body, phrased
 from bot.service import Table
 from bot.storage import Seat
 from tests.games.skipbo.helpers import new, rig
@@ -138,7 +138,7 @@ def test_skipbo_hand_sizes_are_counted_words(locale: str, one: str, many: str) -
     body = skipbo_body(view, NAMES[:2], locale=locale)
     assert body.embed is not None
     fields = [f["value"] for f in body.embed["fields"]]
-    # The table's inline fields break between phrases only (table_text.phrased): "5 cards" stays whole.
+    # The table's inline fields break between phrases only (messages.phrased): "5 cards" stays whole.
     assert phrased(one) + "\n" in fields[0] and phrased(many) + "\n" in fields[1]
     assert plural("skipbo.table.hand", 0, locale) == ("Hand: 0 cards" if locale == "en" else "Main : 0 carte")
 

@@ -21,8 +21,8 @@ async def play(service: TableService, table: Table, moves: int, rng: random.Rand
     """``moves`` legal clicks, each by the seat whose move it is (any seat during the initial reveals),
     at the version its panel shows."""
     for _ in range(moves):
-        seat = next(s for s in range(len(table.stored.seats)) if table.game.legal_actions(s))
-        act, arg = click_for(rng.choice(table.game.legal_actions(seat)))
+        seat = next(s for s in range(len(table.stored.seats)) if table.state.legal_actions(s))
+        act, arg = click_for(rng.choice(table.state.legal_actions(seat)))
         panel = await service.open_panel(table.id, USERS[seat])
         await service.click(table.id, panel.version, USERS[seat], act, arg)
 
@@ -42,7 +42,7 @@ async def test_a_lobby_seated_and_started_is_a_dealt_game_in_the_database(servic
 
     table = await service.lobby_start(lobby.id, CHANNEL, ANN)
     assert [(s.display_name, s.user_id) for s in table.stored.seats] == [("Ann", ANN), ("Bob", BOB)]
-    assert table.version == 0 and table.game.phase == skyjo.REVEAL
+    assert table.version == 0 and table.state.phase == skyjo.REVEAL
     assert service.table_in_channel(CHANNEL) is table
     assert await service.storage.games.actions(table.id) == []  # dealt from its seed, nothing played
     assert table.timer() is not None  # the initial reveals are timed already
@@ -57,19 +57,19 @@ async def test_every_move_is_in_the_log_before_the_listener_hears_of_it(services
     heard = service.listener.versions  # type: ignore[union-attr]
     # each change was told once it was committed, never ahead of the log
     assert heard and heard == sorted(heard) and heard[-1] == table.version
-    assert table.game.phase == skyjo.PLAY  # the initial reveals made, the turns begun
+    assert table.state.phase == skyjo.PLAY  # the initial reveals made, the turns begun
 
 
 async def test_a_stale_or_out_of_turn_click_is_refused_and_changes_nothing(services: Services) -> None:
     service = await services.start()
     table = await two_player_table(service)
     old = await service.open_panel(table.id, ANN)
-    first = next(a for a in table.game.legal_actions(0))
+    first = next(a for a in table.state.legal_actions(0))
     await service.click(table.id, old.version, ANN, *click_for(first))
     version = table.version
 
     # Ann's panel from before her own move is out of date: refused with the fresh one
-    second = next(a for a in table.game.legal_actions(0))
+    second = next(a for a in table.state.legal_actions(0))
     with pytest.raises(Stale) as stale:
         await service.click(table.id, old.version, ANN, *click_for(second))
     assert stale.value.panel.version == version
@@ -78,9 +78,9 @@ async def test_a_stale_or_out_of_turn_click_is_refused_and_changes_nothing(servi
         await service.click(table.id, version + 5, ANN, *click_for(second))
 
     rng = random.Random(2)
-    while table.game.phase == skyjo.REVEAL:  # the rest of the initial reveals
+    while table.state.phase == skyjo.REVEAL:  # the rest of the initial reveals
         await play(service, table, 1, rng)
-    waiting = 1 - table.game.turn
+    waiting = 1 - table.state.turn
     panel = await service.open_panel(table.id, USERS[waiting])
     before = len(await service.storage.games.actions(table.id))
     with pytest.raises(Refused) as refused:
@@ -104,7 +104,7 @@ async def test_turn_timers_remind_then_play_for_the_player_on_the_manual_clock(
     assert table.version == 0
 
     clock.advance(15)  # the limit: the missing reveals are made for them
-    await until(lambda: table.game.phase == skyjo.PLAY, "the timer to reveal for both seats")
+    await until(lambda: table.state.phase == skyjo.PLAY, "the timer to reveal for both seats")
     async with service.lock(CHANNEL):  # the sweeper works under the channel's lock: its commit is done
         pass
     assert len(await service.storage.games.actions(table.id)) == table.version > 0
@@ -118,12 +118,12 @@ async def test_a_new_process_resumes_the_game_and_its_timer_from_the_database(
     service = await services.start()
     table = await two_player_table(service, turn_limit=60)
     await play(service, table, 10, random.Random(3))
-    state, version, timer = table.stored.game.to_dict(), table.version, table.timer()
+    state, version, timer = table.stored.state.to_dict(), table.version, table.timer()
 
     again = await services.restart(service)
     resumed = again.tables[table.id]
     assert resumed is not table and resumed.resumed
-    assert resumed.version == version and resumed.stored.game.to_dict() == state
+    assert resumed.version == version and resumed.stored.state.to_dict() == state
     assert resumed.timer() == timer
     # play goes on where it stopped, at the version the old panels carry
     await play(again, resumed, 2, random.Random(4))

@@ -142,13 +142,13 @@ async def play(storage: Storage, stored: StoredGame, moves: int, seed: int = 0) 
     """Apply up to ``moves`` random legal moves (stops when the game is over), committing each."""
     rng = random.Random(seed)
     for _ in range(moves):
-        if stored.game.is_over:
+        if stored.state.is_over:
             return
-        seat = rng.choice(stored.game.seats_to_act())
-        action = rng.choice(stored.game.legal_actions(seat))
+        seat = rng.choice(stored.state.seats_to_act())
+        action = rng.choice(stored.state.legal_actions(seat))
         await GameRules(storage).apply_action(stored, seat, action)
 
 
 async def play_to_end(storage: Storage, stored: StoredGame, seed: int = 0) -> None:
     await play(storage, stored, 100_000, seed)
-    assert stored.game.is_over
+    assert stored.state.is_over

@@ -56,7 +56,7 @@ async def main(path: str, run_seed: int, count: int) -> None:
     while True:
         channel = rng.randrange(1, count + 1)
         stored = games[channel]
-        game = stored.game
+        game = stored.state
         seat = rng.choice(game.seats_to_act())
         action = rng.choice(game.legal_actions(seat))
         await GameRules(storage).apply_action(stored, seat, action)

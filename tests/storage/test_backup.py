@@ -45,12 +45,12 @@ class Writer:
     async def run(self) -> None:
         rng = random.Random(7)
         while not self.stop.is_set():
-            playing = [g for g in self.games if not g.game.is_over]
+            playing = [g for g in self.games if not g.state.is_over]
             assert playing, "every game ended: give the writer longer games"
             stored = rng.choice(playing)
-            seat = rng.choice(stored.game.seats_to_act())
+            seat = rng.choice(stored.state.seats_to_act())
             await GameRules(self.storage).apply_action(
-                stored, seat, rng.choice(stored.game.legal_actions(seat))
+                stored, seat, rng.choice(stored.state.legal_actions(seat))
             )
             self.commits += 1
 

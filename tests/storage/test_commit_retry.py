@@ -51,8 +51,8 @@ KEY = 1_400_000_000_000_000_123  # a Discord snowflake, as interaction ids are
 
 
 def a_move(stored: StoredGame) -> tuple[int, Any]:
-    seat = stored.game.seats_to_act()[0]
-    return seat, stored.game.legal_actions(seat)[0]
+    seat = stored.state.seats_to_act()[0]
+    return seat, stored.state.legal_actions(seat)[0]
 
 
 async def log_of(storage: Storage, game_id: int) -> list[tuple[int, int, int | None]]:
@@ -91,7 +91,7 @@ async def test_a_retry_of_a_commit_that_landed_writes_nothing(any_storage: Stora
     await play(any_storage, stored, 2)
     seat, move = a_move(stored)
     action, before = move.to_dict(), stored.version
-    after = json.loads(canonical_json(stored.game.to_dict()))  # any snapshot: never written below
+    after = json.loads(canonical_json(stored.state.to_dict()))  # any snapshot: never written below
     await games.append_action(stored.id, before, seat, action, after, key=KEY)
     logged = await log_of(any_storage, stored.id)
 
@@ -163,20 +163,20 @@ async def test_postgres_a_commit_whose_answer_was_lost_is_retried_and_applied_on
             )
         writer = storage.db._writer.info.backend_pid  # type: ignore[attr-defined]
         seat, move = a_move(stored)
-        version, state = stored.version, stored.game.to_dict()
+        version, state = stored.version, stored.state.to_dict()
         outcomes: list[str] = []
         killer = asyncio.create_task(asyncio.to_thread(terminate_when_waiting, server, "blink"))
         events = await GameRules(storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
         assert await killer == writer  # the bot's writer was the one waiting, and it was terminated
         assert outcomes == ["already_applied"]  # the retry found its key: the first commit had landed
         assert events and stored.version == version + 1 and not stored.needs_reload
-        assert stored.game.to_dict() != state
+        assert stored.state.to_dict() != state
         assert (await log_of(storage, stored.id))[-1] == (version + 1, seat, KEY)
         assert len(await log_of(storage, stored.id)) == version + 1  # applied once
         # The database agrees with the cache, and play goes on (on a new writer connection).
         assert (
             await GameRules(storage).get_game(stored.id, verify=True)
-        ).game.to_dict() == stored.game.to_dict()
+        ).state.to_dict() == stored.state.to_dict()
         await play(storage, stored, 3)
         assert stored.version == version + 4
         assert storage.db._writer.info.backend_pid != writer  # type: ignore[attr-defined]
@@ -230,7 +230,7 @@ async def test_postgres_a_game_that_cannot_be_read_again_keeps_its_last_committe
     name = pg_database.name
     stored = await new_game(pg_storage)
     await play(pg_storage, stored, 4)
-    version, state, snapshot = stored.version, stored.game.to_dict(), stored.snapshot
+    version, state, snapshot = stored.version, stored.state.to_dict(), stored.snapshot
     admin = pg_server.dsn("postgres", user=SUPERUSER)
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
@@ -241,11 +241,11 @@ async def test_postgres_a_game_that_cannot_be_read_again_keeps_its_last_committe
         with pytest.raises(ConnectionLost):
             await GameRules(pg_storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
         assert outcomes == ["failed"]
-        assert stored.needs_reload and stored.game is not None
-        assert stored.version == version and stored.game.to_dict() == state and stored.snapshot == snapshot
+        assert stored.needs_reload and stored.state is not None
+        assert stored.version == version and stored.state.to_dict() == state and stored.snapshot == snapshot
         with pytest.raises(NeedsReload):
             await GameRules(pg_storage).apply_action(stored, seat, move, key=KEY + 1)
-        assert stored.game.to_dict() == state  # refused before the engine touched it
+        assert stored.state.to_dict() == state  # refused before the engine touched it
         with pytest.raises(ConnectionLost):
             await GameRules(pg_storage).reload(stored)
         assert stored.needs_reload
@@ -253,7 +253,7 @@ async def test_postgres_a_game_that_cannot_be_read_again_keeps_its_last_committe
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
     await GameRules(pg_storage).reload(stored)
-    assert not stored.needs_reload and stored.version == version and stored.game.to_dict() == state
+    assert not stored.needs_reload and stored.version == version and stored.state.to_dict() == state
     await GameRules(pg_storage).apply_action(stored, seat, move, key=KEY)
     assert (await log_of(pg_storage, stored.id))[-1] == (version + 1, seat, KEY)
     assert len(await log_of(pg_storage, stored.id)) == version + 1
@@ -366,11 +366,11 @@ async def _play_until_a_move_ends_it(storage: Storage, stored: StoredGame) -> tu
     """Random legal moves until one of the legal moves would end the game; returns that one."""
     rng = random.Random(3)
     while True:
-        for seat in stored.game.seats_to_act():
-            for move in stored.game.legal_actions(seat):
-                probe = skyjo.Game.from_dict(stored.game.to_dict())
+        for seat in stored.state.seats_to_act():
+            for move in stored.state.legal_actions(seat):
+                probe = skyjo.Game.from_dict(stored.state.to_dict())
                 probe.apply(seat, move)
                 if probe.is_over:
                     return seat, move
-        seat = rng.choice(stored.game.seats_to_act())
-        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.game.legal_actions(seat)))
+        seat = rng.choice(stored.state.seats_to_act())
+        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))

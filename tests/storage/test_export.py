@@ -21,7 +21,7 @@ def _stored_game(db_path: Path, moves: int) -> tuple[int, dict]:
         async with await Storage.open(db_path) as storage:
             stored = await new_game(storage)
             await play(storage, stored, moves, seed=5)
-            return stored.id, stored.game.results()
+            return stored.id, stored.state.results()
 
     return asyncio.run(build())
 

@@ -37,7 +37,7 @@ async def test_create_append_and_load_after_restart(backend: Backend) -> None:
         assert stored.version == 0
         await play(storage, stored, 30, seed=3)
         assert stored.version == 30
-        expected = stored.game.to_dict()
+        expected = stored.state.to_dict()
         await storage.games.set_message_id(stored.id, 78)
         log = await storage.games.actions(stored.id)
         assert [a.seq for a in log] == list(range(1, 31))
@@ -46,7 +46,7 @@ async def test_create_append_and_load_after_restart(backend: Backend) -> None:
         assert [g.id for g in loaded.games] == [stored.id]
         game = loaded.games[0]
         assert game.version == 30
-        assert game.game.to_dict() == expected
+        assert game.state.to_dict() == expected
         assert game.seats == tuple(two_seats())
         assert (game.guild_id, game.channel_id, game.kind, game.host_id, game.message_id) == (
             1,
@@ -64,7 +64,7 @@ async def test_create_append_and_load_after_restart(backend: Backend) -> None:
 
 async def test_append_returns_the_new_version_and_logs_the_action(storage: Storage, backend: Backend) -> None:
     stored = await new_game(storage)
-    game = stored.game
+    game = stored.state
     seat = game.seats_to_act()[0]
     action = game.legal_actions(seat)[0]
     game.apply(seat, action)
@@ -87,7 +87,7 @@ async def test_stale_version_writes_nothing(storage: Storage, backend: Backend) 
     before = backend.row(
         "SELECT version, snapshot, snapshot_hash, updated_at FROM games WHERE id = ?", stored.id
     )
-    copy = skyjo.Game.from_dict(stored.game.to_dict())
+    copy = skyjo.Game.from_dict(stored.state.to_dict())
     seat = copy.seats_to_act()[0]
     action = copy.legal_actions(seat)[0]
     copy.apply(seat, action)
@@ -107,14 +107,14 @@ async def test_stale_version_writes_nothing(storage: Storage, backend: Backend) 
 async def test_two_writers_race_and_the_loser_is_reloaded(storage: Storage) -> None:
     first = await new_game(storage)
     second = await GameRules(storage).get_game(first.id)
-    seat = first.game.seats_to_act()[0]
-    await GameRules(storage).apply_action(first, seat, first.game.legal_actions(seat)[0])
-    seat2 = second.game.seats_to_act()[-1]
+    seat = first.state.seats_to_act()[0]
+    await GameRules(storage).apply_action(first, seat, first.state.legal_actions(seat)[0])
+    seat2 = second.state.seats_to_act()[-1]
     with pytest.raises(StaleVersion):
-        await GameRules(storage).apply_action(second, seat2, second.game.legal_actions(seat2)[-1])
+        await GameRules(storage).apply_action(second, seat2, second.state.legal_actions(seat2)[-1])
     # the loser's in-memory game was reloaded: it never runs ahead of the log
     assert second.version == 1
-    assert second.game.to_dict() == first.game.to_dict()
+    assert second.state.to_dict() == first.state.to_dict()
 
 
 async def test_illegal_action_writes_nothing(storage: Storage) -> None:
@@ -171,7 +171,7 @@ async def test_the_last_action_finishes_the_game_with_its_results(storage: Stora
     await play_to_end(storage, stored, seed=8)
     finished = stored.finished
     assert finished is not None and stored.status == "finished"
-    results = stored.game.results()
+    results = stored.state.results()
     assert [r.rank for r in finished.results] == results["ranks"]
     assert [r.total for r in finished.results] == results["totals"]
     for seat, r in enumerate(finished.results):
@@ -192,7 +192,7 @@ async def test_finish_game_closes_an_ended_game_left_active(storage: Storage) ->
     stored = await new_game(storage, options={"score_limit": 30})
     with pytest.raises(GameNotOver):
         await GameRules(storage).finish_game(stored)
-    game = stored.game
+    game = stored.state
     rng = random.Random(2)
     version = 0
     while not game.is_over:  # plain appends: the game ends but stays active
@@ -203,7 +203,7 @@ async def test_finish_game_closes_an_ended_game_left_active(storage: Storage) ->
             stored.id, version, seat, action.to_dict(), game.to_dict()
         )
     (loaded,) = (await GameRules(storage).load_active()).games
-    assert loaded.game.is_over and loaded.status == "active"
+    assert loaded.state.is_over and loaded.status == "active"
     loaded.version = version - 1
     with pytest.raises(StaleVersion):
         await GameRules(storage).finish_game(loaded)
@@ -237,7 +237,7 @@ async def test_replay_mismatch_is_detected_logged_and_rebuilt(
     async with await backend.open() as storage:
         stored = await new_game(storage)
         await play(storage, stored, 20)
-        truth = stored.game.to_dict()
+        truth = stored.state.to_dict()
         untouched = await new_game(storage, channel=101)
     await _tamper_consistently(backend, stored.id)
     caplog.set_level(logging.WARNING, logger="bot.storage")
@@ -246,7 +246,7 @@ async def test_replay_mismatch_is_detected_logged_and_rebuilt(
         assert loaded.rebuilt == [stored.id]
         assert {g.id for g in loaded.games} == {stored.id, untouched.id}
         game = next(g for g in loaded.games if g.id == stored.id)
-        assert game.game.to_dict() == truth and game.verified
+        assert game.state.to_dict() == truth and game.verified
     records = [r for r in caplog.records if "storage.snapshot_mismatch" in r.getMessage()]
     assert len(records) == 1
     message = records[0].getMessage()
@@ -267,7 +267,7 @@ async def test_cheap_checks_catch_a_damaged_snapshot_at_load(backend: Backend) -
         await play(storage, behind, 12)
         unreadable = await new_game(storage, channel=3)
         await play(storage, unreadable, 12)
-        truths = {g.id: g.game.to_dict() for g in (damaged, behind, unreadable)}
+        truths = {g.id: g.state.to_dict() for g in (damaged, behind, unreadable)}
     (text,) = backend.row("SELECT snapshot FROM games WHERE id = ?", damaged.id)
     backend.execute(
         "UPDATE games SET snapshot = ? WHERE id = ?",
@@ -282,10 +282,10 @@ async def test_cheap_checks_catch_a_damaged_snapshot_at_load(backend: Backend) -
         assert sorted(loaded.rebuilt) == sorted(truths)
         assert loaded.quarantined == []
         by_id = {g.id: g for g in loaded.games}
-        assert by_id[damaged.id].game.to_dict() == truths[damaged.id]
-        assert by_id[unreadable.id].game.to_dict() == truths[unreadable.id]
+        assert by_id[damaged.id].state.to_dict() == truths[damaged.id]
+        assert by_id[unreadable.id].state.to_dict() == truths[unreadable.id]
         assert by_id[behind.id].version == 11
-        assert by_id[behind.id].game.to_dict() != truths[behind.id]  # the log (11 actions) is the truth
+        assert by_id[behind.id].state.to_dict() != truths[behind.id]  # the log (11 actions) is the truth
         await play(storage, by_id[behind.id], 3)  # and play goes on from it
         assert by_id[behind.id].version == 14
     async with await backend.open() as storage:  # repaired for good

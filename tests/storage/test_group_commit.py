@@ -127,7 +127,7 @@ async def test_a_failing_write_rolls_back_alone(storage: Storage) -> None:
 async def test_game_errors_in_a_group_reach_their_own_callers(storage: Storage) -> None:
     games = [await new_game(storage, channel=c) for c in (1, 2, 3)]
     act = {"type": "reveal", "row": 0, "col": 0}
-    snapshot = games[0].game.to_dict()
+    snapshot = games[0].state.to_dict()
     results = await asyncio.gather(
         storage.games.append_action(games[0].id, 0, 0, act, snapshot),
         storage.games.append_action(games[1].id, 5, 0, act, snapshot),  # stale: the game is at 0
@@ -284,7 +284,7 @@ async def player(storage, rng, channel, stored):
                 guild_id=7, channel_id=channel, kind="skyjo", seed=rng.randrange(2**31),
                 seats=[Seat(0, "u", user_id=channel), Seat(1, "c", ai_level="easy")],
                 options={"score_limit": 30})
-        game = stored.game
+        game = stored.state
         seat = rng.choice(game.seats_to_act())
         action = rng.choice(game.legal_actions(seat))
         await GameRules(storage).apply_action(stored, seat, action)

@@ -66,8 +66,8 @@ async def _build(path: Path) -> dict[str, Any]:
             await play(storage, game, 12 + i, seed=10 + i)
             active.append(game.id)
         # A click's action carries its interaction id, the idempotency key (migration 0006).
-        seat = game.game.seats_to_act()[0]
-        await GameRules(storage).apply_action(game, seat, game.game.legal_actions(seat)[0], key=KEY)
+        seat = game.state.seats_to_act()[0]
+        await GameRules(storage).apply_action(game, seat, game.state.legal_actions(seat)[0], key=KEY)
         facts["keyed"] = (game.id, game.version)
         empty = await new_game(storage, channel=210, guild=None, seats=_seats(14))
         active.append(empty.id)

@@ -74,11 +74,11 @@ def _seats(user: int, level: str = "hard") -> list[Seat]:
 
 
 def _snapshot(stored: StoredGame) -> str:
-    return canonical_json(stored.game.to_dict())
+    return canonical_json(stored.state.to_dict())
 
 
 def _ends(stored: StoredGame, seat: int, action: Any) -> bool:
-    copy = get_engine(stored.kind).Game.from_dict(stored.game.to_dict())
+    copy = get_engine(stored.kind).Game.from_dict(stored.state.to_dict())
     copy.apply(seat, action)
     return bool(copy.is_over)
 
@@ -87,8 +87,8 @@ async def _play_to_the_brink(storage: Storage, stored: StoredGame, seed: int) ->
     """Play random legal moves until the next one ends the game; return that move, not applied."""
     rng = random.Random(seed)
     while True:
-        seat = rng.choice(stored.game.seats_to_act())
-        action = rng.choice(stored.game.legal_actions(seat))
+        seat = rng.choice(stored.state.seats_to_act())
+        action = rng.choice(stored.state.legal_actions(seat))
         if _ends(stored, seat, action):
             return seat, action
         await GameRules(storage).apply_action(stored, seat, action)
@@ -142,8 +142,8 @@ async def test_the_same_action_raced_from_two_processes_is_applied_once(
         )
         assert mine.version == theirs.version
         before = mine.version
-        seat = rng.choice(mine.game.seats_to_act())
-        action = rng.choice(mine.game.legal_actions(seat))
+        seat = rng.choice(mine.state.seats_to_act())
+        action = rng.choice(mine.state.legal_actions(seat))
         same = get_engine(mine.kind).action_from_dict(action.to_dict())
         results = await asyncio.gather(
             GameRules(a).apply_action(mine, seat, action),

@@ -141,7 +141,7 @@ async def test_game_errors_in_a_group_reach_their_own_callers(pg_dsn: str) -> No
     try:
         games = [await new_game(storage, channel=c) for c in (1, 2, 3)]
         act = {"type": "reveal", "row": 0, "col": 0}
-        snapshot = games[0].game.to_dict()
+        snapshot = games[0].state.to_dict()
         results = await asyncio.gather(
             storage.games.append_action(games[0].id, 0, 0, act, snapshot),
             storage.games.append_action(games[1].id, 5, 0, act, snapshot),  # stale: the game is at 0

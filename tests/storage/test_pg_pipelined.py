@@ -127,8 +127,8 @@ async def test_through_the_database_a_stale_write_in_a_group_fails_alone(pg_dsn:
         games = [await new_game(storage, channel=c) for c in (1, 2, 3)]
         steps = []
         for stored in games:
-            seat = stored.game.seats_to_act()[0]
-            steps.append((seat, stored.game.legal_actions(seat)[0]))
+            seat = stored.state.seats_to_act()[0]
+            steps.append((seat, stored.state.legal_actions(seat)[0]))
         games[1].version = 5  # as if another process had moved it on: stale
         results = await asyncio.gather(
             *(

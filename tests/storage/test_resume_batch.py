@@ -33,7 +33,7 @@ async def _over_but_active(storage: Storage, channel: int) -> StoredGame:
     versions): its log is played to the end with plain appends."""
     stored = await new_game(storage, channel=channel, seats=two_seats(user=77))
     rng = random.Random(3)
-    game = stored.game
+    game = stored.state
     while not game.is_over:
         seat = rng.choice(game.seats_to_act())
         action = rng.choice(game.legal_actions(seat))
@@ -47,7 +47,7 @@ async def _over_but_active(storage: Storage, channel: int) -> StoredGame:
 def _expected_timer(stored: StoredGame, now: int) -> dict[str, Any]:
     return {
         "what": "turn",
-        "token": token_of(stored.game),
+        "token": token_of(stored.state),
         "due": now + DEFAULT_TURN_LIMIT * 1000,
         "half": now + DEFAULT_TURN_LIMIT * 500,
         "reminded": False,
@@ -76,7 +76,7 @@ async def test_resume_stores_every_timer_in_one_transaction(backend: Backend) ->
         for table in tables:
             stored = await GameRules(storage).get_game(table.id)
             assert stored.meta == table.stored.meta  # what memory holds is what was committed
-            waits_for_human = any(table.ai_level(s) is None for s in table.game.seats_to_act())
+            waits_for_human = any(table.ai_level(s) is None for s in table.state.seats_to_act())
             if table.turn_limit and waits_for_human:
                 assert table.timer() == _expected_timer(stored, now)
                 assert service.sweeper.due[("game", table.id)] == now + DEFAULT_TURN_LIMIT * 500

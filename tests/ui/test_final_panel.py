@@ -21,7 +21,7 @@ def _table(kind: str, game: Any, names: list[str], status: str = "finished") -> 
     stored = StoredGame(
         id=1, guild_id=1, channel_id=1, kind=kind, seed=1, options={}, seats=seats, status=status,
         rated=True, host_id=100, message_id=None, version=1, meta={}, note=None, created_at=0,
-        updated_at=0, finished_at=0, game=game, snapshot=canonical_json(game.to_dict()),
+        updated_at=0, finished_at=0, state=game, snapshot=canonical_json(game.to_dict()),
     )  # fmt: skip
     return Table(stored, [1] * len(seats))
 

@@ -58,7 +58,7 @@ def _naming_lines(path: Path, pattern: re.Pattern[str]) -> list[tuple[int, str]]
 def _own_folder(path: Path) -> bool:
     """A file inside one game's own folder (``bot/games/<game>/``)."""
     parts = path.relative_to(GAMES_FOLDER).parts if path.is_relative_to(GAMES_FOLDER) else ()
-    return len(parts) > 1 and parts[0] in registry.KINDS
+    return len(parts) > 1 and parts[0] in registry.BY_KIND
 
 
 def test_no_shared_module_names_a_game() -> None:

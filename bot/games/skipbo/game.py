@@ -16,7 +16,7 @@ from bot.games.base import (
     Policy,
     Rules,
     Suggestion,
-    TableText,
+    TableMessage,
     Words,
 )
 from bot.games.skipbo import ai, engine
@@ -54,10 +54,10 @@ class SkipBo:
         return panel
 
     @property
-    def table(self) -> TableText:
-        from bot.games.skipbo import table
+    def message(self) -> TableMessage:
+        from bot.games.skipbo import message
 
-        return table
+        return message
 
     @property
     def rules(self) -> Rules:
@@ -93,7 +93,7 @@ class SkipBo:
 
     @property
     def describe_events(self) -> DescribeEvents:
-        from bot.games.skipbo.table import describe_events
+        from bot.games.skipbo.message import describe_events
 
         return describe_events
 

@@ -1,4 +1,4 @@
-"""The Skip-Bo table in words (bot.ui.table_words fits it to a panel): building piles, stocks, each
+"""The Skip-Bo table in words (bot.ui.in_words fits it to a panel): building piles, stocks, each
 seat's discard piles (their tops first) and the viewer's hand; every word from the catalogues."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.games.skipbo.table import status_line
+from bot.games.skipbo.message import status_line
 from bot.i18n import translate as t
 
 JSON = dict[str, Any]

@@ -16,7 +16,7 @@ from bot.games.base import (
     Policy,
     Rules,
     Suggestion,
-    TableText,
+    TableMessage,
     Words,
 )
 from bot.games.skyjo import ai, engine
@@ -51,10 +51,10 @@ class Skyjo:
         return panel
 
     @property
-    def table(self) -> TableText:
-        from bot.games.skyjo import table
+    def message(self) -> TableMessage:
+        from bot.games.skyjo import message
 
-        return table
+        return message
 
     @property
     def rules(self) -> Rules:

@@ -1,4 +1,4 @@
-"""The Skyjo table in words (bot.ui.table_words fits it to a panel): every pile and grid from one
+"""The Skyjo table in words (bot.ui.in_words fits it to a panel): every pile and grid from one
 seat's view, face-down cards as ``?``, cleared ones as ``—``; every word from the catalogues."""
 
 from __future__ import annotations

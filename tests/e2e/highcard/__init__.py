@@ -20,7 +20,7 @@ from bot.games.base import (
     Policy,
     Rules,
     Suggestion,
-    TableText,
+    TableMessage,
     Words,
 )
 from bot.games.commands import open_table
@@ -42,7 +42,7 @@ class HighCard:
     panel_button = "table.button.my_hand"
     lower_score_wins, scored = False, False
     panel: Panel = parts
-    table: TableText = parts
+    message: TableMessage = parts
     rules: Rules = parts
     image: Picture | None = None
     commands: Commands

@@ -1,5 +1,5 @@
 """Highest card wins at a Discord table: its panel, its table message and its rules, in one module
-(it satisfies the Panel, TableText and Rules protocols of :mod:`bot.games.base` at once)."""
+(it satisfies the Panel, TableMessage and Rules protocols of :mod:`bot.games.base` at once)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bot.games.base import ButtonSpec
-from bot.render.table_text import MessageBody, recent_lines, shown_seat_names
+from bot.render.messages import MessageBody, recent_lines, shown_seat_names
 from bot.ui.ids import encode
 
 from .engine import Show

@@ -12,14 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.games.skipbo.engine import HAND, PARTNER_STOCK, STOCK, WILD, Discard, Game, Options, Play
-from bot.games.skipbo.table import (
+from bot.games.skipbo.message import (
     describe_events,
     option_lines,
     round_summary,
     table_body,
     turn_mention,
 )
-from bot.render.table_text import NBSP
+from bot.render.messages import NBSP
 
 from .helpers import new, rig, take
 from .test_panel import states
@@ -265,7 +265,7 @@ def test_option_lines_and_turn_mention() -> None:
 
 
 def test_cards_in_sentences_take_the_right_english_article() -> None:
-    from bot.games.skipbo.table import _discarded_card, _played_card
+    from bot.games.skipbo.message import _discarded_card, _played_card
 
     assert [_played_card(v, v, "en-US") for v in (7, 8, 11, 12)] == ["a 7", "an 8", "an 11", "a 12"]
     assert _discarded_card(8, "en-US") == "an 8" and _discarded_card(8, "fr") == "un 8"

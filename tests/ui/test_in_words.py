@@ -1,4 +1,4 @@
-"""The table in words (issue 28 item 7, bot/ui/table_words.py): the whole public table as text for
+"""The table in words (issue 28 item 7, bot/ui/in_words.py): the whole public table as text for
 players who turn images and embeds off, in English and French, never a face-down value or another
 player's hand, and within a Discord message even for the largest tables."""
 
@@ -13,7 +13,7 @@ from bot.games.skipbo.engine import Options as SkipboOptions
 from bot.games.skyjo.engine import Options as SkyjoOptions
 from bot.i18n import translate as t
 from bot.ui.display import with_words
-from bot.ui.table_words import ELLIPSIS, MESSAGE_LIMIT, table_words
+from bot.ui.in_words import ELLIPSIS, MESSAGE_LIMIT, table_words
 
 LOCALES = ("en-US", "fr")
 # Discord display names are at most 32 characters; markdown in one is escaped, which lengthens it.

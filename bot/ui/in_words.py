@@ -31,7 +31,7 @@ def table_words(
 ) -> str | None:
     """The table of a game of ``kind`` in words from ``view`` (a seat's own view or a spectator's),
     at most ``limit`` characters; None for a game this module has no words for."""
-    game = registry.get_kind(kind)
+    game = registry.find(kind)
     words = game.words if game is not None else None
     if words is None:
         return None

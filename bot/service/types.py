@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from bot.engine.base import GameState
-from bot.games.registry import KINDS, GameKind
+from bot.games.base import Game
+from bot.games.registry import BY_KIND
 from bot.render.names import ComputerName, computer_name
 from bot.storage import StorageError, StoredGame
 
@@ -115,9 +116,9 @@ class Table:
         return self.stored.id
 
     @property
-    def game(self) -> GameState:
+    def state(self) -> GameState:
         """The game's state: the last committed one (never missing; see ``needs_reload``)."""
-        return self.stored.game
+        return self.stored.state
 
     @property
     def needs_reload(self) -> bool:
@@ -126,8 +127,9 @@ class Table:
         return self.stored.needs_reload
 
     @property
-    def kind(self) -> GameKind:
-        return KINDS[self.stored.kind]
+    def game(self) -> Game:
+        """The game played here (its rules, panel, messages, picture), from its ``kind``."""
+        return BY_KIND[self.stored.kind]
 
     @property
     def turn_limit(self) -> int:
@@ -216,7 +218,7 @@ class Table:
 
     def turn_user(self) -> int | None:
         """The human whose turn it is (to mention), or None."""
-        game = self.game
+        game = self.state
         if self.finished or game.phase != PLAY or game.turn is None:
             return None
         seat: int = game.turn

@@ -1,6 +1,6 @@
 """The public Skyjo table message (and the lobby's settings lines) as plain data, every word localized.
 
-Built from the shared parts of :mod:`bot.render.table_text` (no discord import). Only views and
+Built from the shared parts of :mod:`bot.render.messages` (no discord import). Only views and
 events are read, and they carry nothing hidden. ``image_url`` is the seam for the table picture
 (:mod:`bot.games.skyjo.image`): when given, the embed shows it.
 """
@@ -14,8 +14,7 @@ from bot.games.skyjo.engine import EDITIONS, MAX_PLAYERS, MIN_PLAYERS
 from bot.games.skyjo.text import describe_events, grid_lines, status_line
 from bot.i18n import plural
 from bot.i18n import translate as t
-from bot.render.score_sheet import add_sheet
-from bot.render.table_text import (
+from bot.render.messages import (
     COLOUR_OVER,
     COLOUR_PAUSE,
     COLOUR_PLAYING,
@@ -26,7 +25,8 @@ from bot.render.table_text import (
     phrased,
     shown_seat_names,
 )
-from bot.render.table_text import recent_lines as _recent_lines
+from bot.render.messages import recent_lines as _recent_lines
+from bot.render.score_sheet import add_sheet
 
 JSON = dict[str, Any]
 
@@ -34,7 +34,7 @@ JSON = dict[str, Any]
 def recent_lines(
     recent: Iterable[tuple[int, list[JSON]]], names: Sequence[str], locale: object, limit: int = 5
 ) -> list[str]:
-    """The last moves, one line per move (see :func:`bot.render.table_text.recent_lines`)."""
+    """The last moves, one line per move (see :func:`bot.render.messages.recent_lines`)."""
     return _recent_lines(recent, names, locale, describe_events, limit)
 
 

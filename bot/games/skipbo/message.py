@@ -1,6 +1,6 @@
 """The public Skip-Bo table message (and the lobby's settings lines) as plain data, every word localized.
 
-The Skip-Bo twin of :mod:`bot.games.skyjo.table` (same :class:`MessageBody`, same signatures, no
+The Skip-Bo twin of :mod:`bot.games.skyjo.message` (same :class:`MessageBody`, same signatures, no
 discord import). Only the public view (``Game.view(None)``) and events are read: hands appear as
 sizes only (SB-INFO-1, GAME-INFO-1); stocks' sizes and tops, discard piles and building piles are
 public. Even given a player's own view, nothing here reads ``view["hand"]``.
@@ -16,8 +16,7 @@ from bot.games.skipbo import engine as skipbo
 from bot.games.skipbo.panel import card_label, card_words, partner_of
 from bot.i18n import a_card, plural
 from bot.i18n import translate as t
-from bot.render.score_sheet import add_sheet
-from bot.render.table_text import (
+from bot.render.messages import (
     COLOUR_OVER,
     COLOUR_PAUSE,
     COLOUR_PLAYING,
@@ -28,7 +27,8 @@ from bot.render.table_text import (
     phrased,
     shown_seat_names,
 )
-from bot.render.table_text import recent_lines as _recent_lines
+from bot.render.messages import recent_lines as _recent_lines
+from bot.render.score_sheet import add_sheet
 
 __all__ = [
     "MessageBody",
@@ -190,7 +190,7 @@ def _single(event: JSON, names: Sequence[str], locale: object) -> str | None:
 def recent_lines(
     recent: Iterable[tuple[int, list[JSON]]], names: Sequence[str], locale: object, limit: int = RECENT_LIMIT
 ) -> list[str]:
-    """The last moves, one line per move (see :func:`bot.render.table_text.recent_lines`)."""
+    """The last moves, one line per move (see :func:`bot.render.messages.recent_lines`)."""
     return _recent_lines(recent, names, locale, describe_events, limit)
 
 
@@ -251,7 +251,7 @@ def _player_field(view: JSON, seat: int, name: str, locale: object) -> JSON:
         plural("skipbo.table.hand", view["hand_sizes"][seat], locale),
         t("skipbo.table.discards", locale, piles=piles),
     ]
-    # A narrow inline field: its lines wrap between phrases only (table_text.phrased).
+    # A narrow inline field: its lines wrap between phrases only (messages.phrased).
     return {
         "name": _clip(marker + phrased(header[len(marker) :]), MAX_TITLE),
         "value": _clip("\n".join(phrased(line) for line in lines), MAX_FIELD),
@@ -410,7 +410,7 @@ def _team(view: JSON, seat: int) -> tuple[int, ...]:
 
 def option_lines(options: JSON, locale: object) -> list[str]:
     """The Skip-Bo settings of a lobby or table, one line each (``options`` is Options.to_dict());
-    the shared lobby message (``table_text.lobby_body(lines=...)``) shows them."""
+    the shared lobby message (``messages.lobby_body(lines=...)``) shows them."""
     lines = []
     stock = options.get("stock_size") or 0
     if stock:

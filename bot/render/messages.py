@@ -2,7 +2,7 @@
 
 Nothing here imports discord: the UI layer turns :class:`MessageBody` into a message (``embed`` is in
 Discord's JSON shape, so ``discord.Embed.from_dict`` takes it). Only views and events are read, and
-they carry nothing hidden. Each game's table module (``bot/games/<game>/table.py``) builds its table
+they carry nothing hidden. Each game's table module (``bot/games/<game>/message.py``) builds its table
 message from these parts. Seat names go in as written (escaped, never markup), a computer
 player's said in the message's language (:mod:`bot.render.names`).
 """
