@@ -1,6 +1,6 @@
-"""The table service's parts (bot/service/) keep their layering: ``table`` imports no other part, the
+"""The table service's parts (bot/service/) keep their layering: ``types`` imports no other part, the
 rules below the parts (``outcomes`` none, ``rules`` only ``outcomes``, ``replay_file`` none), ``core``
-only ``table`` and ``rules``, every other part only ``table`` and ``core``, so no circle can form; and what
+only ``types`` and ``rules``, every other part only ``types`` and ``core``, so no circle can form; and what
 one part asks of another (the abstract methods of ``ServiceCore``) is implemented by exactly one part."""
 
 from __future__ import annotations
@@ -30,18 +30,18 @@ def _service_imports(path: Path) -> set[str]:
 
 def test_each_part_imports_only_the_shared_modules() -> None:
     allowed: dict[str, set[str]] = {
-        "table": set(),
+        "types": set(),
         "outcomes": set(),
         "rules": {"outcomes"},
         "replay_file": set(),
-        "core": {"table", "rules"},
+        "core": {"types", "rules"},
     }
     parts = sorted(p for p in PARTS.glob("*.py") if p.name != "__init__.py")
-    assert {p.stem for p in parts} >= {"table", "core", "lobbies", "clicks", "votes", "timers", "seats"}
+    assert {p.stem for p in parts} >= {"types", "core", "lobbies", "clicks", "votes", "timers", "seats"}
     wrong = {
         p.stem: imports
         for p in parts
-        if not (imports := _service_imports(p)) <= allowed.get(p.stem, {"table", "core"})
+        if not (imports := _service_imports(p)) <= allowed.get(p.stem, {"types", "core"})
     }
     assert wrong == {}
 
