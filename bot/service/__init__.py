@@ -60,7 +60,7 @@ lock, one calling another mid-action (a commit indexes the timer and arms the co
 and replaces a seat), and callers (cogs, the UI, tests) use one object with one API (the owner objects'
 own methods stay behind it: ``settings_of``, ``prefs_of``...). Why the owner objects: mypy sees a part's
 ``self`` as that part over the core, so a part cannot reach another part's state (it is not declared where
-the part looks), and the core cannot grow it again unnoticed (``tests/unit/test_service_core.py`` lists
+the part looks), and the core cannot grow it again unnoticed (``tests/service/test_core.py`` lists
 the core's state and each part's, and checks that no module touches another's). What one part asks of
 another (``_schedule``/``_forget`` of the sweeper, ``prefs_of``, ``_commit``...) is declared once,
 abstract, in the core, implemented by exactly one part; the parts import ``table`` and ``core`` only,

@@ -69,7 +69,7 @@ class ServiceCore(ABC):
     configuration it was made with (delays, limits, shards, observer, seeds). State that one part
     alone keeps is that part's own, made in its ``__init__`` (the sweeper's index, the settings and
     preferences caches, the letters on their way, the reloader, the lobby fair-use marks):
-    ``tests/unit/test_service_core.py`` checks both. What one part asks of another is declared here as
+    ``tests/service/test_core.py`` checks both. What one part asks of another is declared here as
     abstract methods, each implemented by exactly one part (named in its docstring)."""
 
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
