@@ -839,7 +839,7 @@ class Harness:
         """On PostgreSQL: a move in flight when the connections dropped is applied once, answered as a
         move (or what it would have got anyway: the rules' refusal, the refreshed panel). When the server
         stopped (``stop``: down for OUTAGE_S) before the move's commit reached it, neither the commit
-        nor its one retry can land within Discord's window: the table's "reconnecting" answer is then
+        nor its one retry (made at once) can land: the table's "reconnecting" answer is then
         the honest one (that nothing was applied twice or lost is checked on the log, as for every
         click). The halt races the commit, so either outcome happens; both are right."""
         if fault.kind == "lock":
