@@ -4,20 +4,21 @@ The service, the presenter, timers, storage, the boards, the simulator and the b
 and know a game only through this protocol; each game folder (``bot/games/<game>/``) exports one object
 implementing it, and :mod:`bot.games.registry` maps names and custom_id prefixes to those objects.
 
-The parts a Discord table needs (panel, table text, rules, picture, commands, words) are properties
-that import the game's modules on first use, so the engine-only tools (simulator, terminal games)
-never load them. Nothing here imports discord. Everything a game has of its own is reached through
-this protocol (no ``getattr`` for an optional part: it is typed, None when the game has none), and no
-module outside the game's folder names a game (``tests/unit/test_games_named.py``).
+The parts a Discord table needs (panel, table message, rules, picture, commands, words) are
+:class:`Part` attributes that import the game's modules on first use, so the engine-only tools
+(simulator, terminal games) never load them. Nothing here imports discord. Everything a game has of
+its own is reached through this protocol (no ``getattr`` for an optional part: it is typed, None when
+the game has none), and no module outside the game's folder names a game (``tests/unit/test_games_named.py``).
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, overload
 
 if TYPE_CHECKING:
     from bot.render.messages import MessageBody
@@ -147,6 +148,28 @@ class Commands(Protocol):
     # ``computers``, ``level`` and ``turn_limit`` (bot.games.commands.table_options).
     @property
     def new(self) -> Callable[..., Coroutine[Any, Any, None]]: ...
+
+
+T = TypeVar("T")
+
+
+class Part(Generic[T]):
+    """A part of a game, imported on first use: ``panel: Part[Panel] = Part(f"{__package__}.panel")``
+    is the game's ``panel`` module, ``Part(f"{__package__}.words", "words")`` that module's ``words``.
+    The engine-only tools (simulator, terminal games, engine benches) so never load the Discord side."""
+
+    def __init__(self, module: str, name: str | None = None) -> None:
+        self.module, self.name = module, name
+
+    @overload
+    def __get__(self, game: None, owner: type) -> Part[T]: ...
+    @overload
+    def __get__(self, game: object, owner: type) -> T: ...
+    def __get__(self, game: object | None, owner: type) -> Part[T] | T:
+        if game is None:
+            return self
+        module = importlib.import_module(self.module)
+        return cast(T, module if self.name is None else getattr(module, self.name))
 
 
 class Game(Protocol):

@@ -12,6 +12,7 @@ from bot.games.base import (
     Commands,
     DescribeEvents,
     Panel,
+    Part,
     Picture,
     Policy,
     Rules,
@@ -46,62 +47,17 @@ class SkipBo:
     # rounds): "best 0, mean 0.0" would say nothing, so its card shows the stock cards left instead.
     scored = False
 
-    # The Discord-facing parts are imported on first use: the engine-only tools never load them.
-    @property
-    def panel(self) -> Panel:
-        from bot.games.skipbo import panel
-
-        return panel
-
-    @property
-    def message(self) -> TableMessage:
-        from bot.games.skipbo import message
-
-        return message
-
-    @property
-    def rules(self) -> Rules:
-        from bot.games.skipbo import rules
-
-        return rules
-
-    @property
-    def image(self) -> Picture:
-        from bot.games.skipbo import image
-
-        return image
-
-    @property
-    def commands(self) -> Commands:
-        from bot.games.skipbo import commands
-
-        return commands
-
     strings: Path | None = STRINGS
-
-    @property
-    def words(self) -> Words:
-        from bot.games.skipbo.words import words
-
-        return words
-
-    @property
-    def suggestion(self) -> Suggestion:
-        from bot.games.skipbo.panel import suggestion
-
-        return suggestion
-
-    @property
-    def describe_events(self) -> DescribeEvents:
-        from bot.games.skipbo.message import describe_events
-
-        return describe_events
-
-    @property
-    def bench(self) -> Callable[[], None]:
-        from bot.games.skipbo.bench import run
-
-        return run
+    # The Discord-facing parts are imported on first use: the engine-only tools never load them.
+    panel: Part[Panel] = Part(f"{__package__}.panel")
+    message: Part[TableMessage] = Part(f"{__package__}.message")
+    rules: Part[Rules] = Part(f"{__package__}.rules")
+    image: Part[Picture] = Part(f"{__package__}.image")
+    commands: Part[Commands] = Part(f"{__package__}.commands")
+    words: Part[Words] = Part(f"{__package__}.words", "words")
+    suggestion: Part[Suggestion] = Part(f"{__package__}.panel", "suggestion")
+    describe_events: Part[DescribeEvents] = Part(f"{__package__}.message", "describe_events")
+    bench: Part[Callable[[], None]] = Part(f"{__package__}.bench", "run")
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         """The phase, round and turn (a play by the player whose turn it is changes only their own
