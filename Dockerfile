@@ -21,6 +21,9 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 # `python3`: the official image has it in /usr/local/bin, Debian's package in /usr/bin. Python 3.11 in
 # both, so the venv's site-packages is /opt/venv/lib/python3.11/site-packages (the font goes there).
 RUN python3 -m venv /opt/venv
+# A CA bundle for pip where the index is reached through an intercepting proxy (the image test passes
+# one): a build argument of this stage only, so it is not in the image that runs.
+ARG PIP_CERT
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY bot ./bot
