@@ -328,7 +328,8 @@ async def test_the_image_plays_a_game_that_survives_replacing_its_container(imag
     size = int(json.loads(podman("image", "inspect", image).stdout)[0]["Size"])
     base = int(json.loads(podman("image", "inspect", BASE).stdout)[0]["Size"])
     print(
-        f"\nimage {size / 1e6:.0f} MB ({base / 1e6:.0f} MB of it the base); game and replacement in {time.monotonic() - began:.0f} s"
+        f"\nimage {size / 1e6:.0f} MB ({base / 1e6:.0f} MB of it the base); "
+        f"game and replacement in {time.monotonic() - began:.0f} s"
     )
     print(podman("history", "--format", "{{.Size}}\t{{.CreatedBy}}", image).stdout[:3000])
     largest = podman(
