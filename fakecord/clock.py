@@ -39,12 +39,23 @@ class RealClock:
 
 
 class SnowflakeFactory:
-    """Real-looking, strictly increasing snowflakes (discord.py reads their timestamps)."""
+    """Real-looking, strictly increasing snowflakes (discord.py reads their timestamps).
 
-    def __init__(self) -> None:
+    ``pinned``: the first ids are ``pinned``, ``pinned + 1``... until :meth:`unpin` (a world with the
+    same ids at every start); it must lie in the past, so the ids that follow still increase."""
+
+    def __init__(self, pinned: int | None = None) -> None:
         self._last = 0
+        self._pinned = pinned
+
+    def unpin(self) -> None:
+        self._pinned = None
 
     def __call__(self) -> int:
+        if self._pinned is not None:
+            self._pinned += 1
+            self._last = self._pinned - 1
+            return self._last
         now_ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
         candidate = now_ms << 22
         self._last = max(candidate, self._last + 1)

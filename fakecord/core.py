@@ -44,6 +44,7 @@ class FakeDiscordBase:
         recommended_shards: int = 1,
         sharding_required: bool = False,
         allow_shard_overlap: bool = False,
+        world_first_id: int | None = None,
     ) -> None:
         """``clock``: anything with ``now()`` (default a manual :class:`FakeClock`); ``users``:
         ``(username, locale, global_name)`` of the human members (default alice, bob, carol (fr));
@@ -55,7 +56,10 @@ class FakeDiscordBase:
         models a bot past Discord's 2,500 guilds per session: an unsharded IDENTIFY (no ``shard``, or a
         count of 1) is closed with 4011; ``allow_shard_overlap`` lets sessions on the same shard, or
         with different shard counts, live together as Discord allows (each receives the events its
-        shard formula selects), instead of refusing the newcomer with 4010 (the default)."""
+        shard formula selects), instead of refusing the newcomer with 4010 (the default).
+
+        ``world_first_id``: the bot, the guild, its roles, channels and users take the ids from this
+        one on, the same at every start (a snowflake in the past); default: from the clock."""
         if recommended_shards < 1:
             raise ValueError("recommended_shards must be at least 1")
         self.token = token
@@ -81,7 +85,7 @@ class FakeDiscordBase:
         self.heartbeat_interval_ms = HEARTBEAT_INTERVAL_MS
         # Guilds in an outage: READY lists them (unavailable) but no GUILD_CREATE follows.
         self.unavailable_guilds: set[int] = set()
-        self.new_id = SnowflakeFactory()
+        self.new_id = SnowflakeFactory(world_first_id)
         self.port: int = 0
         self._runner: web.AppRunner | None = None
         self._changed = asyncio.Event()
@@ -139,6 +143,7 @@ class FakeDiscordBase:
         self._clients: list[tuple[discord.Client, asyncio.Task[None]]] = []
 
         self._build_world()
+        self.new_id.unpin()  # what comes next (messages, interactions, added users) is new
 
     # ------------------------------------------------------------------ world
 

@@ -20,7 +20,12 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m bot sandbox",
         description="Run the real bot against a local stand-in for Discord and play it in a browser.",
     )
-    out.add_argument("--host", default=DEFAULT_HOST, help=f"address of the page (default {DEFAULT_HOST})")
+    host = os.environ.get("SANDBOX_HOST") or DEFAULT_HOST
+    out.add_argument(
+        "--host",
+        default=host,
+        help=f"address of the page (default SANDBOX_HOST, else {DEFAULT_HOST}; the image sets 0.0.0.0)",
+    )
     out.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"port of the page (default {DEFAULT_PORT})"
     )
@@ -28,7 +33,14 @@ def parser() -> argparse.ArgumentParser:
         "--database",
         type=Path,
         default=DEFAULT_DATABASE,
-        help=f"SQLite file, emptied at every start (default {DEFAULT_DATABASE})",
+        help=f"SQLite file, emptied at every start unless --keep (default {DEFAULT_DATABASE})",
+    )
+    out.add_argument(
+        "--keep",
+        action="store_true",
+        default=os.environ.get("SANDBOX_KEEP", "").strip().lower() in ("1", "true", "yes"),
+        help="keep the database between starts (default SANDBOX_KEEP, else no): the games resume and"
+        " their tables are posted again; the fake Discord's messages are not kept",
     )
     out.add_argument(
         "--database-url",
@@ -42,13 +54,28 @@ def parser() -> argparse.ArgumentParser:
     return out
 
 
-def bot_factory(database: Path, url: str | None = None, **tuning: Any) -> Any:
+def bot_factory(
+    database: Path,
+    url: str | None = None,
+    *,
+    metrics_port: int | None = None,
+    metrics_host: str = "127.0.0.1",
+    **tuning: Any,
+) -> Any:
     """What the sandbox starts (again at every "Restart bot"): the real bot on the sandbox's database,
-    SQLite at ``database`` or PostgreSQL at ``url`` (already scoped to the sandbox's schema)."""
+    SQLite at ``database`` or PostgreSQL at ``url`` (already scoped to the sandbox's schema); with
+    ``metrics_port``, serving /healthz and /metrics there as ``python -m bot run`` does."""
     from bot.client import BotTuning, create_bot
 
     settings = BotTuning(**{k: v for k, v in tuning.items() if v is not None})
-    return lambda: create_bot(database_path=database, database_url=url, synchronous="NORMAL", tuning=settings)
+    return lambda: create_bot(
+        database_path=database,
+        database_url=url,
+        synchronous="NORMAL",
+        tuning=settings,
+        metrics_port=metrics_port,
+        metrics_host=metrics_host,
+    )
 
 
 def postgres_url(options: argparse.Namespace) -> str | None:
@@ -95,7 +122,7 @@ async def start_up_logged(quiet: float = 0.3, at_most: float = 3.0) -> None:
 
 
 async def serve(options: argparse.Namespace) -> int:
-    from bot.config import ConfigError
+    from bot.config import ConfigError, load_settings
     from bot.storage import StorageError, translate_os_error
     from bot.storage import sandbox as sandbox_storage
 
@@ -103,7 +130,8 @@ async def serve(options: argparse.Namespace) -> int:
     # and opened once here (each bot of the sandbox opens its own later, at every "Restart bot").
     try:
         url = postgres_url(options)
-        where = await sandbox_storage.fresh(options.database, url)
+        settings = load_settings()
+        where = await sandbox_storage.fresh(options.database, url, keep=options.keep)
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
@@ -113,10 +141,13 @@ async def serve(options: argparse.Namespace) -> int:
     except StorageError as exc:
         print(f"storage error: {exc}", file=sys.stderr)
         return 2
-    print(f"Database: {where} (emptied at each start).", flush=True)
+    kept = "kept between starts: --keep" if options.keep else "emptied at each start"
+    print(f"Database: {where} ({kept}).", flush=True)
     factory = bot_factory(
         options.database,
         None if url is None else sandbox_storage.postgres_url(url),
+        metrics_port=settings.metrics_port,
+        metrics_host=settings.metrics_host,
         ai_delay=options.ai_delay,
         round_delay=options.round_delay,
     )

@@ -44,7 +44,7 @@ from fakecord import (
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
-DEFAULT_HOST = "127.0.0.1"
+DEFAULT_HOST = "127.0.0.1"  # no authentication: loopback (a container's SANDBOX_HOST: docs/deploy.md)
 DEFAULT_PORT = 8765
 DEFAULT_DATABASE = Path("data") / "sandbox.sqlite3"
 USERS: list[tuple[str, str, str | None]] = [("alice", "en-US", "Alice"), ("bob", "en-US", "Bob"),
@@ -53,6 +53,7 @@ OWNER = "alice"  # owns the server: every permission; the others are members wit
 DM = "dm"  # what a page asks to view for its user's direct messages with the bot
 LOCALES = {"en-US": "English", "fr": "Français"}
 HISTORY = 100  # messages a page shows per channel
+WORLD_FIRST_ID = (1_735_689_600_000 - 1_420_070_400_000) << 22  # the same world ids at each start (--keep)
 PUSH_DELAY = 0.015  # seconds: changes are batched this long before being pushed
 
 
@@ -91,7 +92,8 @@ class Sandbox:
         self.bot_factory = bot_factory
         self.host = host
         self.port = port
-        self.fake = FakeDiscord(clock=RealClock(), users=USERS, guild_name="Skybo sandbox", owner=OWNER)
+        self.fake = FakeDiscord(clock=RealClock(), users=USERS, guild_name="Skybo sandbox", owner=OWNER,
+                                world_first_id=WORLD_FIRST_ID)  # fmt: skip
         self.fake.heartbeat_ack_delay = 0.25
         self.bot: Any = None
         self.pages: list[Page] = []

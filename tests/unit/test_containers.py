@@ -355,6 +355,22 @@ class Dockerfile:
         froms = [n for n, i in enumerate(self.instructions) if i.keyword == "FROM"]
         return self.instructions[froms[-1] :] if froms else self.instructions
 
+    def base_args(self) -> dict[str, str]:
+        """``ARG NAME=default`` before the first FROM: what a FROM may name as ``${NAME}``."""
+        found: dict[str, str] = {}
+        for instruction in self.instructions:
+            if instruction.keyword == "FROM":
+                break
+            if instruction.keyword == "ARG":
+                found.update((k, v) for k, v in self.env_pairs(instruction) if v is not None)
+        return found
+
+    def image_of(self, instruction: Instruction) -> str:
+        """A FROM's image with the build arguments at their defaults (what a plain ``docker build`` uses)."""
+        args = self.base_args()
+        image = instruction.args.split()[0]
+        return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: args.get(m[1] or m[2], m[0]), image)
+
     def exposed(self) -> list[str]:
         return [p.split("/")[0] for i in self.all("EXPOSE") for p in i.args.split()]
 
@@ -374,7 +390,7 @@ def dockerfile_problems(dockerfile: Dockerfile) -> list[str]:
     stages: set[str] = set()
     for instruction in dockerfile.all("FROM"):
         words = instruction.args.split()
-        image = words[0]
+        image = dockerfile.image_of(instruction)
         if len(words) >= 3 and words[1].upper() == "AS":
             stages.add(words[2].lower())
         if image.lower() in stages or image == "scratch":
@@ -559,7 +575,7 @@ def test_the_font_lands_where_the_installed_package_looks_for_it() -> None:
 
     relative = images.FONT_PATH.relative_to(images.REPO_ROOT).as_posix()
     dockerfile = Dockerfile.parse(DOCKERFILE.read_text(encoding="utf-8"))
-    base = dockerfile.all("FROM")[-1].args
+    base = dockerfile.image_of(dockerfile.all("FROM")[-1])
     version = re.search(r"python:(\d+)\.(\d+)\.", base)
     assert version is not None
     site = f"/opt/venv/lib/python{version[1]}.{version[2]}/site-packages"

@@ -31,14 +31,16 @@ def in_schema(url: str, schema: str) -> str:
     return make_conninfo(url, options=f"{options} -c search_path={_checked(schema)}".strip())
 
 
-def recreate(url: str, schema: str) -> None:
-    """Drop ``schema`` (CASCADE) and create it empty; errors as storage errors naming the server."""
+def recreate(url: str, schema: str, *, keep: bool = False) -> None:
+    """Drop ``schema`` (CASCADE) and create it empty; ``keep``: only create it if it is missing. Errors
+    as storage errors naming the server."""
     name = _checked(schema)
     where, params = describe(url)
     conn = PostgresDatabase._connect(url, where, params)  # a refusal: one clear StorageUnusable
     try:
-        conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
-        conn.execute(f"CREATE SCHEMA {name}")
+        if not keep:
+            conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {name}")
     except psycopg.Error as error:
         raise translate(error, where) from error
     finally:

@@ -1,0 +1,339 @@
+"""The container image, built and run for real (``make test-image``; not part of ``make test``).
+
+With podman and runc (no Docker daemon, no registry here): a Debian bookworm base with Python 3.11 made
+once with mmdebstrap and kept in podman's image store, the repository's ``Dockerfile`` built on it
+(``--build-arg BASE=...``, the same steps as the official base), then one container after another on
+the same volume: the sandbox (no token) plays a Skyjo game against a computer player through the page's
+own websocket from the host, ``/healthz`` and the image's HEALTHCHECK answer, the container is replaced
+mid-game and the game finishes in the new one. Also: the default command is the bot's, the process is
+not root, /data is a volume. Without podman the test is skipped with the reason, or fails under
+``SKYBO_REQUIRE_IMAGE=1`` (``.ci/run``). docs/deploy.md has the figures it prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.ui import ids
+
+REPO = Path(__file__).resolve().parents[2]
+BASE = os.environ.get("SKYBO_IMAGE_BASE", "localhost/debian-py:bookworm")
+IMAGE = "localhost/skybo:image-test"
+# This machine's hybrid cgroups: crun refuses them, runc with cgroupfs runs; raising rlimits is refused.
+PODMAN = ["podman", "--runtime", "runc", "--cgroup-manager=cgroupfs"]
+LIMITS = ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1000:1000"]
+CERTS = "/etc/ssl/certs"
+GAME_ACTS = {"rv", "dr", "tk", "rp", "dv", "nx"}
+
+
+def podman(*args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([*PODMAN, *args], capture_output=True, text=True, timeout=timeout)
+    if check and done.returncode != 0:
+        raise AssertionError(f"podman {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return done
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def image() -> Iterator[str]:
+    missing = [tool for tool in ("podman", "runc", "mmdebstrap") if shutil.which(tool) is None]
+    if missing:
+        why = f"{', '.join(missing)} missing (make test-image installs them as root: make image-deps)"
+        if os.environ.get("SKYBO_REQUIRE_IMAGE") == "1":
+            pytest.fail(f"the image test is required (SKYBO_REQUIRE_IMAGE=1): {why}", pytrace=False)
+        pytest.skip(why)
+    if podman("image", "exists", BASE, check=False).returncode != 0:
+        began = time.monotonic()
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
+            tar = Path(tmp) / "base.tar"
+            subprocess.run(
+                ["mmdebstrap", "--variant=minbase", "--include=python3,python3-venv,ca-certificates",
+                 "bookworm", str(tar)],
+                check=True, capture_output=True, timeout=900,
+            )  # fmt: skip
+            podman("import", str(tar), BASE)
+        print(f"\nbase {BASE} built in {time.monotonic() - began:.0f} s (kept in podman's store)")
+    began = time.monotonic()
+    podman(
+        "build", "--format", "docker", "--network=host", "-v", f"{CERTS}:{CERTS}:ro",
+        "--build-arg", f"PIP_CERT={CERTS}/ca-certificates.crt", *LIMITS,
+        "--build-arg", f"BASE={BASE}", "-t", IMAGE, str(REPO),
+        timeout=1200,
+    )  # fmt: skip
+    print(f"\nimage {IMAGE} built in {time.monotonic() - began:.0f} s")
+    yield IMAGE
+
+
+class Container:
+    """One container of the image: the sandbox on the volume, its page and /healthz on loopback ports."""
+
+    def __init__(self, image: str, volume: str, name: str) -> None:
+        self.name = name
+        self.page_port, self.metrics_port = free_port(), free_port()
+        podman(
+            "run", "-d", "--name", name, *LIMITS, "-v", f"{volume}:/data",
+            "-p", f"127.0.0.1:{self.page_port}:8765", "-p", f"127.0.0.1:{self.metrics_port}:9464",
+            "-e", "METRICS_PORT=9464", "-e", "METRICS_HOST=0.0.0.0",
+            image, "python", "-m", "bot", "sandbox", "--keep", "--database", "/data/sandbox.sqlite3",
+            "--ai-delay", "0.1", "--round-delay", "1",
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while "Ready: open" not in self.logs():
+            if (
+                time.monotonic() > deadline
+                or podman("inspect", "-f", "{{.State.Running}}", name).stdout.strip() != "true"
+            ):
+                raise AssertionError(f"the sandbox did not start:\n{self.logs()}")
+            time.sleep(0.3)
+
+    def logs(self) -> str:
+        done = podman("logs", self.name, check=False)
+        return done.stdout + done.stderr
+
+    def healthz(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/healthz", timeout=5) as answer:
+            assert answer.status == 200
+            body: dict[str, Any] = json.loads(answer.read())
+            return body
+
+    def stop(self) -> None:
+        podman("stop", "-t", "20", self.name)
+        podman("rm", self.name)
+
+
+class Page:
+    """What the page's JS does (bot/sandbox/static/app.js): one websocket, ``view`` a channel as a user,
+    ``command`` and ``click`` with the message's revision; the messages come as ``messages`` pushes."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.messages: dict[str, dict[str, Any]] = {}
+        self.replies: dict[int, dict[str, Any]] = {}
+        self.rid = 0
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for frame in self.ws:
+            data = json.loads(frame.data)
+            if data.get("op") == "messages":
+                if data.get("reset"):
+                    self.messages.clear()
+                for message in data["upsert"]:
+                    self.messages[message["id"]] = message
+                for gone in data["delete"]:
+                    self.messages.pop(gone, None)
+            elif data.get("op") == "reply":
+                self.replies[data["rid"]] = data
+
+    async def send(self, **data: Any) -> dict[str, Any]:
+        self.rid += 1
+        rid = self.rid
+        await self.ws.send_str(json.dumps({**data, "rid": rid}))
+        reply = await self.until(lambda: self.replies.get(rid), f"the reply to {data}")
+        assert reply["ok"], reply
+        return reply
+
+    async def until(self, found: Any, what: str, timeout: float = 30) -> Any:
+        deadline = time.monotonic() + timeout
+        while (value := found()) in (None, False, []):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}: {json.dumps(self.messages)[-4000:]}")
+            await asyncio.sleep(0.05)
+        return value
+
+    async def click(self, message: dict[str, Any], custom_id: str) -> None:
+        await self.send(op="click", message=message["id"], custom_id=custom_id, rev=message["rev"])
+
+
+def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+
+    def walk(items: list[dict[str, Any]]) -> None:
+        for comp in items:
+            if comp.get("type") == 2 and comp.get("custom_id") and not comp.get("disabled"):
+                out.append(comp)
+            walk(comp.get("components") or [])
+
+    walk(message.get("components") or [])
+    return out
+
+
+def act(custom_id: str) -> ids.ButtonId | None:
+    return ids.decode(custom_id)
+
+
+def table_of(page: Page) -> tuple[dict[str, Any], int] | None:
+    """The public table message (the one with "open my panel") and its game."""
+    for message in sorted(page.messages.values(), key=lambda m: int(m["id"]), reverse=True):
+        for comp in buttons(message):
+            parsed = act(comp["custom_id"])
+            if not message["ephemeral"] and parsed is not None and parsed.act == "op":
+                return message, parsed.game
+    return None
+
+
+def over(page: Page) -> bool:
+    """The game has ended: its table offers a rematch."""
+    return any(
+        (p := act(c["custom_id"])) is not None and p.act == "rm"
+        for m in page.messages.values()
+        if not m["ephemeral"]
+        for c in buttons(m)
+    )
+
+
+def choose(panel: dict[str, Any], rng: random.Random) -> str | None:
+    moves = [c["custom_id"] for c in buttons(panel) if (p := act(c["custom_id"])) and p.act in GAME_ACTS]
+    by_act: dict[str, list[str]] = {}
+    for custom_id in moves:
+        by_act.setdefault(act(custom_id).act, []).append(custom_id)  # type: ignore[union-attr]
+    for name in ("nx", "rv", "dv", "tk", "rp", "dr"):
+        if name in by_act:
+            return rng.choice(by_act[name])
+    return None
+
+
+async def play(page: Page, rng: random.Random, *, clicks: int | None) -> int:
+    """Alice opens her panel from the table once (it follows the game: the bot edits it at every
+    change) and clicks moves until the game ends (its table offers a rematch) or ``clicks`` moves were
+    made; returns the moves made."""
+    table, _ = await page.until(lambda: table_of(page), "the table")
+    before = set(page.messages)
+    opener = next(c["custom_id"] for c in buttons(table) if act(c["custom_id"]).act == "op")  # type: ignore[union-attr]
+    await page.click(table, opener)
+    panel_id = await page.until(
+        lambda: next((i for i in page.messages if i not in before and page.messages[i]["ephemeral"]), None),
+        "the panel",
+    )
+    made = 0
+    while (clicks is None or made < clicks) and not over(page):
+        panel = page.messages[panel_id]
+        rev = panel["rev"]
+        custom_id = choose(panel, rng)
+        if custom_id is not None:
+            await page.click(panel, custom_id)
+            made += 1
+        # a move of hers or of the computer: the panel is edited
+        await page.until(lambda r=rev: over(page) or page.messages[panel_id]["rev"] != r, "the panel's edit")
+    return made
+
+
+async def open_page(port: int) -> tuple[aiohttp.ClientSession, Page]:
+    session = aiohttp.ClientSession()
+    ws = await session.ws_connect(f"http://127.0.0.1:{port}/ws")
+    page = Page(ws)
+    await page.send(op="view", user="alice", channel="games")
+    return session, page
+
+
+async def test_the_image_plays_a_game_that_survives_replacing_its_container(image: str) -> None:
+    began = time.monotonic()
+    inspect = json.loads(podman("image", "inspect", image).stdout)[0]["Config"]
+    assert inspect.get("User", "") not in ("", "root", "0", "0:0"), (
+        f"the image runs as root: User={inspect.get('User')!r}"
+    )
+    assert "/data" in (inspect.get("Volumes") or {}), inspect.get("Volumes")
+    assert not [e for e in inspect.get("Env") or [] if e.startswith("PIP_")], "the build's settings leaked"
+
+    # The default command is the bot itself: without a token it stops with the settings' one line.
+    plain = podman("run", "--rm", *LIMITS, image, check=False, timeout=60)
+    assert plain.returncode != 0 and "DISCORD_TOKEN" in plain.stdout + plain.stderr, plain
+
+    volume = f"skybo-image-test-{os.getpid()}"
+    podman("volume", "create", volume)
+    containers: list[Container] = []
+    try:
+        first = Container(image, volume, f"{volume}-1")
+        containers.append(first)
+        assert first.healthz()["healthy"] is True
+        assert podman("healthcheck", "run", first.name, check=False).returncode == 0, "HEALTHCHECK failed"
+        user = podman(
+            "exec", first.name, "sh", "-c", "id -u; ps -o user= -p 1 2>/dev/null || stat -c %u /proc/1"
+        )
+        assert user.stdout.split()[0] != "0" and "root" not in user.stdout, user.stdout
+        # /data is the volume, written by the non-root user
+        mounts = json.loads(podman("inspect", first.name).stdout)[0]["Mounts"]
+        assert any(m["Destination"] == "/data" and m.get("Name") == volume for m in mounts), mounts
+
+        rng = random.Random(42)
+        session, page = await open_page(first.page_port)
+        try:
+            await page.send(
+                op="command", name="skyjo", path=["new"], options={"score_limit": 10, "computers": 1}
+            )
+            lobby = await page.until(
+                lambda: next(
+                    (
+                        m
+                        for m in page.messages.values()
+                        if any(c["custom_id"].endswith(":st") for c in buttons(m))
+                    ),
+                    None,
+                ),
+                "the lobby",
+            )
+            await page.click(
+                lobby, next(c["custom_id"] for c in buttons(lobby) if c["custom_id"].endswith(":st"))
+            )
+            _, game = await page.until(lambda: table_of(page), "the table")
+            moves = await play(page, rng, clicks=6)
+            assert moves == 6 and not over(page), "the game ended before the replacement"
+        finally:
+            await session.close()
+
+        first.stop()  # SIGTERM: the bot stops gracefully; the fake Discord and its messages are gone
+        containers.remove(first)
+        second = Container(image, volume, f"{volume}-2")
+        containers.append(second)
+        assert "games=1" in second.logs(), second.logs()  # "tables resumed games=1"
+        session, page = await open_page(second.page_port)
+        try:
+            _, resumed = await page.until(lambda: table_of(page), "the table posted again")
+            assert resumed == game
+            await play(page, rng, clicks=None)
+            assert over(page)
+            final = max(page.messages.values(), key=lambda m: int(m["id"]))
+            print(f"\nthe game's last message: {final['content'] or final['embeds'][:1]}"[:400])
+        finally:
+            await session.close()
+        assert second.healthz()["healthy"] is True
+        errors = [line for line in second.logs().splitlines() if " ERROR " in line or "Traceback" in line]
+        assert errors == [], errors
+    finally:
+        for container in containers:
+            podman("rm", "-f", container.name, check=False)
+        podman("volume", "rm", "-f", volume, check=False)
+
+    size = int(json.loads(podman("image", "inspect", image).stdout)[0]["Size"])
+    base = int(json.loads(podman("image", "inspect", BASE).stdout)[0]["Size"])
+    print(
+        f"\nimage {size / 1e6:.0f} MB ({base / 1e6:.0f} MB of it the base); "
+        f"game and replacement in {time.monotonic() - began:.0f} s"
+    )
+    print(podman("history", "--format", "{{.Size}}\t{{.CreatedBy}}", image).stdout[:3000])
+    largest = podman(
+        "run", "--rm", *LIMITS, "--entrypoint", "sh", image, "-c",
+        "du -s /opt/venv/lib/python3.11/site-packages/* | sort -rn | head -12",
+    ).stdout  # fmt: skip
+    print("largest parts of the venv (kB):\n" + largest)
