@@ -84,7 +84,13 @@ async def test_a_long_games_letter_shows_in_its_readers_direct_messages(
     assert await pages[other.username].locator(".message").count() == 0
     assert await pages[other.username].locator("#dms .dm-count").count() == 0
     await page.locator('#channels .channel[data-name="general"]').click()
-    await page.locator(".message").filter(has_text="Skyjo").first.wait_for()
+    # The channel drawn (the letter itself names Skyjo: wait for the header, then the table's messages).
+    await page.locator("#channel-name").filter(has_text="general").wait_for()
+    await (
+        page.locator(".message")
+        .filter(has_text="Skyjo", has_not_text="Your turn has come in")
+        .first.wait_for()
+    )
     assert await page.locator(".message").filter(has_text="Your turn has come in").count() == 0
     for opened in pages.values():
         assert opened.errors == []
