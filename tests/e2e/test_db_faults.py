@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import re
 import sqlite3
@@ -77,7 +76,7 @@ from fakecord import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 from .bot_worker import spawn
 from .conftest import GAME_ACTS, act_of, choose
-from .test_kills import GameRow, result_of
+from .test_kills import GameRow, read_actions, read_game, replay_of, result_of
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -200,40 +199,7 @@ class LogReader:
 
     def game(self, game_id: int) -> GameRow:
         with self.snapshot() as q:
-            return self._game(q, game_id)
-
-    @staticmethod
-    def _game(q: Callable[..., list[tuple[Any, ...]]], game_id: int) -> GameRow:
-        kind, status, version, meta, snapshot = q(
-            "SELECT kind, status, version, meta, snapshot FROM games WHERE id = ?", (game_id,)
-        )[0]
-        users = {
-            int(user): int(seat)
-            for seat, user in q(
-                "SELECT seat, user_id FROM game_seats WHERE game_id = ? AND user_id IS NOT NULL", (game_id,)
-            )
-        }
-        engine = BY_KIND[kind].engine
-        return GameRow(
-            game_id,
-            kind,
-            status,
-            version,
-            json.loads(meta),
-            users,
-            engine.Game.from_dict(json.loads(snapshot)),
-        )
-
-    @staticmethod
-    def _actions(
-        q: Callable[..., list[tuple[Any, ...]]], game_id: int
-    ) -> list[tuple[int, int, dict[str, Any]]]:
-        return [
-            (int(seq), int(seat), json.loads(action))
-            for seq, seat, action in q(
-                "SELECT seq, seat, action FROM game_actions WHERE game_id = ? ORDER BY seq", (game_id,)
-            )
-        ]
+            return read_game(q, game_id)
 
     def state(self, game_ids: list[int]) -> dict[int, tuple[GameRow, list[tuple[int, int, dict[str, Any]]]]]:
         """Every game's row and log in one snapshot, each snapshot checked against the replay of its log
@@ -247,25 +213,12 @@ class LogReader:
                     " FROM games WHERE id = ?",
                     (game_id,),
                 )[0]
-                engine = BY_KIND[kind].engine
-                names = [
-                    f"ai{seat}:{level}" if level is not None else f"u{user}"
-                    for seat, user, level in q(
-                        "SELECT seat, user_id, ai_level FROM game_seats WHERE game_id = ? ORDER BY seat",
-                        (game_id,),
-                    )
-                ]
-                actions = self._actions(q, game_id)
+                actions = read_actions(q, game_id)
                 if [a[0] for a in actions] != list(range(1, len(actions) + 1)):
                     raise Problem(f"game {game_id}: a gap in the action log")
                 if version != len(actions):
                     raise Problem(f"game {game_id}: version {version}, {len(actions)} actions")
-                replayed = engine.replay(
-                    names,
-                    int(seed),
-                    engine.Options.from_dict(json.loads(options)),
-                    [(seat, engine.action_from_dict(a)) for _, seat, a in actions],
-                )
+                replayed = replay_of(q, game_id, kind, seed, options, actions)
                 if canonical_json(replayed.to_dict()) != snapshot or snapshot_hash(snapshot) != digest:
                     raise Problem(f"game {game_id}: the snapshot is not the replay of the log")
                 if replayed.is_over != (status == "finished"):
@@ -273,7 +226,7 @@ class LogReader:
                 results = q("SELECT count(*) FROM game_results WHERE game_id = ?", (game_id,))[0][0]
                 if (status == "finished") != (int(results) > 0):
                     raise Problem(f"game {game_id}: {status} with {results} results")
-                out[game_id] = (self._game(q, game_id), actions)
+                out[game_id] = (read_game(q, game_id), actions)
         return out
 
 

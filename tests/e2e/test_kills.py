@@ -112,6 +112,56 @@ class GameRow:
     game: Any
 
 
+# What both process-level tests (this one and test_db_faults) read of the bot's database, through a
+# ``query(sql, params) -> rows`` of their own connection (``?`` placeholders).
+Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
+Actions = list[tuple[int, int, dict[str, Any]]]
+
+
+def read_game(query: Query, game_id: int) -> GameRow:
+    """A game's row: its status, version, meta, human seats and the state of its snapshot."""
+    kind, status, version, meta, snapshot = query(
+        "SELECT kind, status, version, meta, snapshot FROM games WHERE id = ?", (game_id,)
+    )[0]
+    users = {
+        int(user): int(seat)
+        for seat, user in query(
+            "SELECT seat, user_id FROM game_seats WHERE game_id = ? AND user_id IS NOT NULL", (game_id,)
+        )
+    }
+    engine = BY_KIND[kind].engine
+    return GameRow(
+        game_id, kind, status, version, json.loads(meta), users, engine.Game.from_dict(json.loads(snapshot))
+    )
+
+
+def read_actions(query: Query, game_id: int) -> Actions:
+    """A game's action log: (seq, seat, action), in order."""
+    return [
+        (int(seq), int(seat), json.loads(action))
+        for seq, seat, action in query(
+            "SELECT seq, seat, action FROM game_actions WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+    ]
+
+
+def replay_of(query: Query, game_id: int, kind: str, seed: int, options: str, actions: Actions) -> Any:
+    """The game as its log makes it: the engine replays ``actions`` from the stored seed and options."""
+    engine = BY_KIND[kind].engine
+    names = [
+        f"ai{seat}:{level}" if level is not None else f"u{user}"
+        for seat, user, level in query(
+            "SELECT seat, user_id, ai_level FROM game_seats WHERE game_id = ? ORDER BY seat", (game_id,)
+        )
+    ]
+    return engine.replay(
+        names,
+        int(seed),
+        engine.Options.from_dict(json.loads(options)),
+        [(seat, engine.action_from_dict(a)) for _, seat, a in actions],
+    )
+
+
 @dataclass
 class Tally:
     kills: dict[str, int] = field(default_factory=dict)  # by how the kill was planned
@@ -153,35 +203,14 @@ class Database:
         )
         return None if row is None else int(row[0])
 
-    def game(self, game_id: int) -> GameRow:
-        conn = self.conn()
-        kind, status, version, meta, snapshot = conn.execute(
-            "SELECT kind, status, version, meta, snapshot FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
-        users = {
-            int(user): int(seat)
-            for seat, user in conn.execute(
-                "SELECT seat, user_id FROM game_seats WHERE game_id = ? AND user_id IS NOT NULL", (game_id,)
-            )
-        }
-        engine = BY_KIND[kind].engine
-        return GameRow(
-            game_id,
-            kind,
-            status,
-            version,
-            json.loads(meta),
-            users,
-            engine.Game.from_dict(json.loads(snapshot)),
-        )
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        return list(self.conn().execute(sql, params).fetchall())
 
-    def actions(self, game_id: int) -> list[tuple[int, int, dict[str, Any]]]:
-        return [
-            (seq, seat, json.loads(action))
-            for seq, seat, action in self.conn().execute(
-                "SELECT seq, seat, action FROM game_actions WHERE game_id = ? ORDER BY seq", (game_id,)
-            )
-        ]
+    def game(self, game_id: int) -> GameRow:
+        return read_game(self.query, game_id)
+
+    def actions(self, game_id: int) -> Actions:
+        return read_actions(self.query, game_id)
 
     def check_replay(self) -> dict[int, str]:
         """Every game's snapshot is the replay of its log (test_faults' check, both kinds); returns
@@ -193,23 +222,10 @@ class Database:
             "SELECT id, kind, seed, options, version, snapshot, snapshot_hash, status FROM games"
         ).fetchall()
         for game_id, kind, seed, options, version, snapshot, digest, status in games:
-            engine = BY_KIND[kind].engine
-            names = [
-                f"ai{seat}:{level}" if level is not None else f"u{user}"
-                for seat, user, level in conn.execute(
-                    "SELECT seat, user_id, ai_level FROM game_seats WHERE game_id = ? ORDER BY seat",
-                    (game_id,),
-                )
-            ]
             actions = self.actions(game_id)
             assert [a[0] for a in actions] == list(range(1, len(actions) + 1)), f"game {game_id}: a gap"
             assert version == len(actions), f"game {game_id}: version {version}, {len(actions)} actions"
-            replayed = engine.replay(
-                names,
-                seed,
-                engine.Options.from_dict(json.loads(options)),
-                [(seat, engine.action_from_dict(a)) for _, seat, a in actions],
-            )
+            replayed = replay_of(self.query, game_id, kind, seed, options, actions)
             assert canonical_json(replayed.to_dict()) == snapshot, f"game {game_id}: snapshot != replay"
             assert snapshot_hash(snapshot) == digest
             assert status in ("active", "finished"), (game_id, status)
