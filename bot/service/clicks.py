@@ -184,12 +184,7 @@ class ClickPart(ServiceCore):
                 "version": version,
             },
         )
-        if table.finished:
-            self._finish(table)
-        else:
-            self._index(table)
-            self._arm(table)
-        self._notify(table)
+        self._moved_on(table)
         return dicts
 
     def _finish(self, table: Table) -> None:

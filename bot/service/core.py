@@ -100,6 +100,16 @@ class ServiceCore(ABC):
             lock = self._locks[channel_id] = asyncio.Lock()
         return lock
 
+    def _moved_on(self, table: Table) -> None:
+        """The table's committed state changed (a commit, a reload that found one): a finished game is
+        forgotten, a live one gets its next deadline and its computer players; the listener is told."""
+        if table.finished:
+            self._finish(table)
+        else:
+            self._index(table)
+            self._arm(table)
+        self._notify(table)
+
     def _notify(self, table: Table) -> None:
         self._tell(self.listener.table_changed, table)
 

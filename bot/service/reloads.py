@@ -81,12 +81,7 @@ class ReloadPart(ServiceCore):
             self.observer.table_reloaded("ok")
         table.marks = [table.version] * len(table.stored.seats)  # every open panel is suspect
         log.info("table reloaded", extra={"game_id": table.id, "version": table.version})
-        if table.finished:  # the commit that failed had landed, and ended the game
-            self._finish(table)
-        else:
-            self._index(table)
-            self._arm(table)
-        self._notify(table)
+        self._moved_on(table)  # finished if the commit that failed had landed and ended the game
         return True
 
     def _reload_later(self, table: Table) -> None:
