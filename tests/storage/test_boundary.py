@@ -21,6 +21,7 @@ from bot.storage import (
     StatsRepository,
     Storage,
 )
+from tests.unit.importing import imports_in
 
 REPO = Path(__file__).resolve().parents[2]
 STORAGE = REPO / "bot" / "storage"
@@ -80,25 +81,7 @@ def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
 
 
 def _imported_drivers(tree: ast.AST) -> Iterator[tuple[int, str]]:
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name | ast.Attribute)
-            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr)
-            in ("import_module", "__import__")
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            names = [node.args[0].value]
-        for name in names:
-            if name.split(".")[0] in DRIVERS:
-                yield getattr(node, "lineno", 0), name
+    return ((line, name) for line, name in imports_in(tree) if name.split(".")[0] in DRIVERS)
 
 
 def _reaches_past_storage(tree: ast.AST) -> Iterator[tuple[int, str]]:

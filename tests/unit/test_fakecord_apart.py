@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_tools_outside_the_bot import imported
+from tests.unit.importing import imported
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE = "fakecord"

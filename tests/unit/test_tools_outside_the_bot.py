@@ -15,12 +15,12 @@ The rule, read from the source:
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.unit.importing import imported
 from tests.unit.test_containers import DOCKERFILE, DOCKERIGNORE, Dockerfile, ignored
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,31 +29,6 @@ IMAGE_ALSO = ("fakecord",)  # the fake Discord of the sandbox, a library of its 
 TOOLS = ("bench", "devtools", "tests")  # top-level packages of the repository the product must not need
 TOOL_NAMES = ("bench", "pgserver")  # a file or folder of the product must not have these in its name
 TOOL_FOLDERS = ("testing",)
-
-
-def imported(source: str, name: str, *, names: bool = False) -> list[tuple[int, str]]:
-    """Every absolute module ``source`` imports, with its line: ``import a.b`` and ``from a.b import c``
-    give ``a.b`` (``a.b.c`` with ``names``, which says what a ``from`` takes), ``import_module("a.b")``
-    and ``__import__("a.b")`` too; relative imports stay inside their package and are left out."""
-    found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source, name)):
-        modules: list[str] = []
-        if isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            modules = [f"{node.module}.{alias.name}" for alias in node.names] if names else [node.module]
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name | ast.Attribute)
-            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr)
-            in ("import_module", "__import__")
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            modules = [node.args[0].value]
-        found += [(node.lineno, module) for module in modules]
-    return found
 
 
 def tool_imports(source: str, name: str) -> list[str]:
