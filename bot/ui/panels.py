@@ -195,7 +195,7 @@ class PanelFollower:
                 words = display.wants_words(self.bot.service, user_id)
                 cards = display.panel_cards(self.bot.service, user_id)
                 content = panel_content(shown, watch.locale, words)
-                view = panel_view(shown, watch.locale, cards)
+                view = panel_view(shown, watch.locale, cards, self.bot.card_emojis)
             else:
                 content, view = self._followed_panel(table, watch.seat, watch.locale)
         webhook = watch.webhook
@@ -244,4 +244,4 @@ class PanelFollower:
             return t("table.error.seat_replaced", locale), None
         state = self.bot.service.panel_of(table, seat)
         cards = display.panel_cards(self.bot.service, user_id)
-        return panel_content(state, locale, words), panel_view(state, locale, cards)
+        return panel_content(state, locale, words), panel_view(state, locale, cards, self.bot.card_emojis)
