@@ -3,9 +3,9 @@ what is missing or changed, and the map the bot reads at start to put a card's e
 
 **Names.** Every game with card faces (``Game.card_faces``) gives each face, in each look of the cards,
 one emoji named ``card_<prefix>_<look>_<face>_<hash>``: the game's two-letter custom_id prefix, ``c``
-(classic) or ``b`` (colour-blind), the face's key (``5``, ``m2`` for -2, ``sb`` for Skip-Bo's wild
-card) and the first 8 hex digits of the SHA-256 of the face's pixels (its decoded RGBA bytes, so a
-new zlib or Pillow encoding the same picture differently changes nothing). ``card_sk_c_m2_1f0c9a3b``
+(classic) or ``b`` (colour-blind), the face's key (``5``, ``m2`` for -2, a game's own key for a card
+without a number) and the first 8 hex digits of the SHA-256 of the face's pixels (its decoded RGBA bytes, so a
+new zlib or Pillow encoding the same picture differently changes nothing). ``card_xx_c_m2_1f0c9a3b``
 is at most 32 characters of ``[a-z0-9_]``, as Discord wants.
 
 **Sync** compares by name alone: the name carries the content hash, so a face whose picture changed
