@@ -184,3 +184,19 @@ async def test_without_emoji_support_the_panels_keep_their_squares(fake_discord:
         panel = await (await fake.click(alice, panel, button(panel, "rv"))).answer()
     faces = [b for b in buttons(panel) if b.get("label") not in ("?", None) and b.get("emoji")]
     assert len(faces) >= 2 and all(emoji_of(b) in SQUARES and "id" not in b["emoji"] for b in faces)
+
+
+async def test_the_sandbox_bot_syncs_the_faces_at_start(fake_discord: Any, connect_bot: Any, db_file: Any) -> None:
+    """``python -m bot sandbox``'s bot (bot/sandbox/run.py) uploads them before it lists them, so the
+    sandbox's panels show them; its next start uploads nothing."""
+    from bot.sandbox.run import bot_factory
+
+    fake = fake_discord
+    make = bot_factory(db_file, ai_delay=0.0)
+    bot = await connect_bot(make())
+    assert len(fake.app_emojis) == FACES and len(bot.card_emojis) == FACES
+    await bot.close()
+    posted = len(fake.requests_to("POST", "/applications/{application_id}/emojis"))
+    again = await connect_bot(make())
+    assert len(again.card_emojis) == FACES
+    assert len(fake.requests_to("POST", "/applications/{application_id}/emojis")) == posted == FACES
