@@ -18,7 +18,9 @@ every other emoji of the application (uploaded by hand, by another tool) is neve
 to each one it owns; the hash is not checked (an old picture of the right card is still that card),
 so starting draws nothing. A Discord that refuses the list (an application without the feature, a
 network error) leaves the map empty, and the panels' buttons are exactly what they were before card
-emojis: the coloured squares or the shapes (bot/ui/display.py).
+emojis: the coloured squares or the shapes (bot/ui/display.py). A ``sync`` run while the bot runs may
+delete an emoji the bot still maps (a face whose picture changed): Discord then refuses the panel that
+shows it, once, and the bot forgets its map (:func:`refused`) until its next start.
 """
 
 from __future__ import annotations
@@ -189,11 +191,25 @@ class CardEmojis:
     def get(self, prefix: str, look: str, face: str) -> str | None:
         return self.emojis.get((prefix, look, face))
 
+    def forget(self) -> None:
+        """Shows no card emoji from now on: Discord refused one (see :func:`refused`)."""
+        if self.emojis:
+            log.warning("card emojis refused by Discord: the panels show no card emoji until a restart")
+        self.emojis.clear()
+
     def dress(self, spec: ButtonSpec, prefix: str, look: str) -> ButtonSpec:
         """A panel button (already in its reader's look: :func:`display.shaped`) with its card's emoji
         in that look, when the button shows a face-up card whose emoji the application has."""
         emoji = self.get(prefix, look, spec.face) if spec.face else None
         return spec if emoji is None else replace(spec, emoji=emoji)
+
+
+def refused(error: BaseException) -> bool:
+    """Whether Discord refused a payload for an emoji it does not know: one of the card emojis was
+    deleted after the bot listed them (a ``sync`` that replaced a changed face while the bot ran). The
+    map is then forgotten (:meth:`CardEmojis.forget`): that one answer was lost, the next ones show
+    the panels as before card emojis, and the next start lists the new emojis."""
+    return isinstance(error, discord.HTTPException) and error.code == 50035 and "Invalid emoji" in error.text
 
 
 async def load(client: discord.Client) -> CardEmojis:

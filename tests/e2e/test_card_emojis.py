@@ -186,7 +186,9 @@ async def test_without_emoji_support_the_panels_keep_their_squares(fake_discord:
     assert len(faces) >= 2 and all(emoji_of(b) in SQUARES and "id" not in b["emoji"] for b in faces)
 
 
-async def test_the_sandbox_bot_syncs_the_faces_at_start(fake_discord: Any, connect_bot: Any, db_file: Any) -> None:
+async def test_the_sandbox_bot_syncs_the_faces_at_start(
+    fake_discord: Any, connect_bot: Any, db_file: Any
+) -> None:
     """``python -m bot sandbox``'s bot (bot/sandbox/run.py) uploads them before it lists them, so the
     sandbox's panels show them; its next start uploads nothing."""
     from bot.sandbox.run import bot_factory
@@ -200,3 +202,29 @@ async def test_the_sandbox_bot_syncs_the_faces_at_start(fake_discord: Any, conne
     again = await connect_bot(make())
     assert len(again.card_emojis) == FACES
     assert len(fake.requests_to("POST", "/applications/{application_id}/emojis")) == posted == FACES
+
+
+async def test_an_emoji_deleted_while_the_bot_runs_costs_one_answer_then_none_shows(
+    fake_discord: Any, skybo: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``sync`` run while the bot runs may delete an emoji the bot mapped at start: Discord refuses
+    the panel that shows it, the bot forgets its map, and the next panels show the squares."""
+    fake = fake_discord
+    await sync(fake, capsys)
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=0)
+    table = bot.service.tables[game_id]
+    panel = await open_panel(fake, alice, table_message)
+    while table.state.phase == "reveal" and table.seat_of(alice.id) in table.state.seats_to_act():
+        panel = await (await fake.click(alice, panel, button(panel, "rv"))).answer()
+    assert any(emoji_name(fake, b) for b in buttons(panel))
+    fake.app_emojis.clear()  # every card emoji deleted behind the bot's back
+    await fake.click(alice, table_message, button(table_message, "op"))  # its answer is refused
+    rejection = await fake.wait_rejection(50035)
+    assert "BUTTON_COMPONENT_INVALID_EMOJI" in str(rejection.errors)
+    await fake.wait_until(lambda: len(bot.card_emojis) == 0, what="the map forgotten")
+    fake.take_rejections()
+    again = await open_panel(fake, alice, table_message)
+    faces = [b for b in buttons(again) if b.get("label") not in ("?", None) and b.get("emoji")]
+    assert len(faces) >= 2 and all(emoji_of(b) in SQUARES and "id" not in b["emoji"] for b in faces)
