@@ -168,7 +168,11 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
             await bot.login(settings.token)
             watch(bot, send=True)  # and the request itself, checked as it leaves
             synced = await push(bot.tree, guild_id)
-            emojis = await card_emojis.sync(bot)  # the card faces, when missing or changed
+            try:
+                emojis = await card_emojis.sync(bot)  # the card faces, when missing or changed
+            except ValueError as refused:  # a face Discord would refuse: nothing of them sent
+                print(f"sync of the card emojis refused, nothing sent: {refused}", file=sys.stderr)
+                return 1
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN).", file=sys.stderr)
         return 2
