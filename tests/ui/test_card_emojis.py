@@ -1,9 +1,9 @@
 """The card emojis' names, the sync plan and the panel's buttons (bot/ui/card_emojis.py, issue 40 item 2),
 without Discord: the fake's round trip is tests/e2e/test_card_emojis.py.
 
-No face-down card ever gets a face (SKY-INFO: a hidden card is hidden from its owner too): whatever the
-face-down cards of every grid are, each seat's panel is the same, emojis included, and a grid button
-names a face exactly when its card lies face up, that card's face."""
+No face-down card ever gets a face (SKY-TURN-1: a face-down card is not looked at, by its owner
+either): whatever the face-down cards of every grid are, each seat's panel is the same, emojis
+included, and a grid button names a face exactly when its card lies face up, that card's face."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def _game(players: int, seed: int, steps: int) -> Game:
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(2, 6), st.integers(0, 10_000), st.integers(0, 200), st.integers(0, 2**16))
-def test_sky_info_no_panel_button_shows_a_face_down_card(
+def test_sky_turn_1_no_panel_button_shows_a_face_down_card(
     players: int, seed: int, steps: int, shuffle: int
 ) -> None:
     game = _game(players, seed, steps)
