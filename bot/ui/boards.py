@@ -196,7 +196,7 @@ def _change_scope(changes: Sequence[RatingChange], scope: int | None) -> int | N
     if scope is not None:
         return scope
     scopes = {c.scope for c in changes}
-    guilds = sorted(s for s in scopes if s != 0)
+    guilds = sorted(s for s in scopes if s > 0)  # a season's scope is negative: not the server's
     return guilds[0] if guilds else (0 if 0 in scopes else None)
 
 
