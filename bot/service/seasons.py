@@ -48,7 +48,7 @@ class SeasonPart(ServiceCore):
 
     async def start_season(self, guild_id: int | None, name: object, by: int) -> Season:
         if guild_id is None:
-            raise Refused("table.error.guild_only")
+            raise Refused("season.error.guild_only")
         chosen = season_name(name)
         running = await self.storage.seasons.running(guild_id)
         if running is not None:
@@ -63,11 +63,27 @@ class SeasonPart(ServiceCore):
     async def end_season(self, guild_id: int | None, by: int) -> Season:
         """End the running season, its podium kept (:meth:`bot.storage.seasons.SeasonRepository.end`)."""
         if guild_id is None:
-            raise Refused("table.error.guild_only")
+            raise Refused("season.error.guild_only")
         try:
             return await self.storage.seasons.end(guild_id, by, now=self.clock.now_ms())
         except SeasonConflict:
             raise Refused("season.error.none_running") from None
+
+    async def ended_season(self, guild_id: int | None, name: str | None) -> Season:
+        """An ended season whose podium is kept: that name's, else the latest; or Refused."""
+        if guild_id is None:
+            raise Refused("season.error.guild_only")
+        if name is None or not name.strip():
+            ended = [s for s in await self.storage.seasons.of_guild(guild_id) if not s.running]
+            if not ended:
+                raise Refused("season.error.none_ended")
+            return ended[0]
+        season = await self.storage.seasons.named(guild_id, name)
+        if season is None:
+            raise Refused("season.error.unknown", name=name.strip()[:MAX_NAME])
+        if season.running:
+            raise Refused("season.error.still_running", name=season.name)
+        return season
 
     async def running_season(self, guild_id: int | None) -> Season | None:
         return None if guild_id is None else await self.storage.seasons.running(guild_id)

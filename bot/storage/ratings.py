@@ -567,7 +567,13 @@ class RatingRepository:
         return await self.db.run(lambda c: player_rows(c, player, kind, scope))
 
     async def history(
-        self, player: str, kind: str, guild_id: int | None = None, *, limit: int = 20, scope: int | None = None
+        self,
+        player: str,
+        kind: str,
+        guild_id: int | None = None,
+        *,
+        limit: int = 20,
+        scope: int | None = None,
     ) -> list[HistoryEntry]:
         """The player's latest rating changes in that scope (``scope``: a season's), newest first."""
         if scope is None:

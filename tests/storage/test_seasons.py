@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.service.outcomes import DEFAULT_MU, DEFAULT_SIGMA, NEW_RATING
-from bot.storage import Seat, SeasonConflict, Storage, user_key
+from bot.storage import SeasonConflict, Seat, Storage, user_key
 from bot.storage.seasons import season_scope
 from tests.storage.conftest import Backend, new_game, play_to_end
 
@@ -19,7 +19,9 @@ def _seats() -> list[Seat]:
 
 
 async def _play(storage: Storage, channel: int, guild: int | None = GUILD) -> None:
-    stored = await new_game(storage, channel=channel, guild=guild, seats=_seats(), options={"score_limit": 20})
+    stored = await new_game(
+        storage, channel=channel, guild=guild, seats=_seats(), options={"score_limit": 20}
+    )
     await play_to_end(storage, stored, seed=channel)
 
 
