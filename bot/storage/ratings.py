@@ -225,8 +225,11 @@ class RatingPlan:
 def running_season_scopes(conn: Connection, guild_id: int, row_lock: str = "") -> list[int]:
     """The scope of the server's running season (``-id``), or none. (Here rather than in
     :mod:`bot.storage.seasons`, which builds on this module.)"""
+    # Shared, not exclusive: games finishing at once on one server do not wait for each other here;
+    # a season's end (FOR UPDATE, bot.storage.seasons) waits for them, and they for it.
+    share = row_lock.replace("FOR UPDATE", "FOR SHARE")
     row = conn.execute(
-        f"SELECT id FROM seasons WHERE guild_id = ? AND ended_at IS NULL{row_lock}", (guild_id,)
+        f"SELECT id FROM seasons WHERE guild_id = ? AND ended_at IS NULL{share}", (guild_id,)
     ).fetchone()
     return [] if row is None else [-int(row[0])]
 
