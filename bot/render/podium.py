@@ -20,15 +20,16 @@ INK: RGB = (235, 236, 240)
 MUTED: RGB = (160, 164, 176)
 STEP_COLOURS: dict[int, RGB] = {1: (212, 175, 55), 2: (168, 169, 173), 3: (176, 112, 64)}
 OTHER_STEP: RGB = (96, 100, 112)
-COLUMN_WIDTH = 420
-STEP_WIDTH = 128
+COLUMN_WIDTH = 440
+STEP_WIDTH = 136
 STEP_HEIGHTS = {1: 120, 2: 88, 3: 64}
 TITLE_SIZE = 30
 HEADING_SIZE = 24
 NAME_SIZE = 17
-FIGURE_SIZE = 15
+FIGURE_SIZE = 16
 PLACE_SIZE = 36
-HEIGHT = 420
+HEIGHT = 340
+MIN_WIDTH = 640  # room for a title (a season's name is up to 50 characters)
 EMPTY_HEIGHT = 180
 MARGIN = 24
 
@@ -61,7 +62,8 @@ def draw_podium(title: str, columns: Sequence[Column], empty: str) -> bytes:
     """The podium picture: ``title`` on top, one column per game; ``empty`` alone when no game has any
     rated player."""
     count = max(1, len(columns))
-    width = count * COLUMN_WIDTH
+    width = max(MIN_WIDTH, count * COLUMN_WIDTH)
+    offset = (width - count * COLUMN_WIDTH) // 2  # the columns centred in a wider picture
     height = HEIGHT if columns else EMPTY_HEIGHT
     image = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(image)
@@ -71,7 +73,7 @@ def draw_podium(title: str, columns: Sequence[Column], empty: str) -> bytes:
         return encode_png(image)
     base = height - MARGIN
     for index, column in enumerate(columns):
-        left = index * COLUMN_WIDTH
+        left = offset + index * COLUMN_WIDTH
         middle = left + COLUMN_WIDTH // 2
         _text(
             draw, (middle, MARGIN + TITLE_SIZE + 48), column.heading, HEADING_SIZE, MUTED, COLUMN_WIDTH - 16

@@ -50,14 +50,14 @@ def season_where(season: Season, locale: object) -> str:
 
 
 def podium_picture(season: Season, locale: object) -> bytes:
-    """The podium as a PNG: each game's three best people of the season, with their shown rating."""
+    """The podium as a PNG: each game's three best people of the season, with their season rating (the
+    figure alone: a step is narrow, and the words under the picture and the board say the rest)."""
     podium = season.podium or {}
     columns = [
         Column(
             game_name(kind, locale),
             [
-                Step(p.place, _clip(p.display_name, MAX_NAME), t("season.podium.figure", locale,
-                     rating=number(p.rating, locale), games=p.games))
+                Step(p.place, _clip(p.display_name, MAX_NAME), number(p.rating, locale))
                 for p in podium[kind]
             ],
         )
