@@ -19,7 +19,15 @@ from bot.storage.seasons import season_scope
 from bot.ui import boards
 from fakecord import FakeMessage, FakeUser
 
-from .conftest import BOTH_BACKENDS, BotDatabase, finish_random_game, play_turns, private_answer, start_table
+from .conftest import (
+    BOTH_BACKENDS,
+    BotDatabase,
+    finish_random_game,
+    forged_click,
+    play_turns,
+    private_answer,
+    start_table,
+)
 
 PODIUM = "podium.png"
 
@@ -226,3 +234,38 @@ def test_the_podium_picture_draws_empty_and_full(locale: str) -> None:
     assert seasons_ui.podium_picture(full, locale) != seasons_ui.podium_picture(empty, locale)
     words = "No rated games this season." if locale == "en" else "Aucune partie classée cette saison."
     assert seasons_ui.podium_body(empty, locale, just_ended=True).embed["description"] == words  # type: ignore[index]
+
+
+async def test_a_season_board_pages_and_refuses_another_servers_season(fake_discord: Any, skybo: Any) -> None:
+    fake = fake_discord
+    bot = await skybo()
+    storage = bot.storage
+    assert storage is not None
+    alice, bob = fake.user("alice"), fake.user("bob")
+    guild = fake.guild.id
+    elsewhere = await storage.seasons.start(guild + 1, "Theirs", 1)  # another server's season
+    await private_answer(
+        await fake.run_command(fake.owner, "skybo", "season start", options={"name": "Spring"})
+    )
+    season = await storage.seasons.running(guild)
+    assert season is not None
+    rng = random.Random(9)
+    for number in range(2):  # twelve people: two pages
+        seats = [Seat(i, f"Player {6 * number + i}", user_id=5_000 + 6 * number + i) for i in range(6)]
+        await finish_random_game(
+            storage, rng, guild_id=guild, channel_id=6_000 + number, seats=seats, seed=number
+        )
+    board = await public(fake, alice, "leaderboard")
+    assert "Page 1 of 2" in board.text and "season Spring" in board.text
+    next_page = f"lb:skyjo:s{season.id}:2"
+    assert next_page in board.custom_ids
+    click = await fake.click(bob, board, next_page)
+    assert (await click.response()).type == 7
+    await fake.wait_until(lambda: "Page 2 of 2" in board.text, what="page 2 of the season")
+    assert "season Spring" in board.embeds[0]["title"]
+    # A season of another server named by a forged id: refused privately, the board unchanged.
+    edits = len(board.history)
+    forged = await forged_click(fake, alice, board, f"lb:skyjo:s{elsewhere.id}:1")
+    answer = await forged.original()
+    assert answer.ephemeral and answer.text == "This button is not valid."
+    assert len(board.history) == edits
