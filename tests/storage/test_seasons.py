@@ -4,14 +4,24 @@ at the end, and everything there after a restart."""
 
 from __future__ import annotations
 
+import asyncio
+import random
+import time
+
+import psycopg
 import pytest
 
+from bot.games.registry import get_engine
 from bot.service.outcomes import DEFAULT_MU, DEFAULT_SIGMA, NEW_RATING
+from bot.service.rules import GameRules
 from bot.storage import SeasonConflict, Seat, Storage, user_key
+from bot.storage.postgres.database import PostgresDatabase
 from bot.storage.seasons import season_scope
+from devtools.pgserver import PostgresServer
 from tests.storage.conftest import Backend, new_game, play_to_end
 
 GUILD = 1
+SHORT = {"score_limit": 1, "columns": 2, "rows": 2}  # one round on a small table
 
 
 def _seats() -> list[Seat]:
@@ -107,3 +117,56 @@ async def test_a_season_rates_fresh_keeps_its_podium_and_survives_a_restart(back
         assert [s.name for s in await storage.seasons.of_guild(GUILD)] == ["Spring"]
     finally:
         await storage.close()
+
+
+async def test_a_game_ending_while_the_season_ends_counts_for_all_time_only(
+    pg_server: PostgresServer, pg_storage_template: str
+) -> None:
+    """PostgreSQL, two processes: the season's end holds its row (``FOR UPDATE``) when a game's last
+    move commits; the game's finish waits for it, then finds no running season (the updated row is
+    read again) and is rated on the server's and the global boards only, never in a closed season."""
+    name = "seasons_race"
+    pg_server.create_database(name, template=pg_storage_template)
+    url = pg_server.dsn(name)
+    storage = Storage(await PostgresDatabase.open(url))
+    try:
+        season = await storage.seasons.start(GUILD, "Spring", 7, now=1000)
+        stored = await new_game(storage, channel=300, guild=GUILD, seats=_seats(), options=SHORT)
+        rng = random.Random(4)
+        while True:  # to the brink: the next move ends the game
+            seat = rng.choice(stored.state.seats_to_act())
+            action = rng.choice(stored.state.legal_actions(seat))
+            trial = get_engine(stored.kind).Game.from_dict(stored.state.to_dict())
+            trial.apply(seat, action)
+            if trial.is_over:
+                break
+            await GameRules(storage).apply_action(stored, seat, action)
+        with psycopg.connect(url) as ending:  # the end, in progress
+            ending.execute("SELECT id FROM seasons WHERE id = %s FOR UPDATE", (season.id,))
+            last = asyncio.ensure_future(GameRules(storage).apply_action(stored, seat, action))
+            await asyncio.to_thread(_waiting_on_a_lock, url)
+            ending.execute(
+                "UPDATE seasons SET ended_at = 2000, ended_by = 7, podium = '{}' WHERE id = %s", (season.id,)
+            )
+            ending.commit()
+        await last
+        assert stored.finished is not None
+        assert {c.scope for c in stored.finished.rating_changes} == {0, GUILD}
+        assert (await storage.ratings.leaderboard("skyjo", scope=season.scope)).total == 0
+    finally:
+        await storage.close()
+        pg_server.drop_database(name)
+
+
+def _waiting_on_a_lock(url: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(url, autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND wait_event_type = 'Lock'"
+            ).fetchone()
+            if row is not None and row[0] >= 1:
+                return
+            time.sleep(0.005)
+    raise AssertionError("the finishing game never waited for the season's end")
