@@ -195,7 +195,12 @@ async def test_bad_season_input_is_refused_privately_and_changes_nothing(
     assert "all time only" in await refused(fake, alice, "leaderboard", scope="global", season="Autumn")
     assert await storage.seasons.of_guild(guild) == before
 
-    await public(fake, owner, "skybo", "season end")
+    # A server whose public messages are French: the podium is posted in French; none was played.
+    await private_answer(await fake.run_command(owner, "skybo", "settings", options={"language": "fr"}))
+    podium = await public(fake, owner, "skybo", "season end")
+    assert podium.embeds[0]["title"] == "La saison Autumn est finie : le podium"
+    assert podium.embeds[0]["description"] == "Aucune partie classée cette saison."
+    assert [a.filename for a in podium.attachments] == [PODIUM]
     assert await refused(fake, owner, "skybo", "season start", name="autumn") == (
         "This server already had a season named **autumn**: choose another name."
     )
