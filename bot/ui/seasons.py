@@ -16,8 +16,8 @@ from bot.render.messages import MessageBody
 from bot.render.names import escape_name
 from bot.render.numbers import number
 from bot.render.podium import Column, Step, draw_podium
-from bot.storage.ratings import PlayerStats
-from bot.storage.seasons import Season
+from bot.storage.ratings import PlayerStats, is_provisional
+from bot.storage.seasons import PodiumPlace, Season
 from bot.ui.boards import BY_KIND, MAX_NAME, game_name, place
 
 PODIUM_FILE = "podium.png"
@@ -33,6 +33,12 @@ def _ordered_kinds(kinds: Sequence[str]) -> list[str]:
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _figure(step: PodiumPlace, locale: object) -> str:
+    """A podium's figure: the season rating, or "provisional" before its fifth game of the season (as
+    on the boards: an early loss never reads as a penalty)."""
+    return t("lb.provisional", locale) if is_provisional(step.games) else number(step.rating, locale)
 
 
 def matching_names(seasons: Sequence[Season], typed: str, *, ended_only: bool = False) -> list[str]:
@@ -57,7 +63,7 @@ def podium_picture(season: Season, locale: object) -> bytes:
         Column(
             game_name(kind, locale),
             [
-                Step(p.place, _clip(p.display_name, MAX_NAME), number(p.rating, locale))
+                Step(p.place, _clip(p.display_name, MAX_NAME), _figure(p, locale))
                 for p in podium[kind]
             ],
         )
@@ -75,7 +81,7 @@ def podium_body(season: Season, locale: object, *, just_ended: bool) -> MessageB
     for kind in _ordered_kinds(list(podium)):
         steps = ", ".join(
             t("season.podium.line", locale, place=place(p.place), name=f"<@{p.player[5:]}>",
-              rating=number(p.rating, locale))
+              rating=_figure(p, locale))
             if p.player.startswith("user:") else escape_name(p.display_name)
             for p in podium[kind]
         )  # fmt: skip
