@@ -70,6 +70,7 @@ from bot.storage.ratings import (
     user_key,
 )
 from bot.storage.results import ResultRepository, SeatResult
+from bot.storage.seasons import Season, SeasonConflict, SeasonRepository
 from bot.storage.settings import ServerSettings, SettingsRepository
 from bot.storage.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, SqliteDatabase, translate_os_error
 from bot.storage.stats import StatsRepository
@@ -101,6 +102,9 @@ __all__ = [
     "RatingRepository",
     "ResultRepository",
     "SchemaTooNew",
+    "Season",
+    "SeasonConflict",
+    "SeasonRepository",
     "Seat",
     "SeatResult",
     "ServerSettings",
@@ -174,6 +178,8 @@ class Storage:
         the games: storage knows none).
     ``settings`` (:class:`SettingsRepository`): a server's ``/skybo settings``: ``all``, ``get``,
         ``save``.
+    ``seasons`` (:class:`SeasonRepository`): a server's seasons (``/skybo season``): ``start``, ``end``
+        (keeping its podium), ``running``, ``named``, ``get``, ``of_guild``.
     ``prefs`` (:class:`PrefsRepository`): a user's ``/skybo notify`` and ``/skybo display``: ``get``,
         ``many``, ``save``.
     ``db`` (:class:`~bot.storage.backend.Database`): bookkeeping: ``schema_version``, ``stats`` (group
@@ -189,6 +195,7 @@ class Storage:
         self.stats = StatsRepository(db)
         self.settings = SettingsRepository(db)
         self.prefs = PrefsRepository(db)
+        self.seasons = SeasonRepository(db)
 
     @classmethod
     async def open(
