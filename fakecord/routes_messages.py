@@ -27,7 +27,7 @@ from fakecord.records import RecordedRequest
 from fakecord.routes_guilds import GuildRoutes
 from fakecord.state import FakeAttachment, FakeChannel, FakeMessage, FakeUser
 from fakecord.stored import stored_components, stored_embeds
-from fakecord.validation import validate_message_body
+from fakecord.validation import validate_flags_edit, validate_message_body
 
 
 class MessageRoutes(GuildRoutes):
@@ -158,6 +158,7 @@ class MessageRoutes(GuildRoutes):
             )
         errors = FormErrors()
         validate_message_body(body, path=path or [], flags=flags, errors=errors)
+        validate_flags_edit(msg.flags, body, {"content": msg.content, "embeds": msg.embeds}, errors)
         errors.raise_if_any()
         channel = self._channel(msg.channel_id)
         attachments = self._make_attachments(channel, body, files, msg.attachments)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.e2e.reading import description_of
+
 from .conftest import open_lobby, private_answer
 
 
@@ -54,9 +56,9 @@ async def test_the_lobby_points_to_help_in_the_servers_language(fake_discord: An
     fake = fake_discord
     await skybo()
     lobby = await open_lobby(fake, fake.user("alice"))
-    last = lobby.embeds[0]["description"].splitlines()[-1]
+    last = description_of(lobby).splitlines()[-1]
     assert last == "New here? `/help` shows the first steps, to you alone."
     fake.guild.preferred_locale = "fr"
     lobby = await open_lobby(fake, fake.user("bob"), fake.channel("games"))
-    last = lobby.embeds[0]["description"].splitlines()[-1]
+    last = description_of(lobby).splitlines()[-1]
     assert last == "Première partie ? `/aide` montre les premiers pas, à toi seulement."
