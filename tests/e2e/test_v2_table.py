@@ -20,6 +20,7 @@ from bot.games.skipbo import engine as skipbo_engine
 from bot.games.skipbo import message as skipbo_message
 from bot.games.skyjo import engine as skyjo_engine
 from bot.games.skyjo import message as skyjo_message
+from bot.games.skyjo.text import CARD_BACK
 from bot.render import messages
 from bot.render.messages import MAX_LAYOUT_COMPONENTS, MAX_LAYOUT_TEXT, SEAT_COLOURS, layout_of
 from bot.service.rules import GameRules
@@ -239,3 +240,19 @@ def test_the_biggest_tables_fit_discords_limits(
         assert not errors, errors.tree
         said = "\n".join(text_of({"flags": FLAG_COMPONENTS_V2, "components": layout}).split("\n"))
         assert "Évolution des classements" in said and "Partie n° 123456789" in said  # never cut
+
+
+async def test_a_player_who_reads_the_table_in_words_gets_the_full_text(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """``/skybo display table:text``: the table keeps its full text (a grid per player) beside the
+    picture, instead of the players' short lines."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    await private_answer(await fake.run_command(bob, "skybo", "display", options={"table": "text"}))
+    table_message, _ = await start_table(fake, bot, alice, [bob])
+    await bot.presenter.flush()
+    assert gallery_urls(table_message) and "face down:" not in text_of(table_message)
+    grids = {name.split(" — ")[0].lstrip("▶ "): value for name, value in fields_of(table_message).items()}
+    assert grids["Alice"].count(CARD_BACK) == 12 and grids["Bob"].count(CARD_BACK) == 12  # all face down
