@@ -56,6 +56,7 @@ def check_table_payload(payload: dict[str, Any], players: int) -> dict[str, Any]
     assert {act_of(b["custom_id"]) for b in buttons_of(payload)} <= TABLE_ACTS
     assert len(moves_of(payload)) <= 3
     if gallery_urls(payload):
+        assert all(url.startswith("http") for url in gallery_urls(payload)), "uploaded with the message"
         lines = players_of(payload)
         assert len(lines) == players, lines
         turn = [i for i, line in enumerate(lines) if line.startswith("▶ ")]
@@ -85,7 +86,9 @@ async def test_a_whole_skyjo_game_in_the_new_look(fake_discord: Any, skybo: Any)
     for seat, line in enumerate(players_of(table_message)):
         down = sum(1 for up in game.face_up[seat] if not up)
         assert f"face down: {down}" in line, line
-    assert gallery_urls(table_message)[0].endswith("skybo-table.png")
+    # The gallery's attachment://skybo-table.png was uploaded with the message (the fake resolved it).
+    (url,) = gallery_urls(table_message)
+    assert url.startswith("http") and url.endswith("/skybo-table.png")
     assert [a.filename for a in table_message.attachments] == ["skybo-table.png"]
 
     await play_turns(fake, bot, game_id, table_message, [alice, bob], random.Random(4))
