@@ -63,10 +63,8 @@ from bot.ui.views import (
     START,
     ButtonsView,
     button,
-    embed_of,
     final_panel_content,
-    lobby_message,
-    lobby_view,
+    lobby_layout,
     panel_content,
     panel_view,
     seat_back_view,
@@ -401,11 +399,9 @@ class TableUI:
         """The new lobby is a public follow-up of the (acknowledged) click on the table message."""
         lobby = await self.service.rematch(game_id, interaction.user.id)
         locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
-        body = lobby_message(lobby, locale, self.service.settings_of(lobby.guild_id))
+        view = lobby_layout(lobby, locale, self.service.settings_of(lobby.guild_id))
         try:
-            message = await interaction.followup.send(
-                embed=embed_of(body), view=lobby_view(lobby, locale), wait=True
-            )
+            message = await interaction.followup.send(view=view, wait=True)
         except discord.HTTPException:
             with contextlib.suppress(Refused):
                 await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)
@@ -415,11 +411,9 @@ class TableUI:
     async def post_lobby(self, interaction: discord.Interaction[Any], lobby: Lobby) -> None:
         """Answer with the public lobby message (the lobby is committed already)."""
         locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
-        body = lobby_message(lobby, locale, self.service.settings_of(lobby.guild_id))
+        view = lobby_layout(lobby, locale, self.service.settings_of(lobby.guild_id))
         try:
-            callback = await interaction.response.send_message(
-                embed=embed_of(body), view=lobby_view(lobby, locale)
-            )
+            callback = await interaction.response.send_message(view=view)
         except discord.HTTPException:
             with contextlib.suppress(Refused):
                 await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)

@@ -28,7 +28,6 @@ from bot import discord_patches
 from bot.games.registry import BY_KIND
 from bot.i18n import template
 from bot.i18n import translate as t
-from bot.render import messages
 from bot.render.pictures import Pictures
 from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.storage.lobbies import Lobby
@@ -38,12 +37,12 @@ from bot.ui.panels import PanelFollower, PanelWatch, panel_key
 from bot.ui.views import (
     TABLE_IMAGE,
     add_rating_changes,
-    embed_of,
-    lobby_message,
-    lobby_view,
+    closed_lobby_layout,
+    lobby_layout,
     message_link,
+    table_frame,
+    table_layout,
     table_message,
-    table_view,
 )
 
 log = logging.getLogger(__name__)
@@ -317,6 +316,11 @@ class Presenter(PanelFollower):
             await self._render_table(table)
 
     async def _render_table(self, table: Table) -> None:
+        """Post or edit the table message, in Components V2 (issue 40; see :func:`table_layout`).
+
+        A table message posted before (an embed) is edited into the new look: Discord lets an edit
+        set the IS_COMPONENTS_V2 flag (never unset it) when the edit also empties ``content`` (null)
+        and ``embeds`` (``[]``), which this edit does (``content=None``, ``embed=None``)."""
         stored = table.stored
         locale = self._locale(stored.guild_id)
         image = table.game.image if self.images and table.ended_by is None else None
@@ -326,13 +330,18 @@ class Presenter(PanelFollower):
             spectator, names = table.state.view(None), table.names()
             body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if image else None)
             add_rating_changes(table, body, locale)
-            view = table_view(table, locale)
+            frame = table_frame(table, locale)
         if table.gone:  # cancelled while this render waited for the lock
             return
         cards = await display.table_cards(self.bot.service, table) if image else display.CLASSIC
         picture = await self._picture(table, image, spectator, names, locale, cards) if image else None
         if picture is None and body.embed is not None:
             body.embed.pop("image", None)
+        # The players' lines beside the picture; the full text (the grids) without it, or when a
+        # player at the table reads it in words (``/skybo display table:text``, read into the cache
+        # by table_cards above).
+        words = any(display.wants_words(self.bot.service, seat.user_id) for seat in stored.seats)
+        view = table_layout(body, frame, compact=picture is not None and not words)
         files = [picture] if picture else []
         channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
         if stored.message_id is not None:
@@ -341,8 +350,8 @@ class Presenter(PanelFollower):
                     self.bot,
                     stored.channel_id,
                     stored.message_id,
-                    content=body.content or None,
-                    embed=embed_of(body),
+                    content=None,
+                    embed=None,
                     view=view,
                     attachments=files,
                 )
@@ -353,13 +362,7 @@ class Presenter(PanelFollower):
                 if picture is not None:
                     picture.reset()
         if stored.message_id is None:  # the table message was deleted: post a new one
-            message = await self._post(
-                channel,
-                content=body.content or None,
-                embed=embed_of(body),
-                view=view,
-                files=files,
-            )
+            message = await self._post(channel, view=view, files=files)
             stored.message_id = message.id
             await self.bot.service.storage.games.set_message_id(stored.id, message.id)
 
@@ -446,13 +449,8 @@ class Presenter(PanelFollower):
         message = channel.get_partial_message(lobby.message_id)
         if lobby.status == "cancelled":
             expired = lobby.id in self.bot.service.expired_lobbies
-            await message.edit(
-                embed=embed_of(
-                    messages.lobby_closed_body(locale, expired=expired, game=BY_KIND[lobby.kind].title)
-                ),
-                view=None,
-                allowed_mentions=NO_MENTIONS,
-            )
+            closed = closed_lobby_layout(locale, expired=expired, game=BY_KIND[lobby.kind].title)
+            await message.edit(content=None, embed=None, view=closed, allowed_mentions=NO_MENTIONS)
             return
-        body = lobby_message(lobby, locale, self.bot.service.settings_of(lobby.guild_id))
-        await message.edit(embed=embed_of(body), view=lobby_view(lobby, locale), allowed_mentions=NO_MENTIONS)
+        view = lobby_layout(lobby, locale, self.bot.service.settings_of(lobby.guild_id))
+        await message.edit(content=None, embed=None, view=view, allowed_mentions=NO_MENTIONS)
