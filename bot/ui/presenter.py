@@ -32,7 +32,7 @@ from bot.render import messages
 from bot.render.pictures import Pictures
 from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.storage.lobbies import Lobby
-from bot.ui import display
+from bot.ui import display, threads
 from bot.ui.host import Host
 from bot.ui.panels import PanelFollower, PanelWatch, panel_key
 from bot.ui.views import (
@@ -91,6 +91,7 @@ class Presenter(PanelFollower):
         self._deleted: collections.deque[int] = collections.deque(maxlen=256)  # ... and lately deleted
         self._gone_lobbies: collections.deque[int] = collections.deque(maxlen=256)  # never to edit again
         self._cannot_post: set[int] = set()  # channels where the last post or edit was refused (403)
+        self._threads_closed: set[int] = set()  # games played in a thread whose end was posted (threads)
         self._closed = False
 
     # the service calls this (TableListener)
@@ -106,6 +107,37 @@ class Presenter(PanelFollower):
             if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
             self._follow(table, user_id)
+        if table.finished and threads.parent_of(table) is not None and table.id not in self._threads_closed:
+            self._threads_closed.add(table.id)  # the result in the channel, the thread archived: once
+            self._schedule(("thread", table.id), functools.partial(self._close_thread, table), interval=0.0)
+
+    def lobby_moved(self, table: Table, lobby_message_id: int) -> None:
+        """The lobby's game is dealt in a thread: its message in the channel says where (bot.ui.threads)."""
+        self._schedule(
+            ("moved", table.id), functools.partial(self._edit_moved_lobby, table, lobby_message_id)
+        )
+
+    async def _edit_moved_lobby(self, table: Table, lobby_message_id: int) -> None:
+        parent = threads.parent_of(table)
+        if parent is None:
+            return
+        locale = self._locale(table.stored.guild_id)
+        channel = self.bot.get_partial_messageable(parent, guild_id=table.stored.guild_id)
+        body = messages.MessageBody(embed={"description": threads.lobby_moved_text(table, locale)})
+        async with self._in_channel(parent):
+            await channel.get_partial_message(lobby_message_id).edit(
+                embed=embed_of(body), view=None, allowed_mentions=NO_MENTIONS
+            )
+
+    async def _close_thread(self, table: Table) -> None:
+        """After the last edit of the table and its mentions (an archived thread refuses edits)."""
+        for key in (("game", table.id), ("mention", table.id)):
+            slot = self._slots.get(key)
+            while slot is not None and slot.task is not None and not slot.task.done():
+                await asyncio.wait({slot.task})
+                slot = self._slots.get(key)
+        if not table.gone:
+            await threads.close_thread(self.bot, table, self._locale(table.stored.guild_id))
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))

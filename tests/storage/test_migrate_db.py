@@ -329,7 +329,7 @@ def test_the_command_line_entry_and_the_default_source(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert f"copying {path} (schema version 6)" in done.stdout and "committed in" in done.stdout
+    assert f"copying {path} (schema version 7)" in done.stdout and "committed in" in done.stdout
     assert PASSWORD not in done.stdout + done.stderr
     assert len(_pg_rows(pg_database.dsn, "game_actions")) == len(_sqlite_rows(path, "game_actions"))
 
