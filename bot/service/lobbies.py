@@ -450,8 +450,13 @@ class LobbyPart(ServiceCore):
         ]
         invited = [{"user_id": s.user_id, "name": s.display_name} for s in others if s.ai_level is None]
         turn_limit = stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
-        # The server may have taken this channel off its list since the game was opened.
-        await self._new_table_settings(stored.guild_id, stored.channel_id)
+        # The server may have taken this channel off its list since the game was opened (a game played
+        # in a thread: its lobby's channel; the rematch's lobby is opened in the thread, which it
+        # unarchives, and its game stays there).
+        listed = stored.meta.get(THREAD_PARENT)
+        await self._new_table_settings(
+            stored.guild_id, listed if isinstance(listed, int) else stored.channel_id
+        )
         async with self.lock(stored.channel_id):
             await self._check_channel_free(stored.guild_id, stored.channel_id)
             try:

@@ -173,7 +173,8 @@ class Presenter(PanelFollower):
         table there is cancelled (:meth:`TableService.cancel_gone`) and the failure ends here. 403
         50001 / 50013 (the bot may no longer see or post in the channel): the table goes on, the next
         clickers are told (:meth:`cannot_post`), and the error goes on to the caller (logged once,
-        not retried: only a later change tries again)."""
+        not retried: only a later change tries again). 400 50083 (a game's thread archived under it):
+        the thread is unarchived and the error goes on (the edit is retried)."""
         try:
             yield
         except discord.NotFound as error:
@@ -184,6 +185,12 @@ class Presenter(PanelFollower):
         except discord.Forbidden as error:
             if error.code in CANNOT_POST:
                 self._cannot_post.add(channel_id)
+            raise
+        except discord.HTTPException as error:
+            # 50083: a game's thread was archived under it (a week without a message, or a moderator):
+            # unarchive it and let the edit be tried again (bot.ui.threads).
+            if error.code == threads.ARCHIVED and self.bot.service.table_in_channel(channel_id) is not None:
+                await threads.unarchive(self.bot, channel_id)
             raise
 
     async def _post(self, channel: discord.PartialMessageable, *args: Any, **kwargs: Any) -> discord.Message:

@@ -35,6 +35,7 @@ NAME_LIMIT = 100  # Discord's most characters in a thread's name
 # thread refuses the edits of its table message (50083).
 AUTO_ARCHIVE_MINUTES: Final[Literal[10080]] = 10080
 PUBLIC_THREAD: Final[Literal[11]] = 11
+ARCHIVED = 50083  # Discord's "Operation cannot be performed on an archived thread" (an edit there)
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
@@ -162,3 +163,13 @@ async def close_thread(bot: Host, table: Table, locale: object) -> None:
         await bot.http.edit_channel(stored.channel_id, archived=True)
     except discord.HTTPException as error:
         log.warning("thread not archived", extra={"game_id": stored.id, "status": error.status})
+
+
+async def unarchive(bot: Host, thread_id: int) -> None:
+    """Unarchive a game's thread that Discord (a week without a message) or a moderator archived while
+    it was played: its table message can then be edited again. A locked thread stays so (Discord asks
+    Manage Threads): the refusal is logged, the table's edits keep failing as in a channel the bot lost."""
+    try:
+        await bot.http.edit_channel(thread_id, archived=False)
+    except discord.HTTPException as error:
+        log.warning("thread not unarchived", extra={"channel_id": thread_id, "status": error.status})

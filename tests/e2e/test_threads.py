@@ -93,6 +93,11 @@ async def test_a_whole_game_in_a_thread_its_result_in_the_channel(
     ]
     assert mentions and {m.channel_id for m in mentions} == {thread.id}
     assert all(f"<@{alice.id}>" not in m.text for m in posted_in(fake, general))
+    # a rematch from the final table opens its lobby in the thread, which it unarchives
+    inter = await fake.click(bob, table_message, button(table_message, "rm"))
+    rematch = await inter.answer()
+    assert rematch.channel_id == thread.id and not thread.archived
+    assert any(c.endswith(":st") for c in rematch.custom_ids)
 
 
 async def test_the_table_choice_beats_the_server_setting_and_end_closes_the_thread(
@@ -164,6 +169,9 @@ async def test_a_restart_in_the_middle_of_a_thread_game_in_french(
     second = await skybo()
     table = second.service.tables[game_id]
     assert table.channel_id == thread.id and table.stored.message_id == message_id  # nothing else stored
+    # Discord archives the thread under the game (a week without a message, or a moderator): the bot
+    # unarchives it when its table edit is refused (50083), and the game goes on there
+    await fake.archive_thread(thread)
     await play_turns(fake, second, game_id, fake.messages[message_id], [alice, bob], random.Random(4))
     result = await fake.wait_until(
         lambda: next(
@@ -178,6 +186,11 @@ async def test_a_restart_in_the_middle_of_a_thread_game_in_french(
     )
     assert "est finie" in result.text and "/skyjo revoir" in result.text
     await fake.wait_until(lambda: thread.archived, what="the thread archived")
+    # each edit refused while it was archived (none if a mention's post unarchived it first) made the
+    # bot unarchive it; the last change is the archive at the end
+    refused = fake.take_rejections(50083)
+    changes = [r.json for r in fake.requests_to("PATCH", "/channels/{channel_id}")]
+    assert changes[-1] == {"archived": True} and changes.count({"archived": False}) == len(refused)
 
 
 def test_a_thread_name_fits_discord_s_100_characters() -> None:
