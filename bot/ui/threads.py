@@ -89,9 +89,12 @@ async def tell_no_thread(bot: Host, guild_id: int | None, channel_id: int, local
 def place(bot: Host, interaction: discord.Interaction[Any]) -> Place:
     """Where the Start click of a lobby with the ``thread`` option deals its game: a thread started
     from the lobby message, named after the game and its players, when the bot may (the click's
-    ``app_permissions``); else the channel, with one line saying why."""
+    ``app_permissions``); else the channel, with one line saying why. A lobby in a thread plays there
+    (no thread in a thread), without a word."""
 
     async def where(lobby: Lobby) -> int | None:
+        if isinstance(interaction.channel, discord.Thread):
+            return None  # a lobby opened in a thread (a rematch, someone's own thread): played there
         locale = bot.service.public_locale(lobby.guild_id, interaction.guild_locale)
         thread_id = None
         if may_open_threads(interaction.app_permissions) and lobby.message_id is not None:

@@ -97,7 +97,18 @@ async def test_a_whole_game_in_a_thread_its_result_in_the_channel(
     inter = await fake.click(bob, table_message, button(table_message, "rm"))
     rematch = await inter.answer()
     assert rematch.channel_id == thread.id and not thread.archived
-    assert any(c.endswith(":st") for c in rematch.custom_ids)
+    # ... and its game is played there: no thread in a thread, and nothing said about it
+    await (await fake.click(alice, rematch, rematch.custom_ids[0])).response()
+    await fake.wait_until(lambda: "Alice" in rematch.text, what="Alice in the rematch")
+    await (
+        await fake.click(bob, rematch, next(c for c in rematch.custom_ids if c.endswith(":st")))
+    ).response()
+    second = await fake.wait_until(
+        lambda: next((t for t in bot.service.tables.values() if t is not table), None),
+        what="the rematch game",
+    )
+    assert second.channel_id == thread.id and fake.threads_of(general) == [thread]
+    assert not any("Create Public Threads" in m.text for m in fake.messages.values())
 
 
 async def test_the_table_choice_beats_the_server_setting_and_end_closes_the_thread(
@@ -197,3 +208,27 @@ def test_a_thread_name_fits_discord_s_100_characters() -> None:
     assert thread_name("Skip-Bo", ["Alice", "Bob"]) == "Skip-Bo — Alice, Bob"
     long = thread_name("Skyjo", [f"Player number {i}" for i in range(8)])
     assert len(long) == NAME_LIMIT and long.endswith("…")
+
+
+async def test_a_long_skipbo_game_in_a_thread_links_its_letters_into_the_thread(
+    fake_discord: FakeDiscord, skybo: Any
+) -> None:
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    bot = await skybo()
+    inter = await fake.run_command(alice, "skipbo", "new", options={"thread": True, "turn_limit": 3600})
+    lobby = await inter.original()
+    await (await fake.click(bob, lobby, lobby.custom_ids[0])).response()
+    await fake.wait_until(lambda: "Bob" in lobby.text, what="Bob in the lobby")
+    start = next(c for c in lobby.custom_ids if c.endswith(":st"))
+    await (await fake.click(alice, lobby, start)).response()
+    table = await fake.wait_until(lambda: next(iter(bot.service.tables.values()), None), what="the game")
+    thread = thread_of(fake, table)
+    assert thread.name == "Skip-Bo — Alice, Bob"
+    # the first letter may leave before the table message is posted in the thread: it links the thread
+    link = f"https://discord.com/channels/{fake.guild.id}/{thread.id}"
+    to_act = fake.user("alice") if table.seat_of(alice.id) == table.state.turn else bob
+    letter = await fake.wait_until(
+        lambda: next((m.content for m in fake.direct_messages(to_act)), None), what="the turn's letter"
+    )
+    assert link in letter and f"<#{thread.id}>" in letter
