@@ -62,7 +62,10 @@ What it offers (see ``tests/fakecord/conftest.py`` for the pytest fixtures):
   4, 5, 6, 7, 8, 9), follow-ups and original-response edits through the interaction
   webhook, channel messages (create/edit/delete/fetch/history, embeds, components,
   multipart file attachments served back from ``/attachments/...``), DM channels,
-  typing, guild members.  :meth:`FakeDiscord.rate_limit` makes the next N calls to a
+  typing, guild members, threads (``routes_threads``: started from a message or without one,
+  posted in, archived and locked, THREAD_CREATE / THREAD_UPDATE, the permissions each step needs;
+  :meth:`FakeDiscord.archive_thread` archives one under the bot, :meth:`FakeDiscord.threads_of`
+  lists a channel's).  :meth:`FakeDiscord.rate_limit` makes the next N calls to a
   route answer 429 the way Discord does, so discord.py sleeps ``retry_after`` and retries;
   :meth:`FakeDiscord.fail` makes them answer 500/502/503/504, before or after acting on them.
 * **Test-side actions**: :meth:`FakeDiscord.run_command`, :meth:`FakeDiscord.click`,
