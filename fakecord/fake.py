@@ -274,16 +274,28 @@ class FakeDiscord(HttpFront):
         """An admin deletes ``channel``. Like Discord: CHANNEL_DELETE goes to the bot (if it is in the
         guild and connected; a stopped bot never hears of it), the channel's messages go with it (no
         click on them any more), and every REST call on it, messages included, answers 404 10003
-        Unknown Channel."""
-        self.channels.pop(channel.id, None)
+        Unknown Channel. A text channel's threads go with it; a thread deleted alone sends THREAD_DELETE
+        (its id, guild, parent and type)."""
         guild = self.guilds.get(channel.guild_id or 0)
-        if guild is not None and channel in guild.channels:
-            guild.channels.remove(channel)
+        gone = [channel]
+        if guild is not None:
+            gone += [t for t in guild.threads if t.parent_id == channel.id]
+            guild.channels = [c for c in guild.channels if c not in gone]
+            guild.threads = [t for t in guild.threads if t not in gone]
+        ids = {c.id for c in gone}
+        for gone_id in ids:
+            self.channels.pop(gone_id, None)
         for msg in self.messages.values():
-            if msg.channel_id == channel.id:
+            if msg.channel_id in ids:
                 msg.deleted = True
         if self._bot_in(channel.guild_id):
-            await self._guild_event(channel.guild_id, "CHANNEL_DELETE", channel.payload())
+            if channel.is_thread:
+                data = {"id": str(channel.id), "guild_id": str(channel.guild_id), "type": channel.type}
+                await self._guild_event(
+                    channel.guild_id, "THREAD_DELETE", {**data, "parent_id": str(channel.parent_id)}
+                )
+            else:
+                await self._guild_event(channel.guild_id, "CHANNEL_DELETE", channel.payload())
         self._notify()
 
     async def remove_bot_from_guild(self, guild: FakeGuild | None = None) -> None:

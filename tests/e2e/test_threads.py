@@ -232,3 +232,21 @@ async def test_a_long_skipbo_game_in_a_thread_links_its_letters_into_the_thread(
         lambda: next((m.content for m in fake.direct_messages(to_act)), None), what="the turn's letter"
     )
     assert link in letter and f"<#{thread.id}>" in letter
+
+
+async def test_a_deleted_thread_cancels_its_game_and_nothing_is_posted_for_it(
+    fake_discord: FakeDiscord, skybo: Any
+) -> None:
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    general = fake.channel("general")
+    bot = await skybo()
+    await set_threads(fake, "on")
+    _, table = await start_lobby(fake, bot, alice, [bob])
+    thread = thread_of(fake, table)
+    await fake.delete_channel(thread)  # a moderator deletes the thread with the game in it
+    # THREAD_DELETE: the game is cancelled as gone (unrated), as a deleted channel's; nothing posted
+    await fake.wait_until(lambda: table.finished and table.gone, what="the game cancelled")
+    assert bot.service.table_in_channel(thread.id) is None
+    assert not any(m.text.startswith("🏁") for m in posted_in(fake, general))
+    assert fake.threads_of(general) == []
