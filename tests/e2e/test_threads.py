@@ -120,6 +120,10 @@ async def test_the_table_choice_beats_the_server_setting_and_end_closes_the_thre
     bot = await skybo()
     # the server's setting is off (the default): thread:True gives this table a thread
     lobby, table = await start_lobby(fake, bot, alice, [bob], thread=True)
+    assert (
+        "🧵 At the start, the game moves to a thread of its own"
+        in lobby.history[-1]["embeds"][0]["description"]
+    )
     thread = thread_of(fake, table)
     # /skyjo end in the thread: the result (ended, by whom) in the channel, the thread archived
     question = await (await fake.run_command(alice, "skyjo", "end", channel=thread)).answer()
