@@ -91,7 +91,8 @@ class Presenter(PanelFollower):
         self._deleted: collections.deque[int] = collections.deque(maxlen=256)  # ... and lately deleted
         self._gone_lobbies: collections.deque[int] = collections.deque(maxlen=256)  # never to edit again
         self._cannot_post: set[int] = set()  # channels where the last post or edit was refused (403)
-        self._threads_closed: set[int] = set()  # games played in a thread whose end was posted (threads)
+        # Games played in a thread whose end is posted (bot.ui.threads): the last few, never twice.
+        self._threads_closed: collections.deque[int] = collections.deque(maxlen=1024)
         self._closed = False
 
     # the service calls this (TableListener)
@@ -108,7 +109,7 @@ class Presenter(PanelFollower):
                 continue  # nothing their panel says has changed (or no panel yet)
             self._follow(table, user_id)
         if table.finished and threads.parent_of(table) is not None and table.id not in self._threads_closed:
-            self._threads_closed.add(table.id)  # the result in the channel, the thread archived: once
+            self._threads_closed.append(table.id)  # the result in the channel, the thread archived: once
             self._schedule(("thread", table.id), functools.partial(self._close_thread, table), interval=0.0)
 
     def lobby_moved(self, table: Table, lobby_message_id: int) -> None:
