@@ -19,11 +19,11 @@ from fakecord.constants import (
 from fakecord.errors import DiscordAPIError, FormErrors, unknown_message
 from fakecord.interaction import FakeInteraction
 from fakecord.records import CallbackRecord, RecordedRequest
-from fakecord.routes_messages import MessageRoutes
+from fakecord.routes_threads import ThreadRoutes
 from fakecord.state import FakeMessage
 
 
-class InteractionRoutes(MessageRoutes):
+class InteractionRoutes(ThreadRoutes):
     """The interaction callback and webhook routes."""
 
     async def _h_callback(
@@ -160,9 +160,14 @@ class InteractionRoutes(MessageRoutes):
             msg = self._edit_message(original, body, record.files)
             await self._message_event("MESSAGE_UPDATE", msg)
         else:
+            public = not int(body.get("flags") or 0) & FLAG_EPHEMERAL
+            if public:  # a public follow-up in an archived thread unarchives it (routes_threads)
+                await self._before_post(inter.channel)
             msg = self._create_message(
                 inter.channel, body, record.files, author=self.bot_user, interaction=inter
             )
+            if public:
+                self._after_post(inter.channel)
             await self._message_event("MESSAGE_CREATE", msg)
         inter.followups.append(msg)
         inter.webhook_writes.append(msg)

@@ -39,7 +39,7 @@ from bot.service import (
     TableService,
 )
 from bot.storage.lobbies import Lobby
-from bot.ui import display, errors, ids
+from bot.ui import display, errors, ids, threads
 from bot.ui.host import Host
 from bot.ui.presenter import Presenter
 from bot.ui.router import Route
@@ -451,7 +451,11 @@ class TableUI:
             await self.service.lobby_cancel(lobby_id, channel_id, user.id, can_manage=perms.manage_channels)
         elif act == START:
             message_id = interaction.message.id if interaction.message else None
-            table = await self.service.lobby_start(lobby_id, channel_id, user.id, message_id)
+            table = await self.service.lobby_start(
+                lobby_id, channel_id, user.id, message_id, place=threads.place(self.bot, interaction)
+            )
+            if threads.parent_of(table) is not None and message_id is not None:
+                self.presenter.lobby_moved(table, message_id)  # the game went to its thread
             self.presenter.table_changed(table)
             return
         self.presenter.lobby_changed(lobby_id)

@@ -31,7 +31,7 @@ from bot.i18n import translate as t
 from bot.render.pictures import Pictures
 from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.storage.lobbies import Lobby
-from bot.ui import display
+from bot.ui import display, threads
 from bot.ui.host import Host
 from bot.ui.panels import PanelFollower, PanelWatch, panel_key
 from bot.ui.views import (
@@ -90,6 +90,8 @@ class Presenter(PanelFollower):
         self._deleted: collections.deque[int] = collections.deque(maxlen=256)  # ... and lately deleted
         self._gone_lobbies: collections.deque[int] = collections.deque(maxlen=256)  # never to edit again
         self._cannot_post: set[int] = set()  # channels where the last post or edit was refused (403)
+        # Games played in a thread whose end is posted (bot.ui.threads): the last few, never twice.
+        self._threads_closed: collections.deque[int] = collections.deque(maxlen=1024)
         self._closed = False
 
     # the service calls this (TableListener)
@@ -105,6 +107,37 @@ class Presenter(PanelFollower):
             if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
             self._follow(table, user_id)
+        if table.finished and threads.parent_of(table) is not None and table.id not in self._threads_closed:
+            self._threads_closed.append(table.id)  # the result in the channel, the thread archived: once
+            self._schedule(("thread", table.id), functools.partial(self._close_thread, table), interval=0.0)
+
+    def lobby_moved(self, table: Table, lobby_message_id: int) -> None:
+        """The lobby's game is dealt in a thread: its message in the channel says where (bot.ui.threads)."""
+        self._schedule(
+            ("moved", table.id), functools.partial(self._edit_moved_lobby, table, lobby_message_id)
+        )
+
+    async def _edit_moved_lobby(self, table: Table, lobby_message_id: int) -> None:
+        parent = threads.parent_of(table)
+        if parent is None:
+            return
+        locale = self._locale(table.stored.guild_id)
+        channel = self.bot.get_partial_messageable(parent, guild_id=table.stored.guild_id)
+        body = messages.MessageBody(embed={"description": threads.lobby_moved_text(table, locale)})
+        async with self._in_channel(parent):
+            await channel.get_partial_message(lobby_message_id).edit(
+                embed=embed_of(body), view=None, allowed_mentions=NO_MENTIONS
+            )
+
+    async def _close_thread(self, table: Table) -> None:
+        """After the last edit of the table and its mentions (an archived thread refuses edits)."""
+        for key in (("game", table.id), ("mention", table.id)):
+            slot = self._slots.get(key)
+            while slot is not None and slot.task is not None and not slot.task.done():
+                await asyncio.wait({slot.task})
+                slot = self._slots.get(key)
+        if not table.gone:
+            await threads.close_thread(self.bot, table, self._locale(table.stored.guild_id))
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
@@ -140,7 +173,8 @@ class Presenter(PanelFollower):
         table there is cancelled (:meth:`TableService.cancel_gone`) and the failure ends here. 403
         50001 / 50013 (the bot may no longer see or post in the channel): the table goes on, the next
         clickers are told (:meth:`cannot_post`), and the error goes on to the caller (logged once,
-        not retried: only a later change tries again)."""
+        not retried: only a later change tries again). 400 50083 (a game's thread archived under it):
+        the thread is unarchived and the error goes on (the edit is retried)."""
         try:
             yield
         except discord.NotFound as error:
@@ -151,6 +185,12 @@ class Presenter(PanelFollower):
         except discord.Forbidden as error:
             if error.code in CANNOT_POST:
                 self._cannot_post.add(channel_id)
+            raise
+        except discord.HTTPException as error:
+            # 50083: a game's thread was archived under it (a week without a message, or a moderator):
+            # unarchive it and let the edit be tried again (bot.ui.threads).
+            if error.code == threads.ARCHIVED and self.bot.service.table_in_channel(channel_id) is not None:
+                await threads.unarchive(self.bot, channel_id)
             raise
 
     async def _post(self, channel: discord.PartialMessageable, *args: Any, **kwargs: Any) -> discord.Message:

@@ -23,7 +23,7 @@ from bot.i18n import translate as t
 from bot.render import messages
 from bot.render.names import escape_name, shown_name
 from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
-from bot.storage.lobbies import INVITED, TURN_LIMIT, Lobby, engine_options
+from bot.storage.lobbies import INVITED, THREAD, TURN_LIMIT, Lobby, engine_options
 from bot.storage.settings import DEFAULTS, ServerSettings
 from bot.ui import boards, display, ids
 from bot.ui.card_emojis import CardEmojis
@@ -298,6 +298,8 @@ def lobby_message(lobby: Lobby, locale: object, settings: ServerSettings = DEFAU
             else t("table.options.no_turn_limit", locale)
         )
     lines += settings_lines(settings, locale)
+    if lobby.options.get(THREAD):  # a thread per game (bot.ui.threads): said before the start
+        lines.append(t("threads.lobby", locale))
     invited = invited_left(lobby)
     if invited:  # a rematch: who it waits for (names, not mentions: a lobby pings nobody)
         names = ", ".join(escape_name(str(p.get("name") or "")) for p in invited)
