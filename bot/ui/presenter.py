@@ -25,9 +25,11 @@ from typing import Any
 import discord
 
 from bot import discord_patches
+from bot.discord_patches import LayoutPayload
 from bot.games.registry import BY_KIND
 from bot.i18n import template
 from bot.i18n import translate as t
+from bot.render import messages
 from bot.render.pictures import Pictures
 from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.storage.lobbies import Lobby
@@ -124,9 +126,10 @@ class Presenter(PanelFollower):
         locale = self._locale(table.stored.guild_id)
         channel = self.bot.get_partial_messageable(parent, guild_id=table.stored.guild_id)
         body = messages.MessageBody(embed={"description": threads.lobby_moved_text(table, locale)})
+        moved = LayoutPayload(messages.layout_of(body, accent=messages.COLOUR_PLAYING))
         async with self._in_channel(parent):
             await channel.get_partial_message(lobby_message_id).edit(
-                embed=embed_of(body), view=None, allowed_mentions=NO_MENTIONS
+                content=None, embed=None, view=moved, allowed_mentions=NO_MENTIONS
             )
 
     async def _close_thread(self, table: Table) -> None:

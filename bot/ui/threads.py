@@ -20,8 +20,10 @@ from typing import Any, Final, Literal
 
 import discord
 
+from bot.discord_patches import LayoutPayload
 from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
+from bot.render import messages
 from bot.service import Table
 from bot.service.lobbies import THREAD_PARENT, Place
 from bot.storage.lobbies import Lobby
@@ -159,7 +161,10 @@ async def close_thread(bot: Host, table: Table, locale: object) -> None:
     stored = table.stored
     channel = bot.get_partial_messageable(parent, guild_id=stored.guild_id)
     try:
-        await channel.send(result_text(table, locale), allowed_mentions=NO_MENTIONS)
+        # In the look of the table itself (issue 40): one container, the standings as its text.
+        body = messages.MessageBody(embed={"description": result_text(table, locale)})
+        layout = LayoutPayload(messages.layout_of(body, accent=messages.COLOUR_OVER))
+        await channel.send(view=layout, allowed_mentions=NO_MENTIONS)
     except discord.HTTPException as error:
         log.warning("thread result not posted", extra={"game_id": stored.id, "status": error.status})
     try:
