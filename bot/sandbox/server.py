@@ -54,6 +54,7 @@ DM = "dm"  # what a page asks to view for its user's direct messages with the bo
 LOCALES = {"en-US": "English", "fr": "Français"}
 HISTORY = 100  # messages a page shows per channel
 WORLD_FIRST_ID = (1_735_689_600_000 - 1_420_070_400_000) << 22  # the same world ids at each start (--keep)
+THREAD_TYPES = (10, 11, 12)  # announcement, public and private threads: channels with a parent
 PUSH_DELAY = 0.015  # seconds: changes are batched this long before being pushed
 
 
@@ -126,6 +127,7 @@ class Sandbox:
         app.router.add_get("/ws", self._h_ws)
         app.router.add_get("/static/{name}", self._h_static)
         app.router.add_get("/files/{message_id}/{attachment_id}/{filename}", self._h_file)
+        app.router.add_get("/emojis/{emoji_id:\\d+}.png", self._h_emoji)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
@@ -289,7 +291,7 @@ class Sandbox:
             for u in fake.users.values()
             if u.id in guild.members
         ]
-        channels = [{"id": str(c.id), "name": c.name} for c in guild.channels]
+        channels = [{"id": str(c.id), "name": c.name} for c in guild.channels if c.type not in THREAD_TYPES]
         status = self._bot_status
         if status == "online" and (self.bot is None or self.bot.is_closed()):
             status = "offline"  # it crashed: the terminal says why
@@ -298,9 +300,42 @@ class Sandbox:
             "bot": {"id": str(fake.bot_user.id), "name": fake.bot_user.username, "status": status},
             "users": users,
             "channels": channels,
+            "threads": [self._thread_view(t) for t in self._threads()],
+            "emoji_images": self._emoji_source() is not None,
             "commands": sorted(commands, key=lambda c: c.get("name", "")),
             "locales": LOCALES,
         }
+
+    def _threads(self) -> list[FakeChannel]:
+        """The server's threads, oldest first: channels of a thread type, wherever the fake keeps them.
+
+        Read from each channel's Discord payload (``type``, ``parent_id``, ``thread_metadata``), the
+        shape Discord gives a thread, so the page does not depend on how the fake stores one."""
+        guild_id = self.fake.guild.id
+        seen: dict[int, FakeChannel] = {}
+        for channel in [*self.fake.guild.channels, *self.fake.channels.values()]:
+            if channel.type in THREAD_TYPES and channel.guild_id == guild_id:
+                seen.setdefault(channel.id, channel)
+        return sorted(seen.values(), key=lambda c: c.id)
+
+    def _thread_view(self, thread: FakeChannel) -> dict[str, Any]:
+        payload = thread.payload()
+        metadata = payload.get("thread_metadata") or {}
+        messages = [m for m in self.fake.messages.values()
+                    if m.channel_id == thread.id and m.visible_to is None and not m.deleted]  # fmt: skip
+        return {
+            "id": str(thread.id),
+            "name": payload.get("name") or thread.name,
+            "parent_id": str(payload.get("parent_id") or ""),
+            "archived": bool(metadata.get("archived", False)),
+            "locked": bool(metadata.get("locked", False)),
+            "messages": len(messages),
+        }
+
+    def _emoji_source(self) -> Any:
+        """``FakeDiscord.emoji_image(emoji_id) -> bytes | None`` when the fake knows application emojis."""
+        getter = getattr(self.fake, "emoji_image", None)
+        return getter if callable(getter) else None
 
     def message_view(self, msg: FakeMessage) -> dict[str, Any]:
         """A message as the page draws it: the Discord payload, with attachment URLs the page can load."""
@@ -370,7 +405,12 @@ class Sandbox:
             "edited": msg.edited_timestamp is not None,
             "timestamp": msg.timestamp,
             "rev": msg.revision,  # the page clicks "on this revision": see _act
+            "type": msg.type,
         }
+        # Discord gives a thread started from a message the message's id (and the message a ``thread``)
+        thread = self.fake.channels.get(msg.id)
+        if thread is not None and thread.type in THREAD_TYPES and msg.visible_to is None:
+            data["thread"] = self._thread_view(thread)
         if msg.interaction is not None:
             inter = msg.interaction
             data["interaction"] = {
@@ -417,6 +457,15 @@ class Sandbox:
                 ctype = attachment.content_type or mimetypes.guess_type(attachment.filename)[0]
                 return web.Response(body=attachment.data, content_type=ctype or "application/octet-stream")
         raise web.HTTPNotFound()
+
+    async def _h_emoji(self, request: web.Request) -> web.StreamResponse:
+        """A custom emoji's picture (``<:name:id>`` in text, ``emoji: {id}`` on a button), as Discord's
+        CDN serves it; 404 when the fake has no such emoji (the page then writes ``:name:``)."""
+        source = self._emoji_source()
+        image = source(int(request.match_info["emoji_id"])) if source is not None else None
+        if not image:
+            raise web.HTTPNotFound()
+        return web.Response(body=image, content_type="image/png", headers={"Cache-Control": "max-age=3600"})
 
     async def _h_ws(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(heartbeat=30)
@@ -468,6 +517,9 @@ class Sandbox:
         for channel in self.fake.guild.channels:
             if str(channel.id) == str(value) or channel.name == value:
                 return channel
+        for thread in self._threads():  # a thread by its id (names need not be unique)
+            if str(thread.id) == str(value):
+                return thread
         raise KeyError(f"unknown channel {value!r}")
 
     async def _act(self, page: Page, data: dict[str, Any]) -> dict[str, Any] | None:
@@ -478,8 +530,10 @@ class Sandbox:
             page.channel = self._channel(data.get("channel") or "general", page.user)
             await self._sync_page(page, reset=True)
             dm = page.channel.guild_id is None
-            return {"user": str(page.user.id), "channel": str(page.channel.id), "dm": dm,
-                    "name": DM if dm else page.channel.name}  # fmt: skip
+            thread = page.channel.type in THREAD_TYPES
+            name = DM if dm else str(page.channel.id) if thread else page.channel.name
+            return {"user": str(page.user.id), "channel": str(page.channel.id), "dm": dm, "thread": thread,
+                    "name": name}  # fmt: skip
         if op == "add_user":
             name = str(data.get("name") or "").strip()[:32]
             if not name:
