@@ -32,7 +32,7 @@ TUNING = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0)
 # The 4-player Skyjo table message (the embed with its text grids, the picture, the buttons) at 390 px,
 # when the first turn starts; measured in Debian's Chromium, see docs/sandbox.md. Issue 40 wants the
 # Components V2 table at most half as tall: ``assert skyjo_table_height(...) <= EMBED_TABLE_HEIGHT / 2``.
-EMBED_TABLE_HEIGHT = 0
+EMBED_TABLE_HEIGHT = 1006
 
 # Everything that must stay inside the screen: the list, each message, each button row and picture.
 OVERFLOWS = """() => {
@@ -147,7 +147,7 @@ async def skyjo_table_height(
 async def open_panel_phone(page: Any, button: str) -> Any:
     await public(page, button).get_by_role("button", name=button, exact=True).click()
     panel = page.locator(".message.ephemeral").filter(has_text="Only you can see this").last
-    await panel.wait_for()
+    await panel.get_by_role("button", name="Refresh", exact=True).wait_for()  # drawn, not "thinking"
     return panel
 
 

@@ -15,6 +15,7 @@ lacks them, the test builds them in the fake's state as Discord shapes them (see
 from __future__ import annotations
 
 import io
+import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -90,19 +91,16 @@ async def sandbox(tmp_path: Path) -> AsyncIterator[Sandbox]:
         await running.stop()
 
 
-def _fake_route(fake: FakeDiscord, method: str, suffix: str) -> bool:
-    """Whether the fake serves ``method`` on a path ending with ``suffix`` (its aiohttp router)."""
+def _fake_route(fake: FakeDiscord, method: str, pattern: str) -> bool:
+    """Whether the fake serves ``method`` on a path matching ``pattern`` (searched in its aiohttp
+    router's paths, whatever its placeholders are called)."""
     runner: Any = getattr(fake, "_runner", None)
     if runner is None:
         return False
-    for route in runner.app.router.routes():
-        if (
-            route.method == method
-            and route.resource is not None
-            and route.resource.canonical.endswith(suffix)
-        ):
-            return True
-    return False
+    return any(
+        route.method == method and route.resource is not None and re.search(pattern, route.resource.canonical)
+        for route in runner.app.router.routes()
+    )
 
 
 async def _custom_emoji(sandbox: Sandbox, image: bytes) -> discord.PartialEmoji | discord.Emoji:
@@ -132,7 +130,8 @@ class _Thread(FakeChannel):
 
 async def _start_thread(sandbox: Sandbox, message: discord.Message, name: str) -> FakeChannel:
     fake = sandbox.fake
-    if _fake_route(fake, "POST", "/messages/{message_id}/threads"):
+    assert _fake_route(fake, "POST", r"/channels/\{[^}]+\}/messages$")  # the probe sees the fake's routes
+    if _fake_route(fake, "POST", r"/channels/\{[^}]+\}/messages/\{[^}]+\}/threads$"):
         thread = await message.create_thread(name=name)
         return fake.channels[thread.id]
     parent = fake.channels[message.channel.id]

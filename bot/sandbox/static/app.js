@@ -428,7 +428,7 @@ function renderSelect(comp, msg) {
   const select = el("select", { class: "select", disabled: !!comp.disabled, multiple, dataset: { customId: comp.custom_id } });
   if (!multiple) select.append(el("option", { value: "", text: comp.placeholder || "Make a selection", disabled: true, selected: true }));
   let options;
-  if (comp.type === 3) options = (comp.options || []).map((o) => [o.value, (o.emoji ? `${o.emoji.name} ` : "") + o.label, o.default]);
+  if (comp.type === 3) options = (comp.options || []).map((o) => [o.value, (o.emoji ? `${o.emoji.id ? `:${o.emoji.name}:` : o.emoji.name} ` : "") + o.label, o.default]);
   else if (comp.type === 8) options = S.world.channels.map((c) => [c.id, `#${c.name}`]);
   else options = S.world.users.map((u) => [u.id, `@${u.name}`]);
   for (const [value, label, selected] of options) select.append(el("option", { value, text: label, selected: !!selected }));
