@@ -12,6 +12,7 @@ docs/sandbox.md keeps the one measured for today's embed table (:data:`EMBED_TAB
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -100,21 +101,36 @@ async def run_command_with(page: Any, line: str, **options: str) -> None:
     await page.locator("#command-form .send").click()
 
 
+# The table's picture in the message (an edit draws the message again: look it up at each poll).
+PICTURE = """id => {
+  const img = document.querySelector(`.message[data-id="${id}"] :is(img.e-image, .v2-gallery img)`);
+  if (!img || !img.complete || !img.naturalWidth) return null;
+  const box = img.getBoundingClientRect();
+  return {left: box.left, right: box.right, width: box.width, natural: img.naturalWidth};
+}"""
+
+
 async def picture_loaded(page: Any, message: Any) -> dict[str, float]:
     """Waits for the message's table picture and returns its box and natural width."""
-    picture = message.locator("img.e-image, .v2-gallery img").first
-    handle = await picture.element_handle()
-    await page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=handle)
-    box: dict[str, float] = await picture.evaluate(
-        "img => { const r = img.getBoundingClientRect(); return {left: r.left, right: r.right, "
-        "width: r.width, natural: img.naturalWidth}; }"
-    )
+    message_id = await message.get_attribute("data-id")
+    loaded = await page.wait_for_function(PICTURE, arg=message_id)
+    box: dict[str, float] = await loaded.json_value()
     return box
 
 
 async def assert_fits(page: Any, message: Any) -> None:
     assert await page.evaluate(OVERFLOWS) == []
     await message.evaluate("node => node.scrollIntoView({block: 'end'})")
+
+
+async def whole_message(page: Any, message: Any, name: str, tmp_path: Path) -> None:
+    """A picture of the phone's page showing all of ``message``: a message taller than the screen
+    (today's table) is shown by making the screen as tall as needed, at the same width."""
+    height = await message_height(message)
+    await page.set_viewport_size({"width": PHONE["width"], "height": max(PHONE["height"], int(height) + 220)})
+    await message.evaluate("node => node.scrollIntoView({block: 'end'})")
+    await screenshot(page, name, tmp_path)
+    await page.set_viewport_size(PHONE)
 
 
 async def message_height(message: Any) -> float:
@@ -128,18 +144,27 @@ async def message_height(message: Any) -> float:
 async def skyjo_table_height(
     browser: Any, sandbox: Sandbox, *, channel: str = "general"
 ) -> tuple[float, Any, Any]:
-    """How tall a 4-player Skyjo table message is at 390 px when the first turn starts: Alice and three
-    computer players, Alice's two cards revealed (so every grid shows two cards and the last moves
-    line has something). Returns the height, Alice's phone page and her private panel."""
+    """How tall a 4-player Skyjo table message is at 390 px when Alice's first turn starts: Alice and
+    three computer players, every grid with its first cards revealed, the computers' moves in the last
+    moves (nothing changes until Alice plays). Returns the height, Alice's phone page and her panel."""
     alice = await open_phone(browser, sandbox, "alice", channel)
     await start_with_computers(alice, "skyjo", 3)
     panel = await open_panel_phone(alice, "My grid")
     await reveal_two(panel)
+    await panel.get_by_role("button", name="Refresh", exact=True).click()
+    await panel.get_by_role("button", name="Draw a card", exact=True).wait_for()
     table = public(alice, "My grid")
-    await _until(lambda: table.inner_text(), lambda text: "Alice" in text)
-    picture = await picture_loaded(alice, table)
-    assert picture["right"] <= PHONE["width"] and picture["width"] <= picture["natural"]
-    height = await message_height(table)
+    readings: list[tuple[float, float]] = []
+
+    async def settled() -> bool:  # the last edit drawn, its picture loaded, twice the same
+        picture = await picture_loaded(alice, table)
+        assert picture["right"] <= PHONE["width"] and picture["width"] <= picture["natural"]
+        readings.append((await message_height(table), picture["width"]))
+        await asyncio.sleep(0.2)
+        return len(readings) > 1 and readings[-1] == readings[-2]
+
+    await _until(settled, bool)
+    height = readings[-1][0]
     print(f"\n4-player Skyjo table message at {PHONE['width']} px: {height:.0f} px tall")
     return height, alice, panel
 
@@ -166,10 +191,8 @@ async def test_skyjo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox,
 
     table = public(alice, "My grid")
     await assert_fits(alice, table)
-    await screenshot(alice, "sandbox-phone-skyjo-table.png", tmp_path, element=table)  # all of it
+    await whole_message(alice, table, "sandbox-phone-skyjo-table.png", tmp_path)
 
-    await panel.get_by_role("button", name="Refresh", exact=True).click()
-    await panel.get_by_role("button", name="Draw a card", exact=True).wait_for()
     assert await hidden_cards(panel) == 10
     await assert_fits(alice, panel)
     rows = await panel.locator(".row").evaluate_all(
@@ -194,7 +217,7 @@ async def test_skipbo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox
     table = public(bob, "My hand")
     await picture_loaded(bob, table)
     await assert_fits(bob, table)
-    await screenshot(bob, "sandbox-phone-skipbo-table.png", tmp_path, element=table)
+    await whole_message(bob, table, "sandbox-phone-skipbo-table.png", tmp_path)
 
     panel = await open_panel_phone(bob, "My hand")
     await panel.locator(".row .btn").first.wait_for()
