@@ -65,7 +65,13 @@ OVERFLOWS = """() => {
 async def sandbox(tmp_path: Path) -> AsyncIterator[Sandbox]:
     database = tmp_path / "data" / "sandbox.sqlite3"
     database.parent.mkdir()
-    running = Sandbox(lambda: create_bot(database_path=database, tuning=TUNING), port=0)
+
+    def make() -> Any:
+        bot: Any = create_bot(database_path=database, tuning=TUNING)
+        bot.sync_card_emojis = True  # the card faces on the panels' buttons, as `python -m bot sandbox`
+        return bot
+
+    running = Sandbox(make, port=0)
     await running.start()
     try:
         yield running
@@ -118,8 +124,14 @@ async def picture_loaded(page: Any, message: Any) -> dict[str, float]:
     return box
 
 
+# Every custom emoji shown (a card face on a panel's button, once the faces are synced) has loaded.
+EMOJIS_LOADED = """() => [...document.querySelectorAll("#messages img.emoji.custom")]
+  .every((img) => img.complete && img.naturalWidth > 0)"""
+
+
 async def assert_fits(page: Any, message: Any) -> None:
     assert await page.evaluate(OVERFLOWS) == []
+    await page.wait_for_function(EMOJIS_LOADED)
     await message.evaluate("node => node.scrollIntoView({block: 'end'})")
 
 
@@ -195,6 +207,7 @@ async def test_skyjo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox,
 
     assert await hidden_cards(panel) == 10
     await assert_fits(alice, panel)
+    print(f"Skyjo panel: {await panel.locator('img.emoji.custom').count()} card emojis")
     rows = await panel.locator(".row").evaluate_all(
         "rows => rows.map((r) => r.getBoundingClientRect().right)"
     )
