@@ -259,9 +259,15 @@ class Sandbox:
         if reset:
             page.sent = {}
         current = {m.id: m for m in self.fake.visible_messages(page.user, page.channel)[-HISTORY:]}
+        starter = self._starter(page.channel)
+        if starter is not None:  # Discord's client shows it at the top of the thread
+            current = {starter.id: starter, **current}
         upsert = []
         for message_id, message in current.items():
             data = self.message_view(message)
+            if message is starter:
+                data["starter"] = True
+                data.pop("thread", None)
             text = json.dumps(data, sort_keys=True)
             if page.sent.get(message_id) != text:
                 page.sent[message_id] = text
@@ -331,6 +337,15 @@ class Sandbox:
             "locked": bool(metadata.get("locked", False)),
             "messages": len(messages),
         }
+
+    def _starter(self, channel: FakeChannel) -> FakeMessage | None:
+        """The message a thread was started from (it has the thread's id), if ``channel`` is one."""
+        if channel.type not in THREAD_TYPES:
+            return None
+        message = self.fake.messages.get(channel.id)
+        if message is None or message.deleted or message.visible_to is not None:
+            return None
+        return message
 
     def _emoji_source(self) -> Any:
         """``FakeDiscord.emoji_image(emoji_id) -> bytes | None`` when the fake knows application emojis."""

@@ -223,7 +223,11 @@ async def test_the_page_draws_v2_custom_emojis_and_threads(
     await alice.locator("#channel-name").filter(has_text="Toy game — Alice, Bob").wait_for()
     await alice.locator(".message").filter(has_text="Bob, your turn").wait_for()
     await alice.locator(".message").filter(has_text="good luck").wait_for()
-    assert await alice.locator(f'.message[data-id="{sent.id}"]').count() == 0  # the parent's stay there
+    # the message it was started from shows on top (once, without its thread card), not the channel's
+    starter = alice.locator(f'.message.starter[data-id="{sent.id}"]')
+    await starter.locator(".v2-container").wait_for()
+    assert await starter.locator(".thread-card").count() == 0
+    assert await alice.locator(".message").count() == 3
     assert "channel=" + str(thread.id) in alice.url
     assert await alice.locator(".parent-link").inner_text() == "#general"
 

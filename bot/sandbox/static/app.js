@@ -282,6 +282,10 @@ function renderMessage(msg) {
     node.append(el("div", { class: "components" }, msg.components.map((c) => renderComponent(c, msg))));
   }
   if (msg.thread) node.append(renderThreadCard(msg.thread));
+  if (msg.starter) {
+    node.classList.add("starter");
+    node.append(el("div", { class: "starter-note", text: "The message this thread was started from" }));
+  }
   if (S.failed.has(msg.id)) node.append(el("div", { class: "failed", text: S.failed.get(msg.id).text }));
   if (msg.ephemeral) {
     node.append(el("div", { class: "ephemeral-note" }, "👁 Only you can see this • ",
