@@ -197,7 +197,8 @@ async def test_skyjo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox,
 
     # the channel list hides behind the button, and comes back over the messages
     sidebar = alice.locator("#sidebar")
-    assert (await sidebar.bounding_box() or {"x": 0})["x"] + 248 <= 0 or not await sidebar.is_visible()
+    hidden = await sidebar.bounding_box()
+    assert hidden is not None and hidden["x"] + hidden["width"] <= 0
     messages_box = await alice.locator("#messages").bounding_box()
     assert messages_box and messages_box["x"] == 0 and messages_box["width"] == PHONE["width"]
 
@@ -215,6 +216,7 @@ async def test_skyjo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox,
     await screenshot(alice, "sandbox-phone-skyjo-panel.png", tmp_path)
 
     await alice.locator("#nav-toggle").click()
+    await alice.wait_for_function("document.querySelector('#sidebar').getBoundingClientRect().x === 0")
     await alice.locator('#channels .channel[data-name="games"]').click()
     await alice.locator("#channel-name").filter(has_text="games").wait_for()
     assert not await alice.locator("#nav-backdrop").is_visible()

@@ -36,6 +36,7 @@ from .test_sandbox import open_as
 pytestmark = pytest.mark.timeout(60)
 
 ACCENT = 0xED4245
+DEALT = 1618953630  # 2021-04-20 21:20:30 UTC
 EMOJI_COLOUR = (40, 160, 90)
 
 
@@ -65,6 +66,7 @@ class Layout(discord.ui.LayoutView):
                 discord.ui.MediaGallery(discord.MediaGalleryItem("attachment://table.png")),
                 discord.ui.Separator(spacing=discord.SeparatorSpacing.large),
                 discord.ui.TextDisplay(f"Your card <:{card.name}:{card.id}>"),
+                discord.ui.TextDisplay(f"-# dealt <t:{DEALT}:D> at <t:{DEALT}:t>, `<t:{DEALT}:R>` as code"),
                 discord.ui.File("attachment://sheet.txt"),
                 discord.ui.Separator(visible=False),
                 discord.ui.ActionRow(play, five),
@@ -167,7 +169,11 @@ async def test_the_page_draws_v2_custom_emojis_and_threads(
     # text: a heading, bold, a small line, a relative timestamp that counts by itself
     assert await container.locator("h2").inner_text() == "Toy table"
     assert await container.locator("strong").first.inner_text() == "deadline"
-    assert await container.locator(".subtext").inner_text() == "a small line"
+    assert await container.locator(".subtext").first.inner_text() == "a small line"
+    dealt = container.locator(".subtext").nth(1)
+    date, hour = await dealt.locator("time.timestamp").all_inner_texts()
+    assert "April" in date and "2021" in date and ":" in hour and "2021" not in hour, (date, hour)
+    assert await dealt.locator("code").inner_text() == f"<t:{DEALT}:R>"
     stamp = container.locator('time.timestamp[data-style="R"]')
     first = await stamp.inner_text()
     assert first.startswith("in ") and "second" in first, first
