@@ -9,7 +9,8 @@ Every click and command in the page becomes the gateway event Discord would send
 ``run_command`` / ``click`` / ``submit_modal``); every message the bot sends, edits or deletes
 through REST is pushed to the pages that may see it. Each page looks at one channel as one user:
 ephemeral messages only reach their user's pages. Nothing here knows about a game: the commands come
-from what the bot synced, the messages are rendered from their Discord payloads.
+from what the bot synced, the messages are rendered from their Discord payloads (``views.py``: what the
+page sees of the fake).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from bot.sandbox.views import LOCALES, THREAD_TYPES, PageViews
 from fakecord import (
     CALLBACK_DEADLINE,
     FakeChannel,
@@ -36,9 +38,7 @@ from fakecord import (
     FakeInteraction,
     FakeMessage,
     FakeUser,
-    MessageInteraction,
     RealClock,
-    walk_components,
 )
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,6 @@ USERS: list[tuple[str, str, str | None]] = [("alice", "en-US", "Alice"), ("bob",
                                             ("chloe", "fr", "Chloé")]  # fmt: skip
 OWNER = "alice"  # owns the server: every permission; the others are members with @everyone's defaults
 DM = "dm"  # what a page asks to view for its user's direct messages with the bot
-LOCALES = {"en-US": "English", "fr": "Français"}
 HISTORY = 100  # messages a page shows per channel
 WORLD_FIRST_ID = (1_735_689_600_000 - 1_420_070_400_000) << 22  # the same world ids at each start (--keep)
 PUSH_DELAY = 0.015  # seconds: changes are batched this long before being pushed
@@ -95,6 +94,7 @@ class Sandbox:
         self.fake = FakeDiscord(clock=RealClock(), users=USERS, guild_name="Skybo sandbox", owner=OWNER,
                                 world_first_id=WORLD_FIRST_ID)  # fmt: skip
         self.fake.heartbeat_ack_delay = 0.25
+        self.views = PageViews(self.fake)
         self.bot: Any = None
         self.pages: list[Page] = []
         self.problems: list[str] = []  # every notice so far (tests assert there is none)
@@ -106,7 +106,6 @@ class Sandbox:
         self._pump_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._world_sent = ""
-        self._labels: dict[int, str | None] = {}  # interaction id -> label of the clicked button
         self._bot_status = "starting"
         self._forwarder = _ErrorForwarder(self)
 
@@ -126,6 +125,7 @@ class Sandbox:
         app.router.add_get("/ws", self._h_ws)
         app.router.add_get("/static/{name}", self._h_static)
         app.router.add_get("/files/{message_id}/{attachment_id}/{filename}", self._h_file)
+        app.router.add_get("/emojis/{emoji_id:\\d+}.png", self._h_emoji)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
@@ -257,9 +257,15 @@ class Sandbox:
         if reset:
             page.sent = {}
         current = {m.id: m for m in self.fake.visible_messages(page.user, page.channel)[-HISTORY:]}
+        starter = self.views.starter(page.channel)
+        if starter is not None:  # Discord's client shows it at the top of the thread
+            current = {starter.id: starter, **current}
         upsert = []
         for message_id, message in current.items():
             data = self.message_view(message)
+            if message is starter:
+                data["starter"] = True
+                data.pop("thread", None)
             text = json.dumps(data, sort_keys=True)
             if page.sent.get(message_id) != text:
                 page.sent[message_id] = text
@@ -273,129 +279,14 @@ class Sandbox:
     # ------------------------------------------------------------------ what the page sees
 
     def world(self) -> dict[str, Any]:
-        fake = self.fake
-        guild = fake.guild
-        commands = list(fake.global_commands.values()) + list(fake.guild_commands.get(guild.id, {}).values())
-        users = [
-            {
-                "id": str(u.id),
-                "username": u.username,
-                "name": u.global_name or u.username,
-                "locale": u.locale,
-                "bot": u.bot,
-                "role": "bot" if u.bot else "owner" if u.id == guild.owner_id else "member",
-                "dms": len(fake.direct_messages(u)),  # the bot's direct messages to this user
-            }
-            for u in fake.users.values()
-            if u.id in guild.members
-        ]
-        channels = [{"id": str(c.id), "name": c.name} for c in guild.channels]
         status = self._bot_status
         if status == "online" and (self.bot is None or self.bot.is_closed()):
             status = "offline"  # it crashed: the terminal says why
-        return {
-            "guild": {"id": str(guild.id), "name": guild.name, "locale": guild.preferred_locale},
-            "bot": {"id": str(fake.bot_user.id), "name": fake.bot_user.username, "status": status},
-            "users": users,
-            "channels": channels,
-            "commands": sorted(commands, key=lambda c: c.get("name", "")),
-            "locales": LOCALES,
-        }
+        return self.views.world(status)
 
     def message_view(self, msg: FakeMessage) -> dict[str, Any]:
         """A message as the page draws it: the Discord payload, with attachment URLs the page can load."""
-
-        def file_url(attachment: Any) -> str:
-            return f"/files/{msg.id}/{attachment.id}/{attachment.filename}"
-
-        by_name = {a.filename: a for a in msg.attachments}
-        by_url = {a.url: a for a in msg.attachments}
-        used: set[int] = set()
-
-        def resolve(url: Any) -> Any:
-            # Discord returns an embed's or a component's "attachment://name" as the attachment's URL
-            attachment = None
-            if isinstance(url, str) and url.startswith("attachment://"):
-                attachment = by_name.get(url.removeprefix("attachment://"))
-            elif isinstance(url, str):
-                attachment = by_url.get(url)
-            if attachment is not None:
-                used.add(attachment.id)
-                return file_url(attachment)
-            return url
-
-        embeds = json.loads(json.dumps(msg.embeds))
-        for embed in embeds:
-            for key, url_key in (("image", "url"), ("thumbnail", "url"), ("author", "icon_url"),
-                                 ("footer", "icon_url")):  # fmt: skip
-                part = embed.get(key)
-                if isinstance(part, dict) and url_key in part:
-                    part[url_key] = resolve(part[url_key])
-        components = json.loads(json.dumps(msg.components))
-        for comp in walk_components(components):
-            media = comp.get("media")
-            if isinstance(media, dict):
-                media["url"] = resolve(media.get("url"))
-            if comp.get("type") == 13 and isinstance(comp.get("file"), dict):
-                comp["file"]["url"] = resolve(comp["file"].get("url"))
-            for item in comp.get("items") or []:
-                if isinstance(item, dict) and isinstance(item.get("media"), dict):
-                    item["media"]["url"] = resolve(item["media"].get("url"))
-        attachments = [
-            {
-                "id": str(a.id),
-                "filename": a.filename,
-                "size": len(a.data),
-                "url": file_url(a),
-                "content_type": a.content_type or mimetypes.guess_type(a.filename)[0] or "",
-                "description": a.description,
-            }
-            for a in msg.attachments
-            if a.id not in used
-        ]
-        data: dict[str, Any] = {
-            "id": str(msg.id),
-            "author": {
-                "id": str(msg.author.id),
-                "name": msg.author.global_name or msg.author.username,
-                "bot": msg.author.bot,
-            },
-            "content": msg.content,
-            "embeds": embeds,
-            "components": components,
-            "attachments": attachments,
-            "flags": msg.flags,
-            "ephemeral": msg.ephemeral,
-            "loading": msg.loading,
-            "edited": msg.edited_timestamp is not None,
-            "timestamp": msg.timestamp,
-            "rev": msg.revision,  # the page clicks "on this revision": see _act
-        }
-        if msg.interaction is not None:
-            inter = msg.interaction
-            data["interaction"] = {
-                "type": inter.type,
-                "user": inter.user.global_name or inter.user.username,
-                "command": self._command_line(inter) if inter.type == 2 else None,
-                "component": self._component_label(inter) if inter.type == 3 else None,
-            }
-        return data
-
-    def _component_label(self, inter: MessageInteraction) -> str | None:
-        """The label of the clicked button (as it was when clicked, when the page clicked it)."""
-        if inter.id in self._labels:
-            return self._labels[inter.id]
-        comp = inter.message.component(str(inter.data.get("custom_id"))) if inter.message else None
-        return (comp or {}).get("label") or None
-
-    @staticmethod
-    def _command_line(inter: MessageInteraction) -> str:
-        parts = [inter.command_name or "?"]
-        options = inter.data.get("options") or []
-        while options and options[0].get("type") in (1, 2):
-            parts.append(options[0]["name"])
-            options = options[0].get("options") or []
-        return "/" + " ".join(parts)
+        return self.views.message_view(msg)
 
     # ------------------------------------------------------------------ HTTP
 
@@ -417,6 +308,15 @@ class Sandbox:
                 ctype = attachment.content_type or mimetypes.guess_type(attachment.filename)[0]
                 return web.Response(body=attachment.data, content_type=ctype or "application/octet-stream")
         raise web.HTTPNotFound()
+
+    async def _h_emoji(self, request: web.Request) -> web.StreamResponse:
+        """A custom emoji's picture (``<:name:id>`` in text, ``emoji: {id}`` on a button), as Discord's
+        CDN serves it; 404 when the fake has no such emoji (the page then writes ``:name:``)."""
+        source = self.views.emoji_source()
+        image = source(int(request.match_info["emoji_id"])) if source is not None else None
+        if not image:
+            raise web.HTTPNotFound()
+        return web.Response(body=image, content_type="image/png", headers={"Cache-Control": "max-age=3600"})
 
     async def _h_ws(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(heartbeat=30)
@@ -468,6 +368,9 @@ class Sandbox:
         for channel in self.fake.guild.channels:
             if str(channel.id) == str(value) or channel.name == value:
                 return channel
+        for thread in self.views.threads():  # a thread by its id (names need not be unique)
+            if str(thread.id) == str(value):
+                return thread
         raise KeyError(f"unknown channel {value!r}")
 
     async def _act(self, page: Page, data: dict[str, Any]) -> dict[str, Any] | None:
@@ -478,8 +381,10 @@ class Sandbox:
             page.channel = self._channel(data.get("channel") or "general", page.user)
             await self._sync_page(page, reset=True)
             dm = page.channel.guild_id is None
-            return {"user": str(page.user.id), "channel": str(page.channel.id), "dm": dm,
-                    "name": DM if dm else page.channel.name}  # fmt: skip
+            thread = page.channel.type in THREAD_TYPES
+            name = DM if dm else str(page.channel.id) if thread else page.channel.name
+            return {"user": str(page.user.id), "channel": str(page.channel.id), "dm": dm, "thread": thread,
+                    "name": name}  # fmt: skip
         if op == "add_user":
             name = str(data.get("name") or "").strip()[:32]
             if not name:
@@ -548,7 +453,7 @@ class Sandbox:
                           "rev": message.revision}  # fmt: skip
                 await self._send(page, failed)
                 return {"interaction": str(inter.id), "failed": inter.failure.reason}
-            self._labels[inter.id] = (comp or {}).get("label") or None
+            self.views.labels[inter.id] = (comp or {}).get("label") or None
         elif op == "say":
             content = str(data.get("content") or "")[:2000]
             await fake.send_user_message(user, channel, content)

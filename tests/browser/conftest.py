@@ -68,3 +68,14 @@ async def docs_screenshot(page: Any, name: str) -> Path | None:
     await page.mouse.move(640, 24)  # no hover highlight in the picture
     await page.screenshot(path=str(path))
     return path
+
+
+async def screenshot(page: Any, name: str, tmp_dir: Path, *, element: Any = None) -> Path:
+    """A picture of ``page`` (or of one ``element`` of it): ``docs/<name>`` with ``UPDATE_DOCS=1``,
+    else ``tmp_dir/<name>`` (a test's ``tmp_path``: look at it after a run, nothing tracked changes).
+    Returns the path written."""
+    path = DOCS / name if os.environ.get("UPDATE_DOCS") == "1" else tmp_dir / name
+    viewport = page.viewport_size or {"width": 640}
+    await page.mouse.move(viewport["width"] - 1, 1)  # no hover highlight in the picture
+    await (element or page).screenshot(path=str(path))
+    return path

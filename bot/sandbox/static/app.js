@@ -9,6 +9,7 @@ const S = {
   me: null, // user id (string)
   channel: null, // channel id (string)
   dm: false, // the channel is the user's direct messages with the bot
+  thread: false, // the channel is a thread (a channel with a parent)
   messages: new Map(), // id -> message view
   dismissed: new Set(),
   failed: new Map(), // message id -> { text: "This interaction failed", rev: the message revision it failed on }
@@ -77,6 +78,8 @@ async function view(user, channel) {
   S.me = reply.user;
   S.channel = reply.channel;
   S.dm = reply.dm;
+  S.thread = !!reply.thread;
+  if (document.body.classList.contains("nav-open")) setNav(false); // on a phone, choosing a channel closes the list
   const me = userById(S.me);
   wanted.user = me ? me.username : user;
   wanted.channel = reply.name || channel;
@@ -87,7 +90,8 @@ async function view(user, channel) {
 // ------------------------------------------------------------------ world: sidebar, users, commands
 
 const userById = (id) => S.world && S.world.users.find((u) => u.id === id);
-const channelById = (id) => S.world && S.world.channels.find((c) => c.id === id);
+const channelById = (id) => S.world && (S.world.channels.find((c) => c.id === id) || threadById(id));
+const threadById = (id) => S.world && (S.world.threads || []).find((t) => t.id === id);
 const meUser = () => userById(S.me);
 const myLocale = () => (meUser() || {}).locale || "en-US";
 
@@ -135,9 +139,16 @@ function renderWorld() {
   if (!w) return;
   $("#guild-name").textContent = w.guild.name;
   setStatus(w.bot.status);
-  $("#channels").replaceChildren(...w.channels.map((c) =>
+  // Each text channel, then its threads under it (archived ones dimmed), as Discord's channel list.
+  $("#channels").replaceChildren(...w.channels.flatMap((c) => [
     el("button", { class: `channel${c.id === S.channel ? " active" : ""}`, type: "button", dataset: { name: c.name },
-      onclick: () => view(wanted.user, c.name) }, el("span", { class: "hash", text: "#" }), c.name)));
+      onclick: () => view(wanted.user, c.name) }, el("span", { class: "hash", text: "#" }), c.name),
+    ...(w.threads || []).filter((t) => t.parent_id === c.id).map((t) =>
+      el("button", { class: `channel thread${t.id === S.channel ? " active" : ""}${t.archived ? " archived" : ""}`, type: "button",
+        dataset: { id: t.id, name: t.name }, title: t.archived ? `${t.name} (archived)` : t.name,
+        onclick: () => view(wanted.user, t.id) },
+      el("span", { class: "branch", "aria-hidden": "true" }), el("span", { class: "thread-name", text: t.name }))),
+  ]));
   // The bot's direct messages to the user this page plays (long games' letters), with their count.
   const meNow = meUser();
   const dmCount = meNow ? meNow.dms : 0;
@@ -165,15 +176,19 @@ function renderWorld() {
     localeOptions($("#me-locale"), me.locale);
   }
   const chan = channelById(S.channel);
-  $("#channel-header .hash").textContent = S.dm ? "@" : "#";
+  $("#channel-header .hash").textContent = S.dm ? "@" : S.thread ? "🧵" : "#";
+  const parent = S.thread && chan ? channelById(chan.parent_id) : null;
+  $("#channel-parent").replaceChildren(...(parent ? [el("button", { type: "button", class: "parent-link", text: `#${parent.name}`,
+    onclick: () => view(wanted.user, parent.name) }), el("span", { class: "chevron", text: "›" })] : []));
   if (S.dm) {
     $("#channel-name").textContent = `${w.bot.name} (direct messages)`;
     $("#composer-input").placeholder = `Message @${w.bot.name} — type / to run a command as ${me ? me.name : "…"}`;
     document.title = `@${w.bot.name} · ${me ? me.name : ""} · Skybo sandbox`;
   } else if (chan) {
     $("#channel-name").textContent = chan.name;
-    $("#composer-input").placeholder = `Message #${chan.name} — type / to run a command as ${me ? me.name : "…"}`;
-    document.title = `#${chan.name} · ${me ? me.name : ""} · Skybo sandbox`;
+    const archived = S.thread && chan.archived ? " (archived)" : "";
+    $("#composer-input").placeholder = `Message ${S.thread ? "" : "#"}${chan.name}${archived} — type / to run a command as ${me ? me.name : "…"}`;
+    document.title = `${S.thread ? "" : "#"}${chan.name} · ${me ? me.name : ""} · Skybo sandbox`;
   }
   if (S.command) renderCommandForm();
   renderMessages();
@@ -247,6 +262,12 @@ function renderMessage(msg) {
     el("span", { class: "author", text: author.name }),
     author.bot ? el("span", { class: "bot-tag", text: "bot" }) : null,
     el("time", { class: "time", datetime: msg.timestamp, text: time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })));
+  if (msg.type === 18) { // THREAD_CREATED: "Alice started a thread: name"
+    node.classList.add("system");
+    node.append(el("div", { class: "system-line" }, "🧵 ", el("span", { class: "author", text: author.name }), " started a thread: ",
+      el("strong", { text: msg.content })));
+    return node;
+  }
   if (msg.loading) {
     node.append(el("div", { class: "loading" }, `${author.name} is thinking`, el("span", { class: "dots" })));
   }
@@ -260,12 +281,27 @@ function renderMessage(msg) {
   if (msg.components && msg.components.length) {
     node.append(el("div", { class: "components" }, msg.components.map((c) => renderComponent(c, msg))));
   }
+  if (msg.thread) node.append(renderThreadCard(msg.thread));
+  if (msg.starter) {
+    node.classList.add("starter");
+    node.append(el("div", { class: "starter-note", text: "The message this thread was started from" }));
+  }
   if (S.failed.has(msg.id)) node.append(el("div", { class: "failed", text: S.failed.get(msg.id).text }));
   if (msg.ephemeral) {
     node.append(el("div", { class: "ephemeral-note" }, "👁 Only you can see this • ",
       el("button", { type: "button", onclick: () => { S.dismissed.add(msg.id); renderMessages(); } }, "Dismiss message")));
   }
   return node;
+}
+
+// A message that started a thread: the thread's name, its message count and a link into it.
+function renderThreadCard(thread) {
+  const count = `${thread.messages} message${thread.messages === 1 ? "" : "s"}`;
+  return el("div", { class: `thread-card${thread.archived ? " archived" : ""}`, dataset: { threadId: thread.id } },
+    el("span", { class: "thread-icon", "aria-hidden": "true", text: "🧵" }),
+    el("a", { class: "thread-link", href: `?user=${encodeURIComponent(wanted.user)}&channel=${thread.id}`,
+      onclick: (e) => { e.preventDefault(); view(wanted.user, thread.id); } }, thread.name),
+    el("span", { class: "thread-meta", text: thread.archived ? `${count} · archived` : count }));
 }
 
 function colour(value, fallback) {
@@ -312,9 +348,19 @@ function renderAttachment(att) {
   return el("a", { class: "attachment-file", href: att.url, download: att.filename }, "📄 ", att.filename, ` (${att.size} bytes)`);
 }
 
+// A custom emoji is a picture the sandbox serves (/emojis/<id>.png, from the fake's application
+// emojis); without one (the fake lacks it) the page writes :name:, as Discord's client does for an
+// emoji it cannot load.
+const emojiUrl = (id) => `/emojis/${id}.png`;
 function emoji(e) {
   if (!e) return null;
-  if (e.id) return el("span", { class: "emoji", title: `:${e.name}:`, text: `:${e.name}:` });
+  if (e.id) {
+    const text = `:${e.name}:`;
+    if (!S.world || !S.world.emoji_images) return el("span", { class: "emoji", title: text, text });
+    const image = el("img", { class: "emoji custom", src: emojiUrl(e.id), alt: text, title: text, dataset: { emojiId: e.id } });
+    image.addEventListener("error", () => image.replaceWith(el("span", { class: "emoji", title: text, text })), { once: true });
+    return image;
+  }
   return el("span", { class: "emoji", text: e.name });
 }
 
@@ -327,6 +373,8 @@ async function click(msg, customId, values, button) {
   return reply;
 }
 
+// Components, legacy (action rows, buttons, selects) and V2 (flag IS_COMPONENTS_V2: containers, sections,
+// text displays, thumbnails, media galleries, files, separators), drawn as Discord's client draws them.
 function renderComponent(comp, msg) {
   switch (comp.type) {
     case 1: return el("div", { class: "row" }, (comp.components || []).map((c) => renderComponent(c, msg)));
@@ -342,18 +390,41 @@ function renderComponent(comp, msg) {
       return button;
     }
     case 3: case 5: case 6: case 7: case 8: return renderSelect(comp, msg);
-    case 9: return el("div", { class: "v2-section" },
-      el("div", {}, (comp.components || []).map((c) => renderComponent(c, msg))),
-      comp.accessory ? renderComponent(comp.accessory, msg) : null);
-    case 10: return el("div", { class: "md", html: markdown(comp.content || "") });
-    case 11: return img(comp.media && comp.media.url, { class: "e-thumb", alt: comp.description });
-    case 12: return el("div", { class: "v2-gallery" }, (comp.items || []).map((i) => img(i.media && i.media.url, { alt: i.description })));
-    case 13: return el("a", { class: "attachment-file", href: comp.file && comp.file.url }, "📄 file");
-    case 14: return el("hr", { class: `v2-separator${comp.divider === false ? " invisible" : ""}` });
-    case 17: return el("div", { class: "v2-container", style: `border-left-color:${colour(comp.accent_color, "transparent")}` },
+    case 9: return el("div", { class: "v2-section" }, // text on the left, its accessory on the right
+      el("div", { class: "v2-section-text" }, (comp.components || []).map((c) => renderComponent(c, msg))),
+      comp.accessory ? el("div", { class: `v2-accessory${comp.accessory.type === 11 ? " thumb" : ""}` }, renderComponent(comp.accessory, msg)) : null);
+    case 10: return el("div", { class: "v2-text md", html: markdown(comp.content || "") });
+    case 11: return spoiler(img(comp.media && comp.media.url, { class: "v2-thumbnail", alt: comp.description || "" }), comp.spoiler);
+    case 12: {
+      const items = (comp.items || []).slice(0, 10);
+      return el("div", { class: `v2-gallery n${items.length}` }, items.map((i) =>
+        spoiler(img(i.media && i.media.url, { alt: i.description || "", class: "v2-media" }), i.spoiler)));
+    }
+    case 13: {
+      const name = comp.name || (comp.file && comp.file.url ? decodeURIComponent(comp.file.url.split("/").pop()) : "file");
+      return el("a", { class: "attachment-file v2-file", href: comp.file && comp.file.url, download: name },
+        "📄 ", el("span", { class: "file-name", text: name }), comp.size != null ? el("span", { class: "file-size", text: size(comp.size) }) : null);
+    }
+    case 14: return el("hr", { class: `v2-separator spacing-${comp.spacing === 2 ? "large" : "small"}${comp.divider === false ? " invisible" : ""}` });
+    case 17: {
+      const accent = colour(comp.accent_color, null);
+      return el("div", { class: `v2-container${accent ? " accent" : ""}${comp.spoiler ? " spoiler-box" : ""}`,
+        style: accent ? `--accent:${accent}` : null, dataset: { accent: accent || "" } },
       (comp.components || []).map((c) => renderComponent(c, msg)));
+    }
     default: return el("div", { class: "loading", text: `(component type ${comp.type})` });
   }
+}
+
+function spoiler(node, hidden) {
+  if (!node || !hidden) return node;
+  const box = el("div", { class: "spoiler-media", title: "Spoiler: click to show" }, node);
+  box.addEventListener("click", () => box.classList.add("shown"), { once: true });
+  return box;
+}
+
+function size(bytes) {
+  return bytes < 1024 ? `${bytes} bytes` : bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1048576).toFixed(2)} MB`;
 }
 
 function renderSelect(comp, msg) {
@@ -361,7 +432,7 @@ function renderSelect(comp, msg) {
   const select = el("select", { class: "select", disabled: !!comp.disabled, multiple, dataset: { customId: comp.custom_id } });
   if (!multiple) select.append(el("option", { value: "", text: comp.placeholder || "Make a selection", disabled: true, selected: true }));
   let options;
-  if (comp.type === 3) options = (comp.options || []).map((o) => [o.value, (o.emoji ? `${o.emoji.name} ` : "") + o.label, o.default]);
+  if (comp.type === 3) options = (comp.options || []).map((o) => [o.value, (o.emoji ? `${o.emoji.id ? `:${o.emoji.name}:` : o.emoji.name} ` : "") + o.label, o.default]);
   else if (comp.type === 8) options = S.world.channels.map((c) => [c.id, `#${c.name}`]);
   else options = S.world.users.map((u) => [u.id, `@${u.name}`]);
   for (const [value, label, selected] of options) select.append(el("option", { value, text: label, selected: !!selected }));
@@ -405,12 +476,6 @@ function inline(text) {
       return `<span class="mention">#${escapeHtml(chan ? chan.name : "unknown")}</span>`;
     })
     .replace(/&lt;@&amp;(\d+)&gt;/g, '<span class="mention">@role</span>')
-    .replace(/&lt;a?:(\w+):\d+&gt;/g, ":$1:")
-    .replace(/&lt;t:(-?\d+)(?::([tTdDfFR]))?&gt;/g, (_, secs, style) => {
-      const date = new Date(Number(secs) * 1000);
-      const text = style === "R" ? relative(date) : style === "t" || style === "T" ? date.toLocaleTimeString() : date.toLocaleString();
-      return `<code>${escapeHtml(text)}</code>`;
-    })
     .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, '<a href="$2" target="_blank" rel="noreferrer">$1</a>')
     .replace(/(^|[\s(])(https?:\/\/[^\s<]+[^\s<.,:;"')\]])/g, '$1<a href="$2" target="_blank" rel="noreferrer">$2</a>')
     .replace(/\*\*\*([^*]+?)\*\*\*/g, "<strong><em>$1</em></strong>")
@@ -422,11 +487,41 @@ function inline(text) {
     .replace(/\|\|(.+?)\|\|/g, '<span class="spoiler" onclick="this.classList.add(\'shown\')">$1</span>');
 }
 
+// <t:UNIX:STYLE>, in the reader's Discord language: t 16:20, T 16:20:30, d 20/04/2021, D 20 April 2021,
+// f (default) 20 April 2021 16:20, F Tuesday, 20 April 2021 16:20, R "in 30 seconds" (kept live).
+const TIME_STYLES = {
+  t: { hour: "2-digit", minute: "2-digit" },
+  T: { hour: "2-digit", minute: "2-digit", second: "2-digit" },
+  d: { year: "numeric", month: "2-digit", day: "2-digit" },
+  D: { year: "numeric", month: "long", day: "numeric" },
+  f: { year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit" },
+  F: { weekday: "long", year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit" },
+};
+function timestampText(secs, style) {
+  const date = new Date(Number(secs) * 1000);
+  if (style === "R") return relative(date);
+  return new Intl.DateTimeFormat(myLocale(), TIME_STYLES[style] || TIME_STYLES.f).format(date);
+}
+function timestampHtml(secs, style) {
+  const full = new Intl.DateTimeFormat(myLocale(), TIME_STYLES.F).format(new Date(Number(secs) * 1000));
+  return `<time class="timestamp" data-ts="${secs}" data-style="${style}" title="${escapeHtml(full)}">${escapeHtml(timestampText(secs, style))}</time>`;
+}
+
 function relative(date) {
   const secs = Math.round((date - Date.now()) / 1000);
   const abs = Math.abs(secs);
-  const [value, unit] = abs < 60 ? [secs, "second"] : abs < 3600 ? [Math.round(secs / 60), "minute"] : [Math.round(secs / 3600), "hour"];
-  return new Intl.RelativeTimeFormat(undefined, { numeric: "auto" }).format(value, unit);
+  const [value, unit] = abs < 60 ? [secs, "second"] : abs < 3600 ? [Math.round(secs / 60), "minute"]
+    : abs < 86400 ? [Math.round(secs / 3600), "hour"] : abs < 2592000 ? [Math.round(secs / 86400), "day"]
+      : abs < 31536000 ? [Math.round(secs / 2592000), "month"] : [Math.round(secs / 31536000), "year"];
+  return new Intl.RelativeTimeFormat(myLocale(), { numeric: "always" }).format(value, unit);
+}
+
+// The relative timestamps count by themselves, as in Discord's client (a turn's deadline).
+function tickTimestamps() {
+  for (const node of document.querySelectorAll('time.timestamp[data-style="R"]')) {
+    const text = timestampText(node.dataset.ts, "R");
+    if (node.textContent !== text) node.textContent = text;
+  }
 }
 
 function markdown(source) {
@@ -436,6 +531,14 @@ function markdown(source) {
   let text = source.replace(/```(?:([\w+-]+)\n)?([\s\S]*?)```/g, (_, lang, code) =>
     stash(`<pre><code>${escapeHtml(code.replace(/^\n/, "").replace(/\n$/, ""))}</code></pre>`));
   text = text.replace(/``([^`]+?)``|`([^`\n]+?)`/g, (_, a, b) => stash(`<code>${escapeHtml(a || b)}</code>`));
+  // custom emojis and timestamps are whole tokens: nothing in them is markdown
+  text = text.replace(/<(a?):(\w{2,32}):(\d+)>/g, (_, animated, name, id) => {
+    const label = escapeHtml(`:${name}:`);
+    return stash(S.world && S.world.emoji_images
+      ? `<img class="emoji custom" src="${emojiUrl(id)}" alt="${label}" title="${label}" data-emoji-id="${id}" onerror="this.replaceWith(this.alt)">`
+      : `<span class="emoji" title="${label}">${label}</span>`);
+  });
+  text = text.replace(/<t:(-?\d+)(?::([tTdDfFR]))?>/g, (_, secs, style) => stash(timestampHtml(secs, style || "f")));
   const lines = escapeHtml(text).split("\n");
   const out = [];
   let list = false;
@@ -682,7 +785,17 @@ function toast(text) {
 
 // ------------------------------------------------------------------ sidebar controls
 
+// On a phone (a page narrower than 700 px: style.css's media query) the channel list hides behind a button, as in
+// Discord's phone app: messages take the whole width.
+function setNav(open) {
+  document.body.classList.toggle("nav-open", open);
+  $("#nav-toggle").setAttribute("aria-expanded", open ? "true" : "false");
+  $("#nav-backdrop").hidden = !open;
+}
+
 function setupSidebar() {
+  $("#nav-toggle").addEventListener("click", () => setNav(!document.body.classList.contains("nav-open")));
+  $("#nav-backdrop").addEventListener("click", () => setNav(false));
   $("#add-user").addEventListener("submit", async (e) => {
     e.preventDefault();
     const name = $("#add-user-name").value.trim();
@@ -703,4 +816,5 @@ function setupSidebar() {
 setupComposer();
 setupSidebar();
 $("#messages").addEventListener("scroll", () => { S.stick = nearBottom($("#messages")); });
+setInterval(tickTimestamps, 1000);
 connect();
