@@ -7,18 +7,15 @@ the section with its accessory on the right, the gallery's picture, the separato
 inside the container that click through to the bot, a custom emoji on a button and in text, and a
 thread: under its channel in the list, as a card under the message that started it, and opened.
 
-Custom emojis and threads are the fake's own parts ("emojis" and "threads" of issue 40): while the fake
-lacks them, the test builds them in the fake's state as Discord shapes them (see ``_custom_emoji`` and
-``_start_thread``), so this test already checks the page; once the fake has them it uses its routes.
+The custom emoji and the thread are made through the fake's own routes (application emojis, threads),
+as a bot makes them on Discord.
 """
 
 from __future__ import annotations
 
 import io
-import re
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +25,7 @@ from discord.ext import commands
 from PIL import Image
 
 from bot.sandbox.server import Sandbox
-from fakecord import FakeChannel, FakeDiscord
+from fakecord import FakeChannel
 
 from .conftest import screenshot
 from .test_sandbox import open_as
@@ -93,53 +90,14 @@ async def sandbox(tmp_path: Path) -> AsyncIterator[Sandbox]:
         await running.stop()
 
 
-def _fake_route(fake: FakeDiscord, method: str, pattern: str) -> bool:
-    """Whether the fake serves ``method`` on a path matching ``pattern`` (searched in its aiohttp
-    router's paths, whatever its placeholders are called)."""
-    runner: Any = getattr(fake, "_runner", None)
-    if runner is None:
-        return False
-    return any(
-        route.method == method and route.resource is not None and re.search(pattern, route.resource.canonical)
-        for route in runner.app.router.routes()
-    )
-
-
-async def _custom_emoji(sandbox: Sandbox, image: bytes) -> discord.PartialEmoji | discord.Emoji:
-    """An application emoji: through the fake's routes when it has them, else served by hand."""
-    if callable(getattr(FakeDiscord, "emoji_image", None)):
-        emoji: discord.Emoji = await sandbox.bot.create_application_emoji(name="card_5", image=image)
-        return emoji
-    emoji_id = sandbox.fake.new_id()
-    sandbox.fake.emoji_image = {emoji_id: image}.get  # type: ignore[attr-defined]
-    return discord.PartialEmoji(name="card_5", id=emoji_id)
-
-
-@dataclass(eq=False)
-class _Thread(FakeChannel):
-    """A public thread as Discord shapes one, for a fake without thread routes (see the docstring)."""
-
-    parent_id: int = 0
-    archived: bool = False
-
-    def payload(self) -> dict[str, Any]:
-        data = super().payload()
-        data["parent_id"] = str(self.parent_id)
-        data["thread_metadata"] = {"archived": self.archived, "locked": False, "auto_archive_duration": 1440,
-                                   "archive_timestamp": "2026-01-01T00:00:00+00:00"}  # fmt: skip
-        return data
+async def _custom_emoji(sandbox: Sandbox, image: bytes) -> discord.Emoji:
+    """An application emoji, uploaded through the fake's routes."""
+    return await sandbox.bot.create_application_emoji(name="card_5", image=image)
 
 
 async def _start_thread(sandbox: Sandbox, message: discord.Message, name: str) -> FakeChannel:
-    fake = sandbox.fake
-    assert _fake_route(fake, "POST", r"/channels/\{[^}]+\}/messages$")  # the probe sees the fake's routes
-    if _fake_route(fake, "POST", r"/channels/\{[^}]+\}/messages/\{[^}]+\}/threads$"):
-        thread = await message.create_thread(name=name)
-        return fake.channels[thread.id]
-    parent = fake.channels[message.channel.id]
-    record = _Thread(message.id, name, 11, guild_id=parent.guild_id, parent_id=parent.id)
-    fake.channels[record.id] = record
-    return record
+    thread = await message.create_thread(name=name)
+    return sandbox.fake.channels[thread.id]
 
 
 async def test_the_page_draws_v2_custom_emojis_and_threads(
@@ -238,13 +196,9 @@ async def test_the_page_draws_v2_custom_emojis_and_threads(
     assert await alice.locator(".parent-link").inner_text() == "#general"
 
     # archived: dimmed in the list
-    if isinstance(thread, _Thread):
-        thread.archived = True
-        fake._notify()
-    else:
-        opened = await sandbox.bot.fetch_channel(thread.id)
-        assert isinstance(opened, discord.Thread)
-        await opened.edit(archived=True)
+    opened = await sandbox.bot.fetch_channel(thread.id)
+    assert isinstance(opened, discord.Thread)
+    await opened.edit(archived=True)
     await alice.locator(f'#channels .channel.thread.archived[data-id="{thread.id}"]').wait_for()
     await screenshot(alice, "sandbox-thread.png", tmp_path)
 
