@@ -73,6 +73,7 @@ from bot.storage.results import ResultRepository, SeatResult
 from bot.storage.settings import ServerSettings, SettingsRepository
 from bot.storage.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, SqliteDatabase, translate_os_error
 from bot.storage.stats import StatsRepository
+from bot.storage.tournaments import TournamentRepository
 
 if TYPE_CHECKING:  # a SQLite bot never loads the PostgreSQL driver
     from bot.storage.postgres.leases import LeaseTiming
@@ -176,6 +177,9 @@ class Storage:
         ``save``.
     ``prefs`` (:class:`PrefsRepository`): a user's ``/skybo notify`` and ``/skybo display``: ``get``,
         ``many``, ``save``.
+    ``tournaments`` (:class:`TournamentRepository`): tournaments, their players and tables (issue 41):
+        ``create``, ``get``, ``open``, ``update``, ``players``, ``join``, ``leave``, ``drop``, ``tables``,
+        ``seat_round``, ``table_playing``, ``table_ended``, ``table_of_game``.
     ``db`` (:class:`~bot.storage.backend.Database`): bookkeeping: ``schema_version``, ``stats`` (group
         commit counters), ``where``; ``run`` / ``write`` are for the repositories and for tests.
     """
@@ -189,6 +193,7 @@ class Storage:
         self.stats = StatsRepository(db)
         self.settings = SettingsRepository(db)
         self.prefs = PrefsRepository(db)
+        self.tournaments = TournamentRepository(db)
 
     @classmethod
     async def open(
