@@ -267,6 +267,20 @@ class TournamentRepository:
         await self.db.write(work)
         return replace(tournament, round=round_no, status=RUNNING, version=tournament.version + 1)
 
+    async def table_room(self, table: TournamentTable, channel_id: int) -> TournamentTable:
+        """The table's room (its thread) was opened: kept before the deal, so a restart between the two
+        finds the game dealt there."""
+
+        def work(conn: Connection) -> None:
+            conn.execute(
+                "UPDATE tournament_tables SET channel_id = ?"
+                " WHERE tournament_id = ? AND round = ? AND table_no = ?",
+                (channel_id, table.tournament_id, table.round, table.table_no),
+            )
+
+        await self.db.write(work)
+        return replace(table, channel_id=channel_id)
+
     async def table_playing(self, table: TournamentTable, channel_id: int, game_id: int) -> TournamentTable:
         """The table's game was dealt in ``channel_id`` (its thread)."""
 
