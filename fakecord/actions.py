@@ -41,6 +41,8 @@ class UserActions(InteractionRoutes):
             raise InteractionRefused(f"channel {channel.id} was deleted")
         if channel.guild_id is not None and not self._bot_in(channel.guild_id):
             raise InteractionRefused(f"the bot is no longer in guild {channel.guild_id}")
+        if channel.archived and inter.type == 2:  # Discord: no slash command in an archived thread
+            raise InteractionRefused(f"thread {channel.id} is archived")
         payload: dict[str, Any] = {
             "id": str(inter.id),
             "application_id": str(self.application_id),

@@ -147,6 +147,13 @@ class HttpFront(UserActions):
             ("PATCH", "/webhooks/{application_id}/{token}/messages/{message_id}", self._h_webhook_edit),
             ("DELETE", "/webhooks/{application_id}/{token}/messages/{message_id}", self._h_webhook_delete),
             ("GET", "/channels/{channel_id}", self._h_get_channel),
+            ("PATCH", "/channels/{channel_id}", self._h_edit_channel),
+            ("POST", "/channels/{channel_id}/threads", self._h_start_thread),
+            (
+                "POST",
+                "/channels/{channel_id}/messages/{message_id}/threads",
+                self._h_start_thread_from_message,
+            ),
             ("POST", "/channels/{channel_id}/typing", self._h_typing),
             ("GET", "/channels/{channel_id}/messages", self._h_history),
             ("POST", "/channels/{channel_id}/messages", self._h_create_message),

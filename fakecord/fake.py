@@ -109,7 +109,8 @@ Discord's own description of its API, which judges every request and answer. The
 class built in layers, each a subclass of the one before it, so that a layer only calls what is below
 it: ``core``
 (the fake's state, waiting, strictness checks) <- ``gateway`` <- ``routes_guilds`` (application,
-commands, guilds) <- ``routes_messages`` <- ``routes_interactions`` (callbacks, webhooks) <-
+commands, guilds) <- ``routes_messages`` <- ``routes_threads`` (threads: start, archive, post in one)
+<- ``routes_interactions`` (callbacks, webhooks) <-
 ``actions`` (what a user does) <- ``app`` (route table, middleware, injected 429s and 5xx) <- this
 module's :class:`FakeDiscord` (lifecycle, and the world changing under the bot).
 """

@@ -19,11 +19,11 @@ from fakecord.constants import (
 from fakecord.errors import DiscordAPIError, FormErrors, unknown_message
 from fakecord.interaction import FakeInteraction
 from fakecord.records import CallbackRecord, RecordedRequest
-from fakecord.routes_messages import MessageRoutes
+from fakecord.routes_threads import ThreadRoutes
 from fakecord.state import FakeMessage
 
 
-class InteractionRoutes(MessageRoutes):
+class InteractionRoutes(ThreadRoutes):
     """The interaction callback and webhook routes."""
 
     async def _h_callback(

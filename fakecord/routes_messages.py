@@ -203,6 +203,21 @@ class MessageRoutes(GuildRoutes):
                         data["member"] = member_data
             await session.dispatch(event, data)
 
+    # ------------------------------------------------------------------ where the bot may post
+
+    def _send_permission(self, channel: FakeChannel) -> int:
+        """The permission a post in ``channel`` needs (a thread's layer asks Send Messages in Threads)."""
+        return discord.Permissions(send_messages=True).value
+
+    async def _before_post(self, channel: FakeChannel) -> None:
+        """Refuses or prepares a post in ``channel`` (the thread layer: an archived thread)."""
+
+    def _before_edit(self, channel: FakeChannel) -> None:
+        """Refuses an edit in ``channel`` (the thread layer: an archived thread)."""
+
+    def _after_post(self, channel: FakeChannel) -> None:
+        """Counts a post in ``channel`` (the thread layer: its message count)."""
+
     # ------------------------------------------------------------------ channel message routes
 
     def _channel_message(self, channel_id: str, message_id: str) -> FakeMessage:
@@ -214,12 +229,14 @@ class MessageRoutes(GuildRoutes):
     async def _h_create_message(self, request: web.Request, record: RecordedRequest, channel_id: str) -> Any:
         channel = self._channel(channel_id)
         self._bot_can_see(channel)
-        if not self._bot_permissions(channel) & discord.Permissions(send_messages=True).value:
+        if not self._bot_permissions(channel) & self._send_permission(channel):
             raise DiscordAPIError(403, 50013, "Missing Permissions")
         if channel.recipient is not None and channel.recipient.dms_closed:
             raise DiscordAPIError(403, 50007, "Cannot send messages to this user")
         body = record.json or {}
+        await self._before_post(channel)
         msg = self._create_message(channel, body, record.files, author=self.bot_user)
+        self._after_post(channel)
         await self._message_event("MESSAGE_CREATE", msg)
         return msg.payload()
 
@@ -252,10 +269,12 @@ class MessageRoutes(GuildRoutes):
     ) -> Any:
         # No Send Messages needed: Discord lets an author edit (and delete) their messages in a channel
         # where they may no longer post (discord-api-docs#3096); not seeing it is another matter.
-        self._bot_can_see(self._channel(channel_id))
+        channel = self._channel(channel_id)
+        self._bot_can_see(channel)
         msg = self._channel_message(channel_id, message_id)
         if msg.author.id != self.bot_user.id:
             raise DiscordAPIError(403, 50005, "Cannot edit a message authored by another user")
+        self._before_edit(channel)
         self._edit_message(msg, record.json or {}, record.files)
         await self._message_event("MESSAGE_UPDATE", msg)
         return msg.payload()

@@ -83,19 +83,53 @@ class FakeRole:
 class FakeChannel:
     id: int
     name: str
-    type: int = 0  # 0 guild text, 1 DM
+    type: int = 0  # 0 guild text, 1 DM, 11 public thread, 12 private thread
     guild_id: int | None = None
     position: int = 0
     recipient: FakeUser | None = None
     # Permission overwrites as Discord's overwrite objects: target id -> (type 0 role / 1 member, allow,
     # deny); the @everyone role's id is the guild's. See FakeGuild.permissions_of and set_overwrite.
     overwrites: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    # A thread (types 10-12, fakecord/routes_threads.py): its parent channel, who started it, and its
+    # thread_metadata as Discord sends it (archived, archive_timestamp, auto_archive_duration, locked...).
+    parent_id: int | None = None
+    owner_id: int | None = None
+    thread_metadata: dict[str, Any] | None = None
+    message_count: int = 0
 
     @property
     def mention(self) -> str:
         return f"<#{self.id}>"
 
+    @property
+    def is_thread(self) -> bool:
+        return self.type in (10, 11, 12)
+
+    @property
+    def archived(self) -> bool:
+        return bool(self.thread_metadata and self.thread_metadata.get("archived"))
+
+    @property
+    def locked(self) -> bool:
+        return bool(self.thread_metadata and self.thread_metadata.get("locked"))
+
     def payload(self) -> dict[str, Any]:
+        if self.is_thread:
+            return {
+                "id": str(self.id),
+                "type": self.type,
+                "guild_id": str(self.guild_id),
+                "parent_id": str(self.parent_id),
+                "owner_id": str(self.owner_id),
+                "name": self.name,
+                "last_message_id": None,
+                "rate_limit_per_user": 0,
+                "flags": 0,
+                "thread_metadata": dict(self.thread_metadata or {}),
+                "message_count": self.message_count,
+                "member_count": 1,
+                "total_message_sent": self.message_count,
+            }
         if self.type == 1:
             return {
                 "id": str(self.id),
@@ -158,6 +192,7 @@ class FakeGuild:
     roles: list[FakeRole] = field(default_factory=list)
     channels: list[FakeChannel] = field(default_factory=list)
     members: dict[int, FakeMember] = field(default_factory=dict)
+    threads: list[FakeChannel] = field(default_factory=list)  # every thread, archived ones included
 
     def permissions_of(self, user_id: int, channel: FakeChannel | None = None) -> int:
         """Discord's computation: the roles' permissions (none for a non-member), then, in ``channel``,
@@ -174,6 +209,8 @@ class FakeGuild:
                 value |= role.permissions
         if value & discord.Permissions(administrator=True).value:
             return discord.Permissions.all().value
+        if channel is not None and channel.parent_id is not None:  # a thread has its parent's permissions
+            channel = next((c for c in self.channels if c.id == channel.parent_id), channel)
         if channel is not None and channel.overwrites:
             layers = [channel.overwrites.get(self.id)]
             roles = [channel.overwrites[r] for r in member.roles if r in channel.overwrites]
@@ -221,7 +258,7 @@ class FakeGuild:
             "stickers": [],
             "roles": [r.payload() for r in self.roles],
             "channels": [c.payload() for c in self.channels],
-            "threads": [],
+            "threads": [t.payload() for t in self.threads if not t.archived],  # the active ones
             "members": [m.payload() for m in self.members.values()],
             "member_count": len(self.members),
             "presences": [],
@@ -344,6 +381,7 @@ class FakeMessage:
     visible_to: int | None = None  # user id for an ephemeral message, None = everyone
     interaction: MessageInteraction | None = None
     webhook_id: int | None = None
+    thread: FakeChannel | None = None  # the thread started from this message (its ``thread`` field)
     timestamp: str = field(default_factory=iso_now)
     edited_timestamp: str | None = None
     deleted: bool = False
@@ -468,6 +506,8 @@ class FakeMessage:
             data["application_id"] = str(self.webhook_id)
         if self.interaction is not None:
             data["interaction_metadata"] = interaction_metadata(self.interaction, self)
+        if self.thread is not None:
+            data["thread"] = self.thread.payload()
         return data
 
 

@@ -266,6 +266,17 @@ async def test_every_route_answers_what_discord_would(fake_discord: FakeDiscord,
     await api.error(404, 10008, "GET", f"{channel_messages}/1")
     await api.error(404, 10008, "PATCH", f"{channel_messages}/1", {"content": "x"})
     await api.error(404, 10003, "POST", "/channels/1/messages", {"content": "x"})
+    # threads (fakecord/routes_threads.py): from a message, without one, posted in, archived
+    started = f"{channel_messages}/{posted['id']}/threads"
+    thread = await api.ok("POST", started, {"name": "Skyjo — Alice, Bob", "auto_archive_duration": 60})
+    assert thread["id"] == posted["id"] and thread["parent_id"] == str(general.id) and thread["type"] == 11
+    await api.error(400, 160004, "POST", started, {"name": "again"})
+    loose = await api.ok("POST", f"/channels/{games.id}/threads", {"name": "Table 1", "type": 11})
+    await api.ok("POST", f"/channels/{loose['id']}/messages", {"content": "in the thread"})
+    closed = await api.ok("PATCH", f"/channels/{loose['id']}", {"archived": True})
+    assert closed["thread_metadata"]["archived"] and closed["message_count"] == 1
+    await api.error(400, 50083, "PATCH", f"/channels/{loose['id']}", {"name": "renamed"})
+    assert (await api.ok("GET", f"/channels/{thread['id']}"))["owner_id"] == str(fake.bot_user.id)
     said = await fake.send_user_message(bob, general, "mine")
     await api.error(403, 50005, "PATCH", f"{channel_messages}/{said.id}", {"content": "x"})
     await fake.set_overwrite(general, fake.bot_user, deny=discord.Permissions(send_messages=True))
