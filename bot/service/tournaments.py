@@ -68,8 +68,10 @@ COMPUTER_LEVEL = "normal"
 class TournamentHall(Protocol):
     """What the service asks of the bot for tournaments (the bot's is in ``bot/ui/tournaments.py``)."""
 
-    async def open_room(self, tournament: Tournament, round_no: int, table_no: int) -> int:
-        """A room for a table (a thread of the tournament's channel): its channel id."""
+    async def open_room(
+        self, tournament: Tournament, round_no: int, table_no: int, players: list[int]
+    ) -> int:
+        """A room for a table's ``players`` (a thread of the tournament's channel): its channel id."""
 
     def tournament_changed(self, tournament_id: int) -> None:
         """Something players see changed (sign-ups, standings, the end): redraw its messages."""
@@ -78,7 +80,9 @@ class TournamentHall(Protocol):
 class QuietHall:
     """A service nobody watches: its rooms are numbered from its channel (tests, tools)."""
 
-    async def open_room(self, tournament: Tournament, round_no: int, table_no: int) -> int:
+    async def open_room(
+        self, tournament: Tournament, round_no: int, table_no: int, players: list[int]
+    ) -> int:
         return tournament.channel_id * 1000 + round_no * 100 + table_no
 
     def tournament_changed(self, tournament_id: int) -> None:
@@ -408,7 +412,9 @@ class TournamentPart(ServiceCore):
     async def _deal(self, held: Tournament, row: TournamentTable, names: dict[int, str]) -> None:
         game = BY_KIND[held.kind]
         if row.channel_id is None:
-            opened = await self.tournament_desk.hall.open_room(held, row.round, row.table_no)
+            opened = await self.tournament_desk.hall.open_room(
+                held, row.round, row.table_no, list(row.players)
+            )
             row = await self.storage.tournaments.table_room(row, opened)
         room = row.channel_id
         assert room is not None

@@ -59,6 +59,7 @@ class Tournament:
     round: int
     signup_message_id: int | None
     standings_message_id: int | None
+    final_message_id: int | None
     winner_id: int | None
     version: int
 
@@ -89,7 +90,7 @@ class TournamentTable:
 
 _COLUMNS = (
     "id, guild_id, channel_id, organiser_id, kind, format, seats, rounds, turn_limit, starts_at, seed, rated,"
-    " computers, status, round, signup_message_id, standings_message_id, winner_id, version"
+    " computers, status, round, signup_message_id, standings_message_id, final_message_id, winner_id, version"
 )
 _TABLE_COLUMNS = "tournament_id, round, table_no, players, channel_id, game_id, result, status"
 # The fields ``update`` may change (the rest are the tournament's identity and options).

@@ -23,6 +23,7 @@ CREATE TABLE tournaments (
     round                INTEGER NOT NULL DEFAULT 0,  -- the round being played; 0 before the start
     signup_message_id    BIGINT,
     standings_message_id BIGINT,
+    final_message_id     BIGINT,
     winner_id            BIGINT,
     version              INTEGER NOT NULL DEFAULT 0,  -- bumped by every change, for optimistic updates
     created_at           BIGINT  NOT NULL,

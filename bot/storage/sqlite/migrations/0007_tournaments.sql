@@ -22,6 +22,7 @@ CREATE TABLE tournaments (
     round                INTEGER NOT NULL DEFAULT 0,  -- the round being played; 0 before the start
     signup_message_id    INTEGER,
     standings_message_id INTEGER,
+    final_message_id     INTEGER,
     winner_id            INTEGER,
     version              INTEGER NOT NULL DEFAULT 0,  -- bumped by every change, for optimistic updates
     created_at           INTEGER NOT NULL,
