@@ -95,7 +95,15 @@ _COLUMNS = (
 _TABLE_COLUMNS = "tournament_id, round, table_no, players, channel_id, game_id, result, status"
 # The fields ``update`` may change (the rest are the tournament's identity and options).
 _CHANGEABLE = frozenset(
-    {"status", "round", "signup_message_id", "standings_message_id", "winner_id", "starts_at"}
+    {
+        "status",
+        "round",
+        "signup_message_id",
+        "standings_message_id",
+        "final_message_id",
+        "winner_id",
+        "starts_at",
+    }
 )
 
 

@@ -34,6 +34,8 @@ class TournamentHost(Host, Protocol):
 
     async def fetch_channel(self, channel_id: int, /) -> Any: ...
 
+    def is_closed(self) -> bool: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -246,9 +248,13 @@ class Hall:
     async def _draw(self, tournament_id: int) -> None:
         while True:
             self._again.discard(tournament_id)
+            if self.bot.is_closed():
+                return  # drawn by the next process (its start redraws nothing: the next change does)
             try:
                 await self.draw(tournament_id)
             except Exception:
+                if self.bot.is_closed():
+                    return
                 log.exception("tournament messages not drawn", extra={"tournament_id": tournament_id})
             if tournament_id not in self._again:
                 return
