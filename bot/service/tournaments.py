@@ -548,7 +548,8 @@ class TournamentPart(ServiceCore):
                         if status != "active":
                             await self._record(row)
                 with contextlib.suppress(Refused):
-                    await self._go_on(held)
+                    held = await self._go_on(held)
+            self._hail(held.id)  # its messages drawn again: what changed while the bot was away
 
     async def _write(self, change: Awaitable[Tournament]) -> Tournament:
         """One write of a tournament's row; a race lost, or a database away, is a refusal."""
