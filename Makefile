@@ -30,8 +30,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Two workers (pytest-xdist): most tests wait on sockets, subprocesses and clocks, not on a core, so two
+# of them share this 2-core machine with room to spare; TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 pytest: $(STAMP) browser-deps postgres-deps
-	$(BIN)/python -m pytest -q --ignore=tests/image
+	$(BIN)/python -m pytest -q --ignore=tests/image $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS))
 
 # tests/browser drives Debian's Chromium (Playwright never downloads a browser): installed when missing if
 # we are root (CI, containers); otherwise those tests are skipped and say how to install it.

@@ -28,7 +28,8 @@ from bot.metrics import Metrics, MetricsServer
 from bot.render.pictures import DEFAULT_PROCESSES, Pictures
 from bot.service import TableService
 from bot.storage import ShardsLost, Storage, StorageError
-from bot.ui import command_options, errors, lean, on_time
+from bot.ui import card_emojis, command_options, errors, lean, on_time
+from bot.ui.card_emojis import CardEmojis
 from bot.ui.clicks import TableUI
 from bot.ui.letters import Letters
 from bot.ui.presenter import Presenter
@@ -178,6 +179,9 @@ class SkyboBot(commands.AutoShardedBot):
         # Every component's custom_id prefix to its handler (the tables' from setup_hook, the cogs'
         # when they load): bot.ui.router.
         self.router = Router()
+        # The card faces' application emojis on the panels' buttons, listed at start (bot/ui/card_emojis.py).
+        self.card_emojis = CardEmojis()
+        self.sync_card_emojis = False  # the sandbox: upload them at start (its fake Discord has none)
         self._lease_watch: asyncio.Task[None] | None = None
         self._stopping: asyncio.Task[None] | None = None
 
@@ -226,6 +230,9 @@ class SkyboBot(commands.AutoShardedBot):
                 raise ShardsLost(f"lost the hold on shards {list(lease.shards)} while starting")
             self._lease_epoch = lease.epoch
         await self.service.load_settings()  # before the first command or public message
+        if self.sync_card_emojis:
+            log.info((await card_emojis.sync(self)).line())
+        self.card_emojis = await card_emojis.load(self)  # one request; none: the panels as before
         for table in await self.service.resume():
             self.presenter.table_changed(table)  # "live again" on every table message
         if lease is not None:

@@ -407,8 +407,34 @@ def main_dry_run(guild_id: int | None) -> int:
             print(f"{count} problem{'s' if count > 1 else ''}: Discord would refuse this whole payload")
             for problem in report.problems:
                 print(f"  {problem}")
+    drawn, seconds, emoji_problems = card_emojis_check()
+    print(
+        f"card emojis: {drawn} faces drawn in {seconds:.2f} s, each upload checked against the description"
+        " (which of them Discord already has needs the token: `python -m bot sync` uploads only those)"
+    )
+    for trouble in emoji_problems:
+        failed = True
+        print(f"  {trouble}")
     if failed:
-        print("dry run FAILED: fix the catalogue texts or the commands above", file=sys.stderr)
+        print(
+            "dry run FAILED: fix the catalogue texts, the commands or the card faces above", file=sys.stderr
+        )
         return 1
     print("OK: nothing Discord would refuse")
     return 0
+
+
+def card_emojis_check() -> tuple[int, float, list[str]]:
+    """The card faces ``python -m bot sync`` uploads (bot/ui/card_emojis.py), drawn: how many, the
+    seconds drawing took, and what Discord would refuse (its rules on names and sizes, and each
+    ``POST /applications/{id}/emojis`` body as discord.py builds it, judged by the description)."""
+    from bot.ui import card_emojis
+
+    faces, seconds = card_emojis.drawn()
+    problems = card_emojis.problems(faces)
+    for face in faces:
+        body = {"name": face.name, "image": discord.utils._bytes_to_base64_data(face.png)}
+        problems += [
+            f"{face.name}: {v}" for v in openapi.check_request("POST", "/applications/1/emojis", body)
+        ]
+    return len(faces), seconds, problems

@@ -154,6 +154,7 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
 
     from bot.client import create_bot
     from bot.command_check import NotSent, dry_run, push, refusal, watch
+    from bot.ui import card_emojis
 
     assert settings.token is not None
     # Before logging in: the same payload, built without the network, must pass.
@@ -167,6 +168,11 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
             await bot.login(settings.token)
             watch(bot, send=True)  # and the request itself, checked as it leaves
             synced = await push(bot.tree, guild_id)
+            try:
+                emojis = await card_emojis.sync(bot)  # the card faces, when missing or changed
+            except ValueError as refused:  # a face Discord would refuse: nothing of them sent
+                print(f"sync of the card emojis refused, nothing sent: {refused}", file=sys.stderr)
+                return 1
     except discord.LoginFailure:
         print("Discord refused the token (DISCORD_TOKEN).", file=sys.stderr)
         return 2
@@ -175,11 +181,15 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
         return 1
     where = f"guild {guild_id}" if guild_id is not None else "every server (global; may take up to an hour)"
     print(f"synced {len(synced)} command(s) to {where}: {', '.join('/' + c.name for c in synced)}")
+    print(emojis.line())
     return 0
 
 
 def main_sync(args: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot sync", description="Register the slash commands.")
+    parser = argparse.ArgumentParser(
+        prog="python -m bot sync",
+        description="Register the slash commands and upload the card faces as application emojis.",
+    )
     parser.add_argument("--guild", type=int, default=None, help="sync to this server only (instant)")
     parser.add_argument(
         "--dry-run",

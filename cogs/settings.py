@@ -4,13 +4,17 @@
 (Discord's default permissions apply to a whole top-level command, and ``/skybo notify`` and
 ``/skybo display`` are for everyone). Without options it shows the settings; each option given changes
 one. ``/skybo notify on|off``: direct messages when a long game's turn comes. ``/skybo display``: the
-card theme and the table as text. Every answer is private, in the asker's language. What they do,
+card theme and the table as text. Every answer is private, in the asker's language, but the podium
+``/skybo season end`` posts in the channel (issue 41: ``/skybo season start|end|podium``, Manage Server
+for start and end; :mod:`bot.service.seasons`). What they do,
 and their storage: :mod:`bot.service.settings`, :mod:`bot.service.prefs`. The words: ``settings.*``,
 ``cmd.settings.*``, ``prefs.*`` and ``cmd.prefs.*``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import io
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -20,8 +24,11 @@ from discord.ext import commands
 
 from bot.games.commands import TURN_LIMIT, TURN_LIMIT_CHOICES
 from bot.i18n import translate as t
+from bot.render.names import escape_name
 from bot.service import Refused
-from bot.storage import ServerSettings, UserPrefs
+from bot.service.seasons import MAX_NAME as MAX_SEASON_NAME
+from bot.storage import Season, ServerSettings, UserPrefs
+from bot.ui import seasons as seasons_ui
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
@@ -188,9 +195,100 @@ class SettingsCog(commands.Cog):
         prefs = await self.bot.service.change_prefs(interaction.user.id, cards=cards, table=table)
         await interaction.response.send_message(prefs_text(prefs, interaction.locale), ephemeral=True)
 
+    # ------------------------------------------------------------------ /skybo season (issue 41)
+
+    season = app_commands.Group(
+        name=_("season", key="cmd.season.name"),
+        description=_(
+            "This server's seasons: boards that start afresh (admins)", key="cmd.season.description"
+        ),
+        parent=skybo,
+    )
+
+    @season.command(
+        name=_("start", key="cmd.season.start.name"),
+        description=_("Start a season: its boards start empty (admins)", key="cmd.season.start.description"),
+    )
+    @app_commands.rename(name=_("name", key="cmd.season.opt.name"))
+    @app_commands.describe(
+        name=_("The season's name (up to 50 characters)", key="cmd.season.opt.name.description")
+    )
+    async def season_start(
+        self, interaction: discord.Interaction[Any], name: app_commands.Range[str, 1, MAX_SEASON_NAME]
+    ) -> None:
+        _admin_here(interaction)
+        started = await self.bot.service.start_season(interaction.guild_id, name, interaction.user.id)
+        await interaction.response.send_message(
+            t("season.started", interaction.locale, name=escape_name(started.name)),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @season.command(
+        name=_("end", key="cmd.season.end.name"),
+        description=_("End the season and post its podium here (admins)", key="cmd.season.end.description"),
+    )
+    async def season_end(self, interaction: discord.Interaction[Any]) -> None:
+        _admin_here(interaction)
+        ended = await self.bot.service.end_season(interaction.guild_id, interaction.user.id)
+        await _post_podium(self.bot, interaction, ended, just_ended=True)
+
+    @season.command(
+        name=_("podium", key="cmd.season.podium.name"),
+        description=_(
+            "Show an ended season's podium again (the latest)", key="cmd.season.podium.description"
+        ),
+    )
+    @app_commands.rename(name=_("name", key="cmd.season.opt.name"))
+    @app_commands.describe(name=_("Which season (the latest ended)", key="cmd.season.opt.which.description"))
+    async def season_podium(self, interaction: discord.Interaction[Any], name: str | None = None) -> None:
+        if interaction.guild_id is None:
+            raise Refused("season.error.guild_only")
+        ended = await self.bot.service.ended_season(interaction.guild_id, name)
+        await _post_podium(self.bot, interaction, ended, just_ended=False)
+
+    @season_podium.autocomplete("name")
+    async def _podium_names(self, interaction: discord.Interaction[Any], current: str) -> list[Any]:
+        seasons = await self.bot.service.seasons_of(interaction.guild_id)
+        return season_choices(seasons, current, ended_only=True)
+
+
+def _admin_here(interaction: discord.Interaction[Any]) -> None:
+    """A server's seasons are its admins' (Manage Server), checked as ``/skybo settings`` checks it."""
+    if interaction.guild_id is None:
+        raise Refused("season.error.guild_only")
+    if not interaction.permissions.manage_guild:
+        raise Refused("season.error.not_admin")
+
+
+def season_choices(
+    seasons: list[Season], current: str, *, ended_only: bool = False
+) -> list[app_commands.Choice[str]]:
+    """The server's season names that contain what is typed (the latest first), for autocomplete."""
+    names = seasons_ui.matching_names(seasons, current, ended_only=ended_only)
+    return [app_commands.Choice(name=n, value=n) for n in names]
+
+
+async def _post_podium(
+    bot: SkyboBot, interaction: discord.Interaction[Any], season: Season, *, just_ended: bool
+) -> None:
+    """The podium in the channel, in the server's public language: posted for all at a season's end,
+    shown to the asker alone when asked again."""
+    locale = bot.service.public_locale(interaction.guild_id, interaction.guild_locale or interaction.locale)
+    if not just_ended:
+        locale = interaction.locale
+    picture = await asyncio.to_thread(seasons_ui.podium_picture, season, locale)
+    body = seasons_ui.podium_body(season, locale, just_ended=just_ended)
+    await interaction.response.send_message(
+        embed=discord.Embed.from_dict(body.embed or {}),
+        file=discord.File(io.BytesIO(picture), filename=seasons_ui.PODIUM_FILE),
+        ephemeral=not just_ended,
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+
 
 async def setup(bot: SkyboBot) -> None:
     await bot.add_cog(SettingsCog(bot))
 
 
-__all__ = ["SettingsCog", "prefs_text", "settings_text", "setup"]
+__all__ = ["SettingsCog", "prefs_text", "season_choices", "settings_text", "setup"]

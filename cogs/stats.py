@@ -14,6 +14,11 @@
 - ``/stats [user] [scope]`` answers **privately** (ephemeral), in the asker's language
   (``interaction.locale``): it is a look-up, and the channel need not read everyone's numbers.
 - Both default to this server's boards; outside a server (a DM) they show the global ones.
+- Seasons (issue 41, :mod:`bot.service.seasons`): on a server whose season runs, ``/leaderboard`` shows
+  that season's board; ``season:<name>`` an earlier one (the names are offered as you type),
+  ``season:all`` the server's all-time board; the global board is all time only (a season named with
+  it is refused). A season board's buttons carry ``s<season id>`` for the scope. ``/stats`` on a
+  server adds the player's place and rating in each of its seasons.
 - The rating they show is the shown rating of :mod:`bot.storage.ratings` (a win never lowers it, any
   other place never raises it); both cards' footers say so in the reader's language.
 
@@ -33,9 +38,13 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.games import registry
+from bot.service import Refused
+from bot.service.seasons import ALL_TIME
+from bot.storage import Season
 from bot.storage.ratings import user_key
 from bot.storage.stats import StatsRepository
 from bot.ui import boards
+from bot.ui import seasons as seasons_ui
 from bot.ui.router import Route
 from bot.ui.views import ButtonsView
 
@@ -82,8 +91,9 @@ def _public_locale(bot: SkyboBot, interaction: discord.Interaction[Any]) -> obje
 
 
 def _board_here(interaction: discord.Interaction[Any], match: re.Match[str]) -> bool:
-    """A server's board pages only inside a server (the router refuses it elsewhere as forged)."""
-    return match["scope"] != "server" or interaction.guild_id is not None
+    """A server's board (or a season's) pages only inside a server (the router refuses it elsewhere
+    as forged)."""
+    return match["scope"] == "global" or interaction.guild_id is not None
 
 
 def _view(buttons: list[dict[str, Any]]) -> ButtonsView:
@@ -101,21 +111,41 @@ class StatsCog(commands.Cog):
         return storage.stats
 
     async def _board(
-        self, kind: str, scope: str, guild_id: int | None, page: int, locale: object, *, computers: bool
+        self,
+        kind: str,
+        scope: str,
+        guild_id: int | None,
+        page: int,
+        locale: object,
+        *,
+        computers: bool,
+        season: Season | None = None,
     ) -> Any:
         """The body of page ``page`` (from 1; past the end: the last page, saying so) of a board, with
-        or without its computer players."""
+        or without its computer players; ``season``: that season's board of the server."""
         storage = self.bot.storage
         assert storage is not None, "storage opens in setup_hook"
         ratings = storage.ratings
         size = boards.PER_PAGE
-        board = await ratings.leaderboard(kind, guild_id, page=page - 1, per_page=size, computers=computers)
+        where = None if season is None else season.scope
+        if season is not None:
+            scope = boards.season_board_scope(season.id)
+        board = await ratings.leaderboard(
+            kind, guild_id, page=page - 1, per_page=size, computers=computers, scope=where
+        )
         past_end = not board.rows and board.total > 0
         if past_end:
             board = await ratings.leaderboard(
-                kind, guild_id, page=board.pages - 1, per_page=size, computers=computers
+                kind, guild_id, page=board.pages - 1, per_page=size, computers=computers, scope=where
             )
-        return boards.leaderboard_body(board, scope, locale, computers=computers, past_end=past_end)
+        return boards.leaderboard_body(
+            board,
+            scope,
+            locale,
+            computers=computers,
+            past_end=past_end,
+            where=None if season is None else seasons_ui.season_where(season, locale),
+        )
 
     # ------------------------------------------------------------------ /leaderboard
 
@@ -128,6 +158,7 @@ class StatsCog(commands.Cog):
         scope=_("scope", key="cmd.lb.opt.scope"),
         page=_("page", key="cmd.lb.opt.page"),
         computers=_("computers", key="cmd.lb.opt.computers"),
+        season=_("season", key="cmd.lb.opt.season"),
     )
     @app_commands.describe(
         game=_("Which game (the first of the list)", key="cmd.lb.opt.game.description"),
@@ -136,6 +167,9 @@ class StatsCog(commands.Cog):
         computers=_(
             "List computer players (global board: hide; this server: show)",
             key="cmd.lb.opt.computers.description",
+        ),
+        season=_(
+            "A season by name, or all (this server's running season)", key="cmd.lb.opt.season.description"
         ),
     )
     @app_commands.choices(game=GAME_CHOICES, scope=SCOPE_CHOICES, computers=COMPUTER_CHOICES)
@@ -146,17 +180,35 @@ class StatsCog(commands.Cog):
         scope: str = "server",
         page: app_commands.Range[int, 1, boards.MAX_PAGE] = 1,
         computers: str | None = None,
+        season: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
         shown, guild_id = _scope(interaction, scope)
         listed = _computers(computers, shown)
+        if shown == "global" and season is not None and season.strip().casefold() != ALL_TIME:
+            raise Refused("season.error.global", word=ALL_TIME)
+        chosen = await self.bot.service.board_season(guild_id, season) if shown == "server" else None
         body = await self._board(
-            game, shown, guild_id, page, _public_locale(self.bot, interaction), computers=listed
+            game,
+            shown,
+            guild_id,
+            page,
+            _public_locale(self.bot, interaction),
+            computers=listed,
+            season=chosen,
         )
         await interaction.response.send_message(
             embed=discord.Embed.from_dict(body.embed or {}),
             view=_view(body.extra["buttons"]),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+
+    @leaderboard.autocomplete("season")
+    async def _season_names(self, interaction: discord.Interaction[Any], current: str) -> list[Any]:
+        seasons = await self.bot.service.seasons_of(interaction.guild_id)
+        names = seasons_ui.matching_names(seasons, current)[:24]
+        if ALL_TIME.startswith(current.casefold().strip()):
+            names.append(ALL_TIME)
+        return [app_commands.Choice(name=n, value=n) for n in names]
 
     # ------------------------------------------------------------------ the paging buttons
 
@@ -178,7 +230,12 @@ class StatsCog(commands.Cog):
         """Previous / Next on a board (checked by the router): show that page in place."""
         parsed = boards.parse_board_id(custom_id)
         assert parsed is not None, "the router checked the id against boards.BOARD_ID"
-        guild_id = interaction.guild_id if parsed.scope == "server" else None
+        guild_id = interaction.guild_id if parsed.scope != "global" else None
+        season = None
+        if parsed.scope.startswith("s") and parsed.scope != "server":  # a season's board: this server's
+            season = await self.bot.service.season_by_id(guild_id, int(parsed.scope[1:]))
+            if season is None:
+                raise Refused("lb.error.forged")
         body = await self._board(
             parsed.kind,
             parsed.scope,
@@ -186,6 +243,7 @@ class StatsCog(commands.Cog):
             parsed.page,
             _public_locale(self.bot, interaction),
             computers=parsed.computers,
+            season=season,
         )
         await interaction.response.edit_message(
             embed=discord.Embed.from_dict(body.embed or {}),
@@ -221,6 +279,16 @@ class StatsCog(commands.Cog):
         )
         name = getattr(who, "display_name", None) or who.name  # escaped by stats_body
         body = boards.stats_body(name, overviews, shown, interaction.locale)
+        if shown == "server" and body.embed is not None:  # their place in each season of this server
+            seasons = await self.bot.service.seasons_of(guild_id)
+            if seasons:
+                storage = self.bot.storage
+                assert storage is not None, "storage opens in setup_hook"
+                rows = await storage.ratings.player_stats(user_key(who.id))
+                field = seasons_ui.stats_seasons_field(seasons, rows, interaction.locale)
+                fields = body.embed.setdefault("fields", [])
+                if field is not None and len(fields) < boards.MAX_FIELDS:
+                    fields.append(field)
         await interaction.response.send_message(
             embed=discord.Embed.from_dict(body.embed or {}),
             ephemeral=True,

@@ -62,8 +62,11 @@ What it offers (see ``tests/fakecord/conftest.py`` for the pytest fixtures):
   4, 5, 6, 7, 8, 9), follow-ups and original-response edits through the interaction
   webhook, channel messages (create/edit/delete/fetch/history, embeds, components,
   multipart file attachments served back from ``/attachments/...``), DM channels,
-  typing, guild members.  :meth:`FakeDiscord.rate_limit` makes the next N calls to a
-  route answer 429 the way Discord does, so discord.py sleeps ``retry_after`` and retries;
+  typing, guild members, application emojis (``routes_emojis``: list, create, fetch, rename, delete,
+  :meth:`FakeDiscord.emoji_image`; a component's custom emoji must be one of them;
+  ``FakeDiscord(emojis=False)`` is a Discord without them).  :meth:`FakeDiscord.rate_limit` makes
+  the next N calls to a route answer 429 the way Discord does, so discord.py sleeps ``retry_after``
+  and retries;
   :meth:`FakeDiscord.fail` makes them answer 500/502/503/504, before or after acting on them.
 * **Test-side actions**: :meth:`FakeDiscord.run_command`, :meth:`FakeDiscord.click`,
   :meth:`FakeDiscord.autocomplete`, :meth:`FakeDiscord.submit_modal`,
@@ -109,8 +112,8 @@ Discord's own description of its API, which judges every request and answer. The
 class built in layers, each a subclass of the one before it, so that a layer only calls what is below
 it: ``core``
 (the fake's state, waiting, strictness checks) <- ``gateway`` <- ``routes_guilds`` (application,
-commands, guilds) <- ``routes_messages`` <- ``routes_threads`` (threads: start, archive, post in one)
-<- ``routes_interactions`` (callbacks, webhooks) <-
+commands, guilds) <- ``routes_emojis`` (application emojis) <- ``routes_messages`` <- ``routes_threads``
+(threads: start, archive, post in one) <- ``routes_interactions`` (callbacks, webhooks) <-
 ``actions`` (what a user does) <- ``app`` (route table, middleware, injected 429s and 5xx) <- this
 module's :class:`FakeDiscord` (lifecycle, and the world changing under the bot).
 """

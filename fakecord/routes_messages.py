@@ -24,13 +24,13 @@ from fakecord.constants import (
 from fakecord.errors import DiscordAPIError, FormErrors, unknown_message
 from fakecord.interaction import FakeInteraction
 from fakecord.records import RecordedRequest
-from fakecord.routes_guilds import GuildRoutes
+from fakecord.routes_emojis import EmojiRoutes
 from fakecord.state import FakeAttachment, FakeChannel, FakeMessage, FakeUser
 from fakecord.stored import stored_components, stored_embeds
 from fakecord.validation import validate_message_body
 
 
-class MessageRoutes(GuildRoutes):
+class MessageRoutes(EmojiRoutes):
     """Messages and the channel message routes."""
 
     # ------------------------------------------------------------------ messages (shared)
@@ -89,6 +89,7 @@ class MessageRoutes(GuildRoutes):
     ) -> None:
         errors = FormErrors()
         validate_message_body(body, path=path, flags=flags, errors=errors)
+        self._check_component_emojis(body, path, errors)
         errors.raise_if_any()
         if not (
             body.get("content")
@@ -122,6 +123,7 @@ class MessageRoutes(GuildRoutes):
         else:
             errors = FormErrors()
             validate_message_body(body, path=path or [], flags=flags, errors=errors)
+            self._check_component_emojis(body, path or [], errors)
             errors.raise_if_any()
         if flags & FLAG_EPHEMERAL and interaction is not None:
             visible_to = interaction.user.id
@@ -158,6 +160,7 @@ class MessageRoutes(GuildRoutes):
             )
         errors = FormErrors()
         validate_message_body(body, path=path or [], flags=flags, errors=errors)
+        self._check_component_emojis(body, path or [], errors)
         errors.raise_if_any()
         channel = self._channel(msg.channel_id)
         attachments = self._make_attachments(channel, body, files, msg.attachments)

@@ -516,3 +516,33 @@ def _or(values: Iterable[int]) -> int:
     for value in values:
         result |= value
     return result
+
+
+@dataclass(eq=False)
+class FakeEmoji:
+    """An application emoji (``/applications/{id}/emojis``): its name, its image as uploaded (the
+    decoded bytes of the data URI), and the user who uploaded it."""
+
+    id: int
+    name: str
+    image: bytes
+    content_type: str
+    user: FakeUser
+
+    @property
+    def markdown(self) -> str:
+        return f"<:{self.name}:{self.id}>"
+
+    def payload(self) -> dict[str, Any]:
+        """The emoji object Discord answers for an application emoji: no roles, colons required, not
+        managed, available; ``user`` is who uploaded it."""
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "roles": [],
+            "user": self.user.payload(),
+            "require_colons": True,
+            "managed": False,
+            "animated": False,
+            "available": True,
+        }

@@ -34,6 +34,9 @@ Words = Callable[[JSON, Sequence[str], object, bool], str]
 Suggestion = Callable[[JSON, int, Any], "tuple[str, JSON] | None"]
 # What some events did, one line each: ``describe(events, names, locale)`` (a replay's caption).
 DescribeEvents = Callable[[Sequence[JSON], Sequence[str], object], list[str]]
+# The card faces as application emojis: ``card_faces(look) -> {face: 128 px PNG}`` for each look of
+# the cards (bot.render.images.CARD_THEMES); a face's key is short ``[a-z0-9]`` (``ButtonSpec.face``).
+CardFaces = Callable[[str], Mapping[str, bytes]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,10 @@ class ButtonSpec:
     # A card's shape (bot.render.images.SHAPE_MARKS) for a player who chose the colour-blind cards:
     # their panel shows it before the label instead of the colour ``emoji`` (bot/ui/display.py).
     mark: str | None = None
+    # The face-up card the button shows (a key of the game's ``card_faces``): with the card emojis
+    # synced, the button shows that face's emoji in its reader's look (bot/ui/card_emojis.py). Never
+    # set for a face-down card.
+    face: str | None = None
 
 
 class Engine(Protocol):
@@ -177,7 +184,8 @@ class Game(Protocol):
 
     The optional parts are None for a game without them: ``words`` (no table in words: the panel
     says so), ``suggestion`` (no hint button), ``describe_events`` (a replay's caption names no move),
-    ``bench`` (nothing for ``python -m bench``) and ``strings`` (every word in the shared catalogues).
+    ``bench`` (nothing for ``python -m bench``), ``strings`` (every word in the shared catalogues) and
+    ``card_faces`` (no card emojis: its panel's buttons keep their coloured squares).
     """
 
     @property
@@ -224,6 +232,8 @@ class Game(Protocol):
     def describe_events(self) -> DescribeEvents | None: ...
     @property
     def bench(self) -> Callable[[], None] | None: ...  # ``python -m bench <game>``: its engine bench
+    @property
+    def card_faces(self) -> CardFaces | None: ...  # ``python -m bot sync``: its cards as emojis
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         """What, when it changes, makes every open panel of this game out of date."""

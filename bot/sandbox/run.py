@@ -68,14 +68,20 @@ def bot_factory(
     from bot.client import BotTuning, create_bot
 
     settings = BotTuning(**{k: v for k, v in tuning.items() if v is not None})
-    return lambda: create_bot(
-        database_path=database,
-        database_url=url,
-        synchronous="NORMAL",
-        tuning=settings,
-        metrics_port=metrics_port,
-        metrics_host=metrics_host,
-    )
+
+    def make() -> Any:
+        bot = create_bot(
+            database_path=database,
+            database_url=url,
+            synchronous="NORMAL",
+            tuning=settings,
+            metrics_port=metrics_port,
+            metrics_host=metrics_host,
+        )
+        bot.sync_card_emojis = True  # the card faces on the panels' buttons, as `python -m bot sync` does
+        return bot
+
+    return make
 
 
 def postgres_url(options: argparse.Namespace) -> str | None:

@@ -38,8 +38,9 @@ process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch, expiry)
 :mod:`~bot.service.clicks` (the click path and the commit), :mod:`~bot.service.votes` (round votes),
 :mod:`~bot.service.timers` (timers and the sweeper), :mod:`~bot.service.computers` (computer players) and
 :mod:`~bot.service.seats` (leave, kick, replacement, seat back, end), :mod:`~bot.service.settings` (a
-server's ``/skybo settings``), :mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo
-display``), :mod:`~bot.service.letters` (a long game's direct messages), :mod:`~bot.service.reloads`
+server's ``/skybo settings``), :mod:`~bot.service.seasons` (a server's seasons),
+:mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo display``), :mod:`~bot.service.letters`
+(a long game's direct messages), :mod:`~bot.service.reloads`
 (tables whose database did not answer: served from their last committed state, reloaded when it answers),
 :mod:`~bot.service.tournaments` (tournaments: sign-ups, rounds of tables it deals, a table's end).
 They are mixins of one :class:`TableService` over a small core, :class:`~bot.service.core.ServiceCore`,
@@ -82,6 +83,7 @@ from bot.service.lobbies import LobbyPart
 from bot.service.prefs import PrefsPart
 from bot.service.reloads import ReloadPart
 from bot.service.resume import ResumePart
+from bot.service.seasons import SeasonPart
 from bot.service.seats import SeatPart
 from bot.service.settings import SettingsPart
 from bot.service.timers import TimerPart
@@ -152,6 +154,7 @@ class TableService(
     ComputerPart,
     SeatPart,
     SettingsPart,
+    SeasonPart,
     PrefsPart,
     LettersPart,
     ReloadPart,

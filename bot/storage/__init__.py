@@ -70,6 +70,7 @@ from bot.storage.ratings import (
     user_key,
 )
 from bot.storage.results import ResultRepository, SeatResult
+from bot.storage.seasons import Season, SeasonConflict, SeasonRepository
 from bot.storage.settings import ServerSettings, SettingsRepository
 from bot.storage.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, SqliteDatabase, translate_os_error
 from bot.storage.stats import StatsRepository
@@ -102,6 +103,9 @@ __all__ = [
     "RatingRepository",
     "ResultRepository",
     "SchemaTooNew",
+    "Season",
+    "SeasonConflict",
+    "SeasonRepository",
     "Seat",
     "SeatResult",
     "ServerSettings",
@@ -175,6 +179,8 @@ class Storage:
         the games: storage knows none).
     ``settings`` (:class:`SettingsRepository`): a server's ``/skybo settings``: ``all``, ``get``,
         ``save``.
+    ``seasons`` (:class:`SeasonRepository`): a server's seasons (``/skybo season``): ``start``, ``end``
+        (keeping its podium), ``running``, ``named``, ``get``, ``of_guild``.
     ``prefs`` (:class:`PrefsRepository`): a user's ``/skybo notify`` and ``/skybo display``: ``get``,
         ``many``, ``save``.
     ``tournaments`` (:class:`TournamentRepository`): tournaments, their players and tables (issue 41):
@@ -193,6 +199,7 @@ class Storage:
         self.stats = StatsRepository(db)
         self.settings = SettingsRepository(db)
         self.prefs = PrefsRepository(db)
+        self.seasons = SeasonRepository(db)
         self.tournaments = TournamentRepository(db)
 
     @classmethod

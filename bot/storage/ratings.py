@@ -1,7 +1,9 @@
 """Per game kind ratings, per server and global, with stats and history: the rows, the boards, and the
 writing of a finished game's rating changes (which the service computes: bot/service/outcomes.py).
 
-Scope ``0`` is the global board; any other scope is a Discord guild id. A player key is
+Scope ``0`` is the global board; a positive scope is a Discord guild id; a negative one is a season,
+``-<season id>`` (:func:`bot.storage.seasons.season_scope`: the server's running season, whose rows are
+written beside the server's and the global ones). A player key is
 ``user:<discord id>`` or ``ai:<level>``: every computer player of one level shares a row, so the
 strength of each level shows on the board.
 
@@ -220,6 +222,18 @@ class RatingPlan:
     rate: Rate
 
 
+def running_season_scopes(conn: Connection, guild_id: int, row_lock: str = "") -> list[int]:
+    """The scope of the server's running season (``-id``), or none. (Here rather than in
+    :mod:`bot.storage.seasons`, which builds on this module.)"""
+    # Shared, not exclusive: games finishing at once on one server do not wait for each other here;
+    # a season's end (FOR UPDATE, bot.storage.seasons) waits for them, and they for it.
+    share = row_lock.replace("FOR UPDATE", "FOR SHARE")
+    row = conn.execute(
+        f"SELECT id FROM seasons WHERE guild_id = ? AND ended_at IS NULL{share}", (guild_id,)
+    ).fetchone()
+    return [] if row is None else [-int(row[0])]
+
+
 def rating_changes_of(conn: Connection, game_id: int) -> list[RatingChange]:
     """The rating changes a finished game caused, as stored (in the caller's unit of work)."""
     rows = conn.execute(
@@ -256,6 +270,10 @@ def write_ratings(
     """
     kind, start = plan.kind, plan.start
     scopes = [GLOBAL_SCOPE] if not plan.guild_id else sorted({GLOBAL_SCOPE, int(plan.guild_id)})
+    if plan.guild_id:
+        # The server's running season counts the game too, in its own scope (read here, locked: a
+        # season's end waits for a game finishing at that moment, and that game then counts for it).
+        scopes = sorted({*scopes, *running_season_scopes(conn, int(plan.guild_id), row_lock)})
     keys = sorted(plan.players)
     marks = ",".join("?" * len(keys))
     changes: list[RatingChange] = []
@@ -519,17 +537,21 @@ class RatingRepository:
         page: int = 0,
         per_page: int = 10,
         computers: bool = True,
+        scope: int | None = None,
     ) -> LeaderboardPage:
-        """One page (from 0) of the board of ``kind`` in a guild, or the global board (``guild_id=None``).
+        """One page (from 0) of the board of ``kind`` in a guild, or the global board (``guild_id=None``),
+        or in ``scope`` when given (a season's: :func:`bot.storage.seasons.season_scope`).
 
         ``computers=False``: people only, ranked and counted among people (so humans are not crowded
         out by the computer players, who play far more games).
         """
         page = max(0, int(page))
         per_page = min(MAX_PAGE_SIZE, max(1, int(per_page)))
-        scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
+        if scope is None:
+            scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
+        where = int(scope)
         return await self.db.run(
-            lambda c: leaderboard_page(c, kind, scope, page, per_page, computers=computers)
+            lambda c: leaderboard_page(c, kind, where, page, per_page, computers=computers)
         )
 
     async def player_stats(
@@ -548,10 +570,17 @@ class RatingRepository:
         return await self.db.run(lambda c: player_rows(c, player, kind, scope))
 
     async def history(
-        self, player: str, kind: str, guild_id: int | None = None, *, limit: int = 20
+        self,
+        player: str,
+        kind: str,
+        guild_id: int | None = None,
+        *,
+        limit: int = 20,
+        scope: int | None = None,
     ) -> list[HistoryEntry]:
-        """The player's latest rating changes in that scope, newest first (for the trend)."""
-        scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
+        """The player's latest rating changes in that scope (``scope``: a season's), newest first."""
+        if scope is None:
+            scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
 
         return await self.db.run(lambda conn: history_rows(conn, player, kind, scope, limit))
 

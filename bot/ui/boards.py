@@ -23,7 +23,9 @@ registry), ``server`` (the board of the guild the message is in) or ``global``, 
 (from 1); a board without its computer players adds ``:h`` (``lb:<game>:global:2:h``, people only), so
 the choice holds across
 pages. Without it the computers are listed: a button posted before the choice existed keeps paging
-the board it was on. Anything else is refused by :func:`parse_board_id`.
+the board it was on. A season's board (issue 41) has ``s<season id>`` for its scope
+(``lb:<game>:s12:2``): a season of the server the message is in (the cog checks it at the click;
+:mod:`bot.storage.seasons`). Anything else is refused by :func:`parse_board_id`.
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ _TREND_KEYS = {"one": "stats.trend.one", "other": "stats.trend.other"}
 
 # The kind is a game of the registry (checked after the match: a game registered later has boards too).
 BOARD_ID = re.compile(
-    r"lb:(?P<kind>[a-z][a-z0-9_]{0,31}):(?P<scope>server|global):(?P<page>[1-9][0-9]{0,5})(?P<people>:h)?"
+    r"lb:(?P<kind>[a-z][a-z0-9_]{0,31}):(?P<scope>server|global|s[1-9][0-9]{0,17}):(?P<page>[1-9][0-9]{0,5})"
+    r"(?P<people>:h)?"
 )
 
 
@@ -196,7 +199,7 @@ def _change_scope(changes: Sequence[RatingChange], scope: int | None) -> int | N
     if scope is not None:
         return scope
     scopes = {c.scope for c in changes}
-    guilds = sorted(s for s in scopes if s != 0)
+    guilds = sorted(s for s in scopes if s > 0)  # a season's scope is negative: not the server's
     return guilds[0] if guilds else (0 if 0 in scopes else None)
 
 
@@ -299,8 +302,19 @@ def board_line(row: PlayerStats, locale: object, *, mention: bool) -> str:
     )
 
 
+def season_board_scope(season_id: int) -> str:
+    """The scope word of a season's board in its paging buttons."""
+    return f"s{int(season_id)}"
+
+
 def leaderboard_body(
-    board: LeaderboardPage, scope: str, locale: object, *, computers: bool = True, past_end: bool = False
+    board: LeaderboardPage,
+    scope: str,
+    locale: object,
+    *,
+    computers: bool = True,
+    past_end: bool = False,
+    where: str | None = None,
 ) -> MessageBody:
     """The public board message: a page of ranked players and the paging buttons.
 
@@ -314,18 +328,20 @@ def leaderboard_body(
     ``board.page`` counts from 0 (storage); the footer and the buttons count from 1. In the server
     scope people are mentions (members of the server; a mention in an embed pings nobody), on the
     global board their stored names (most are members of other servers, whose mentions would not
-    resolve).
+    resolve). A season's board (``scope`` from :func:`season_board_scope`) is the server's, titled
+    ``where`` (the season said in words).
     """
     kind = board.kind
     game = game_name(kind, locale)
-    where = t("lb.scope.server" if scope == "server" else "lb.scope.global", locale)
+    if where is None:
+        where = t("lb.scope.server" if scope == "server" else "lb.scope.global", locale)
     title = t("lb.title", locale, game=game, scope=where)
     pages = board.pages
     page = board.page + 1
     if not board.rows:
         description = t("lb.empty" if board.total == 0 else "lb.past_end", locale, game=game)
     else:
-        mention = scope == "server"
+        mention = scope != "global"
         description = "\n".join(board_line(row, locale, mention=mention) for row in board.rows)
         if past_end:
             description = counted("lb.only_pages", pages, locale) + "\n\n" + description
@@ -473,6 +489,7 @@ __all__ = [
     "parse_board_id",
     "player_name",
     "rating_change_lines",
+    "season_board_scope",
     "sparkline",
     "stats_body",
     "trend_line",

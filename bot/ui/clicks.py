@@ -216,7 +216,8 @@ class TableUI:
         if table is not None and table.finished:
             content, view = final_panel_content(table, state.seat, locale, words), None
         else:
-            content, view = panel_content(state, locale, words), panel_view(state, locale, prefs.cards)
+            content = panel_content(state, locale, words)
+            view = panel_view(state, locale, prefs.cards, self.bot.card_emojis)
         watch = self.presenter.panel_click_started(state.game_id, interaction.user.id)
         followed: PanelState | None = None
         # A panel is known by the interaction that opened it (its message's interaction_metadata):

@@ -36,7 +36,7 @@ from discord import app_commands
 from bot.i18n import translate as t
 from bot.service import ChannelTaken, Refused
 from bot.service.computers import transient_fault
-from bot.ui import ids
+from bot.ui import card_emojis, ids
 from bot.ui.views import message_link
 
 log = logging.getLogger(__name__)
@@ -94,6 +94,9 @@ def error_text(interaction: discord.Interaction[Any], error: BaseException, sour
             "click not answered",
             extra={"user_id": user_id, "status": original.status, "code": original.code},
         )
+        emojis = getattr(interaction.client, "card_emojis", None)
+        if card_emojis.refused(original) and isinstance(emojis, card_emojis.CardEmojis):
+            emojis.forget()  # an emoji deleted since the start: the next answers show none
         return None
     if isinstance(original, Exception) and transient_fault(original) is not None:
         log.warning(

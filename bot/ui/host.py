@@ -12,6 +12,7 @@ import discord
 from discord.http import HTTPClient
 
 from bot.service import TableService
+from bot.ui.card_emojis import CardEmojis
 
 
 class Host(Protocol):
@@ -23,6 +24,9 @@ class Host(Protocol):
 
     @property
     def http(self) -> HTTPClient: ...
+
+    @property
+    def card_emojis(self) -> CardEmojis: ...  # the card faces' emojis for the panels' buttons
 
     def get_partial_messageable(
         self, id: int, *, guild_id: int | None = None, type: discord.ChannelType | None = None

@@ -15,7 +15,7 @@ import discord
 from bot import discord_patches
 from bot.i18n import translate as t
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Table
-from bot.ui import display
+from bot.ui import card_emojis, display
 from bot.ui.host import Host
 from bot.ui.views import ButtonsView, final_panel_content, panel_content, panel_view, seat_back_view
 
@@ -195,7 +195,7 @@ class PanelFollower:
                 words = display.wants_words(self.bot.service, user_id)
                 cards = display.panel_cards(self.bot.service, user_id)
                 content = panel_content(shown, watch.locale, words)
-                view = panel_view(shown, watch.locale, cards)
+                view = panel_view(shown, watch.locale, cards, self.bot.card_emojis)
             else:
                 content, view = self._followed_panel(table, watch.seat, watch.locale)
         webhook = watch.webhook
@@ -205,6 +205,8 @@ class PanelFollower:
         except discord.HTTPException as error:
             # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
             log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
+            if card_emojis.refused(error):
+                self.bot.card_emojis.forget()  # an emoji deleted since the start: the next panels show none
             if watch.clicks == clicks:
                 self._forget_panel(table.id, user_id)
             return
@@ -244,4 +246,4 @@ class PanelFollower:
             return t("table.error.seat_replaced", locale), None
         state = self.bot.service.panel_of(table, seat)
         cards = display.panel_cards(self.bot.service, user_id)
-        return panel_content(state, locale, words), panel_view(state, locale, cards)
+        return panel_content(state, locale, words), panel_view(state, locale, cards, self.bot.card_emojis)

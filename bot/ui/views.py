@@ -25,6 +25,7 @@ from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
 from bot.storage.lobbies import INVITED, TURN_LIMIT, Lobby, engine_options
 from bot.storage.settings import DEFAULTS, ServerSettings
 from bot.ui import boards, display, ids
+from bot.ui.card_emojis import CardEmojis
 
 JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
 LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL}
@@ -41,6 +42,7 @@ CONFIRMATIONS = {
 }
 TABLE_IMAGE = "skybo-table.png"
 TABLE_VERSION = 0  # the version field of table-message buttons: they do not go stale
+NO_CARD_EMOJIS = CardEmojis()
 STYLES = {
     "primary": discord.ButtonStyle.primary,
     "secondary": discord.ButtonStyle.secondary,
@@ -78,15 +80,20 @@ def button(custom_id: str, label: str, style: str = "secondary", *, disabled: bo
     return payload
 
 
-def panel_view(state: PanelState, locale: object, cards: str = display.CLASSIC) -> ButtonsView:
-    """A private panel's buttons, in the cards' look ``cards`` of its reader (:func:`display.shaped`)."""
-    panel = BY_KIND[state.kind].panel
-    rows = panel.panel_rows(state.view, state.seat, state.game_id, state.version, state.mode, locale)
+def panel_view(
+    state: PanelState, locale: object, cards: str = display.CLASSIC, emojis: CardEmojis | None = None
+) -> ButtonsView:
+    """A private panel's buttons, in the cards' look ``cards`` of its reader (:func:`display.shaped`),
+    each face-up card with its emoji in that look when the application has it (``emojis``, the bot's
+    :class:`~bot.ui.card_emojis.CardEmojis`; none: the buttons as before card emojis)."""
+    game = BY_KIND[state.kind]
+    rows = game.panel.panel_rows(state.view, state.seat, state.game_id, state.version, state.mode, locale)
+    emojis = emojis or NO_CARD_EMOJIS
     return ButtonsView(
         [
             [
                 button(s.custom_id, s.label, s.style, disabled=s.disabled, emoji=s.emoji)
-                for s in (display.shaped(spec, cards) for spec in line)
+                for s in (emojis.dress(display.shaped(spec, cards), game.prefix, cards) for spec in line)
             ]
             for line in rows
         ]

@@ -185,7 +185,13 @@ async def test_forged_ids_french_server_and_localized_commands(fake_discord: Any
         (
             "leaderboard",
             "classement",
-            {"game": "jeu", "scope": "portée", "page": "page", "computers": "ordinateurs"},
+            {
+                "game": "jeu",
+                "scope": "portée",
+                "page": "page",
+                "computers": "ordinateurs",
+                "season": "saison",
+            },
         ),
         ("stats", "statistiques", {"user": "joueur", "scope": "portée"}),
     ):

@@ -166,6 +166,17 @@ async def test_every_route_answers_what_discord_would(fake_discord: FakeDiscord,
         await api.error(400, 50035, "PUT", base, [{**COMMAND, "name": "x" * 33}])
         await api.error(403, 50001, "GET", base.replace(str(app_id), "1"))
 
+    # application emojis (tests/fakecord/test_emojis.py walks their rules)
+    emojis = f"/applications/{app_id}/emojis"
+    face = "data:image/png;base64,iVBORw0KGgo="
+    made = await api.ok("POST", emojis, {"name": "walk_emoji", "image": face})
+    assert (await api.ok("GET", emojis))["items"] == [made]
+    assert (await api.ok("GET", f"{emojis}/{made['id']}")) == made
+    assert (await api.ok("PATCH", f"{emojis}/{made['id']}", {"name": "walked"}))["name"] == "walked"
+    await api.error(400, 50035, "POST", emojis, {"name": "walked", "image": face})
+    await api.ok("DELETE", f"{emojis}/{made['id']}")
+    await api.error(404, 10014, "GET", f"{emojis}/{made['id']}")
+
     # channels, guilds, members
     assert (await api.ok("GET", f"/channels/{general.id}"))["guild_id"] == str(guild.id)
     assert (await api.ok("GET", f"/channels/{dm['id']}"))["recipients"][0]["id"] == str(bob.id)

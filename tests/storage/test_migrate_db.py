@@ -44,6 +44,7 @@ TABLES = (
     "lobbies",
     "server_settings",
     "user_prefs",
+    "seasons",
     "tournaments",
     "tournament_players",
     "tournament_tables",
@@ -58,9 +59,12 @@ def _seats(*users: int, level: str = "hard") -> list[Seat]:
 async def _build(path: Path) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     async with await Storage.open(path, synchronous="FULL") as storage:
+        await storage.seasons.start(1, "Spring", 11, now=1)  # its games rated in its scope too (0008)
         for i, (guild, users) in enumerate([(1, (11, 12)), (1, (11, 13)), (2, (12,))]):
             game = await new_game(storage, channel=100 + i, guild=guild, seats=_seats(*users))
             await play_to_end(storage, game, seed=i)
+        await storage.seasons.end(1, 11, now=2)  # with its podium
+        await storage.seasons.start(1, "Summer", 11, now=3)  # running at the copy
         await storage.settings.save(1, ServerSettings(turn_limit=30, channels=(100, 101), language="fr"))
         await storage.prefs.save(11, UserPrefs(notify=False, cards="colourblind"))
         active = []
@@ -343,7 +347,7 @@ def test_the_command_line_entry_and_the_default_source(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert f"copying {path} (schema version 7)" in done.stdout and "committed in" in done.stdout
+    assert f"copying {path} (schema version 9)" in done.stdout and "committed in" in done.stdout
     assert PASSWORD not in done.stdout + done.stderr
     assert len(_pg_rows(pg_database.dsn, "game_actions")) == len(_sqlite_rows(path, "game_actions"))
 

@@ -9,6 +9,7 @@ from typing import Any
 from bot import i18n
 from bot.games.base import (
     JSON,
+    CardFaces,
     Commands,
     DescribeEvents,
     Panel,
@@ -58,6 +59,7 @@ class SkipBo:
     suggestion: Part[Suggestion] = Part(f"{__package__}.panel", "suggestion")
     describe_events: Part[DescribeEvents] = Part(f"{__package__}.message", "describe_events")
     bench: Part[Callable[[], None]] = Part(f"{__package__}.bench", "run")
+    card_faces: Part[CardFaces] = Part(f"{__package__}.faces", "card_faces")
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         """The phase, round and turn (a play by the player whose turn it is changes only their own

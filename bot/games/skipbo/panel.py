@@ -54,6 +54,7 @@ from bot.games.base import ButtonSpec
 from bot.games.buttons import encode
 from bot.games.skipbo import engine as skipbo
 from bot.games.skipbo.cards import SHAPES, group
+from bot.games.skipbo.faces import face
 from bot.i18n import translate as t
 from bot.render.images import SHAPE_MARKS
 from bot.render.names import shown_names
@@ -324,7 +325,7 @@ def panel_rows(
         style, emoji = band(card)
         if picked:
             label, style = f"▶ {label}", "success"
-        return ButtonSpec(custom_id, label, style, not enabled, emoji, shape_mark(card))
+        return ButtonSpec(custom_id, label, style, not enabled, emoji, shape_mark(card), face(card))
 
     out: list[list[ButtonSpec]] = []
 
@@ -389,13 +390,18 @@ def panel_rows(
             arg = play_arg(chosen.index, slot, chosen.card, needed)
             label = t("skipbo.panel.pile_target", locale, number=slot + 1, top=shown, value=needed)
             style, emoji = band(needed)
-            row.append(ButtonSpec(cid(act, arg), label, style, False, emoji, shape_mark(needed)))
+            row.append(
+                ButtonSpec(cid(act, arg), label, style, False, emoji, shape_mark(needed), face(needed))
+            )
         else:
             label = t("skipbo.panel.pile", locale, number=slot + 1, top=shown)
             shown_emoji = band(reached)[1] if reached else None
             mark = shape_mark(reached) if reached else None
+            shown_face = face(reached) if reached else None
             row.append(
-                ButtonSpec(cid(REFRESH, _RF_BUILDING + slot), label, "secondary", True, shown_emoji, mark)
+                ButtonSpec(
+                    cid(REFRESH, _RF_BUILDING + slot), label, "secondary", True, shown_emoji, mark, shown_face
+                )
             )
     out.append(row)
 

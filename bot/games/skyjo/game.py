@@ -9,6 +9,7 @@ from typing import Any
 from bot import i18n
 from bot.games.base import (
     JSON,
+    CardFaces,
     Commands,
     DescribeEvents,
     Panel,
@@ -55,6 +56,7 @@ class Skyjo:
     suggestion: Part[Suggestion] = Part(f"{__package__}.panel", "suggestion")
     describe_events: Part[DescribeEvents] = Part(f"{__package__}.text", "describe_events")
     bench: Part[Callable[[], None]] = Part(f"{__package__}.bench", "run")
+    card_faces: Part[CardFaces] = Part(f"{__package__}.faces", "card_faces")
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         """The phase, round, turn and the drawn card (a drawn card changes what the grid's buttons mean)."""

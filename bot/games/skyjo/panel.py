@@ -19,6 +19,7 @@ from bot.games.base import ButtonSpec
 from bot.games.buttons import encode
 from bot.games.skyjo import engine as skyjo
 from bot.games.skyjo.cards import SHAPES, group
+from bot.games.skyjo.faces import face
 from bot.i18n import a_card, plural
 from bot.i18n import translate as t
 from bot.render.images import SHAPE_MARKS
@@ -59,7 +60,7 @@ def _cell_button(cell: int | str, custom_id: str, enabled: bool) -> ButtonSpec:
         return ButtonSpec(custom_id, "?", "secondary", not enabled)
     assert isinstance(cell, int)
     style, emoji = band(cell)
-    return ButtonSpec(custom_id, str(cell), style, not enabled, emoji, shape_mark(cell))
+    return ButtonSpec(custom_id, str(cell), style, not enabled, emoji, shape_mark(cell), face(cell))
 
 
 def panel_title(view: dict[str, Any], locale: object = None) -> str:
@@ -123,6 +124,7 @@ def panel_rows(
                         False,
                         emoji,
                         shape_mark(top),
+                        face(top),
                     )
                 )
     elif my_turn and drawn is not None:
@@ -138,6 +140,7 @@ def panel_rows(
                     False,
                     emoji,
                     shape_mark(drawn),
+                    face(drawn),
                 )
             )
     elif phase == "round_over":

@@ -12,6 +12,7 @@ from typing import Any
 import discord
 
 from bot.games.base import (
+    CardFaces,
     Commands,
     DescribeEvents,
     Game,
@@ -51,6 +52,7 @@ class HighCard:
     suggestion: Suggestion | None = None
     describe_events: DescribeEvents | None = None
     bench: Callable[[], None] | None = None
+    card_faces: CardFaces | None = None
 
     def __init__(self) -> None:
         self.commands = _Commands()
