@@ -10,6 +10,7 @@ tournament's life (``tn:<id>:join|leave|start``): nothing is kept in memory, so 
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import re
 from typing import Any, Protocol
@@ -18,6 +19,7 @@ import discord
 
 from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
+from bot.render.bracket import BracketRound, BracketTable, draw_bracket
 from bot.render.names import escape_name
 from bot.service import Refused
 from bot.service.tournaments import TournamentView
@@ -191,6 +193,34 @@ def final_text(view: TournamentView, locale: object) -> str:
     return "\n".join(lines)[:2000]
 
 
+BRACKET_FILE = "bracket.png"
+
+
+def bracket_picture(view: TournamentView, locale: object) -> bytes:
+    """A knockout's bracket: every round's tables (those not seated yet as empty boxes), who went on."""
+    held = view.tournament
+    names = view.names()
+    stages = []
+    for number in range(1, held.rounds + 1):
+        rows = view.round_tables(number)
+        following = {p for row in view.round_tables(number + 1) for p in row.players}
+        if number == held.rounds and held.winner_id is not None:
+            following = {held.winner_id}
+        if rows:
+            tables = []
+            for row in rows:
+                ended = row.status in (ENDED, BYE) and bool(following)
+                winner = (
+                    next((i for i, p in enumerate(row.players) if p in following), None) if ended else None
+                )
+                tables.append(BracketTable([names.get(p, "?") for p in row.players], winner))
+        else:
+            tables = [BracketTable(["…"]) for _ in range(held.seats ** (held.rounds - number))]
+        key = "tournament.bracket.final" if number == held.rounds else "tournament.bracket.round"
+        stages.append(BracketRound(t(key, locale, round=number), tables))
+    return draw_bracket(t("tournament.bracket.title", locale, game=_game_title(held.kind)), stages)
+
+
 class Hall:
     """The service's :class:`~bot.service.tournaments.TournamentHall` on Discord."""
 
@@ -273,11 +303,15 @@ class Hall:
         if held.status == SIGNUP:
             return
         text = standings_text(view, locale)
+        files = []
+        if held.format == pairing.KNOCKOUT:
+            picture = await asyncio.to_thread(bracket_picture, view, locale)
+            files = [discord.File(io.BytesIO(picture), filename=BRACKET_FILE)]
         if held.standings_message_id is None:
-            message = await channel.send(text, allowed_mentions=NO_MENTIONS)
+            message = await channel.send(text, files=files, allowed_mentions=NO_MENTIONS)
             held = await service.set_tournament_messages(held, standings_message_id=message.id)
         else:
-            await self._edit(channel, held.standings_message_id, text, [])
+            await self._edit(channel, held.standings_message_id, text, [], files)
         if held.status == FINISHED and held.final_message_id is None:
             message = await channel.send(final_text(view, locale), allowed_mentions=NO_MENTIONS)
             await service.set_tournament_messages(held, final_message_id=message.id)
@@ -288,12 +322,14 @@ class Hall:
         message_id: int,
         text: str,
         rows: list[list[dict[str, Any]]],
+        files: list[discord.File] | None = None,
     ) -> None:
         from bot.discord_patches import ButtonsView
 
+        extra: dict[str, Any] = {} if files is None else {"attachments": files}
         try:
             await channel.get_partial_message(message_id).edit(
-                content=text, view=ButtonsView(rows), allowed_mentions=NO_MENTIONS
+                content=text, view=ButtonsView(rows), allowed_mentions=NO_MENTIONS, **extra
             )
         except discord.NotFound:
             log.info("tournament message gone", extra={"message_id": message_id})

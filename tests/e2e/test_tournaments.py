@@ -198,6 +198,9 @@ async def test_a_knockout_of_eight_plays_two_rounds_to_its_winner(
     assert view.tournament.winner_id == min(final_table[0].result or (), key=lambda r: r[1])[0]
     expected = await _expected_points(second, view)
     assert {line.player: line.points for line in view.standings} == expected
+    games = fake.channel("games")
+    standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.content)
+    assert [a.filename for a in standings.attachments] == ["bracket.png"]  # the bracket picture
     fake.assert_clean()
 
 
