@@ -23,6 +23,7 @@ from fakecord import FakeMessage
 from .conftest import BOTH_BACKENDS, FAST, BotDatabase
 
 LIMIT = 30
+EDITS = 0.5  # the table messages coalesced (as in production, one edit a second): nobody reads them here
 PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank")
 
 
@@ -99,7 +100,7 @@ async def test_a_swiss_tournament_of_seven_plays_three_rounds_across_a_restart(
     fake = fake_discord
     users = _players(fake, 7)
     clock = ManualClock()
-    first = database.bot(dataclasses.replace(FAST, clock=clock))
+    first = database.bot(dataclasses.replace(FAST, clock=clock, edit_interval=EDITS))
     async with fake.running(first, sync_commands=True):
         tournament_id, signup = await _new_and_sign_up(fake, first, users, format="swiss", seats=2, rounds=3)
         assert all(u.global_name in signup.text for u in users)
@@ -128,7 +129,7 @@ async def test_a_swiss_tournament_of_seven_plays_three_rounds_across_a_restart(
         await asyncio.sleep(0.1)
     assert first.is_closed()
 
-    second = await skybo(clock=ManualClock(clock.now_ms()))
+    second = await skybo(clock=ManualClock(clock.now_ms()), edit_interval=EDITS)
     again_clock = second.service.clock
     view = await _play_until(
         second, again_clock, tournament_id, lambda v: v.tournament.status == FINISHED, 120
@@ -166,7 +167,7 @@ async def test_a_knockout_of_eight_plays_two_rounds_to_its_winner(
     fake = fake_discord
     users = _players(fake, 8)
     clock = ManualClock()
-    first = database.bot(dataclasses.replace(FAST, clock=clock))
+    first = database.bot(dataclasses.replace(FAST, clock=clock, edit_interval=EDITS))
     async with fake.running(first, sync_commands=True):
         tournament_id, signup = await _new_and_sign_up(
             fake, first, users, format="knockout", seats=4, rounds=2, starts="5"
@@ -183,7 +184,7 @@ async def test_a_knockout_of_eight_plays_two_rounds_to_its_winner(
         assert sorted(len(t.players) for t in view.round_tables(1)) == [2, 2, 2, 2]
         clock.advance(LIMIT + 1)
         await asyncio.sleep(0.1)
-    second = await skybo(clock=ManualClock(clock.now_ms()))
+    second = await skybo(clock=ManualClock(clock.now_ms()), edit_interval=EDITS)
     view = await _play_until(
         second, second.service.clock, tournament_id, lambda v: v.tournament.status == FINISHED, 120
     )
