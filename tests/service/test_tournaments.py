@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from bot.clock import ManualClock
-from bot.service import Refused, TableService
+from bot.service import Refused, SeatTaken, TableService
 from bot.storage.tournaments import BYE, CANCELLED, ENDED, FINISHED, PAUSED, PLAYING, RUNNING, SIGNUP
 from bot.tournament import pairing
 from tests.service.conftest import GUILD, Services
@@ -177,6 +177,8 @@ async def test_a_start_time_drop_pause_and_cancel(services: Services, clock: Man
     dropped = tables[0].players[0]
     await service.tournament_drop(tournament_id, ORGANISER, dropped)
     assert games[0].seat_of(dropped) in games[0].replaced()
+    with pytest.raises(SeatTaken):  # a dropped player's table is no longer theirs to play
+        await service.open_panel(games[0].id, dropped)
     with pytest.raises(Refused) as refused:
         await service.tournament_drop(tournament_id, ORGANISER, dropped)
     assert refused.value.key == "tournament.error.already_dropped"
