@@ -469,9 +469,9 @@ class TournamentPart(ServiceCore):
         left = still_in(held, players, every)
         if held.round >= held.rounds or len(left) <= 1:
             lines = pairing.standings([p.user_id for p in players], records(every), held.seed)
-            winner = (
-                left[0] if held.format == pairing.KNOCKOUT and left else (lines[0].player if lines else None)
-            )
+            # The best of the standings still in it (a dropped player wins nothing; a knockout's last
+            # player left is the only one still in).
+            winner = next((line.player for line in lines if line.player in left), None)
             held = await self._write(self.storage.tournaments.update(held, status=FINISHED, winner_id=winner))
             log.info("tournament finished", extra={"tournament_id": held.id, "winner": winner})
             return held

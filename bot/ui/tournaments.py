@@ -66,6 +66,23 @@ def _head(held: Tournament, locale: object) -> str:
     )
 
 
+MAX_CONTENT = 2000
+
+
+def _fit(lines: list[str]) -> str:
+    """The lines within a message's 2,000 characters: the last that do not fit become "…" (a big
+    tournament's standings show their top; the final's games are found with /history too)."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > MAX_CONTENT - 2:
+            kept.append("…")
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return "\n".join(kept)
+
+
 def signup_text(view: TournamentView, locale: object) -> str:
     """The sign-up message: the tournament, its options, its start, who signed up."""
     held = view.tournament
@@ -103,7 +120,8 @@ def signup_text(view: TournamentView, locale: object) -> str:
             names=", ".join(names) or t("tournament.signup.nobody", locale),
         )
     )
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return text if len(text) <= MAX_CONTENT else text[: MAX_CONTENT - 1] + "…"
 
 
 def signup_buttons(view: TournamentView, locale: object) -> list[list[dict[str, Any]]]:
@@ -163,7 +181,7 @@ def standings_text(view: TournamentView, locale: object) -> str:
                 lines.append(
                     t("tournament.standings.table", locale, number=row.table_no, players=players, where=where)
                 )
-    return "\n".join(lines)[:2000]
+    return _fit(lines)
 
 
 def final_text(view: TournamentView, locale: object) -> str:
@@ -190,7 +208,7 @@ def final_text(view: TournamentView, locale: object) -> str:
                     game=row.game_id,
                 )
             )
-    return "\n".join(lines)[:2000]
+    return _fit(lines)
 
 
 BRACKET_FILE = "bracket.png"
