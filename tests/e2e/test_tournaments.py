@@ -251,3 +251,39 @@ async def test_bad_options_are_refused_privately_and_change_nothing(fake_discord
     await bot.service.tournament_desk.hall.settled()
     await fake.wait_until(lambda: "This tournament was cancelled." in signup.text, what="the sign-up closed")
     assert signup.custom_ids == []
+
+
+async def test_the_organiser_drops_pauses_and_resumes(fake_discord: Any, skybo: Any) -> None:
+    fake = fake_discord
+    users = _players(fake, 3)
+    clock = ManualClock()
+    bot = await skybo(clock=clock, edit_interval=EDITS)
+    tournament_id, signup = await _new_and_sign_up(fake, bot, users, format="swiss", seats=2, rounds=2)
+    await _click(fake, fake.owner, signup, button_id(tournament_id, "start"))
+    view = await _play_until(
+        bot, clock, tournament_id, lambda v: any(t.status == PLAYING for t in v.tables), 10
+    )
+    games = fake.channel("games")
+    paused = await _command(fake, fake.owner, "pause", games)
+    assert paused.ephemeral and paused.text.startswith("The tournament is paused")
+    table = next(t for t in view.round_tables(1) if t.status == PLAYING)
+    dropped = next(u for u in users if u.id == table.players[0])
+    # In the table's thread too: the tournament of the thread's channel.
+    answer = await _command(fake, fake.owner, "drop", fake.channels[table.channel_id], player=dropped)
+    assert answer.text == f"<@{dropped.id}> is dropped from the tournament."
+    game = bot.service.tables[table.game_id]
+    assert game.seat_of(dropped.id) in game.replaced()  # a computer plays their seat on
+    # Round 1 ends; paused, round 2 waits for resume.
+    view = await _play_until(
+        bot, clock, tournament_id, lambda v: all(t.status != PLAYING for t in v.tables), 60
+    )
+    assert view.tournament.round == 1
+    resumed = await _command(fake, fake.owner, "resume", games)
+    assert resumed.text == "The tournament goes on."
+    view = await bot.service.tournament_view(tournament_id)
+    assert view.tournament.round == 2
+    assert dropped.id not in [p for t in view.round_tables(2) for p in t.players]
+    await bot.service.tournament_desk.hall.settled()
+    standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.content)
+    assert f"{dropped.global_name}" in standings.content and "(dropped)" in standings.content
+    fake.assert_clean()
