@@ -282,6 +282,12 @@ class SkyboBot(commands.AutoShardedBot):
         if getattr(self, "service", None) is not None and self.may_serve():
             await self.service.cancel_gone(lambda _guild, where: where == channel.id, "channel deleted")
 
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A game's thread was deleted (bot.ui.threads): its game ends as a deleted channel's does."""
+        if getattr(self, "service", None) is not None and self.may_serve():
+            thread_id = payload.thread_id
+            await self.service.cancel_gone(lambda _guild, where: where == thread_id, "thread deleted")
+
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot was removed from the server (kicked, banned, or the server deleted). discord.py calls
         this only for a GUILD_DELETE without ``unavailable``: an outage is ``on_guild_unavailable``,

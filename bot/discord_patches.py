@@ -339,6 +339,41 @@ class ButtonsView(discord.ui.View):
         return [str(b["custom_id"]) for row in self._rows for b in row]
 
 
+class LayoutPayload(ButtonsView):
+    """A Components V2 layout (issue 40) given as Discord's component payload: the same lean view as
+    :class:`ButtonsView`, whose ``has_components_v2()`` is true, so discord.py's
+    ``handle_message_parameters`` sets the IS_COMPONENTS_V2 flag on the message it sends.
+
+    **Why** not ``discord.ui.LayoutView``: the layout is built as plain data
+    (:func:`bot.render.messages.layout_of`) and sent key for key as built; a ``LayoutView`` would make
+    an item object per component (and the random id, the future, the store of a ``View``) only to
+    give back the same dicts. **Checked on** :data:`CHECKED_ON`: as :class:`ButtonsView`.
+    Tests: tests/e2e/test_v2_table.py (Discord's description judges each payload).
+    """
+
+    def __init__(self, layout: list[dict[str, Any]]) -> None:  # not View.__init__: see ButtonsView
+        self._BaseView__timeout = None
+        self._children = []
+        self._rows = []
+        self._layout = layout
+
+    def has_components_v2(self) -> bool:
+        return True
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return self._layout
+
+    def custom_ids(self) -> list[str]:
+        found: list[str] = []
+        todo = list(self._layout)
+        while todo:
+            comp = todo.pop(0)
+            if comp.get("custom_id"):
+                found.append(str(comp["custom_id"]))
+            todo[:0] = list(comp.get("components") or [])
+        return found
+
+
 # ---------------------------------------------------------------------- 6. edits whose answer is not read
 
 

@@ -18,6 +18,8 @@ from discord.ext import commands
 
 from bot.games import registry
 from bot.i18n import translate as t
+from bot.render import messages
+from bot.ui.views import LayoutPayload
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
@@ -42,6 +44,15 @@ def help_text(locale: object) -> str:
     return "\n".join(t(key, locale, **names) for key in keys)
 
 
+def help_layout(locale: object) -> LayoutPayload:
+    """The first steps in the table's Components V2 look (issue 40): one container, the title as a
+    heading over the paragraphs."""
+    title, _, steps = help_text(locale).partition("\n")
+    heading = "## " + title.strip("*")
+    box = messages.container([messages.text_display(f"{heading}\n{steps}")], messages.COLOUR_LOBBY)
+    return LayoutPayload([box])
+
+
 class HelpCog(commands.Cog):
     def __init__(self, bot: SkyboBot) -> None:
         self.bot = bot
@@ -52,7 +63,9 @@ class HelpCog(commands.Cog):
     )
     async def help_command(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.response.send_message(
-            help_text(interaction.locale), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+            view=help_layout(interaction.locale),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
 
@@ -60,4 +73,4 @@ async def setup(bot: SkyboBot) -> None:
     await bot.add_cog(HelpCog(bot))
 
 
-__all__ = ["HelpCog", "help_text", "setup"]
+__all__ = ["HelpCog", "help_layout", "help_text", "setup"]

@@ -8,7 +8,8 @@ card theme and the table as text. Every answer is private, in the asker's langua
 ``/skybo season end`` posts in the channel (issue 41: ``/skybo season start|end|podium``, Manage Server
 for start and end; :mod:`bot.service.seasons`). What they do,
 and their storage: :mod:`bot.service.settings`, :mod:`bot.service.prefs`. The words: ``settings.*``,
-``cmd.settings.*``, ``prefs.*`` and ``cmd.prefs.*``.
+``cmd.settings.*``, ``prefs.*`` and ``cmd.prefs.*``. ``threads:on``: a thread per game (docs/discord.md,
+"Threads"; each table's ``/<game> new thread:`` overrides it).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ def settings_text(settings: ServerSettings, locale: object) -> str:
         channels_text = ", ".join(f"<#{c}>" for c in settings.channels)
     language_text = t(f"settings.language.{settings.language or 'server'}", locale)
     rated_key = "settings.computers.rated" if settings.rate_computers else "settings.computers.unrated"
+    threads_key = "settings.threads.on" if settings.threads else "settings.threads.off"
     return "\n".join(
         [
             t("settings.title", locale),
@@ -88,6 +90,7 @@ def settings_text(settings: ServerSettings, locale: object) -> str:
             t("settings.line.channels", locale, channels=channels_text),
             t("settings.line.language", locale, language=language_text),
             t(rated_key, locale),
+            t(threads_key, locale),
             t("settings.how", locale),
         ]
     )
@@ -113,6 +116,7 @@ class SettingsCog(commands.Cog):
         all_channels=_("all_channels", key="cmd.settings.opt.all_channels"),
         language=_("language", key="cmd.settings.opt.language"),
         rate_computers=_("rate_computers", key="cmd.settings.opt.rate_computers"),
+        threads=_("threads", key="cmd.settings.opt.threads"),
     )
     @app_commands.describe(
         turn_limit=_("The turn limit of a new table that does not choose one", key="cmd.settings.turn_limit"),
@@ -123,9 +127,12 @@ class SettingsCog(commands.Cog):
         language=_("The language of the bot's public messages", key="cmd.settings.language"),
         rate_computers=_("Games with computer players are rated (True, the default) or dealt unrated",
                          key="cmd.settings.rate_computers"),
+        threads=_("Each game in a thread of its own (on), or in the channel (off, the default)",
+                  key="cmd.settings.threads"),
     )  # fmt: skip
     @app_commands.choices(turn_limit=TURN_LIMIT_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
+    @app_commands.choices(threads=NOTIFY_CHOICES)
     async def settings(
         self,
         interaction: discord.Interaction[Any],
@@ -135,12 +142,15 @@ class SettingsCog(commands.Cog):
         all_channels: bool = False,
         language: str | None = None,
         rate_computers: bool | None = None,
+        threads: str | None = None,
     ) -> None:
         # Checked here: the group is visible to everyone (notify, display); in a DM, no server.
         if interaction.guild_id is None:
             raise Refused("settings.error.guild_only")
         if not interaction.permissions.manage_guild:
             raise Refused("settings.error.not_admin")
+        if threads not in (None, "on", "off"):
+            raise Refused("settings.error.threads")
         settings = await self.bot.service.change_settings(
             interaction.guild_id,
             turn_limit=turn_limit,
@@ -149,6 +159,7 @@ class SettingsCog(commands.Cog):
             all_channels=all_channels,
             language=language,
             rate_computers=rate_computers,
+            threads=None if threads is None else threads == "on",
         )
         await interaction.response.send_message(
             settings_text(settings, interaction.locale),

@@ -64,9 +64,11 @@ What it offers (see ``tests/fakecord/conftest.py`` for the pytest fixtures):
   multipart file attachments served back from ``/attachments/...``), DM channels,
   typing, guild members, application emojis (``routes_emojis``: list, create, fetch, rename, delete,
   :meth:`FakeDiscord.emoji_image`; a component's custom emoji must be one of them;
-  ``FakeDiscord(emojis=False)`` is a Discord without them).  :meth:`FakeDiscord.rate_limit` makes
-  the next N calls to a route answer 429 the way Discord does, so discord.py sleeps ``retry_after``
-  and retries;
+  ``FakeDiscord(emojis=False)`` is a Discord without them), threads (``routes_threads``: started
+  from a message or without one, posted in, archived and locked, THREAD_CREATE / THREAD_UPDATE, the
+  permissions each step needs; :meth:`FakeDiscord.archive_thread` archives one under the bot,
+  :meth:`FakeDiscord.threads_of` lists a channel's).  :meth:`FakeDiscord.rate_limit` makes the next N
+  calls to a route answer 429 the way Discord does, so discord.py sleeps ``retry_after`` and retries;
   :meth:`FakeDiscord.fail` makes them answer 500/502/503/504, before or after acting on them.
 * **Test-side actions**: :meth:`FakeDiscord.run_command`, :meth:`FakeDiscord.click`,
   :meth:`FakeDiscord.autocomplete`, :meth:`FakeDiscord.submit_modal`,
@@ -112,8 +114,8 @@ Discord's own description of its API, which judges every request and answer. The
 class built in layers, each a subclass of the one before it, so that a layer only calls what is below
 it: ``core``
 (the fake's state, waiting, strictness checks) <- ``gateway`` <- ``routes_guilds`` (application,
-commands, guilds) <- ``routes_emojis`` (application emojis) <- ``routes_messages`` <- ``routes_threads``
-(threads: start, archive, post in one) <- ``routes_interactions`` (callbacks, webhooks) <-
+commands, guilds) <- ``routes_emojis`` (application emojis) <- ``routes_messages`` <-
+``routes_threads`` (threads: start, archive, post in one) <- ``routes_interactions`` (callbacks, webhooks) <-
 ``actions`` (what a user does) <- ``app`` (route table, middleware, injected 429s and 5xx) <- this
 module's :class:`FakeDiscord` (lifecycle, and the world changing under the bot).
 """
@@ -274,16 +276,28 @@ class FakeDiscord(HttpFront):
         """An admin deletes ``channel``. Like Discord: CHANNEL_DELETE goes to the bot (if it is in the
         guild and connected; a stopped bot never hears of it), the channel's messages go with it (no
         click on them any more), and every REST call on it, messages included, answers 404 10003
-        Unknown Channel."""
-        self.channels.pop(channel.id, None)
+        Unknown Channel. A text channel's threads go with it; a thread deleted alone sends THREAD_DELETE
+        (its id, guild, parent and type)."""
         guild = self.guilds.get(channel.guild_id or 0)
-        if guild is not None and channel in guild.channels:
-            guild.channels.remove(channel)
+        gone = [channel]
+        if guild is not None:
+            gone += [t for t in guild.threads if t.parent_id == channel.id]
+            guild.channels = [c for c in guild.channels if c not in gone]
+            guild.threads = [t for t in guild.threads if t not in gone]
+        ids = {c.id for c in gone}
+        for gone_id in ids:
+            self.channels.pop(gone_id, None)
         for msg in self.messages.values():
-            if msg.channel_id == channel.id:
+            if msg.channel_id in ids:
                 msg.deleted = True
         if self._bot_in(channel.guild_id):
-            await self._guild_event(channel.guild_id, "CHANNEL_DELETE", channel.payload())
+            if channel.is_thread:
+                data = {"id": str(channel.id), "guild_id": str(channel.guild_id), "type": channel.type}
+                await self._guild_event(
+                    channel.guild_id, "THREAD_DELETE", {**data, "parent_id": str(channel.parent_id)}
+                )
+            else:
+                await self._guild_event(channel.guild_id, "CHANNEL_DELETE", channel.payload())
         self._notify()
 
     async def remove_bot_from_guild(self, guild: FakeGuild | None = None) -> None:

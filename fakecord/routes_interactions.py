@@ -160,9 +160,14 @@ class InteractionRoutes(ThreadRoutes):
             msg = self._edit_message(original, body, record.files)
             await self._message_event("MESSAGE_UPDATE", msg)
         else:
+            public = not int(body.get("flags") or 0) & FLAG_EPHEMERAL
+            if public:  # a public follow-up in an archived thread unarchives it (routes_threads)
+                await self._before_post(inter.channel)
             msg = self._create_message(
                 inter.channel, body, record.files, author=self.bot_user, interaction=inter
             )
+            if public:
+                self._after_post(inter.channel)
             await self._message_event("MESSAGE_CREATE", msg)
         inter.followups.append(msg)
         inter.webhook_writes.append(msg)

@@ -27,7 +27,7 @@ from fakecord.records import RecordedRequest
 from fakecord.routes_emojis import EmojiRoutes
 from fakecord.state import FakeAttachment, FakeChannel, FakeMessage, FakeUser
 from fakecord.stored import stored_components, stored_embeds
-from fakecord.validation import validate_message_body
+from fakecord.validation import validate_flags_edit, validate_message_body
 
 
 class MessageRoutes(EmojiRoutes):
@@ -161,6 +161,7 @@ class MessageRoutes(EmojiRoutes):
         errors = FormErrors()
         validate_message_body(body, path=path or [], flags=flags, errors=errors)
         self._check_component_emojis(body, path or [], errors)
+        validate_flags_edit(msg.flags, body, {"content": msg.content, "embeds": msg.embeds}, errors)
         errors.raise_if_any()
         channel = self._channel(msg.channel_id)
         attachments = self._make_attachments(channel, body, files, msg.attachments)

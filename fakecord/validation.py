@@ -135,6 +135,31 @@ def _validate_component(
         _validate_component(accessory, [*path, "accessory"], errors, v2=v2, top_level=False)
 
 
+MAX_V2_TEXT = 4000
+
+
+def validate_flags_edit(
+    old_flags: int, body: dict[str, Any], old: dict[str, Any], errors: FormErrors
+) -> None:
+    """An edit's IS_COMPONENTS_V2 flag, as Discord's docs say (Edit Message, its flags): the flag can
+    be set on a message that lacked it, never unset; setting it, the edit must empty the message's
+    ``content`` (null) and ``embeds`` (``[]``) that the message had (else 400).
+    ``old``: the message's ``content`` and ``embeds`` before the edit."""
+    if "flags" not in body or body["flags"] is None:
+        return
+    new = int(body["flags"])
+    if old_flags & FLAG_COMPONENTS_V2 and not new & FLAG_COMPONENTS_V2:
+        errors.add(["flags"], "MESSAGE_FLAGS_INVALID", "The IS_COMPONENTS_V2 flag cannot be removed.")
+    elif new & FLAG_COMPONENTS_V2 and not old_flags & FLAG_COMPONENTS_V2:
+        for key in ("content", "embeds"):
+            if old.get(key) and key not in body:
+                errors.add(
+                    [key],
+                    "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2",
+                    f"Setting IS_COMPONENTS_V2, the message's '{key}' must be emptied by the edit.",
+                )
+
+
 def validate_components(components: Any, path: list[str | int], errors: FormErrors, *, flags: int) -> None:
     """Checks what Discord's description cannot carry about a message's components: a message without
     the IS_COMPONENTS_V2 flag holds at most 5 action rows and no layout component, one with it at most
@@ -150,6 +175,13 @@ def validate_components(components: Any, path: list[str | int], errors: FormErro
     all_components = list(walk_components(c for c in components if isinstance(c, dict)))
     if v2 and len(all_components) > 40:
         errors.add(path, "BASE_TYPE_MAX_LENGTH", "Must be 40 or fewer in length (total components).")
+    # The docs (components reference, "Text Display"): the text of all the text displays of a
+    # message counts against one limit of 4,000 characters.
+    text = sum(len(str(c.get("content") or "")) for c in all_components if c.get("type") == TEXT_DISPLAY)
+    if v2 and text > MAX_V2_TEXT:
+        errors.add(
+            path, "BASE_TYPE_MAX_LENGTH", f"Text displays must hold {MAX_V2_TEXT} characters or fewer."
+        )
     seen: set[str] = set()
     for comp in all_components:
         custom_id = comp.get("custom_id")

@@ -2,9 +2,9 @@
 
 A game's slash commands are one group, ``/<game>``, built by :mod:`cogs.games` from the registry: the
 shared ``replay``, ``rules``, ``end`` and ``kick``, and the game's own ``new`` with its options, which
-it declares in its folder with :func:`table_options` (the computer players, their level and the turn
-limit, the same for every game) and answers with :func:`open_table`. It stands beside the games'
-shared types (``base.py``, ``buttons.py``), below the ui: it imports discord alone, nothing of the
+it declares in its folder with :func:`table_options` (the computer players, their level, the turn
+limit and the thread, the same for every game) and answers with :func:`open_table`. It stands beside
+the games' shared types (``base.py``, ``buttons.py``), below the ui: it imports discord alone, nothing of the
 games, the registry or ``bot.ui`` (a game's folder imports it; the ui and the service are reached
 through ``interaction.client``, the bot, at run time).
 """
@@ -22,6 +22,8 @@ from discord.app_commands import locale_str as _
 COMPUTERS = _("computers", key="cmd.opt.computers")
 LEVEL = _("level", key="cmd.opt.level")
 TURN_LIMIT = _("turn_limit", key="cmd.opt.turn_limit")
+# A thread per game (docs/discord.md, "Threads"): not given, the server's /skybo settings threads.
+THREAD = _("thread", key="cmd.opt.thread")
 TURN_LIMIT_HELP = _(
     "Time per turn before the computer plays it (default: the server's, else 2 min)",
     key="cmd.opt.turn_limit.description",
@@ -58,13 +60,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def table_options(new: F) -> F:
     """The names, descriptions and choices of the options every ``/<game> new`` ends with:
-    ``computers``, ``level`` and ``turn_limit`` (the game's callback declares them last, with its
-    own most computers: ``app_commands.Range[int, 0, max_players - 1]``)."""
-    new = app_commands.rename(computers=COMPUTERS, level=LEVEL, turn_limit=TURN_LIMIT)(new)
+    ``computers``, ``level``, ``turn_limit`` and ``thread`` (the game's callback declares them last,
+    with its own most computers: ``app_commands.Range[int, 0, max_players - 1]``, and ``thread: bool |
+    None = None``)."""
+    new = app_commands.rename(computers=COMPUTERS, level=LEVEL, turn_limit=TURN_LIMIT, thread=THREAD)(new)
     new = app_commands.describe(
         computers=_("How many computer players sit at the table", key="cmd.new.computers"),
         level=_("How well the computer players play", key="cmd.new.level"),
         turn_limit=TURN_LIMIT_HELP,
+        thread=_(
+            "Play the game in a thread of its own (default: the server's setting)", key="cmd.new.thread"
+        ),
     )(new)
     new = app_commands.choices(level=LEVEL_CHOICES)(new)
     return app_commands.choices(turn_limit=TURN_LIMIT_CHOICES)(new)
@@ -83,9 +89,10 @@ async def open_table(
     computers: int,
     level: str,
     turn_limit: int | None,
+    thread: bool | None = None,
 ) -> None:
     """``/<game> new``: open the lobby (the service checks everything) and post its public message;
-    no ``turn_limit``: the server's default (``/skybo settings``)."""
+    no ``turn_limit`` or ``thread``: the server's default (``/skybo settings``)."""
     bot: Any = interaction.client  # the SkyboBot (bot.ui.host.Host), not imported: see the docstring
     user = interaction.user
     lobby = await bot.service.open_lobby(
@@ -99,5 +106,6 @@ async def open_table(
         level=level,
         locale=public_locale(bot, interaction),  # the computers' names, shown in public
         turn_limit=turn_limit,
+        thread=thread,
     )
     await bot.table_ui.post_lobby(interaction, lobby)

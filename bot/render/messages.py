@@ -1,7 +1,10 @@
-"""The public lobby and table messages as plain data (content + an embed as a dict), every word localized.
+"""The public lobby and table messages as plain data, every word localized.
 
-Nothing here imports discord: the UI layer turns :class:`MessageBody` into a message (``embed`` is in
-Discord's JSON shape, so ``discord.Embed.from_dict`` takes it). Only views and events are read, and
+Nothing here imports discord. A game's table module and the lobby build a :class:`MessageBody` (its
+``embed`` a dict in Discord's embed shape, its ``players`` and ``recent`` lines beside it), and
+:func:`layout_of` turns it into Discord's **Components V2** layout (issue 40): one container with an
+accent colour, text displays, the picture in a media gallery, the buttons inside; the UI layer sends
+that list as it is (:class:`bot.discord_patches.LayoutPayload`). Only views and events are read, and
 they carry nothing hidden. Each game's table module (``bot/games/<game>/message.py``) builds its table
 message from these parts. Seat names go in as written (escaped, never markup), a computer
 player's said in the message's language (:mod:`bot.render.names`).
@@ -28,9 +31,128 @@ MAX_DESCRIPTION = 4096
 
 @dataclass
 class MessageBody:
+    """A message's parts: ``embed`` (title, description, fields, image, footer, colour) holds the whole
+    text; a table adds ``players`` (one compact line per player, said instead of the per-player fields
+    when the picture shows the grids) and ``recent`` (the last moves, at most :data:`RECENT_MOVES`)."""
+
     content: str = ""
     embed: JSON | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    players: list[str] = field(default_factory=list)
+    recent: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------- Components V2 (issue 40)
+# Discord's component types, and its limits on a message with the IS_COMPONENTS_V2 flag
+# (discord.com/developers/docs/components/reference): at most 40 components in all (nested ones
+# count), at most 4,000 characters of text displays together, no ``content`` or embeds beside them.
+ACTION_ROW, TEXT_DISPLAY, MEDIA_GALLERY, SEPARATOR, CONTAINER = 1, 10, 12, 14, 17
+MAX_LAYOUT_COMPONENTS = 40
+MAX_LAYOUT_TEXT = 4000
+RECENT_MOVES = 3  # the last moves a table says (the picture and the players' lines say the rest)
+# The seat colours: the container's accent is the colour of the seat whose turn it is (seat 0 first).
+SEAT_COLOURS = (0x3498DB, 0xE67E22, 0x2ECC71, 0x9B59B6, 0xE74C3C, 0x1ABC9C, 0xF1C40F, 0xEC407A)
+
+
+def seat_colour(seat: int | None) -> int | None:
+    """The accent colour of ``seat``'s turn (None: nobody's turn, the container stays grey)."""
+    return None if seat is None else SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+
+def text_display(content: str) -> JSON:
+    return {"type": TEXT_DISPLAY, "content": content}
+
+
+def media_gallery(url: str) -> JSON:
+    """One picture, e.g. ``attachment://table.png``: the file must be uploaded with the message."""
+    return {"type": MEDIA_GALLERY, "items": [{"media": {"url": url}}]}
+
+
+def separator(*, divider: bool = True) -> JSON:
+    return {"type": SEPARATOR, "divider": divider, "spacing": 1}
+
+
+def container(children: Sequence[JSON], accent: int | None = None) -> JSON:
+    payload: JSON = {"type": CONTAINER, "components": list(children)}
+    if accent is not None:
+        payload["accent_color"] = accent
+    return payload
+
+
+def walk(components: Iterable[JSON]) -> Iterable[JSON]:
+    """Every component of a layout, nested ones too (what Discord counts against its 40)."""
+    for comp in components:
+        yield comp
+        yield from walk(comp.get("components") or [])
+        if isinstance(comp.get("accessory"), dict):
+            yield comp["accessory"]
+
+
+def layout_text_size(layout: Iterable[JSON]) -> int:
+    """The characters of every text display of a layout (Discord's 4,000)."""
+    return sum(len(c.get("content") or "") for c in walk(layout) if c.get("type") == TEXT_DISPLAY)
+
+
+def _field_text(fld: Mapping[str, Any]) -> str:
+    return f"**{fld.get('name') or ''}**\n{fld.get('value') or ''}"
+
+
+def layout_of(
+    body: MessageBody,
+    rows: Sequence[Sequence[JSON]] = (),
+    *,
+    accent: int | None = None,
+    compact: bool = False,
+    header: Sequence[str] = (),
+    recent_title: str = "",
+) -> list[JSON]:
+    """``body`` as one Components V2 container: the title (a heading), ``header`` lines and the
+    description; the embed's picture in a media gallery; the fields (or, ``compact`` and the body has
+    them, the players' lines in place of the inline per-player fields: the picture shows the grids);
+    the last moves under ``recent_title``; the footer in small print; then the buttons ``rows``.
+
+    Within Discord's 4,000 characters of text: the earliest wide fields (the score sheet's first
+    rounds) go first, then the longest text is cut. A handful of components, whatever the players."""
+    embed = dict(body.embed or {})
+    head = [f"## {embed['title']}"] if embed.get("title") else []
+    head += [line for line in header if line]
+    if embed.get("description"):
+        head.append(str(embed["description"]))
+    fields = list(embed.get("fields") or [])
+    if compact and body.players:
+        fields = [f for f in fields if not f.get("inline")]
+    blocks: list[tuple[str, str]] = [("head", "\n".join(head))]  # (kind, text) in order
+    if compact and body.players:
+        blocks.append(("players", "\n".join(body.players)))
+    blocks += [("inline" if f.get("inline") else "wide", _field_text(f)) for f in fields]
+    if body.recent:
+        blocks.append(("recent", "\n".join([recent_title, *(f"• {m}" for m in body.recent)]).strip()))
+    footer = str((embed.get("footer") or {}).get("text") or "")
+    if footer:
+        blocks.append(("footer", f"-# {footer}"))
+    blocks = [(kind, text) for kind, text in blocks if text]
+    size = sum(len(text) for _, text in blocks)
+    wide = [i for i, (kind, _) in enumerate(blocks) if kind == "wide"]
+    for i in wide[:-1]:  # the score sheet's earliest rounds; the last wide field stays
+        if size <= MAX_LAYOUT_TEXT:
+            break
+        size -= len(blocks[i][1])
+        blocks[i] = ("dropped", "")
+    blocks = [(kind, text) for kind, text in blocks if text]
+    while size > MAX_LAYOUT_TEXT:  # still too long: cut the longest
+        i = max(range(len(blocks)), key=lambda j: len(blocks[j][1]))
+        kind, text = blocks[i]
+        blocks[i] = (kind, _clip(text, max(1, len(text) - (size - MAX_LAYOUT_TEXT))))
+        size = sum(len(text) for _, text in blocks)
+    children: list[JSON] = []
+    for kind, text in blocks:
+        if kind == "footer":
+            children.append(separator())
+        children.append(text_display(text))
+        if kind == "head" and (embed.get("image") or {}).get("url"):
+            children.append(media_gallery(str(embed["image"]["url"])))
+    children += [{"type": ACTION_ROW, "components": list(row)} for row in rows if row]
+    return [container(children, accent)]
 
 
 NBSP = "\u00a0"

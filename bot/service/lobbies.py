@@ -2,13 +2,22 @@
 close of a lobby nobody started in time (its deadline woken by the sweeper, :mod:`bot.service.timers`).
 
 This part's own state: the fair-use marks (one table opening at a time, when each host last opened
-one) and the lobbies that expired (so a late click hears "expired", not "cancelled")."""
+one) and the lobbies that expired (so a late click hears "expired", not "cancelled").
+
+A thread per game (issue 40, docs/discord.md "Threads"): a lobby whose ``thread`` option is on (from
+``/<game> new thread:``, else the server's ``/skybo settings threads``) stays in its channel, and at the
+start :meth:`LobbyPart.lobby_start` asks the caller's ``place`` (the ui: :func:`bot.ui.threads.place`
+starts a thread from the lobby message) for the channel of the game: the game is then dealt in that
+thread (its ``channel_id`` is the thread's id, its table message a new one there) and remembers the
+lobby's channel in its meta (:data:`THREAD_PARENT`), where its result is posted at the end. The lobby's
+channel is then free for a new lobby. ``place`` answering None (no permission to start a thread) deals
+the game in the channel, as without the option."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Unpack
 
 from bot.engine.errors import GameError
@@ -31,6 +40,7 @@ from bot.storage.lobbies import (
     CANCELLED,
     INVITED,
     STARTED,
+    THREAD,
     TURN_LIMIT,
     Lobby,
     LobbyChanged,
@@ -38,6 +48,11 @@ from bot.storage.lobbies import (
     LobbySeat,
     engine_options,
 )
+
+# A game dealt in a thread: its meta's key for the channel of its lobby, where its result is posted.
+THREAD_PARENT = "parent_channel_id"
+# Where a game is dealt (see the module docstring): the thread's id, or None for the lobby's channel.
+Place = Callable[[Lobby], Awaitable[int | None]]
 
 
 class LobbyPart(ServiceCore):
@@ -118,11 +133,17 @@ class LobbyPart(ServiceCore):
         locale: object = None,
         kind: str,
         turn_limit: int | None = None,
+        thread: bool | None = None,
     ) -> Lobby:
-        """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's."""
+        """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's;
+        ``thread`` None: the server's setting (a game in a thread of its own, or in the channel)."""
         settings = await self._new_table_settings(guild_id, channel_id)
         if turn_limit is None:
             turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
+        if thread is None:
+            thread = settings.threads
+        if type(thread) is not bool:
+            raise Refused("table.error.forged")
         opts = self.check_lobby(kind, options, computers=computers, level=level, turn_limit=turn_limit)
         seats = [LobbySeat(host_name, user_id=host_id)]
         seats += [LobbySeat(self._ai_name(i + 1, level, locale), ai_level=level) for i in range(computers)]
@@ -134,7 +155,11 @@ class LobbyPart(ServiceCore):
                     channel_id=channel_id,
                     kind=kind,
                     host_id=host_id,
-                    options={**opts.to_dict(), "turn_limit": turn_limit},
+                    options={
+                        **opts.to_dict(),
+                        "turn_limit": turn_limit,
+                        **({THREAD: True} if thread else {}),
+                    },
                     seats=seats,
                 )
             except ChannelBusy:
@@ -311,9 +336,17 @@ class LobbyPart(ServiceCore):
         return lobby
 
     async def lobby_start(
-        self, lobby_id: int, channel_id: int, user_id: int, message_id: int | None = None
+        self,
+        lobby_id: int,
+        channel_id: int,
+        user_id: int,
+        message_id: int | None = None,
+        *,
+        place: Place | None = None,
     ) -> Table:
-        """Deal the game; ``message_id`` is the clicked lobby message (it becomes the table message)."""
+        """Deal the game; ``message_id`` is the clicked lobby message (it becomes the table message).
+        A lobby with the ``thread`` option asks ``place`` for the thread to deal it in, once everything
+        else is checked (see the module docstring)."""
         async with self.lock(channel_id):
             lobby = await self._open_lobby(lobby_id)
             spec = self._game(lobby.kind)
@@ -334,17 +367,23 @@ class LobbyPart(ServiceCore):
             # /skybo settings: a server may not rate games with computer players (dealt unrated).
             computers = any(s.ai_level is not None for s in seats)
             rated = not computers or self.settings_of(lobby.guild_id).rate_computers
+            meta: dict[str, Any] = {"lobby_id": lobby.id, "turn_limit": turn_limit}
+            table_channel, table_message = lobby.channel_id, lobby.message_id
+            thread_id = await place(lobby) if place is not None and lobby.options.get(THREAD) else None
+            if thread_id is not None:
+                table_channel, table_message = thread_id, None
+                meta[THREAD_PARENT] = lobby.channel_id
             try:
                 stored = await self.rules.create_game(
                     guild_id=lobby.guild_id,
-                    channel_id=lobby.channel_id,
+                    channel_id=table_channel,
                     kind=lobby.kind,
                     seats=seats,
                     seed=self._seed(),
                     options=options,
                     host_id=lobby.host_id,
-                    message_id=lobby.message_id,
-                    meta={"lobby_id": lobby.id, "turn_limit": turn_limit},
+                    message_id=table_message,
+                    meta=meta,
                     rated=rated,
                 )
             except ChannelBusy:
@@ -411,8 +450,13 @@ class LobbyPart(ServiceCore):
         ]
         invited = [{"user_id": s.user_id, "name": s.display_name} for s in others if s.ai_level is None]
         turn_limit = stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
-        # The server may have taken this channel off its list since the game was opened.
-        await self._new_table_settings(stored.guild_id, stored.channel_id)
+        # The server may have taken this channel off its list since the game was opened (a game played
+        # in a thread: its lobby's channel; the rematch's lobby is opened in the thread, which it
+        # unarchives, and its game stays there).
+        listed = stored.meta.get(THREAD_PARENT)
+        await self._new_table_settings(
+            stored.guild_id, listed if isinstance(listed, int) else stored.channel_id
+        )
         async with self.lock(stored.channel_id):
             await self._check_channel_free(stored.guild_id, stored.channel_id)
             try:

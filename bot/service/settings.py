@@ -13,6 +13,8 @@ rated (by default it is; if not, the game is dealt unrated, rather than computer
 lobby says so before the start, and a table of friends with a computer can still play). Decided at the
 deal, from the computers seated then: a computer that later takes a leaving player's seat changes
 nothing. Tables already open keep their turn limit and channel; the deal reads the setting then.
+``threads``: a new lobby's game moves to a thread of its own at the start (the lobby's ``thread``
+option, taken from this setting when ``/<game> new`` does not say; docs/discord.md, "Threads").
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ class SettingsPart(ServiceCore):
         all_channels: bool = False,
         language: str | None = None,
         rate_computers: bool | None = None,
+        threads: bool | None = None,
     ) -> ServerSettings:
         """Apply the changes given (None: unchanged) and store them; Refused, changing nothing, for
         a value outside what the command offers. ``language`` ``"server"`` is back to the server's
@@ -103,6 +106,8 @@ class SettingsPart(ServiceCore):
             new = replace(new, language=None if language == "server" else language)
         if rate_computers is not None:
             new = replace(new, rate_computers=bool(rate_computers))
+        if threads is not None:
+            new = replace(new, threads=bool(threads))
         if all_channels:
             new = replace(new, channels=None)
         if allow_channel is not None:

@@ -22,7 +22,8 @@ CANCELLED = "cancelled"
 # the players a Rematch invites (``bot.service.lobbies``: a list of ``{"user_id", "name"}``). The rest
 # are the engine's options; ``engine_options`` gives them.
 TURN_LIMIT, INVITED = "turn_limit", "invited"
-TABLE_KEYS = frozenset({TURN_LIMIT, INVITED})
+THREAD = "thread"  # the game moves to a thread of its own at the start (docs/discord.md, "Threads")
+TABLE_KEYS = frozenset({TURN_LIMIT, INVITED, THREAD})
 
 
 def engine_options(options: Mapping[str, Any]) -> dict[str, Any]:

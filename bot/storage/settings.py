@@ -17,12 +17,14 @@ from bot.storage.backend import Connection, Database
 @dataclass(frozen=True)
 class ServerSettings:
     """A server's settings; the defaults: the bot's turn limit, every channel, the server's own
-    language for public messages, games with computer players rated."""
+    language for public messages, games with computer players rated, tables in the channel (not a
+    thread per game: ``threads``, migration 0007)."""
 
     turn_limit: int | None = None
     channels: tuple[int, ...] | None = None
     language: str | None = None
     rate_computers: bool = True
+    threads: bool = False
 
     def is_default(self) -> bool:
         return self == DEFAULTS
@@ -41,7 +43,8 @@ class SettingsRepository:
         """Every server's settings (the service loads them once at start)."""
         rows = await self.db.run(
             lambda c: c.execute(
-                "SELECT guild_id, turn_limit, channels, language, rate_computers FROM server_settings"
+                "SELECT guild_id, turn_limit, channels, language, rate_computers, threads"
+                " FROM server_settings"
             ).fetchall()
         )
         return {int(r[0]): _settings(*r[1:]) for r in rows}
@@ -49,7 +52,7 @@ class SettingsRepository:
     async def get(self, guild_id: int) -> ServerSettings:
         row = await self.db.run(
             lambda c: c.execute(
-                "SELECT turn_limit, channels, language, rate_computers FROM server_settings"
+                "SELECT turn_limit, channels, language, rate_computers, threads FROM server_settings"
                 " WHERE guild_id = ?",
                 (guild_id,),
             ).fetchone()
@@ -60,6 +63,7 @@ class SettingsRepository:
         """Store a server's settings whole (back to the defaults: the row is deleted)."""
         channels = None if settings.channels is None else json.dumps(list(settings.channels))
         rate_computers = None if settings.rate_computers else 0
+        threads = 1 if settings.threads else None
         now = int(time.time() * 1000)
 
         def work(conn: Connection) -> None:
@@ -68,21 +72,27 @@ class SettingsRepository:
                 return
             conn.execute(
                 "INSERT INTO server_settings (guild_id, turn_limit, channels, language, rate_computers,"
-                " updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET turn_limit ="
-                " excluded.turn_limit, channels = excluded.channels, language = excluded.language,"
-                " rate_computers = excluded.rate_computers, updated_at = excluded.updated_at",
-                (guild_id, settings.turn_limit, channels, settings.language, rate_computers, now),
+                " threads, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET"
+                " turn_limit = excluded.turn_limit, channels = excluded.channels, language ="
+                " excluded.language, rate_computers = excluded.rate_computers, threads = excluded.threads,"
+                " updated_at = excluded.updated_at",
+                (guild_id, settings.turn_limit, channels, settings.language, rate_computers, threads, now),
             )
 
         await self.db.write(work)
 
 
 def _settings(
-    turn_limit: int | None, channels: str | None, language: str | None, rate_computers: int | None
+    turn_limit: int | None,
+    channels: str | None,
+    language: str | None,
+    rate_computers: int | None,
+    threads: int | None = None,
 ) -> ServerSettings:
     return ServerSettings(
         turn_limit=None if turn_limit is None else int(turn_limit),
         channels=None if channels is None else tuple(int(c) for c in json.loads(channels)),
         language=language,
         rate_computers=rate_computers is None or bool(rate_computers),
+        threads=bool(threads),
     )

@@ -39,7 +39,7 @@ from bot.service import (
     TableService,
 )
 from bot.storage.lobbies import Lobby
-from bot.ui import display, errors, ids
+from bot.ui import display, errors, ids, threads
 from bot.ui.host import Host
 from bot.ui.presenter import Presenter
 from bot.ui.router import Route
@@ -63,10 +63,8 @@ from bot.ui.views import (
     START,
     ButtonsView,
     button,
-    embed_of,
     final_panel_content,
-    lobby_message,
-    lobby_view,
+    lobby_layout,
     panel_content,
     panel_view,
     seat_back_view,
@@ -401,11 +399,9 @@ class TableUI:
         """The new lobby is a public follow-up of the (acknowledged) click on the table message."""
         lobby = await self.service.rematch(game_id, interaction.user.id)
         locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
-        body = lobby_message(lobby, locale, self.service.settings_of(lobby.guild_id))
+        view = lobby_layout(lobby, locale, self.service.settings_of(lobby.guild_id))
         try:
-            message = await interaction.followup.send(
-                embed=embed_of(body), view=lobby_view(lobby, locale), wait=True
-            )
+            message = await interaction.followup.send(view=view, wait=True)
         except discord.HTTPException:
             with contextlib.suppress(Refused):
                 await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)
@@ -415,11 +411,9 @@ class TableUI:
     async def post_lobby(self, interaction: discord.Interaction[Any], lobby: Lobby) -> None:
         """Answer with the public lobby message (the lobby is committed already)."""
         locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
-        body = lobby_message(lobby, locale, self.service.settings_of(lobby.guild_id))
+        view = lobby_layout(lobby, locale, self.service.settings_of(lobby.guild_id))
         try:
-            callback = await interaction.response.send_message(
-                embed=embed_of(body), view=lobby_view(lobby, locale)
-            )
+            callback = await interaction.response.send_message(view=view)
         except discord.HTTPException:
             with contextlib.suppress(Refused):
                 await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)
@@ -457,7 +451,11 @@ class TableUI:
             await self.service.lobby_cancel(lobby_id, channel_id, user.id, can_manage=perms.manage_channels)
         elif act == START:
             message_id = interaction.message.id if interaction.message else None
-            table = await self.service.lobby_start(lobby_id, channel_id, user.id, message_id)
+            table = await self.service.lobby_start(
+                lobby_id, channel_id, user.id, message_id, place=threads.place(self.bot, interaction)
+            )
+            if threads.parent_of(table) is not None and message_id is not None:
+                self.presenter.lobby_moved(table, message_id)  # the game went to its thread
             self.presenter.table_changed(table)
             return
         self.presenter.lobby_changed(lobby_id)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 COMPONENT = 3  # the interaction type of a click
+ACTION_ROW = 1
 
 
 def slim_click(data: dict[str, Any]) -> None:
@@ -35,13 +36,16 @@ def slim_click(data: dict[str, Any]) -> None:
     if not isinstance(message, dict) or clicked is None:
         return
     kept: list[dict[str, Any]] = []
-    for row in message.get("components") or ():
-        for child in row.get("components") or () if isinstance(row, dict) else ():
-            if isinstance(child, dict) and child.get("custom_id") == clicked:
-                kept = [{**row, "components": [child]}]
-                break
-        if kept:
-            break
+    # Rows at the top (a message of rows) or inside a Components V2 container: the clicked
+    # button's row is kept at the top, alone, where the router looks (its other parts are not read).
+    todo = [c for c in message.get("components") or () if isinstance(c, dict)]
+    while todo and not kept:
+        row = todo.pop(0)
+        children = [c for c in row.get("components") or () if isinstance(c, dict)]
+        if row.get("type") == ACTION_ROW:
+            kept = [{**row, "components": [c]} for c in children if c.get("custom_id") == clicked][:1]
+        else:
+            todo[:0] = children
     message["components"] = kept
     message["embeds"] = []
     message["attachments"] = []

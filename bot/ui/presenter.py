@@ -25,6 +25,7 @@ from typing import Any
 import discord
 
 from bot import discord_patches
+from bot.discord_patches import LayoutPayload
 from bot.games.registry import BY_KIND
 from bot.i18n import template
 from bot.i18n import translate as t
@@ -32,18 +33,18 @@ from bot.render import messages
 from bot.render.pictures import Pictures
 from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.storage.lobbies import Lobby
-from bot.ui import display
+from bot.ui import display, threads
 from bot.ui.host import Host
 from bot.ui.panels import PanelFollower, PanelWatch, panel_key
 from bot.ui.views import (
     TABLE_IMAGE,
     add_rating_changes,
-    embed_of,
-    lobby_message,
-    lobby_view,
+    closed_lobby_layout,
+    lobby_layout,
     message_link,
+    table_frame,
+    table_layout,
     table_message,
-    table_view,
 )
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,8 @@ class Presenter(PanelFollower):
         self._deleted: collections.deque[int] = collections.deque(maxlen=256)  # ... and lately deleted
         self._gone_lobbies: collections.deque[int] = collections.deque(maxlen=256)  # never to edit again
         self._cannot_post: set[int] = set()  # channels where the last post or edit was refused (403)
+        # Games played in a thread whose end is posted (bot.ui.threads): the last few, never twice.
+        self._threads_closed: collections.deque[int] = collections.deque(maxlen=1024)
         self._closed = False
 
     # the service calls this (TableListener)
@@ -106,6 +109,38 @@ class Presenter(PanelFollower):
             if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
             self._follow(table, user_id)
+        if table.finished and threads.parent_of(table) is not None and table.id not in self._threads_closed:
+            self._threads_closed.append(table.id)  # the result in the channel, the thread archived: once
+            self._schedule(("thread", table.id), functools.partial(self._close_thread, table), interval=0.0)
+
+    def lobby_moved(self, table: Table, lobby_message_id: int) -> None:
+        """The lobby's game is dealt in a thread: its message in the channel says where (bot.ui.threads)."""
+        self._schedule(
+            ("moved", table.id), functools.partial(self._edit_moved_lobby, table, lobby_message_id)
+        )
+
+    async def _edit_moved_lobby(self, table: Table, lobby_message_id: int) -> None:
+        parent = threads.parent_of(table)
+        if parent is None:
+            return
+        locale = self._locale(table.stored.guild_id)
+        channel = self.bot.get_partial_messageable(parent, guild_id=table.stored.guild_id)
+        body = messages.MessageBody(embed={"description": threads.lobby_moved_text(table, locale)})
+        moved = LayoutPayload(messages.layout_of(body, accent=messages.COLOUR_PLAYING))
+        async with self._in_channel(parent):
+            await channel.get_partial_message(lobby_message_id).edit(
+                content=None, embed=None, view=moved, allowed_mentions=NO_MENTIONS
+            )
+
+    async def _close_thread(self, table: Table) -> None:
+        """After the last edit of the table and its mentions (an archived thread refuses edits)."""
+        for key in (("game", table.id), ("mention", table.id)):
+            slot = self._slots.get(key)
+            while slot is not None and slot.task is not None and not slot.task.done():
+                await asyncio.wait({slot.task})
+                slot = self._slots.get(key)
+        if not table.gone:
+            await threads.close_thread(self.bot, table, self._locale(table.stored.guild_id))
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
@@ -141,7 +176,8 @@ class Presenter(PanelFollower):
         table there is cancelled (:meth:`TableService.cancel_gone`) and the failure ends here. 403
         50001 / 50013 (the bot may no longer see or post in the channel): the table goes on, the next
         clickers are told (:meth:`cannot_post`), and the error goes on to the caller (logged once,
-        not retried: only a later change tries again)."""
+        not retried: only a later change tries again). 400 50083 (a game's thread archived under it):
+        the thread is unarchived and the error goes on (the edit is retried)."""
         try:
             yield
         except discord.NotFound as error:
@@ -152,6 +188,12 @@ class Presenter(PanelFollower):
         except discord.Forbidden as error:
             if error.code in CANNOT_POST:
                 self._cannot_post.add(channel_id)
+            raise
+        except discord.HTTPException as error:
+            # 50083: a game's thread was archived under it (a week without a message, or a moderator):
+            # unarchive it and let the edit be tried again (bot.ui.threads).
+            if error.code == threads.ARCHIVED and self.bot.service.table_in_channel(channel_id) is not None:
+                await threads.unarchive(self.bot, channel_id)
             raise
 
     async def _post(self, channel: discord.PartialMessageable, *args: Any, **kwargs: Any) -> discord.Message:
@@ -317,6 +359,11 @@ class Presenter(PanelFollower):
             await self._render_table(table)
 
     async def _render_table(self, table: Table) -> None:
+        """Post or edit the table message, in Components V2 (issue 40; see :func:`table_layout`).
+
+        A table message posted before (an embed) is edited into the new look: Discord lets an edit
+        set the IS_COMPONENTS_V2 flag (never unset it) when the edit also empties ``content`` (null)
+        and ``embeds`` (``[]``), which this edit does (``content=None``, ``embed=None``)."""
         stored = table.stored
         locale = self._locale(stored.guild_id)
         image = table.game.image if self.images and table.ended_by is None else None
@@ -326,13 +373,18 @@ class Presenter(PanelFollower):
             spectator, names = table.state.view(None), table.names()
             body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if image else None)
             add_rating_changes(table, body, locale)
-            view = table_view(table, locale)
+            frame = table_frame(table, locale)
         if table.gone:  # cancelled while this render waited for the lock
             return
         cards = await display.table_cards(self.bot.service, table) if image else display.CLASSIC
         picture = await self._picture(table, image, spectator, names, locale, cards) if image else None
         if picture is None and body.embed is not None:
             body.embed.pop("image", None)
+        # The players' lines beside the picture; the full text (the grids) without it, or when a
+        # player at the table reads it in words (``/skybo display table:text``, read into the cache
+        # by table_cards above).
+        words = any(display.wants_words(self.bot.service, seat.user_id) for seat in stored.seats)
+        view = table_layout(body, frame, compact=picture is not None and not words)
         files = [picture] if picture else []
         channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
         if stored.message_id is not None:
@@ -341,8 +393,8 @@ class Presenter(PanelFollower):
                     self.bot,
                     stored.channel_id,
                     stored.message_id,
-                    content=body.content or None,
-                    embed=embed_of(body),
+                    content=None,
+                    embed=None,
                     view=view,
                     attachments=files,
                 )
@@ -353,13 +405,7 @@ class Presenter(PanelFollower):
                 if picture is not None:
                     picture.reset()
         if stored.message_id is None:  # the table message was deleted: post a new one
-            message = await self._post(
-                channel,
-                content=body.content or None,
-                embed=embed_of(body),
-                view=view,
-                files=files,
-            )
+            message = await self._post(channel, view=view, files=files)
             stored.message_id = message.id
             await self.bot.service.storage.games.set_message_id(stored.id, message.id)
 
@@ -446,13 +492,8 @@ class Presenter(PanelFollower):
         message = channel.get_partial_message(lobby.message_id)
         if lobby.status == "cancelled":
             expired = lobby.id in self.bot.service.expired_lobbies
-            await message.edit(
-                embed=embed_of(
-                    messages.lobby_closed_body(locale, expired=expired, game=BY_KIND[lobby.kind].title)
-                ),
-                view=None,
-                allowed_mentions=NO_MENTIONS,
-            )
+            closed = closed_lobby_layout(locale, expired=expired, game=BY_KIND[lobby.kind].title)
+            await message.edit(content=None, embed=None, view=closed, allowed_mentions=NO_MENTIONS)
             return
-        body = lobby_message(lobby, locale, self.bot.service.settings_of(lobby.guild_id))
-        await message.edit(embed=embed_of(body), view=lobby_view(lobby, locale), allowed_mentions=NO_MENTIONS)
+        view = lobby_layout(lobby, locale, self.bot.service.settings_of(lobby.guild_id))
+        await message.edit(content=None, embed=None, view=view, allowed_mentions=NO_MENTIONS)

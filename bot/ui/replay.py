@@ -41,11 +41,12 @@ import discord
 from bot.games import registry
 from bot.i18n import template
 from bot.i18n import translate as t
+from bot.render import messages
 from bot.render.names import ComputerName, computer_name, shown_names
 from bot.service.rules import GameRules
 from bot.storage import GameNotFound, GameQuarantined, StoredAction, StoredGame
 from bot.ui import display
-from bot.ui.views import ButtonsView
+from bot.ui.views import ButtonsView, LayoutPayload
 
 # The bot (bot.client.SkyboBot) is typed Any: bot/ui never imports bot/client.py (see bot/ui/host.py).
 
@@ -217,7 +218,7 @@ async def _picture(
 
 async def _frame_message(
     bot: Any, stored: StoredGame, step: int, locale: object, user_id: int
-) -> tuple[str, ButtonsView, discord.File | None]:
+) -> tuple[LayoutPayload, discord.File | None]:
     """Step ``step`` for ``user_id``: in their cards' look, and in words too if they chose the table
     as text (bot/ui/display.py)."""
     storage = bot.storage
@@ -230,7 +231,17 @@ async def _frame_message(
     if prefs.table == display.TEXT:
         text = display.with_words(text, stored.kind, frame.view, names, locale)
     picture = await _picture(bot, stored, frame, names, locale, prefs.cards)
-    return text, buttons(stored, frame, locale), picture
+    return layout(text, buttons(stored, frame, locale), picture), picture
+
+
+def layout(text: str, view: ButtonsView, picture: discord.File | None) -> LayoutPayload:
+    """A step in the table's Components V2 look (issue 40): one container, the caption, the picture
+    in a media gallery (uploaded with the message), the buttons."""
+    children = [messages.text_display(text)]
+    if picture is not None:
+        children.append(messages.media_gallery(f"attachment://{IMAGE}"))
+    children += view.to_components()
+    return LayoutPayload([messages.container(children)])
 
 
 async def refuse(interaction: discord.Interaction[Any], key: str, **params: Any) -> None:
@@ -257,9 +268,9 @@ async def start(bot: Any, interaction: discord.Interaction[Any], kind: str, game
         await refuse(interaction, "replay.error.other_game", id=game_id, game=other.title, kind=other.name)
         return
     await interaction.response.defer(ephemeral=True, thinking=True)
-    text, view, picture = await _frame_message(bot, stored, 0, interaction.locale, interaction.user.id)
+    view, picture = await _frame_message(bot, stored, 0, interaction.locale, interaction.user.id)
     await interaction.edit_original_response(
-        content=text,
+        content=None,
         view=view,
         attachments=[picture] if picture is not None else [],
         allowed_mentions=discord.AllowedMentions.none(),
@@ -277,11 +288,9 @@ async def click(bot: Any, interaction: discord.Interaction[Any], custom_id: str)
         await refuse(interaction, stored)
         return
     await interaction.response.defer()
-    text, view, picture = await _frame_message(
-        bot, stored, parsed[1], interaction.locale, interaction.user.id
-    )
+    view, picture = await _frame_message(bot, stored, parsed[1], interaction.locale, interaction.user.id)
     await interaction.edit_original_response(
-        content=text,
+        content=None,
         view=view,
         attachments=[picture] if picture is not None else [],
         allowed_mentions=discord.AllowedMentions.none(),

@@ -15,6 +15,7 @@ from typing import Any
 import discord
 
 from bot.discord_patches import ButtonsView as ButtonsView  # the payload builders' view, given here
+from bot.discord_patches import LayoutPayload as LayoutPayload
 from bot.games.base import Game, seat_counts, seat_limit
 from bot.games.registry import BY_KIND
 from bot.i18n import plural
@@ -22,7 +23,7 @@ from bot.i18n import translate as t
 from bot.render import messages
 from bot.render.names import escape_name, shown_name
 from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
-from bot.storage.lobbies import INVITED, TURN_LIMIT, Lobby, engine_options
+from bot.storage.lobbies import INVITED, THREAD, TURN_LIMIT, Lobby, engine_options
 from bot.storage.settings import DEFAULTS, ServerSettings
 from bot.ui import boards, display, ids
 from bot.ui.card_emojis import CardEmojis
@@ -114,6 +115,12 @@ def panel_content(state: PanelState, locale: object, words: bool = False) -> str
 
 
 def table_view(table: Table, locale: object) -> ButtonsView | None:
+    rows = table_rows(table, locale)
+    return ButtonsView(rows) if rows else None
+
+
+def table_rows(table: Table, locale: object) -> list[list[dict[str, Any]]]:
+    """The table message's buttons (none once stopped early). Their ids never change (version 0)."""
     gid, prefix = table.id, table.game.prefix
 
     def cid(act: str, arg: int = 0) -> str:
@@ -122,9 +129,9 @@ def table_view(table: Table, locale: object) -> ButtonsView | None:
         return ids.encode(prefix, gid, TABLE_VERSION, act, arg)
 
     if table.ended_by is not None:
-        return None
+        return []
     if table.finished:
-        return ButtonsView([[button(cid(REMATCH), t("table.button.rematch", locale), "success")]])
+        return [[button(cid(REMATCH), t("table.button.rematch", locale), "success")]]
     buttons = []
     if table.state.phase == "round_over":
         # One id for the whole round (its number is the arg): a vote for a round already dealt is refused.
@@ -134,7 +141,7 @@ def table_view(table: Table, locale: object) -> ButtonsView | None:
     buttons.append(button(cid(OPEN_PANEL), t(table.game.panel_button, locale), "primary"))
     buttons.append(button(cid(RULES), t("table.button.rules", locale)))
     buttons.append(button(cid(LEAVE), t("table.button.leave", locale), "danger"))
-    return ButtonsView([buttons])
+    return [buttons]
 
 
 def seat_back_view(prefix: str, game_id: int, locale: object) -> ButtonsView:
@@ -167,6 +174,46 @@ def table_message(table: Table, locale: object, image_url: str | None = None) ->
     return body
 
 
+def turn_seat(table: Table) -> int | None:
+    """The seat whose turn it is (None: nobody's, e.g. everyone reveals, a round or the game is over)."""
+    view = table.state.view(None)
+    if table.finished or table.ended_by is not None or view.get("phase") != "play":
+        return None
+    turn = view.get("turn")
+    return turn if isinstance(turn, int) else None
+
+
+def deadline_line(table: Table, locale: object) -> str:
+    """The turn's deadline as a Discord timestamp (``<t:…:R>``: each reader's Discord counts it down
+    by itself, no edit needed), from the table's stored timer (bot/service/timers.py); "" when no
+    turn waits on a deadline."""
+    timer = table.timer()
+    if not timer or timer.get("what") != "turn" or table.finished or table.ended_by is not None:
+        return ""
+    return t("table.deadline", locale, deadline=f"<t:{int(timer['due']) // 1000}:R>")
+
+
+def table_frame(table: Table, locale: object) -> dict[str, Any]:
+    """What the table message shows around its body, read with it (under the channel's lock): the
+    buttons, the accent colour of the seat to play, the deadline. For :func:`table_layout`."""
+    return {
+        "rows": table_rows(table, locale),
+        "accent": messages.seat_colour(turn_seat(table)),
+        "header": [deadline_line(table, locale)],
+        "recent_title": t("table.recent", locale),
+    }
+
+
+def table_layout(body: messages.MessageBody, frame: dict[str, Any], *, compact: bool) -> LayoutPayload:
+    """The table message in Components V2: one container in the colour of the seat to play, the
+    header (with the deadline), the picture, a line per player (``compact``: the picture is on the
+    message and nobody at the table reads it in words; else the full text, the grids), the last
+    moves, the buttons (:func:`bot.render.messages.layout_of`)."""
+    rows = frame["rows"]
+    options = {key: value for key, value in frame.items() if key != "rows"}
+    return LayoutPayload(messages.layout_of(body, rows, compact=compact, **options))
+
+
 def add_rating_changes(table: Table, body: messages.MessageBody, locale: object) -> None:
     """At the end of a rated game, each human's rating change goes under the standings."""
     finished = table.stored.finished
@@ -188,6 +235,23 @@ def invited_left(lobby: Lobby) -> list[dict[str, Any]]:
 
 
 def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
+    return ButtonsView(lobby_rows(lobby, locale))
+
+
+def lobby_layout(lobby: Lobby, locale: object, settings: ServerSettings = DEFAULTS) -> LayoutPayload:
+    """The lobby in Components V2: its text and its buttons in one container of the lobby's colour."""
+    body = lobby_message(lobby, locale, settings)
+    accent = (body.embed or {}).get("color")
+    return LayoutPayload(messages.layout_of(body, lobby_rows(lobby, locale), accent=accent))
+
+
+def closed_lobby_layout(locale: object, *, game: str, expired: bool) -> LayoutPayload:
+    """A lobby that will not start, in the same look, without buttons."""
+    body = messages.lobby_closed_body(locale, expired=expired, game=game)
+    return LayoutPayload(messages.layout_of(body, accent=messages.COLOUR_OVER))
+
+
+def lobby_rows(lobby: Lobby, locale: object) -> list[list[dict[str, Any]]]:
     """The lobby's buttons. Remove a computer only while a computer player sits (else it could only be
     refused); a rematch's Join reads "Join the rematch" while someone it invited has no seat yet."""
     join = "table.button.join_rematch" if invited_left(lobby) else "table.button.join"
@@ -201,7 +265,7 @@ def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
     buttons.append((START, "table.button.start", "primary"))
     rows = [[button(f"sl:{lobby.id}:{act}", t(key, locale), style) for act, key, style in buttons]]
     rows.append([button(f"sl:{lobby.id}:{CANCEL}", t("table.button.cancel", locale), "danger")])
-    return ButtonsView(rows)
+    return rows
 
 
 def settings_lines(settings: ServerSettings, locale: object) -> list[str]:
@@ -234,6 +298,8 @@ def lobby_message(lobby: Lobby, locale: object, settings: ServerSettings = DEFAU
             else t("table.options.no_turn_limit", locale)
         )
     lines += settings_lines(settings, locale)
+    if lobby.options.get(THREAD):  # a thread per game (bot.ui.threads): said before the start
+        lines.append(t("threads.lobby", locale))
     invited = invited_left(lobby)
     if invited:  # a rematch: who it waits for (names, not mentions: a lobby pings nobody)
         names = ", ".join(escape_name(str(p.get("name") or "")) for p in invited)

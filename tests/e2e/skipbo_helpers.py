@@ -25,10 +25,11 @@ from bot.ui import ids
 from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of, enabled_buttons, open_panel
+from .reading import fields_of, gallery_urls, players_of, text_of
 
 SEED = 20240611
 HAND_LINE = re.compile(
-    r"^Hand: (\d+)\u00a0cards?$"
+    r"^Hand: (\d+)[\u00a0 ]cards?$"
 )  # "5 cards" kept whole (messages.phrased)  # the guild's language (English) on the table
 HAND_EVENT = re.compile(r"from their hand onto pile|played their whole hand|no card left in hand")
 PANEL_TITLES = {"en-US": "Your hand — Skip-Bo", "fr": "Ta main — Skip-Bo"}  # one-round games
@@ -133,22 +134,29 @@ def assert_panel_shows_own_hand(panel: FakeMessage, bot: SkyboBot, game_id: int,
 def assert_table_hides_hands(table_message: FakeMessage, game: skipbo.Game | None = None) -> None:
     """The public table gives each hand's size and nothing else of it (``game``: and the sizes are right).
 
-    Each player's field is exactly three lines: stock, hand size, discard piles; a hand is named in
-    the description only by the moves' sentences (a card played from it, a hand played out).
+    Beside the picture, each player's line is exactly: name (team, total), stock, hand size; without
+    it (the full text), each player's field is exactly three lines: stock, hand size, discard piles.
+    A hand is named elsewhere only by the moves' sentences (a card played from it, a hand played out).
     """
-    embed = table_message.embeds[0]
-    fields = embed["fields"]
-    for seat, field in enumerate(fields):
-        lines = field["value"].split("\n")
-        assert len(lines) == 3, f"seat {seat}'s field shows more than stock, hand size, discards: {lines}"
-        match = HAND_LINE.match(lines[1])
-        assert match, f"seat {seat}'s hand line: {lines[1]!r}"
+    if gallery_urls(table_message):
+        shown = [line.split(" · ") for line in players_of(table_message)]
+        said = {" · ".join(parts) for parts in shown}
+        hands = [parts[2] if len(parts) == 3 else "" for parts in shown]
+    else:
+        shown = [value.split("\n") for value in fields_of(table_message).values()]
+        said = set(fields_of(table_message).values())
+        hands = [lines[1] if len(lines) == 3 else "" for lines in shown]
+    if game is not None:
+        assert len(shown) == len(game.players)
+    for seat, (parts, hand) in enumerate(zip(shown, hands, strict=True)):
+        assert len(parts) == 3, f"seat {seat} shows more than stock and hand size: {parts!r}"
+        match = HAND_LINE.match(hand)
+        assert match, f"seat {seat}'s hand line: {hand!r}"
         if game is not None:
-            assert len(fields) == len(game.players)
-            assert int(match[1]) == len(game.hands[seat]), f"seat {seat}: {lines[1]!r} {game.hands[seat]}"
-    for line in (embed.get("description") or "").split("\n"):
-        if "hand" in line.lower():
-            assert HAND_EVENT.search(line), f"the table's description speaks of a hand: {line!r}"
+            assert int(match[1]) == len(game.hands[seat]), f"seat {seat}: {hand!r} {game.hands[seat]}"
+    for line in text_of(table_message).split("\n"):
+        if "hand" in line.lower() and line not in said and not HAND_LINE.match(line):
+            assert HAND_EVENT.search(line), f"the table speaks of a hand: {line!r}"
 
 
 def game_act_buttons(panel: FakeMessage) -> list[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.e2e.reading import description_of
+
 from .conftest import open_lobby, private_answer
 
 
@@ -27,7 +29,7 @@ async def test_help_shows_the_first_steps_privately_in_english_and_french(
 
     english = (await private_answer(await fake.run_command(alice, "help"))).text
     lines = english.splitlines()
-    assert lines[0] == "**Skybo: first steps**"
+    assert lines[0] == "## Skybo: first steps"  # a Components V2 heading
     assert "`/skyjo new` or `/skipbo new`" in lines[1] and "**Join**" in lines[1] and "**Start**" in lines[1]
     assert "**My grid**" in lines[2] and "**My hand**" in lines[2] and "private panel" in lines[2]
     assert "`/skybo display`" in lines[3]
@@ -37,7 +39,7 @@ async def test_help_shows_the_first_steps_privately_in_english_and_french(
 
     french = (await private_answer(await fake.run_command(carol, "help"))).text
     lines = french.splitlines()
-    assert lines[0] == "**Skybo : premiers pas**"
+    assert lines[0] == "## Skybo : premiers pas"
     assert "`/skyjo nouvelle` ou `/skipbo nouvelle`" in lines[1] and "**Rejoindre**" in lines[1]
     assert "**Ma grille**" in lines[2] and "**Ma main**" in lines[2] and "panneau privé" in lines[2]
     assert "`/skybo affichage`" in lines[3]
@@ -54,9 +56,9 @@ async def test_the_lobby_points_to_help_in_the_servers_language(fake_discord: An
     fake = fake_discord
     await skybo()
     lobby = await open_lobby(fake, fake.user("alice"))
-    last = lobby.embeds[0]["description"].splitlines()[-1]
+    last = description_of(lobby).splitlines()[-1]
     assert last == "New here? `/help` shows the first steps, to you alone."
     fake.guild.preferred_locale = "fr"
     lobby = await open_lobby(fake, fake.user("bob"), fake.channel("games"))
-    last = lobby.embeds[0]["description"].splitlines()[-1]
+    last = description_of(lobby).splitlines()[-1]
     assert last == "Première partie ? `/aide` montre les premiers pas, à toi seulement."

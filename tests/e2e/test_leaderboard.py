@@ -18,6 +18,7 @@ from bot.service.rules import GameRules
 from bot.storage import Seat, Storage, user_key
 from bot.ui import boards
 from fakecord import FakeMessage, FakeUser
+from tests.e2e.reading import fields_of
 
 from .conftest import act_of, finish_random_game, forged_click, play_turns, start_table
 
@@ -70,7 +71,7 @@ async def test_a_finished_game_moves_the_board_and_the_stats(fake_discord: Any, 
     # Under the final standings, each newcomer's rating is provisional (fewer than five games: no
     # figure, tests/e2e/test_provisional.py), though it moved: the winner's up, the loser's down.
     await skybo_bot.presenter.flush()
-    fields = {f["name"]: f["value"] for f in table_message.embeds[0]["fields"]}
+    fields = fields_of(table_message)
     lines = fields["Rating changes"].split("\n")
     assert len(lines) == 2
     for line, change in zip(lines, sorted(mine.values(), key=lambda c: c.rank), strict=True):
@@ -258,7 +259,7 @@ async def test_hostile_names_stay_text_and_skipbo_stats_mean_something(fake_disc
     await play_turns(fake, skybo_bot, game_id, table_message, [alice, bob], random.Random(5))
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
     await skybo_bot.presenter.flush()
-    fields = {f["name"]: f["value"] for f in table_message.embeds[0]["fields"]}
+    fields = fields_of(table_message)
     (line,) = [ln for ln in fields["Rating changes"].split("\n") if not ln.startswith("Bob: ")]
     assert line.startswith(escaped + ": ")
     assert_inert(line)

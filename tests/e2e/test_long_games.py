@@ -19,6 +19,7 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.service import TURN_LIMITS, Table
+from tests.e2e.reading import text_of
 
 from .conftest import (
     BOTH_BACKENDS,
@@ -305,7 +306,7 @@ async def test_a_long_skipbo_game_tells_its_player_but_never_a_computer(
     await private_answer(await fake.run_command(carol, "skybo", "notify"))  # her language is now known
     table_message, game_id = await start_skipbo(fake, bot, carol, [], add_computers=1, turn_limit=8 * HOUR)
     table = bot.service.tables[game_id]
-    assert table.long_game and "⏱ 8 hours per turn" in (table_message.history[0]["embeds"][0]["description"])
+    assert table.long_game and "⏱ 8 hours per turn" in text_of(table_message.history[0])
     if table.state.turn != table.seat_of(carol.id):  # the computer plays first: no letter for it
         await fake.wait_until(lambda: table.state.turn == table.seat_of(carol.id), what="Carol's turn")
     (letter,) = await fake.wait_until(lambda: letters(fake, carol) or None, what="Carol's letter")

@@ -33,6 +33,8 @@ def new_options(fake: Any, game: str) -> list[dict[str, Any]]:
 
 def check(game: str, name: str, value: Any) -> None:
     """The service's check of a new lobby with ``name`` set to ``value`` (the rest omitted)."""
+    if name == "thread":  # the table's place, not a setting of the game: open_lobby takes it (bool)
+        return
     settings: dict[str, Any] = {"computers": 0, "level": "normal", "turn_limit": 120}
     options: dict[str, Any] = {}
     (settings if name in SEPARATE else options)[name] = value

@@ -15,6 +15,7 @@ from typing import Any
 from bot.storage import Seat, user_key
 from bot.ui import boards
 from fakecord import FakeMessage, FakeUser
+from tests.e2e.reading import fields_of
 
 from .conftest import act_of, finish_random_game, play_turns, start_table
 
@@ -50,7 +51,7 @@ async def test_a_new_players_rating_is_provisional_until_five_games(fake_discord
 
     # Under the final standings: no figure, the word "provisional".
     await bot.presenter.flush()
-    fields = {f["name"]: f["value"] for f in table_message.embeds[0]["fields"]}
+    fields = fields_of(table_message)
     lines = fields["Rating changes"].split("\n")
     assert f"{loser.global_name}: provisional rating (1 of 5 games)" in lines, lines
     assert not any(NUMBER.search(line) for line in lines), lines

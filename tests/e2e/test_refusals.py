@@ -13,6 +13,7 @@ import pytest
 from bot.i18n import translate as t
 from bot.storage import Seat
 from fakecord import FakeMessage, FakeUser
+from tests.e2e.reading import description_of, title_of
 
 from .conftest import (
     BotDatabase,
@@ -176,12 +177,12 @@ async def test_a_cancelled_lobby_is_titled_cancelled(fake_discord: Any, skybo: A
     alice = fake.user("alice")
     lobby = await open_lobby(fake, alice)
     open_title = t("table.lobby.title", language, game="Skyjo")
-    assert lobby.embeds[0]["title"] == open_title
+    assert title_of(lobby) == open_title
     await (await fake.click(alice, lobby, lobby_button(lobby, "cx"))).response()
     await fake.wait_until(lambda: not lobby.custom_ids, what="the lobby cancelled")
-    assert lobby.embeds[0]["description"] == t("table.lobby.cancelled", language)
-    assert lobby.embeds[0]["title"] == t("table.lobby.title_cancelled", language, game="Skyjo")
-    assert lobby.embeds[0]["title"] != open_title
+    assert description_of(lobby) == t("table.lobby.cancelled", language)
+    assert title_of(lobby) == t("table.lobby.title_cancelled", language, game="Skyjo")
+    assert title_of(lobby) != open_title
 
 
 async def test_remove_a_computer_is_offered_only_while_one_sits(fake_discord: Any, skybo: Any) -> None:

@@ -43,7 +43,7 @@ def counter(message: Any, lang: str) -> tuple[int, int, int]:
 
 
 def row(message: Any) -> list[dict[str, Any]]:
-    rows = [c for c in message.components if c.get("type") == 1]
+    rows = [c for c in message.all_components() if c.get("type") == 1]
     assert len(rows) == 1, message.components
     return list(rows[0]["components"])
 

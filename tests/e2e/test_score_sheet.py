@@ -14,6 +14,7 @@ from typing import Any
 from bot.service.rules import GameRules
 from bot.storage import Seat, Storage
 from fakecord import FakeMessage, FakeUser
+from tests.e2e.reading import fields_of, footer_of
 
 from .conftest import act_of, play_turns, start_table
 
@@ -25,7 +26,7 @@ async def command(fake: Any, who: FakeUser, name: str, channel: Any = None, **op
 
 
 def sheet_fields(message: FakeMessage) -> list[dict[str, str]]:
-    fields = message.embeds[0].get("fields") or []
+    fields = [{"name": n, "value": v} for n, v in fields_of(message).items()]
     return [f for f in fields if f["name"].startswith(("Score sheet", "Feuille de marque"))]
 
 
@@ -107,7 +108,7 @@ async def test_the_sheet_between_rounds_and_at_the_end_then_history(fake_discord
         cells = [cell for sheet in sheets for cell in block_rows(sheet)[1 + seat][1:]]
         expected = [str(r.scores[seat]) for r in game.rounds] + ["|", str(game.totals[seat])]
         assert cells == expected + (["🏆"] if seat == winner else [])
-    assert table_message.embeds[0]["footer"]["text"] == f"Game #{game_id} · /history lists your games"
+    assert footer_of(table_message) == f"Game #{game_id} · /history lists your games"
     assert "Final standings" in table_message.text and "Rating changes" in table_message.text
 
     # Another server's game of Alice's is stored, and one more game on this server.
@@ -160,7 +161,7 @@ async def test_a_french_server_final_sheet_and_history_outside_a_server(
         f"victoire : {said}" if len(winners) == 1 else f"victoire partagée : {said}"
     )
     assert block_rows(sheet)[0][-1] == "Total" and block_rows(sheet)[0][0] == "M1"
-    assert table_message.embeds[0]["footer"]["text"] == f"Partie #{game_id} · /historique liste tes parties"
+    assert footer_of(table_message) == f"Partie #{game_id} · /historique liste tes parties"
 
     # The command is registered with its French name; outside a server it says why, privately.
     registered = fake.registered_command("history", fake.guild.id)

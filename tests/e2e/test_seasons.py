@@ -30,6 +30,7 @@ from .conftest import (
     private_answer,
     start_table,
 )
+from .reading import fields_of
 
 PODIUM = "podium.png"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -80,8 +81,8 @@ async def test_a_season_counts_ends_with_its_podium_and_stays_readable(
         fresh = next(c for c in changes if c.scope == season.scope and c.player == user_key(alice.id))
         assert fresh.games == 1 and server.games == 2  # the season starts fresh, the server's goes on
         await first.presenter.flush()
-        await fake.wait_until(lambda: "Rating changes" in str(table_message.embeds), what="the rating lines")
-        lines = next(f["value"] for f in table_message.embeds[0]["fields"] if f["name"] == "Rating changes")
+        await fake.wait_until(lambda: "Rating changes" in fields_of(table_message), what="the rating lines")
+        lines = fields_of(table_message)["Rating changes"]
         assert "provisional rating (2 of 5 games)" in lines, lines  # the server's count, not the season's
 
     # A restart in the middle of the season: it is still running, its board the default.

@@ -22,6 +22,7 @@ from bot.service.rules import GameRules
 from bot.storage.ratings import user_key
 from bot.ui import ids
 from fakecord import FakeMessage
+from tests.e2e.reading import fields_of
 
 from .conftest import (
     BOTH_BACKENDS,
@@ -150,7 +151,7 @@ async def test_two_humans_play_a_whole_game_each_in_their_language(fake_discord:
     text = table_message.text
     assert f"Game over. Winner: {winner.global_name}." in text
     assert f"1. {winner.global_name} — stock emptied" in text
-    fields = {f["name"]: f["value"] for f in table_message.embeds[0]["fields"]}
+    fields = fields_of(table_message)
     assert "Rating changes" in fields
     lines = fields["Rating changes"].split("\n")
     assert len(lines) == 2 and lines[0] == f"{winner.global_name}: provisional rating (1 of 5 games)"
@@ -223,7 +224,7 @@ async def test_a_team_game_shows_partners_and_offers_the_partner_piles(
     await bot.presenter.flush()
     text = table_message.text
     assert f"Teams: Alice & Bob · {names[1]} & {names[3]}" in text
-    fields = [f["name"].replace("\u00a0", " ") for f in table_message.embeds[0]["fields"]]
+    fields = [name.replace("\u00a0", " ") for name in fields_of(table_message)]  # pictures off: full text
     assert fields[0].endswith("Alice (team 1)") and fields[2].endswith("Bob (team 1)"), fields
     assert fields[1].endswith("(team 2)") and fields[3].endswith("(team 2)"), fields
     assert_table_hides_hands(table_message, table.state)

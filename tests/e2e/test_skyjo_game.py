@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.games.skyjo.text import CARD_BACK
 from bot.service.rules import GameRules
 from bot.ui import ids
 
@@ -19,6 +18,7 @@ from .conftest import (
     play_turns,
     start_table,
 )
+from .reading import gallery_urls, players_of
 
 
 @BOTH_BACKENDS
@@ -32,14 +32,15 @@ async def test_two_humans_and_a_computer_play_a_whole_game(
     table_message, game_id = await start_table(fake, bot, alice, [bob], score_limit=150, computers=1)
     assert "Alice" in table_message.text and "Bob" in table_message.text
     assert {act_of(c) for c in table_message.custom_ids} == {"op", "ru", "lv"}
-    # Nothing hidden is shown: the humans have not turned a card yet, so their grids are all backs.
-    fields = {f["name"].split(" — ")[0].lstrip("▶ "): f["value"] for f in table_message.embeds[0]["fields"]}
-    assert fields["Alice"].count(CARD_BACK) == 12 and fields["Bob"].count(CARD_BACK) == 12
-    # The picture of the table is attached to the message and shown in its embed.
+    # Nothing hidden is shown: the humans have not turned a card yet, so their grids are all backs
+    # (the players' lines beside the picture: nothing showing, twelve cards face down).
     await bot.presenter.flush()
+    lines = {line.split("**")[1]: line for line in players_of(table_message)}
+    assert "showing 0 · face down: 12" in lines["Alice"] and "showing 0 · face down: 12" in lines["Bob"]
+    # The picture of the table is attached to the message and shown in its media gallery.
     assert [a.filename for a in table_message.attachments] == ["skybo-table.png"]
     assert table_message.attachments[0].data.startswith(b"\x89PNG")
-    assert table_message.embeds[0]["image"]["url"].endswith("skybo-table.png")
+    assert gallery_urls(table_message)[0].endswith("skybo-table.png")
 
     clicks = await play_turns(fake, bot, game_id, table_message, [alice, bob], random.Random(7))
     assert clicks > 10

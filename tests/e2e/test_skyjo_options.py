@@ -15,6 +15,7 @@ import pytest
 
 from bot.i18n import translate as t
 from bot.service.rules import GameRules
+from bot.ui.views import table_message as render_table
 from fakecord import FakeDiscord, FakeInteraction, FakeUser
 
 from .conftest import BotDatabase, act_of, open_lobby, open_panel, play_turns
@@ -74,7 +75,9 @@ async def test_a_game_with_another_grid_is_played_to_the_end(
     panel = await open_panel(fake, alice, lobby)
     assert len(panel.components) == rows + 1
     assert all(len(row["components"]) == columns for row in panel.components[:rows])
-    grid_text = next(f["value"] for f in lobby.embeds[0]["fields"] if "Alice" in f["name"])
+    # The table's full text (without its picture, or read in words) shows the grid's rows.
+    full = render_table(table, "en-US").embed or {}
+    grid_text = next(f["value"] for f in full["fields"] if "Alice" in f["name"])
     assert len(grid_text.strip("`\n").split("\n")) == rows
 
     clicks = await play_turns(fake, bot, game_id, lobby, [alice, bob], random.Random(11))

@@ -1,4 +1,6 @@
-"""Issue 38 item 7: the table embed's inline fields wrap between phrases only (messages.phrased):
+"""Issue 38 item 7: the table's per-player fields (its full text, shown without the picture or for a
+player who reads it in words; since issue 40 a text display each) wrap between phrases only
+(messages.phrased):
 "Computer 1 (normal)" and "47 points" stay whole, the Skip-Bo stock's "8 left" too. The spaces
 inside a phrase are non-breaking; the ones Discord may break at are after ", " and ": ", and round
 " · " and " — ". Through the fake Discord (the table is in the server's language, English), and the
@@ -11,6 +13,7 @@ from typing import Any
 from bot.games.skipbo.message import table_body as skipbo_body
 from bot.games.skyjo.message import table_body as skyjo_body
 from bot.render.names import ComputerName
+from bot.ui.views import table_message as render_table
 
 from .conftest import start_table
 from .skipbo_helpers import start_skipbo
@@ -26,9 +29,10 @@ def breaks(text: str) -> list[str]:
 async def test_skyjo_computer_field_name_breaks_only_before_its_total(fake_discord: Any, skybo: Any) -> None:
     fake = fake_discord
     bot = await skybo()
-    table_message, game_id = await start_table(fake, bot, fake.user("alice"), [], computers=1, turn_limit=0)
+    _, game_id = await start_table(fake, bot, fake.user("alice"), [], computers=1, turn_limit=0)
     await bot.presenter.flush()
-    names = [f["name"] for f in table_message.embeds[0]["fields"][:2]]
+    fields = (render_table(bot.service.tables[game_id], "en-US").embed or {})["fields"]  # the full text
+    names = [f["name"] for f in fields[:2]]
     computer = next(n for n in names if "Computer" in n)
     assert breaks(computer.removeprefix("▶ ")) == [f"Computer{NB}1{NB}(normal)", "—", f"0{NB}points"]
     # The French table says it the same way.
@@ -42,12 +46,12 @@ async def test_skyjo_computer_field_name_breaks_only_before_its_total(fake_disco
 async def test_skipbo_stock_line_keeps_its_phrases_whole(fake_discord: Any, skybo: Any) -> None:
     fake = fake_discord
     bot = await skybo()
-    table_message, game_id = await start_skipbo(
+    _, game_id = await start_skipbo(
         fake, bot, fake.user("alice"), [], computers=1, stock_size=8, turn_limit=0
     )
     await bot.presenter.flush()
     game = bot.service.tables[game_id].state
-    fields = table_message.embeds[0]["fields"]
+    fields = (render_table(bot.service.tables[game_id], "en-US").embed or {})["fields"]  # the full text
     for seat, field in enumerate(fields):
         stock = field["value"].split("\n")[0]
         left = len(game.stocks[seat])

@@ -776,6 +776,43 @@ async def test_valid_components_v2_layout_is_accepted(fake_discord: FakeDiscord,
     assert error["code"] == "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2"
 
 
+async def test_an_edit_may_set_components_v2_never_unset_it(fake_discord: FakeDiscord, bot: TinyBot) -> None:
+    """Discord's docs (Edit Message): IS_COMPONENTS_V2 can be set by an edit, which must then empty the
+    message's content (null) and embeds ([]), and can never be unset; text displays hold 4,000
+    characters in all."""
+    channel_id = fake_discord.channel("general").id
+    old = await post_raw(bot, channel_id, {"content": "old table", "embeds": [{"title": "Skyjo"}]})
+
+    async def edit(payload: dict[str, Any]) -> Any:
+        route = discord.http.Route(
+            "PATCH",
+            "/channels/{channel_id}/messages/{message_id}",
+            channel_id=channel_id,
+            message_id=old["id"],
+        )
+        return await bot.http.request(route, json=payload)
+
+    layout = [{"type": 17, "components": [{"type": 10, "content": "new table"}]}]
+    for kept in ({"content": None}, {"embeds": []}):  # one of the two left as it was: refused
+        with pytest.raises(discord.HTTPException) as info:
+            await edit({"flags": 1 << 15, "components": layout, **kept})
+        assert info.value.code == 50035
+    fake_discord.take_rejections(50035)
+    stored = fake_discord.messages[int(old["id"])]
+    assert stored.content == "old table" and stored.embeds and not stored.flags & (1 << 15)
+    await edit({"flags": 1 << 15, "content": None, "embeds": [], "components": layout})
+    assert stored.flags & (1 << 15) and stored.text == "new table" and not stored.embeds
+    row = [{"type": 1, "components": [{"type": 2, "style": 1, "label": "a", "custom_id": "a"}]}]
+    with pytest.raises(discord.HTTPException) as info:
+        await edit({"flags": 0, "components": row})
+    assert info.value.code == 50035 and stored.text == "new table"
+    too_long = [{"type": 17, "components": [{"type": 10, "content": "x" * 2001}] * 2}]
+    with pytest.raises(discord.HTTPException) as info:
+        await edit({"components": too_long})
+    assert info.value.code == 50035 and stored.text == "new table"
+    fake_discord.take_rejections(50035)
+
+
 async def test_invalid_components_in_an_interaction_answer(
     fake_discord: FakeDiscord, bot: TinyBot, discord_error_log: ErrorLogCollector
 ) -> None:

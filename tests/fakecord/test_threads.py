@@ -181,3 +181,20 @@ async def test_a_thread_without_a_message_and_after_a_reconnect(
     assert [t["id"] for t in guild_payload["threads"]] == [str(thread.id)]
     await thread.edit(archived=True)
     assert fake_discord.guild.payload()["threads"] == []
+
+
+async def test_a_deleted_thread_or_parent_takes_the_thread_with_it(
+    fake_discord: FakeDiscord, bot: ThreadBot
+) -> None:
+    general = fake_discord.channel("general")
+    _, first = await start_in(bot, fake_discord, "first")
+    _, second = await start_in(bot, fake_discord, "second")
+    await fake_discord.delete_channel(fake_discord.channels[first.id])
+    await fake_discord.wait_until(lambda: bot.get_channel(first.id) is None, what="THREAD_DELETE")
+    assert [t.id for t in fake_discord.threads_of(general)] == [second.id]
+    partial = bot.get_partial_messageable(first.id, guild_id=fake_discord.guild.id)
+    with pytest.raises(discord.NotFound):
+        await partial.send("gone")
+    await fake_discord.delete_channel(general)  # its threads go with it
+    assert second.id not in fake_discord.channels
+    assert len(fake_discord.take_rejections(10003)) == 1

@@ -25,3 +25,15 @@ async def test_settings_are_saved_changed_and_reset(any_storage: Storage, backen
     await any_storage.settings.save(big, DEFAULTS)
     assert await any_storage.settings.get(big) == DEFAULTS
     assert backend.execute("SELECT guild_id FROM server_settings") == [(2,)]
+
+
+async def test_a_thread_per_game_is_stored_alone_and_read_back(
+    any_storage: Storage, backend: Backend
+) -> None:
+    """``/skybo settings threads:on`` (migration 0007): a row of its own, back to no row when off."""
+    await any_storage.settings.save(3, ServerSettings(threads=True))
+    assert await any_storage.settings.get(3) == ServerSettings(threads=True)
+    assert await any_storage.settings.all() == {3: ServerSettings(threads=True)}
+    assert backend.execute("SELECT threads FROM server_settings WHERE guild_id = 3") == [(1,)]
+    await any_storage.settings.save(3, ServerSettings(threads=False))
+    assert await any_storage.settings.all() == {}

@@ -41,9 +41,12 @@ async def new(
     computers: app_commands.Range[int, 0, MAX_COMPUTERS] = 0,
     level: str = "normal",
     turn_limit: int | None = None,
+    thread: bool | None = None,
 ) -> None:
     """``/skipbo new``: omitted, the stock is the official size for the number of players (SB-SETUP-1)."""
     options: dict[str, Any] = {"teams": teams, "several_rounds": several_rounds}
     if stock_size is not None:
         options["stock_size"] = stock_size
-    await open_table(interaction, KIND, options, computers=computers, level=level, turn_limit=turn_limit)
+    await open_table(
+        interaction, KIND, options, computers=computers, level=level, turn_limit=turn_limit, thread=thread
+    )

@@ -22,6 +22,8 @@ from bot.render.messages import (
     COLOUR_PLAYING,
     MAX_DESCRIPTION,
     MAX_FIELD,
+    NBSP,
+    RECENT_MOVES,
     MessageBody,
     _clip,
     phrased,
@@ -44,7 +46,7 @@ __all__ = [
 
 JSON = dict[str, Any]
 MAX_TITLE = 256
-RECENT_LIMIT = 8
+RECENT_LIMIT = RECENT_MOVES
 
 # Event sentences by source (literal keys, so the catalogue test sees each of them).
 _PLAYED = {
@@ -299,11 +301,6 @@ def table_body(
         lines.append(
             t("skipbo.table.draw_pile", locale, size=view["draw_pile_size"], aside=view["set_aside_size"])
         )
-    moves = recent_lines(recent, shown, locale)
-    if moves:
-        lines.append("")
-        lines.append(t("table.recent", locale))
-        lines.extend(f"• {m}" for m in moves)
     fields = [_player_field(view, seat, name, locale) for seat, name in enumerate(shown)]
     colour = {skipbo.PLAY: COLOUR_PLAYING, skipbo.ROUND_OVER: COLOUR_PAUSE}.get(phase, COLOUR_OVER)
     if view["options"].get("several_rounds"):
@@ -320,7 +317,19 @@ def table_body(
         add_sheet(embed, view, names, shown, locale, over=phase == skipbo.GAME_OVER and ended_by is None)
     if image_url:
         embed["image"] = {"url": image_url}
-    return MessageBody(embed=embed)
+    return MessageBody(
+        embed=embed,
+        players=[_player_line(view, seat, name, locale) for seat, name in enumerate(shown)],
+        recent=recent_lines(recent, shown, locale),
+    )
+
+
+def _player_line(view: JSON, seat: int, name: str, locale: object) -> str:
+    """One line per player for the table beside its picture: the stock's count and top card, and the
+    hand's size (never its cards); the team and the total when the game has them."""
+    field = _player_field(view, seat, f"**{name}**", locale)
+    stock, hand = field["value"].split("\n")[:2]
+    return " · ".join([field["name"], stock, hand]).replace(NBSP, " ")
 
 
 def round_summary(view: JSON, names: Sequence[str], locale: object) -> str:

@@ -68,6 +68,7 @@ async def new(
     computers: app_commands.Range[int, 0, MAX_COMPUTERS] = 0,
     level: str = "normal",
     turn_limit: int | None = None,
+    thread: bool | None = None,
 ) -> None:
     """``/skyjo new``: the lobby of a Skyjo table with these options."""
     options = {
@@ -80,4 +81,6 @@ async def new(
         "initial_reveals": initial_reveals,
         "edition": edition,
     }
-    await open_table(interaction, KIND, options, computers=computers, level=level, turn_limit=turn_limit)
+    await open_table(
+        interaction, KIND, options, computers=computers, level=level, turn_limit=turn_limit, thread=thread
+    )

@@ -20,6 +20,7 @@ from bot.render.messages import (
     COLOUR_PLAYING,
     MAX_DESCRIPTION,
     MAX_FIELD,
+    RECENT_MOVES,
     MessageBody,
     _clip,
     phrased,
@@ -32,7 +33,10 @@ JSON = dict[str, Any]
 
 
 def recent_lines(
-    recent: Iterable[tuple[int, list[JSON]]], names: Sequence[str], locale: object, limit: int = 5
+    recent: Iterable[tuple[int, list[JSON]]],
+    names: Sequence[str],
+    locale: object,
+    limit: int = RECENT_MOVES,
 ) -> list[str]:
     """The last moves, one line per move (see :func:`bot.render.messages.recent_lines`)."""
     return _recent_lines(recent, names, locale, describe_events, limit)
@@ -110,11 +114,6 @@ def table_body(
                 size=view["draw_pile_size"],
             )
         )
-    moves = recent_lines(recent, shown, locale)
-    if moves:
-        lines.append("")
-        lines.append(t("table.recent", locale))
-        lines.extend(f"• {m}" for m in moves)
     fields = []
     for seat, name in enumerate(shown):
         marker = "▶ " if view["turn"] == seat and phase == "play" else ""
@@ -139,7 +138,30 @@ def table_body(
     add_sheet(embed, view, names, shown, locale, over=phase == "game_over" and ended_by is None)
     if image_url:
         embed["image"] = {"url": image_url}
-    return MessageBody(embed=embed)
+    return MessageBody(
+        embed=embed,
+        players=player_lines(view, shown, locale),
+        recent=recent_lines(recent, shown, locale),
+    )
+
+
+def player_lines(view: JSON, names: Sequence[str], locale: object) -> list[str]:
+    """One line per player for the table beside its picture: the total, the points showing and the
+    cards still face down (their values are never read: a face-down cell is only ``"down"``)."""
+    lines = []
+    for seat, name in enumerate(names):
+        grid = view["grids"][seat]
+        marker = "▶ " if view["turn"] == seat and view["phase"] == "play" else ""
+        line = t(
+            "skyjo.table.player_line",
+            locale,
+            player=f"**{name}**",
+            total=t("skyjo.table.total", locale, total=view["totals"][seat]),
+            shown=sum(c for c in grid if isinstance(c, int)),
+            down=sum(1 for c in grid if c == "down"),
+        )
+        lines.append(marker + line)
+    return lines
 
 
 def round_summary(view: JSON, names: Sequence[str], locale: object) -> str:

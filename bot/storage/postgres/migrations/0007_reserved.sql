@@ -1,3 +1,0 @@
--- 0007: reserved for the "threads" work of issue 40 (its migration, if it has one, takes this number).
--- Nothing here: the migrations must be numbered without gaps, and seasons are 0008. At the merge, delete
--- this file if a real 0007 lands (two files numbered 0007 are refused at start, so it cannot be missed).
