@@ -63,6 +63,10 @@ from bot.storage.tournaments import (
 from bot.tournament import pairing
 
 COMPUTER_LEVEL = "normal"
+# The meta key of a game played in a thread (``bot.service.lobbies.THREAD_PARENT``, which a part may not
+# import; tests/service/test_tournaments.py checks they agree): with it, the table's end is posted back
+# in the tournament's channel and its thread archived, as for any game played in a thread.
+THREAD_PARENT = "parent_channel_id"
 
 
 class TournamentHall(Protocol):
@@ -440,7 +444,8 @@ class TournamentPart(ServiceCore):
                 stored = await self.rules.create_game(
                     guild_id=held.guild_id, channel_id=room, kind=held.kind, seats=seats, seed=self._seed(),
                     options=game.engine.Options.from_dict({}).to_dict(), host_id=held.organiser_id,
-                    meta={"turn_limit": turn_limit, "tournament_id": held.id}, rated=rated,
+                    meta={"turn_limit": turn_limit, "tournament_id": held.id, THREAD_PARENT: held.channel_id},
+                    rated=rated,
                 )  # fmt: skip
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None

@@ -155,6 +155,9 @@ async def test_a_swiss_tournament_of_seven_plays_three_rounds_across_a_restart(
     assert f"Winner: **{winner.global_name}**" in final.content
     assert all(f"game #{t.game_id}" in final.content for t in view.tables if t.game_id)
     standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.content)
+    # Each table's thread is archived once its game ends, its result posted back in the channel.
+    rooms = [fake.channels[t.channel_id] for t in view.tables if t.channel_id is not None]
+    await fake.wait_until(lambda: all(room.archived for room in rooms), what="the tables' threads archived")
     top = view.standings[0]
     assert f"1. {winner.global_name}: {top.points} pts" in standings.content
     fake.assert_clean()
