@@ -10,6 +10,7 @@ tournament's life (``tn:<id>:join|leave|start``): nothing is kept in memory, so 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import re
@@ -246,6 +247,7 @@ class Hall:
         self.bot = bot
         self._drawing: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
+        self._told: set[tuple[int, int]] = set()  # (tournament, round) told that threads are refused
 
     def _locale(self, guild_id: int) -> object:
         guild = self.bot.get_guild(guild_id)
@@ -275,11 +277,23 @@ class Hall:
             log.warning(
                 "tournament room not opened", extra={"tournament_id": tournament.id, "status": error.status}
             )
+            await self._no_threads(tournament, round_no, locale)
             raise Refused("tournament.error.no_threads") from None
         mentions = " ".join(f"<@{p}>" for p in players)
         text = t("tournament.room.welcome", locale, mentions=mentions, round=round_no)
         await thread.send(text, allowed_mentions=discord.AllowedMentions(users=True))
         return thread.id
+
+    async def _no_threads(self, tournament: Tournament, round_no: int, locale: object) -> None:
+        """Say once a round in the tournament's channel that its tables wait for threads (the organiser
+        gives the permission, then ``/skybo tournament resume`` deals them)."""
+        if (tournament.id, round_no) in self._told:
+            return
+        self._told.add((tournament.id, round_no))
+        with contextlib.suppress(discord.HTTPException):
+            await self.bot.get_partial_messageable(tournament.channel_id).send(
+                t("tournament.no_threads", locale), allowed_mentions=NO_MENTIONS
+            )
 
     def tournament_changed(self, tournament_id: int) -> None:
         running = self._drawing.get(tournament_id)

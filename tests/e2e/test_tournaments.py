@@ -13,6 +13,8 @@ import asyncio
 import dataclasses
 from typing import Any
 
+import discord
+
 from bot.clock import ManualClock
 from bot.service.tournaments import records
 from bot.storage.tournaments import BYE, FINISHED, PLAYING
@@ -289,4 +291,29 @@ async def test_the_organiser_drops_pauses_and_resumes(fake_discord: Any, skybo: 
     await bot.service.tournament_desk.hall.settled()
     standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.content)
     assert f"{dropped.global_name}" in standings.content and "(dropped)" in standings.content
+    fake.assert_clean()
+
+
+async def test_without_threads_the_tables_wait_and_resume_deals_them(fake_discord: Any, skybo: Any) -> None:
+    fake = fake_discord
+    users = _players(fake, 2)
+    bot = await skybo(edit_interval=EDITS)
+    games = fake.channel("games")
+    await fake.set_overwrite(games, fake.bot_user, deny=discord.Permissions(create_public_threads=True))
+    tournament_id, signup = await _new_and_sign_up(fake, bot, users, format="swiss", seats=2, rounds=1)
+    await _click(fake, fake.owner, signup, button_id(tournament_id, "start"))
+    warning = await fake.wait_until(
+        lambda: next((m for m in fake.channel_messages(games) if "Create Public Threads" in m.content), None),
+        what="the line saying threads are refused",
+    )
+    assert "/skybo tournament resume" in warning.content
+    view = await bot.service.tournament_view(tournament_id)
+    assert [t.status for t in view.round_tables(1)] == ["seated"]  # no game dealt in the channel itself
+    await fake.set_overwrite(games, fake.bot_user)  # the permission given back
+    resumed = await _command(fake, fake.owner, "resume", games)
+    assert resumed.text == "The tournament goes on."
+    view = await bot.service.tournament_view(tournament_id)
+    (table,) = view.round_tables(1)
+    assert table.status == PLAYING and fake.channels[table.channel_id].parent_id == games.id
+    fake.take_rejections(50013)  # the refused thread, as Discord answers it
     fake.assert_clean()
