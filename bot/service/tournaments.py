@@ -144,7 +144,6 @@ def still_in(
     left = [p.user_id for p in players if not p.dropped]
     if tournament.format != pairing.KNOCKOUT:
         return left
-    out = {p.user_id for p in players if p.dropped}
     history = records(tables)
     for number, record in enumerate(history, start=1):
         if any(t.round == number and t.status not in (ENDED, BYE) for t in tables):
@@ -153,6 +152,9 @@ def still_in(
             s.player
             for s in pairing.standings([p.user_id for p in players], history[: number - 1], tournament.seed)
         ]
+        # Out of this round's tables: who was dropped by then (a win before the drop stands, so a
+        # later drop never brings back a player that winner beat).
+        out = {p.user_id for p in players if p.dropped_round is not None and p.dropped_round <= number}
         winners = {pairing.advancing(table, ranked, out) for table in record.tables} | set(record.byes)
         left = [player for player in left if player in winners]
     return left

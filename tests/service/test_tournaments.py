@@ -11,6 +11,7 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.service import Refused, SeatTaken, TableService, lobbies, tournaments
+from bot.service.tournaments import still_in
 from bot.storage.tournaments import BYE, CANCELLED, ENDED, FINISHED, PAUSED, PLAYING, RUNNING, SIGNUP
 from bot.tournament import pairing
 from tests.service.conftest import GUILD, Services
@@ -205,3 +206,24 @@ async def test_a_start_time_drop_pause_and_cancel(services: Services, clock: Man
     assert cancelled.status == CANCELLED
     with pytest.raises(Refused):
         await service.tournament_cancel(tournament_id, ORGANISER)
+
+
+def test_a_knockout_winner_dropped_later_brings_nobody_back() -> None:
+    """Ann beat Bob in round 1 and was dropped in round 2: Bob stays out (the win stood), Ann is out."""
+    from bot.storage.tournaments import Tournament, TournamentPlayer, TournamentTable
+
+    held = Tournament(
+        id=1, guild_id=1, channel_id=5, organiser_id=9, kind="skyjo", format="knockout", seats=2, rounds=2,
+        turn_limit=None, starts_at=None, seed=3, rated=True, computers=False, status=RUNNING, round=2,
+        signup_message_id=None, standings_message_id=None, final_message_id=None, winner_id=None, version=1,
+    )  # fmt: skip
+    players = [TournamentPlayer(1, "Ann", 1, 2), TournamentPlayer(2, "Bob", 2), TournamentPlayer(3, "Cy", 3),
+               TournamentPlayer(4, "Dee", 4)]  # fmt: skip
+    tables = [
+        TournamentTable(1, 1, 1, (1, 2), 10, 100, ((1, 1), (2, 2)), ENDED),
+        TournamentTable(1, 1, 2, (3, 4), 11, 101, ((3, 2), (4, 1)), ENDED),
+        TournamentTable(1, 2, 1, (1, 4), 12, 102, None, PLAYING),
+    ]
+    assert still_in(held, players, tables) == [4]
+    players[0] = TournamentPlayer(1, "Ann", 1, 1)  # dropped during round 1: Bob goes on in her place
+    assert still_in(held, players, tables) == [2, 4]
