@@ -35,6 +35,7 @@ from bot.ui.letters import Letters
 from bot.ui.presenter import Presenter
 from bot.ui.rest_budget import DEFAULT_REST_PER_SECOND, RestBudget, share
 from bot.ui.router import Router
+from bot.ui.tournaments import Hall as TournamentHall
 
 log = logging.getLogger(__name__)
 # The cyclic garbage collector's thresholds once the bot runs (CPython's default: 700, 10, 10). A busy
@@ -53,6 +54,7 @@ EXTENSIONS = (
     "cogs.history",
     "cogs.replay",
     "cogs.settings",
+    "cogs.tournaments",  # after cogs.settings: its group goes under /skybo
     "cogs.help",
 )
 
@@ -255,6 +257,7 @@ class SkyboBot(commands.AutoShardedBot):
             owns=self.shard_plan.owns,
         )
         service.outbox.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
+        service.set_tournament_hall(TournamentHall(self))  # tournaments' rooms and messages
         return service
 
     def may_serve(self) -> bool:

@@ -41,7 +41,8 @@ process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch, expiry)
 server's ``/skybo settings``), :mod:`~bot.service.seasons` (a server's seasons),
 :mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo display``), :mod:`~bot.service.letters`
 (a long game's direct messages), :mod:`~bot.service.reloads`
-(tables whose database did not answer: served from their last committed state, reloaded when it answers).
+(tables whose database did not answer: served from their last committed state, reloaded when it answers),
+:mod:`~bot.service.tournaments` (tournaments: sign-ups, rounds of tables it deals, a table's end).
 They are mixins of one :class:`TableService` over a small core, :class:`~bot.service.core.ServiceCore`,
 which holds only what they share: the tables and their channel locks, storage (and the rules over it), the
 clock, the listener, whether the service is closing, and the configuration it was made with (delays,
@@ -86,6 +87,7 @@ from bot.service.seasons import SeasonPart
 from bot.service.seats import SeatPart
 from bot.service.settings import SettingsPart
 from bot.service.timers import TimerPart
+from bot.service.tournaments import TournamentPart
 from bot.service.types import (
     DEFAULT_TURN_LIMIT,
     HINT_ACT,
@@ -156,5 +158,6 @@ class TableService(
     PrefsPart,
     LettersPart,
     ReloadPart,
+    TournamentPart,
 ):
     """Lobbies and games of every channel; the only writer of game state (its parts: see the module)."""

@@ -190,6 +190,7 @@ class ClickPart(ServiceCore):
     def _finish(self, table: Table) -> None:
         self.tables.pop(table.id, None)
         self._forget(("game", table.id))
+        self._game_over(table)
         if table.ai_task is not None and table.ai_task is not asyncio.current_task():
             table.ai_task.cancel()
         finished = table.stored.finished

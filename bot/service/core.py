@@ -281,5 +281,17 @@ class ServiceCore(ABC):
         """The move a computer player makes for a seat (:mod:`bot.service.computers`)."""
 
     @abstractmethod
+    def _game_over(self, table: Table) -> None:
+        """A game ended: a tournament's table is recorded (:mod:`bot.service.tournaments`)."""
+
+    @abstractmethod
+    async def resume_tournaments(self) -> None:
+        """At start, the tournaments go on (:mod:`bot.service.tournaments`)."""
+
+    @abstractmethod
+    async def _tournament_due(self, tournament_id: int) -> None:
+        """A tournament's start time came (:mod:`bot.service.tournaments`)."""
+
+    @abstractmethod
     async def _replace(self, table: Table, seat: int, reason: str = "left") -> None:
         """A computer player takes a human's seat (:mod:`bot.service.seats`)."""

@@ -63,4 +63,8 @@ class ResumePart(ServiceCore):
             self._index(table)
             self._arm(table)
         log.info("tables resumed", extra={"games": len(tables), "quarantined": len(loaded.quarantined)})
+        try:
+            await self.resume_tournaments()  # their tables are loaded: a round due may be seated
+        except StorageError:
+            log.warning("tournaments not resumed: the database did not answer")
         return tables

@@ -36,7 +36,7 @@ RETRY_LONGEST_PAUSE_MS = 10_000
 # A deadline whose action raised is looked at again this much later (ms), unless it was scheduled anew.
 FAILED_AGAIN_MS = 5000
 
-Key = tuple[str, int]  # ("game" | "lobby", id)
+Key = tuple[str, int]  # ("game" | "lobby" | "tournament", id)
 
 
 class Sweeper:
@@ -195,6 +195,8 @@ class TimerPart(ServiceCore):
             self.observer.timer_fired("lobby" if key[0] == "lobby" else "turn")
         if key[0] == "lobby":
             await self._expire_lobby(key[1])
+        elif key[0] == "tournament":
+            await self._tournament_due(key[1])
         else:
             await self._fire(key[1])
 

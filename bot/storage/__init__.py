@@ -74,6 +74,7 @@ from bot.storage.seasons import Season, SeasonConflict, SeasonRepository
 from bot.storage.settings import ServerSettings, SettingsRepository
 from bot.storage.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, SqliteDatabase, translate_os_error
 from bot.storage.stats import StatsRepository
+from bot.storage.tournaments import TournamentRepository
 
 if TYPE_CHECKING:  # a SQLite bot never loads the PostgreSQL driver
     from bot.storage.postgres.leases import LeaseTiming
@@ -182,6 +183,9 @@ class Storage:
         (keeping its podium), ``running``, ``named``, ``get``, ``of_guild``.
     ``prefs`` (:class:`PrefsRepository`): a user's ``/skybo notify`` and ``/skybo display``: ``get``,
         ``many``, ``save``.
+    ``tournaments`` (:class:`TournamentRepository`): tournaments, their players and tables (issue 41):
+        ``create``, ``get``, ``open``, ``update``, ``players``, ``join``, ``leave``, ``drop``, ``tables``,
+        ``seat_round``, ``table_room``, ``table_playing``, ``table_ended``, ``table_of_game``.
     ``db`` (:class:`~bot.storage.backend.Database`): bookkeeping: ``schema_version``, ``stats`` (group
         commit counters), ``where``; ``run`` / ``write`` are for the repositories and for tests.
     """
@@ -196,6 +200,7 @@ class Storage:
         self.settings = SettingsRepository(db)
         self.prefs = PrefsRepository(db)
         self.seasons = SeasonRepository(db)
+        self.tournaments = TournamentRepository(db)
 
     @classmethod
     async def open(

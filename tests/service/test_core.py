@@ -42,6 +42,7 @@ OWNED = {
     "_opening": "lobbies",  # fair use: one table opening at a time
     "_opened_at": "lobbies",  # fair use: each host's last opening
     "expired_lobbies": "lobbies",
+    "tournament_desk": "tournaments",  # the tournaments' locks, tasks and hall
 }
 
 

@@ -45,6 +45,9 @@ TABLES = (
     "server_settings",
     "user_prefs",
     "seasons",
+    "tournaments",
+    "tournament_players",
+    "tournament_tables",
 )
 
 
@@ -94,6 +97,17 @@ async def _build(path: Path) -> dict[str, Any]:
             host_id=12,
             options={"score_limit": 50},
             seats=[LobbySeat("User 12", 12), LobbySeat("Computer (easy)", ai_level="easy")],
+        )
+        cup = await storage.tournaments.create(
+            guild_id=1, channel_id=400, organiser_id=11, kind="skyjo", format="swiss", seats=2, rounds=2,
+            turn_limit=None, starts_at=None, seed=5, rated=True, computers=False,
+        )  # fmt: skip
+        for user in (11, 12, 13):
+            cup = await storage.tournaments.join(cup, user, f"User {user}")
+        cup = await storage.tournaments.seat_round(cup, 1, [(11, 12)], [13])
+        table = (await storage.tournaments.tables(cup.id))[0]
+        await storage.tournaments.table_ended(
+            await storage.tournaments.table_playing(table, 401, dealt.id), [(11, 1), (12, 2)]
         )
         await GameRules(storage).load_active()  # records the engine fingerprints in storage_state
         facts.update(
@@ -333,7 +347,7 @@ def test_the_command_line_entry_and_the_default_source(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert f"copying {path} (schema version 8)" in done.stdout and "committed in" in done.stdout
+    assert f"copying {path} (schema version 9)" in done.stdout and "committed in" in done.stdout
     assert PASSWORD not in done.stdout + done.stderr
     assert len(_pg_rows(pg_database.dsn, "game_actions")) == len(_sqlite_rows(path, "game_actions"))
 

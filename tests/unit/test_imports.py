@@ -179,6 +179,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bot.logs",
         "bot.metrics",
         "bot.sim",
+        "bot.tournament",
         "bot.discord_patches",
         "fakecord",
     ),
