@@ -206,10 +206,14 @@ class TournamentRepository:
 
         def work(conn: Connection) -> None:
             _bump(conn, tournament, [], [])
+            # Strictly after the last one to join (two joins within one millisecond keep their order).
+            (last,) = conn.execute(
+                "SELECT MAX(joined_at) FROM tournament_players WHERE tournament_id = ?", (tournament.id,)
+            ).fetchone()
             conn.execute(
                 "INSERT INTO tournament_players (tournament_id, user_id, name, joined_at)"
                 " VALUES (?, ?, ?, ?)",
-                (tournament.id, user_id, name, now),
+                (tournament.id, user_id, name, now if last is None else max(now, int(last) + 1)),
             )
 
         await self.db.write(work)
