@@ -18,6 +18,9 @@ from typing import Final, TypeAlias
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.render.names import ComputerName
+from bot.render.seats import SEAT_COLOURS
+
+SEAT_RGBS: Final = tuple(colour.rgb for colour in SEAT_COLOURS)
 
 RGB: TypeAlias = tuple[int, int, int]
 Font: TypeAlias = ImageFont.FreeTypeFont | ImageFont.ImageFont
@@ -401,11 +404,36 @@ def supersampled(size: tuple[int, int], background: RGB) -> tuple[Image.Image, I
     return big, ImageDraw.Draw(big), scale
 
 
-def panel_rgb(size: tuple[int, int], theme: Theme, highlighted: bool) -> Image.Image:
-    """A player's panel background; the player to act gets a thick accent border."""
+def panel_rgb(
+    size: tuple[int, int], theme: Theme, highlighted: bool, border: RGB | None = None
+) -> Image.Image:
+    """A player's panel background; a highlighted one (the player to act, in ``border``: their seat's
+    colour; a winner, in the theme's accent) gets a thick border."""
     if highlighted:
-        return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.accent, BORDER)
+        edge = theme.accent if border is None else border
+        return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, edge, BORDER)
     return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.panel_edge, 1)
+
+
+SEAT_DOT: Final = 16  # the seat's coloured tag before a panel's name (bot.render.seats)
+
+
+def dot_rgb(colour: RGB, background: RGB, size: int = SEAT_DOT) -> Image.Image:
+    """A seat's tag: a disc of its colour (:mod:`bot.render.seats`), the same shape as the coloured
+    circle that starts its line in the table message; an opaque tile on ``background``."""
+    big = Image.new("RGB", (size * 4, size * 4), background)
+    ImageDraw.Draw(big).ellipse((0, 0, size * 4 - 1, size * 4 - 1), fill=colour)
+    return big.reduce(4)
+
+
+def seat_swatch(theme: Theme, background: RGB) -> list[Image.Image]:
+    """The tiles the seat colours add to a picture (each seat's tag and highlighted panel), for the
+    palette's shades."""
+    tiles = []
+    for colour in SEAT_RGBS:
+        tiles.append(dot_rgb(colour, background))
+        tiles.append(panel_rgb((90, 60), theme, True, colour))
+    return tiles
 
 
 def draw_shape(

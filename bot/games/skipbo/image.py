@@ -57,8 +57,10 @@ from bot.games.skipbo.cards import (
 )
 from bot.render.images import (
     RGB,
+    SEAT_DOT,
     SEAT_LABELS,
     Theme,
+    dot_rgb,
     encode_png,
     one_line_name,
     panel_rgb,
@@ -68,6 +70,7 @@ from bot.render.images import (
     theme_named,
     wrap_text,
 )
+from bot.render.seats import seat_rgb
 
 DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "round": "Round {round}",
@@ -252,23 +255,23 @@ def _draw_panel(
     palette = palette_of(theme)
     highlighted = _highlighted(table, seat)
     crowned = _crowned(table, seat)
-    canvas.paste(tile(theme, panel_rgb, (pw, ph), theme, highlighted or crowned), origin)
+    # The player to act: a border in their seat's colour (the table message's accent); a winner: gold.
+    border = seat_rgb(seat) if highlighted else None
+    canvas.paste(tile(theme, panel_rgb, (pw, ph), theme, highlighted or crowned, border), origin)
     bg = theme.panel
 
-    # Header: [mark] name .... [team] [hand as card backs] [total]
-    cy = y0 + PANEL_PAD + PANEL_HEADER // 2 - 5
+    # Header: (seat's tag) [mark] name .... [team] [hand as card backs] [total]. With teams, a seat
+    # has both: its own colour in the tag before the name (as everywhere: the table message's accent
+    # and its line's mark), its team's colour and number in the pill on the right.
+    cy = _header_middle(y0)
     x = x0 + PANEL_PAD + 2
     right = x0 + pw - PANEL_PAD
-    notes: list[str] = []  # under the name: a computer's level, the last round's score
-    if table.headers[seat][1]:
-        notes.append(table.headers[seat][1])
+    notes = _notes(table, seat, labels)
     if table.several_rounds:
         total_text = labels["total"].format(total=table.totals[seat])
         total = tile(theme, pill_rgb, total_text, SMALL_SIZE + 1, theme.panel, theme.text, bg)
         right -= total.width
         canvas.paste(total, (right, cy - total.height // 2))
-        if table.round_scores is not None:
-            notes.append(labels["round_score"].format(score=f"+{table.round_scores[seat]}"))
         right -= 10
     hand = tile(theme, mini_hand_rgb, table.hand_sizes[seat], bg)
     right -= hand.width
@@ -285,9 +288,12 @@ def _draw_panel(
     if crowned:
         mark = tile(theme, icon_rgb, "crown", theme.accent_ink, bg, 22)
     elif highlighted:
-        mark = tile(theme, icon_rgb, "turn", theme.accent_ink, bg, 20)
-    ink = theme.accent_ink if highlighted or crowned else theme.text
+        mark = tile(theme, icon_rgb, "turn", seat_rgb(seat), bg, 20)
+    ink = theme.accent_ink if crowned else theme.text
     lines = (table.headers[seat][0], " · ".join(notes))
+    dot_y = cy - (8 if lines[1] else 0) - SEAT_DOT // 2
+    canvas.paste(tile(theme, dot_rgb, seat_rgb(seat), bg), (x, dot_y))
+    x += SEAT_DOT + 6
     if mark is not None:
         canvas.paste(mark, (x, cy - (8 if lines[1] else 0) - mark.height // 2))
         x += mark.width + 6
@@ -345,6 +351,21 @@ def _draw_panel(
                 "mm",
             )
         dx += CARD_W + PILE_GAP
+
+
+def _notes(table: _Table, seat: int, labels: Mapping[str, str]) -> list[str]:
+    """What a panel says under the name: a computer's level, the last round's score."""
+    notes: list[str] = []
+    if table.headers[seat][1]:
+        notes.append(table.headers[seat][1])
+    if table.several_rounds and table.round_scores is not None:
+        notes.append(labels["round_score"].format(score=f"+{table.round_scores[seat]}"))
+    return notes
+
+
+def _header_middle(y0: int) -> int:
+    """The middle of a panel's header, for a panel whose top is at ``y0``."""
+    return y0 + PANEL_PAD + PANEL_HEADER // 2 - 5
 
 
 def _building_width() -> int:
@@ -478,6 +499,21 @@ def panel_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     _, origins = _layout(_read(view, None, DEFAULT_LABELS))
     pw, ph = panel_size()
     return [(x, y, x + pw, y + ph) for x, y in (origins[s] for s in sorted(origins))]
+
+
+def seat_tags(
+    view: Mapping[str, Any], names: Sequence[str] | None = None, labels: Mapping[str, str] | None = None
+) -> list[tuple[int, int]]:
+    """The centre of each seat's coloured tag (:mod:`bot.render.seats`) in :func:`render_table`'s image
+    of the same arguments, in seat order (a test reads the seat's colour there)."""
+    table = _read(view, names, _labels(labels))
+    _, origins = _layout(table)
+    tags = []
+    for seat in range(len(table.names)):
+        x, y = origins[seat]
+        two_lines = bool(_notes(table, seat, _labels(labels)))
+        tags.append((x + PANEL_PAD + 2 + SEAT_DOT // 2, _header_middle(y) - (8 if two_lines else 0)))
+    return tags
 
 
 def building_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:

@@ -42,8 +42,10 @@ from bot.games.skyjo.cards import (
     tile,
 )
 from bot.render.images import (
+    SEAT_DOT,
     SEAT_LABELS,
     Theme,
+    dot_rgb,
     encode_png,
     one_line_name,
     panel_rgb,
@@ -53,6 +55,7 @@ from bot.render.images import (
     theme_named,
     wrap_text,
 )
+from bot.render.seats import seat_rgb
 
 DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "round": "Round {round}",
@@ -174,12 +177,16 @@ def _draw_panel(
     palette = palette_of(theme)
     highlighted = table.turn == seat and table.phase == "play"
     winner = seat in table.winners
-    canvas.paste(tile(theme, panel_rgb, size, theme, highlighted or winner), origin)
+    # The player to act: a border in their seat's colour (the table message's accent); a winner: gold.
+    border = seat_rgb(seat) if highlighted else None
+    canvas.paste(tile(theme, panel_rgb, size, theme, highlighted or winner, border), origin)
     bg = theme.panel
 
-    # Header: [mark] name, under it the cards showing or the round score ........ (total)
-    cy = y0 + PANEL_PAD + PANEL_HEADER // 2 - 4
+    # Header: (seat's tag) [mark] name, under it the cards showing or the round score ..... (total)
+    cy = _header_middle(y0)
     x = x0 + PANEL_PAD + 2
+    canvas.paste(tile(theme, dot_rgb, seat_rgb(seat), bg), (x, cy - 8 - SEAT_DOT // 2))
+    x += SEAT_DOT + 6
     right = x0 + pw - PANEL_PAD
     total_text = labels["total"].format(total=table.totals[seat])
     total = tile(theme, pill_rgb, total_text, SMALL_SIZE + 1, theme.panel, theme.text, bg)
@@ -204,13 +211,13 @@ def _draw_panel(
     if winner:
         marks.append(tile(theme, icon_rgb, "crown", theme.accent_ink, bg, 22))
     elif highlighted:
-        marks.append(tile(theme, icon_rgb, "turn", theme.accent_ink, bg, 20))
+        marks.append(tile(theme, icon_rgb, "turn", seat_rgb(seat), bg, 20))
     if table.finisher == seat:
         marks.append(tile(theme, icon_rgb, "flag", theme.text, bg, 20))
     for mark in marks:
         canvas.paste(mark, (x, cy - 8 - mark.height // 2))
         x += mark.width + 6
-    ink = theme.accent_ink if highlighted or winner else theme.text
+    ink = theme.accent_ink if winner else theme.text
     # Under the name, in words: a computer's level, then the cards showing or the round's score.
     name, level = table.headers[seat]
     below = f"{level} · {note}" if level else note
@@ -232,6 +239,11 @@ def _draw_panel(
         col, row = divmod(pos, rows)
         xy = (gx + col * (CARD_W + CARD_GAP), gy + row * (CARD_H + CARD_GAP))
         canvas.paste(tile(theme, card_rgb, cell, bg, theme.cards), xy)
+
+
+def _header_middle(y0: int) -> int:
+    """The middle of a panel's header (the name's two lines), for a panel whose top is at ``y0``."""
+    return y0 + PANEL_PAD + PANEL_HEADER // 2 - 4
 
 
 def _draw_card(
@@ -366,6 +378,13 @@ def panel_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     """Each seat's panel in :func:`render_table`'s image, as (left, top, right, bottom) pixels."""
     _, origins, (pw, ph) = _layout(_read(view, None, DEFAULT_LABELS))
     return [(x, y, x + pw, y + ph) for x, y in origins]
+
+
+def seat_tags(view: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """The centre of each seat's coloured tag (:mod:`bot.render.seats`) in :func:`render_table`'s image,
+    in seat order (a test reads the seat's colour there)."""
+    _, origins, _ = _layout(_read(view, None, DEFAULT_LABELS))
+    return [(x + PANEL_PAD + 2 + SEAT_DOT // 2, _header_middle(y) - 8) for x, y in origins]
 
 
 def card_boxes(view: Mapping[str, Any]) -> list[list[tuple[int, int, int, int]]]:
