@@ -26,6 +26,7 @@ from bot.games.skipbo import cards as skipbo_cards
 from bot.games.skipbo import image as skipbo_image
 from bot.games.skipbo.engine import WILD, Game, Options
 from bot.games.skipbo.image import render_hand, render_table
+from bot.render.seats import seat_rgb
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -334,13 +335,16 @@ def _rgb(image: Image.Image, xy: tuple[int, int]) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("theme", ["dark", "light"])
 def test_the_player_to_act_is_highlighted(theme: str) -> None:
+    """The panel of the seat to play has a border in that seat's colour (bot.render.seats: the table
+    message's accent), and every seat's tag before its name is its colour."""
     view = stored_view("skipbo_4p_teams_dark")
     image = decode(render_table(view, theme=theme)).convert("RGB")
-    accent = skipbo_cards.THEMES[theme].accent
+    tags = skipbo_image.seat_tags(view)
     for seat, (left, top, right, _) in enumerate(skipbo_image.panel_boxes(view)):
         edge = _rgb(image, ((left + right) // 2, top + 2))
-        near = max(abs(a - b) for a, b in zip(edge, accent, strict=True)) <= 8
+        near = max(abs(a - b) for a, b in zip(edge, seat_rgb(seat), strict=True)) <= 8
         assert near == (seat == view["turn"]), seat
+        assert _rgb(image, tags[seat]) == seat_rgb(seat), seat
 
 
 @pytest.mark.parametrize(
