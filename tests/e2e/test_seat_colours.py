@@ -27,7 +27,7 @@ HEADER = 52  # a panel's top rows that hold the name, its tag and the line under
 def _tag_column(picture: Image.Image, view: dict[str, Any], image: Any, seat: int) -> list[tuple[int, ...]]:
     """The pixels down the middle of ``seat``'s tag, over its panel's header (the tag's height
     depends on whether a line sits under the name: the column covers both)."""
-    left, top, _, _ = image.panel_boxes(view)[seat]
+    _, top, _, _ = image.panel_boxes(view)[seat]
     x, _ = image.seat_tags(view)[seat]
     return [tuple(picture.getpixel((x, y))) for y in range(top + 4, top + HEADER)]
 
@@ -62,9 +62,11 @@ async def test_skyjo_the_accent_is_the_colour_of_the_seat_to_play_in_the_picture
     players = [alice, bob, carol]
     seen = set()
     for target in (2, 4):
-        await play_turns(
-            fake, bot, game_id, table_message, players, random.Random(7), until=lambda n=target: table.turns > n
-        )
+
+        def played(n: int = target) -> bool:
+            return table.turns > n
+
+        await play_turns(fake, bot, game_id, table_message, players, random.Random(7), until=played)
         await bot.presenter.flush()
         view = table.state.view(None)
         if view["phase"] != "play" or view.get("turn") is None:

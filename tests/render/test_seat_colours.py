@@ -59,7 +59,7 @@ def test_each_mark_is_the_circle_nearest_to_its_colour() -> None:
 
 
 def test_the_frame_reads_the_same_list() -> None:
-    assert messages.SEAT_COLOURS == tuple(c.value for c in SEAT_COLOURS)
+    assert tuple(c.value for c in SEAT_COLOURS) == messages.SEAT_COLOURS
     for seat in range(10):
         assert messages.seat_colour(seat) == seat_colour(seat).value
         assert seat_mark(seat) == SEAT_COLOURS[seat % len(SEAT_COLOURS)].mark
