@@ -298,6 +298,44 @@ def paste_name(
         paste_text(canvas, palette, (below_x, cy + 11), under, under_size, ink, background, anchor="lm")
 
 
+@lru_cache(maxsize=64)
+def _turn_tag(palette: Palette, colour: RGB, background: RGB) -> Image.Image:
+    return palette.convert(dot_rgb(colour, background, TURN_DOT))
+
+
+def paste_status(
+    canvas: Image.Image,
+    palette: Palette,
+    lines: Sequence[tuple[str, int, str]],
+    theme: Theme,
+    width: int,
+    turn: RGB | None,
+    band: tuple[int, int, int],
+) -> None:
+    """A table picture's status text, ``lines`` of (text, size, role: ``text``, ``muted``, ``accent``,
+    ``bad`` or ``turn``), each wrapped within ``width`` pixels, centred in ``band`` (left, top, height)
+    on the background. The ``turn`` line ("Alice to play") starts with the seat's tag, a disc of its
+    colour ``turn`` (:mod:`bot.render.seats`: the table message's accent)."""
+    left, top, height = band
+    colours = {"text": theme.text, "muted": theme.muted, "accent": theme.accent_ink, "bad": theme.bad}
+    colours["turn"] = theme.text
+    indent = TURN_DOT + 10 if turn is not None else 0
+    wrapped = [
+        (line, size, role, k == 0 and role == "turn" and turn is not None)
+        for text, size, role in lines
+        for k, line in enumerate(wrap_text(text, size, width - (indent if role == "turn" else 0)))
+    ]
+    heights = [round(size * 1.3) for _, size, _, _ in wrapped]
+    y = top + (height - sum(heights)) // 2
+    for (text, size, role, dot), h in zip(wrapped, heights, strict=True):
+        x = left + (indent if role == "turn" else 0)
+        if dot and turn is not None:
+            tag = _turn_tag(palette, turn, theme.background)
+            canvas.paste(tag, (left, y + h // 2 - TURN_DOT // 2))
+        paste_text(canvas, palette, (x, y + h // 2), text, size, colours[role], theme.background, "lm")
+        y += h
+
+
 def rounded_box(
     size: tuple[int, int],
     radius: int,
@@ -340,7 +378,7 @@ class Theme:
     panel_edge: RGB
     text: RGB
     muted: RGB
-    accent: RGB  # the frame of the player whose turn it is (and of a drawn card)
+    accent: RGB  # the frame of a winner and of a drawn card (the turn's is its seat's colour)
     accent_ink: RGB  # text and marks in the accent colour, readable on the panel and the background
     bad: RGB
     cards: str = "classic"
@@ -426,12 +464,16 @@ def dot_rgb(colour: RGB, background: RGB, size: int = SEAT_DOT) -> Image.Image:
     return big.reduce(4)
 
 
+TURN_DOT: Final = 20  # the seat's tag before "… to play" at the top of a table picture
+
+
 def seat_swatch(theme: Theme, background: RGB) -> list[Image.Image]:
-    """The tiles the seat colours add to a picture (each seat's tag and highlighted panel), for the
-    palette's shades."""
+    """The tiles the seat colours add to a picture (each seat's tag on its panel and before the turn's
+    line, the highlighted panel), for the palette's shades."""
     tiles = []
     for colour in SEAT_RGBS:
         tiles.append(dot_rgb(colour, background))
+        tiles.append(dot_rgb(colour, theme.background, TURN_DOT))
         tiles.append(panel_rgb((90, 60), theme, True, colour))
     return tiles
 

@@ -65,10 +65,10 @@ from bot.render.images import (
     one_line_name,
     panel_rgb,
     paste_name,
+    paste_status,
     paste_text,
     picture_name,
     theme_named,
-    wrap_text,
 )
 from bot.render.seats import seat_rgb
 
@@ -437,25 +437,16 @@ def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, in
         if table.several_rounds:
             lines.append((labels["round"].format(round=table.round), SMALL_SIZE, "muted"))
         if table.turn is not None:
-            lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "accent"))
+            lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "turn"))
     return lines
 
 
 def _draw_status(
     canvas: Image.Image, table: _Table, theme: Theme, labels: Mapping[str, str], width: int
 ) -> None:
-    palette = palette_of(theme)
-    colours = {"text": theme.text, "muted": theme.muted, "accent": theme.accent_ink, "bad": theme.bad}
-    lines = [
-        (line, size, role)
-        for text, size, role in _phase_lines(table, labels)
-        for line in wrap_text(text, size, width)
-    ]
-    heights = [round(size * 1.3) for _, size, _ in lines]
-    y = MARGIN + 2 * STACK_STEP + (CARD_H - sum(heights)) // 2
-    for (text, size, role), h in zip(lines, heights, strict=True):
-        paste_text(canvas, palette, (MARGIN, y + h // 2), text, size, colours[role], theme.background, "lm")
-        y += h
+    turn = None if table.turn is None else seat_rgb(table.turn)
+    band = (MARGIN, MARGIN + 2 * STACK_STEP, CARD_H)
+    paste_status(canvas, palette_of(theme), _phase_lines(table, labels), theme, width, turn, band)
 
 
 def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:

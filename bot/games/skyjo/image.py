@@ -50,10 +50,10 @@ from bot.render.images import (
     one_line_name,
     panel_rgb,
     paste_name,
+    paste_status,
     paste_text,
     picture_name,
     theme_named,
-    wrap_text,
 )
 from bot.render.seats import seat_rgb
 
@@ -306,7 +306,7 @@ def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, in
             label = labels["reveal_one" if table.initial_reveals == 1 else "reveal"]
             lines.append((label.format(count=table.initial_reveals), SMALL_SIZE + 2, "text"))
         elif table.turn is not None:
-            lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "accent"))
+            lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "turn"))
         if table.finisher is not None and table.phase == "play":
             lines.append((labels["last_turns"], SMALL_SIZE + 2, "bad"))
     return lines
@@ -314,22 +314,12 @@ def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, in
 
 def _draw_strip(canvas: Image.Image, table: _Table, theme: Theme, labels: Mapping[str, str]) -> None:
     """The top of the table: the round and whose turn it is, then the draw pile, discard and drawn card."""
-    palette = palette_of(theme)
-    bg = theme.background
     # The piles keep to the right; the status text has the rest, wrapped on two lines if need be.
     piles = 3 if table.drawn is not None else 2
     x = max(MARGIN + STRIP_TEXT_W, canvas.width - MARGIN - piles * STRIP_SLOT + STRIP_GAP)
-    colours = {"text": theme.text, "muted": theme.muted, "accent": theme.accent_ink, "bad": theme.bad}
-    lines = [
-        (line, size, role)
-        for text, size, role in _phase_lines(table, labels)
-        for line in wrap_text(text, size, x - MARGIN - 20)
-    ]
-    heights = [round(size * 1.3) for _, size, _ in lines]
-    y = MARGIN + 2 * STACK_STEP + (CARD_H - sum(heights)) // 2
-    for (text, size, role), h in zip(lines, heights, strict=True):
-        paste_text(canvas, palette, (MARGIN, y + h // 2), text, size, colours[role], bg, anchor="lm")
-        y += h
+    turn = None if table.turn is None else seat_rgb(table.turn)
+    band = (MARGIN, MARGIN + 2 * STACK_STEP, CARD_H)
+    paste_status(canvas, palette_of(theme), _phase_lines(table, labels), theme, x - MARGIN - 20, turn, band)
 
     y = MARGIN + 2 * STACK_STEP
     size = table.draw_pile_size
