@@ -18,8 +18,9 @@ from bot.games.skyjo import image as skyjo_image
 from bot.render.seats import SEAT_COLOURS, seat_mark, seat_rgb
 
 from .conftest import play_turns, start_table
-from .reading import containers_of, players_of
+from .reading import containers_of, fields_of, players_of, text_of
 from .skipbo_helpers import start_skipbo
+from .test_prefs import skybo_command
 
 HEADER = 52  # a panel's top rows that hold the name, its tag and the line under it
 
@@ -87,3 +88,25 @@ async def test_skipbo_the_accent_is_the_colour_of_the_seat_to_play_in_the_pictur
     await fake.wait_until(lambda: table.state.view(None).get("phase") == "play", what="the game")
     await bot.presenter.flush()
     _check_one_colour(table_message, table.state.view(None), skipbo_image)
+
+
+async def test_a_table_read_in_words_has_no_colour_marks(fake_discord: Any, skybo: Any) -> None:
+    """A player at the table reads it in words (``/skybo display table:text``): the full text, no
+    players' lines, so no colour emoji for a screen reader to read out; the accent stays."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    await skybo_command(fake, bob, "display", table="text")
+    table_message, game_id = await start_table(fake, bot, alice, [bob])
+    table = bot.service.tables[game_id]
+    await play_turns(
+        fake, bot, game_id, table_message, [alice, bob], random.Random(2), until=lambda: table.turns > 2
+    )
+    await bot.presenter.flush()
+    shown = text_of(table_message)
+    # Each player's grid in words, under a field named after them, in place of the players' lines.
+    assert any(name.lstrip("▶ ").startswith("Alice") for name in fields_of(table_message)), shown
+    assert not any(colour.mark in shown for colour in SEAT_COLOURS), shown
+    view = table.state.view(None)
+    if view["phase"] == "play":
+        assert containers_of(table_message)[0].get("accent_color") == SEAT_COLOURS[view["turn"]].value
