@@ -15,6 +15,7 @@ from PIL import Image
 
 from bot.games.skipbo import image as skipbo_image
 from bot.games.skyjo import image as skyjo_image
+from bot.render.images import SEAT_DOT
 from bot.render.seats import SEAT_COLOURS, seat_mark, seat_rgb
 
 from .conftest import play_turns, start_table
@@ -28,8 +29,8 @@ HEADER = 52  # a panel's top rows that hold the name, its tag and the line under
 def _tag_column(picture: Image.Image, view: dict[str, Any], image: Any, seat: int) -> list[tuple[int, ...]]:
     """The pixels down the middle of ``seat``'s tag, over its panel's header (the tag's height
     depends on whether a line sits under the name: the column covers both)."""
-    _, top, _, _ = image.panel_boxes(view)[seat]
-    x, _ = image.seat_tags(view)[seat]
+    left, top, _, _ = image.panel_boxes(view)[seat]
+    x = left + image.PANEL_PAD + 2 + SEAT_DOT // 2  # the tag comes first in a panel's header
     return [tuple(picture.getpixel((x, y))) for y in range(top + 4, top + HEADER)]
 
 

@@ -260,18 +260,21 @@ def _draw_panel(
     canvas.paste(tile(theme, panel_rgb, (pw, ph), theme, highlighted or crowned, border), origin)
     bg = theme.panel
 
-    # Header: (seat's tag) [mark] name .... [team] [hand as card backs] [total]. With teams, a seat
-    # has both: its own colour in the tag before the name (as everywhere: the table message's accent
-    # and its line's mark), its team's colour and number in the pill on the right.
-    cy = _header_middle(y0)
+    # Header: (seat's tag) [mark] name .... [team] [hand as card backs] [total]. With teams, a seat has
+    # both: its own colour in the tag before the name, its team's colour and number in the pill.
+    cy = y0 + PANEL_PAD + PANEL_HEADER // 2 - 5
     x = x0 + PANEL_PAD + 2
     right = x0 + pw - PANEL_PAD
-    notes = _notes(table, seat, labels)
+    notes: list[str] = []  # under the name: a computer's level, the last round's score
+    if table.headers[seat][1]:
+        notes.append(table.headers[seat][1])
     if table.several_rounds:
         total_text = labels["total"].format(total=table.totals[seat])
         total = tile(theme, pill_rgb, total_text, SMALL_SIZE + 1, theme.panel, theme.text, bg)
         right -= total.width
         canvas.paste(total, (right, cy - total.height // 2))
+        if table.round_scores is not None:
+            notes.append(labels["round_score"].format(score=f"+{table.round_scores[seat]}"))
         right -= 10
     hand = tile(theme, mini_hand_rgb, table.hand_sizes[seat], bg)
     right -= hand.width
@@ -291,11 +294,11 @@ def _draw_panel(
         mark = tile(theme, icon_rgb, "turn", seat_rgb(seat), bg, 20)
     ink = theme.accent_ink if crowned else theme.text
     lines = (table.headers[seat][0], " · ".join(notes))
-    dot_y = cy - (8 if lines[1] else 0) - SEAT_DOT // 2
-    canvas.paste(tile(theme, dot_rgb, seat_rgb(seat), bg), (x, dot_y))
+    name_y = cy - (8 if lines[1] else 0)
+    canvas.paste(tile(theme, dot_rgb, seat_rgb(seat), bg), (x, name_y - SEAT_DOT // 2))
     x += SEAT_DOT + 6
     if mark is not None:
-        canvas.paste(mark, (x, cy - (8 if lines[1] else 0) - mark.height // 2))
+        canvas.paste(mark, (x, name_y - mark.height // 2))
         x += mark.width + 6
     width = max(10, right - x)
     if lines[1]:
@@ -351,21 +354,6 @@ def _draw_panel(
                 "mm",
             )
         dx += CARD_W + PILE_GAP
-
-
-def _notes(table: _Table, seat: int, labels: Mapping[str, str]) -> list[str]:
-    """What a panel says under the name: a computer's level, the last round's score."""
-    notes: list[str] = []
-    if table.headers[seat][1]:
-        notes.append(table.headers[seat][1])
-    if table.several_rounds and table.round_scores is not None:
-        notes.append(labels["round_score"].format(score=f"+{table.round_scores[seat]}"))
-    return notes
-
-
-def _header_middle(y0: int) -> int:
-    """The middle of a panel's header, for a panel whose top is at ``y0``."""
-    return y0 + PANEL_PAD + PANEL_HEADER // 2 - 5
 
 
 def _building_width() -> int:
@@ -441,14 +429,6 @@ def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, in
     return lines
 
 
-def _draw_status(
-    canvas: Image.Image, table: _Table, theme: Theme, labels: Mapping[str, str], width: int
-) -> None:
-    turn = None if table.turn is None else seat_rgb(table.turn)
-    band = (MARGIN, MARGIN + 2 * STACK_STEP, CARD_H)
-    paste_status(canvas, palette_of(theme), _phase_lines(table, labels), theme, width, turn, band)
-
-
 def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
     return {**DEFAULT_LABELS, **labels} if labels else DEFAULT_LABELS
 
@@ -492,21 +472,6 @@ def panel_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     return [(x, y, x + pw, y + ph) for x, y in (origins[s] for s in sorted(origins))]
 
 
-def seat_tags(
-    view: Mapping[str, Any], names: Sequence[str] | None = None, labels: Mapping[str, str] | None = None
-) -> list[tuple[int, int]]:
-    """The centre of each seat's coloured tag (:mod:`bot.render.seats`) in :func:`render_table`'s image
-    of the same arguments, in seat order (a test reads the seat's colour there)."""
-    table = _read(view, names, _labels(labels))
-    _, origins = _layout(table)
-    tags = []
-    for seat in range(len(table.names)):
-        x, y = origins[seat]
-        two_lines = bool(_notes(table, seat, _labels(labels)))
-        tags.append((x + PANEL_PAD + 2 + SEAT_DOT // 2, _header_middle(y) - (8 if two_lines else 0)))
-    return tags
-
-
 def building_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     """The four building piles' places in :func:`render_table`'s image, as (left, top, right, bottom)
     pixels (tests read the cards' colours and shapes there)."""
@@ -531,7 +496,9 @@ def table_image(
     size, origins = _layout(table)
     canvas = palette_of(t).canvas(size, t.background)
     centre_x = size[0] - MARGIN - _centre_width()
-    _draw_status(canvas, table, t, words, centre_x - MARGIN - 16)
+    turn = None if table.turn is None else seat_rgb(table.turn)
+    status = (MARGIN, MARGIN + 2 * STACK_STEP, CARD_H)  # the status text beside the piles, on two lines
+    paste_status(canvas, palette_of(t), _phase_lines(table, words), t, centre_x - MARGIN - 16, turn, status)
     _draw_centre(canvas, (centre_x, MARGIN), table, t, words)
     for seat, origin in origins.items():
         _draw_panel(canvas, origin, table, seat, t, words)

@@ -370,15 +370,6 @@ def panel_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     return [(x, y, x + pw, y + ph) for x, y in origins]
 
 
-def seat_tags(
-    view: Mapping[str, Any], names: Sequence[str] | None = None, labels: Mapping[str, str] | None = None
-) -> list[tuple[int, int]]:
-    """The centre of each seat's coloured tag (:mod:`bot.render.seats`) in :func:`render_table`'s image
-    of the same arguments, in seat order (a test reads the seat's colour there)."""
-    _, origins, _ = _layout(_read(view, names, _labels(labels)))
-    return [(x + PANEL_PAD + 2 + SEAT_DOT // 2, _header_middle(y) - 8) for x, y in origins]
-
-
 def card_boxes(view: Mapping[str, Any]) -> list[list[tuple[int, int, int, int]]]:
     """Each seat's grid places in :func:`render_table`'s image, in the view's order, as (left, top,
     right, bottom) pixels (tests read the cards' colours and shapes there)."""
