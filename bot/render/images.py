@@ -18,6 +18,9 @@ from typing import Final, TypeAlias
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.render.names import ComputerName
+from bot.render.seats import SEAT_COLOURS
+
+SEAT_RGBS: Final = tuple(colour.rgb for colour in SEAT_COLOURS)
 
 RGB: TypeAlias = tuple[int, int, int]
 Font: TypeAlias = ImageFont.FreeTypeFont | ImageFont.ImageFont
@@ -295,6 +298,44 @@ def paste_name(
         paste_text(canvas, palette, (below_x, cy + 11), under, under_size, ink, background, anchor="lm")
 
 
+@lru_cache(maxsize=64)
+def _turn_tag(palette: Palette, colour: RGB, background: RGB) -> Image.Image:
+    return palette.convert(dot_rgb(colour, background, TURN_DOT))
+
+
+def paste_status(
+    canvas: Image.Image,
+    palette: Palette,
+    lines: Sequence[tuple[str, int, str]],
+    theme: Theme,
+    width: int,
+    turn: RGB | None,
+    band: tuple[int, int, int],
+) -> None:
+    """A table picture's status text, ``lines`` of (text, size, role: ``text``, ``muted``, ``accent``,
+    ``bad`` or ``turn``), each wrapped within ``width`` pixels, centred in ``band`` (left, top, height)
+    on the background. The ``turn`` line ("Alice to play") starts with the seat's tag, a disc of its
+    colour ``turn`` (:mod:`bot.render.seats`: the table message's accent)."""
+    left, top, height = band
+    colours = {"text": theme.text, "muted": theme.muted, "accent": theme.accent_ink, "bad": theme.bad}
+    colours["turn"] = theme.text
+    indent = TURN_DOT + 10 if turn is not None else 0
+    wrapped = [
+        (line, size, role, k == 0 and role == "turn" and turn is not None)
+        for text, size, role in lines
+        for k, line in enumerate(wrap_text(text, size, width - (indent if role == "turn" else 0)))
+    ]
+    heights = [round(size * 1.3) for _, size, _, _ in wrapped]
+    y = top + (height - sum(heights)) // 2
+    for (text, size, role, dot), h in zip(wrapped, heights, strict=True):
+        x = left + (indent if role == "turn" else 0)
+        if dot and turn is not None:
+            tag = _turn_tag(palette, turn, theme.background)
+            canvas.paste(tag, (left, y + h // 2 - TURN_DOT // 2))
+        paste_text(canvas, palette, (x, y + h // 2), text, size, colours[role], theme.background, "lm")
+        y += h
+
+
 def rounded_box(
     size: tuple[int, int],
     radius: int,
@@ -337,7 +378,7 @@ class Theme:
     panel_edge: RGB
     text: RGB
     muted: RGB
-    accent: RGB  # the frame of the player whose turn it is (and of a drawn card)
+    accent: RGB  # the frame of a winner and of a drawn card (the turn's is its seat's colour)
     accent_ink: RGB  # text and marks in the accent colour, readable on the panel and the background
     bad: RGB
     cards: str = "classic"
@@ -401,11 +442,40 @@ def supersampled(size: tuple[int, int], background: RGB) -> tuple[Image.Image, I
     return big, ImageDraw.Draw(big), scale
 
 
-def panel_rgb(size: tuple[int, int], theme: Theme, highlighted: bool) -> Image.Image:
-    """A player's panel background; the player to act gets a thick accent border."""
+def panel_rgb(
+    size: tuple[int, int], theme: Theme, highlighted: bool, border: RGB | None = None
+) -> Image.Image:
+    """A player's panel background; a highlighted one (the player to act, in ``border``: their seat's
+    colour; a winner, in the theme's accent) gets a thick border."""
     if highlighted:
-        return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.accent, BORDER)
+        edge = theme.accent if border is None else border
+        return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, edge, BORDER)
     return rounded_box(size, PANEL_RADIUS, theme.panel, theme.background, theme.panel_edge, 1)
+
+
+SEAT_DOT: Final = 16  # the seat's coloured tag before a panel's name (bot.render.seats)
+
+
+def dot_rgb(colour: RGB, background: RGB, size: int = SEAT_DOT) -> Image.Image:
+    """A seat's tag: a disc of its colour (:mod:`bot.render.seats`), the same shape as the coloured
+    circle that starts its line in the table message; an opaque tile on ``background``."""
+    big = Image.new("RGB", (size * 4, size * 4), background)
+    ImageDraw.Draw(big).ellipse((0, 0, size * 4 - 1, size * 4 - 1), fill=colour)
+    return big.reduce(4)
+
+
+TURN_DOT: Final = 20  # the seat's tag before "… to play" at the top of a table picture
+
+
+def seat_swatch(theme: Theme, background: RGB) -> list[Image.Image]:
+    """The tiles the seat colours add to a picture (each seat's tag on its panel and before the turn's
+    line, the highlighted panel), for the palette's shades."""
+    tiles = []
+    for colour in SEAT_RGBS:
+        tiles.append(dot_rgb(colour, background))
+        tiles.append(dot_rgb(colour, theme.background, TURN_DOT))
+        tiles.append(panel_rgb((90, 60), theme, True, colour))
+    return tiles
 
 
 def draw_shape(

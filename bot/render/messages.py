@@ -19,6 +19,7 @@ from typing import Any
 
 from bot.i18n import translate as t
 from bot.render.names import computer_name, escape_name, shown_name
+from bot.render.seats import SEAT_COLOURS as _SEATS
 
 JSON = dict[str, Any]
 COLOUR_LOBBY = 0x5865F2
@@ -50,8 +51,9 @@ ACTION_ROW, TEXT_DISPLAY, MEDIA_GALLERY, SEPARATOR, CONTAINER = 1, 10, 12, 14, 1
 MAX_LAYOUT_COMPONENTS = 40
 MAX_LAYOUT_TEXT = 4000
 RECENT_MOVES = 3  # the last moves a table says (the picture and the players' lines say the rest)
-# The seat colours: the container's accent is the colour of the seat whose turn it is (seat 0 first).
-SEAT_COLOURS = (0x3498DB, 0xE67E22, 0x2ECC71, 0x9B59B6, 0xE74C3C, 0x1ABC9C, 0xF1C40F, 0xEC407A)
+# The seat colours (:mod:`bot.render.seats`, the pictures' too): the container's accent is the colour
+# of the seat whose turn it is (seat 0 first).
+SEAT_COLOURS = tuple(colour.value for colour in _SEATS)
 
 
 def seat_colour(seat: int | None) -> int | None:

@@ -23,6 +23,7 @@ from bot.games.skyjo import message as skyjo_message
 from bot.games.skyjo.text import CARD_BACK
 from bot.render import messages
 from bot.render.messages import MAX_LAYOUT_COMPONENTS, MAX_LAYOUT_TEXT, SEAT_COLOURS, layout_of
+from bot.render.seats import seat_mark
 from bot.service.rules import GameRules
 from bot.ui import views
 from fakecord.constants import FLAG_COMPONENTS_V2
@@ -59,7 +60,9 @@ def check_table_payload(payload: dict[str, Any], players: int) -> dict[str, Any]
         assert all(url.startswith("http") for url in gallery_urls(payload)), "uploaded with the message"
         lines = players_of(payload)
         assert len(lines) == players, lines
-        turn = [i for i, line in enumerate(lines) if line.startswith("▶ ")]
+        # Each line starts with its seat's coloured circle (bot.render.seats), then "▶ " on the turn's.
+        assert all(line.startswith(f"{seat_mark(i)} ") for i, line in enumerate(lines)), lines
+        turn = [i for i, line in enumerate(lines) if line.split(" ", 1)[1].startswith("▶ ")]
         # The accent is the colour of the seat to play; none (grey) when nobody is marked.
         assert box.get("accent_color") == (SEAT_COLOURS[turn[0]] if turn else None), (lines, box)
     return box
@@ -137,7 +140,7 @@ async def test_a_skipbo_table_in_french_to_its_end(fake_discord: Any, skybo: Any
     (line, *_) = players_of(table_message)
     # Her stock's top card and its size, her hand's size: never a card of her hand.
     assert re.fullmatch(
-        r"▶ \*\*Alice\*\* · Stock : carte du dessus \*\*(\d+|SB)\*\*, encore 5 · Main : 5 cartes", line
+        r"🔵 ▶ \*\*Alice\*\* · Stock : carte du dessus \*\*(\d+|SB)\*\*, encore 5 · Main : 5 cartes", line
     )
     # Alice leaves: a computer takes her seat and the computers play it out.
     inter = await fake.click(alice, table_message, button(table_message, "lv"))

@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw
 from bot.render.images import (
     CARD_THEMES,
     RGB,
+    SEAT_RGBS,
     THEMES,
     Palette,
     Theme,
@@ -23,6 +24,7 @@ from bot.render.images import (
     mix,
     panel_rgb,
     rounded_box,
+    seat_swatch,
     supersampled,
     swatch,
     text_tile,
@@ -275,6 +277,7 @@ def _swatch(theme: Theme) -> Image.Image:
     tiles.append(pill_rgb("0123456789", SMALL_SIZE + 2, WHITE, BACK_EDGE, BACK_FILL))
     for colour in TEAM_COLOURS:
         tiles.append(pill_rgb("Team 123", SMALL_SIZE, TEAM_INK, colour, theme.panel))
+    tiles.extend(seat_swatch(theme, theme.panel))
     for kind in ("turn", "crown"):
         tiles.append(icon_rgb(kind, theme.accent_ink, theme.panel, 22))
     for bg in (theme.panel, theme.background):
@@ -302,6 +305,7 @@ def palette_of(theme: Theme) -> Palette:
         TEAM_INK,
         WHITE,
         *TEAM_COLOURS,
+        *SEAT_RGBS,
     ]
     bands = SAFE_BANDS if theme.cards == "colourblind" else BANDS
     for fill, ink in bands:

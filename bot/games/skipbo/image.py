@@ -57,17 +57,20 @@ from bot.games.skipbo.cards import (
 )
 from bot.render.images import (
     RGB,
+    SEAT_DOT,
     SEAT_LABELS,
     Theme,
+    dot_rgb,
     encode_png,
     one_line_name,
     panel_rgb,
     paste_name,
+    paste_status,
     paste_text,
     picture_name,
     theme_named,
-    wrap_text,
 )
+from bot.render.seats import seat_rgb
 
 DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "round": "Round {round}",
@@ -252,10 +255,13 @@ def _draw_panel(
     palette = palette_of(theme)
     highlighted = _highlighted(table, seat)
     crowned = _crowned(table, seat)
-    canvas.paste(tile(theme, panel_rgb, (pw, ph), theme, highlighted or crowned), origin)
+    # The player to act: a border in their seat's colour (the table message's accent); a winner: gold.
+    border = seat_rgb(seat) if highlighted else None
+    canvas.paste(tile(theme, panel_rgb, (pw, ph), theme, highlighted or crowned, border), origin)
     bg = theme.panel
 
-    # Header: [mark] name .... [team] [hand as card backs] [total]
+    # Header: (seat's tag) [mark] name .... [team] [hand as card backs] [total]. With teams, a seat has
+    # both: its own colour in the tag before the name, its team's colour and number in the pill.
     cy = y0 + PANEL_PAD + PANEL_HEADER // 2 - 5
     x = x0 + PANEL_PAD + 2
     right = x0 + pw - PANEL_PAD
@@ -285,11 +291,14 @@ def _draw_panel(
     if crowned:
         mark = tile(theme, icon_rgb, "crown", theme.accent_ink, bg, 22)
     elif highlighted:
-        mark = tile(theme, icon_rgb, "turn", theme.accent_ink, bg, 20)
-    ink = theme.accent_ink if highlighted or crowned else theme.text
+        mark = tile(theme, icon_rgb, "turn", seat_rgb(seat), bg, 20)
+    ink = theme.accent_ink if crowned else theme.text
     lines = (table.headers[seat][0], " · ".join(notes))
+    name_y = cy - (8 if lines[1] else 0)
+    canvas.paste(tile(theme, dot_rgb, seat_rgb(seat), bg), (x, name_y - SEAT_DOT // 2))
+    x += SEAT_DOT + 6
     if mark is not None:
-        canvas.paste(mark, (x, cy - (8 if lines[1] else 0) - mark.height // 2))
+        canvas.paste(mark, (x, name_y - mark.height // 2))
         x += mark.width + 6
     width = max(10, right - x)
     if lines[1]:
@@ -416,25 +425,8 @@ def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, in
         if table.several_rounds:
             lines.append((labels["round"].format(round=table.round), SMALL_SIZE, "muted"))
         if table.turn is not None:
-            lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "accent"))
+            lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "turn"))
     return lines
-
-
-def _draw_status(
-    canvas: Image.Image, table: _Table, theme: Theme, labels: Mapping[str, str], width: int
-) -> None:
-    palette = palette_of(theme)
-    colours = {"text": theme.text, "muted": theme.muted, "accent": theme.accent_ink, "bad": theme.bad}
-    lines = [
-        (line, size, role)
-        for text, size, role in _phase_lines(table, labels)
-        for line in wrap_text(text, size, width)
-    ]
-    heights = [round(size * 1.3) for _, size, _ in lines]
-    y = MARGIN + 2 * STACK_STEP + (CARD_H - sum(heights)) // 2
-    for (text, size, role), h in zip(lines, heights, strict=True):
-        paste_text(canvas, palette, (MARGIN, y + h // 2), text, size, colours[role], theme.background, "lm")
-        y += h
 
 
 def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
@@ -504,7 +496,9 @@ def table_image(
     size, origins = _layout(table)
     canvas = palette_of(t).canvas(size, t.background)
     centre_x = size[0] - MARGIN - _centre_width()
-    _draw_status(canvas, table, t, words, centre_x - MARGIN - 16)
+    turn = None if table.turn is None else seat_rgb(table.turn)
+    status = (MARGIN, MARGIN + 2 * STACK_STEP, CARD_H)  # the status text beside the piles, on two lines
+    paste_status(canvas, palette_of(t), _phase_lines(table, words), t, centre_x - MARGIN - 16, turn, status)
     _draw_centre(canvas, (centre_x, MARGIN), table, t, words)
     for seat, origin in origins.items():
         _draw_panel(canvas, origin, table, seat, t, words)

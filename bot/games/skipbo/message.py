@@ -31,6 +31,7 @@ from bot.render.messages import (
 )
 from bot.render.messages import recent_lines as _recent_lines
 from bot.render.score_sheet import add_sheet
+from bot.render.seats import seat_mark
 
 __all__ = [
     "MessageBody",
@@ -325,11 +326,13 @@ def table_body(
 
 
 def _player_line(view: JSON, seat: int, name: str, locale: object) -> str:
-    """One line per player for the table beside its picture: the stock's count and top card, and the
-    hand's size (never its cards); the team and the total when the game has them."""
+    """One line per player for the table beside its picture, after the seat's coloured mark (its
+    colour in the picture, :mod:`bot.render.seats`): the stock's count and top card, and the hand's
+    size (never its cards); the team and the total when the game has them."""
     field = _player_field(view, seat, f"**{name}**", locale)
     stock, hand = field["value"].split("\n")[:2]
-    return " · ".join([field["name"], stock, hand]).replace(NBSP, " ")
+    line = " · ".join([field["name"], stock, hand]).replace(NBSP, " ")
+    return f"{seat_mark(seat)} {line}"
 
 
 def round_summary(view: JSON, names: Sequence[str], locale: object) -> str:

@@ -13,6 +13,7 @@ from PIL import Image, ImageChops, ImageDraw
 from bot.render.images import (
     CARD_THEMES,
     RGB,
+    SEAT_RGBS,
     THEMES,
     Palette,
     Theme,
@@ -23,6 +24,7 @@ from bot.render.images import (
     mix,
     panel_rgb,
     rounded_box,
+    seat_swatch,
     supersampled,
     text_tile,
     text_width,
@@ -240,6 +242,7 @@ def _swatch(theme: Theme) -> Image.Image:
     tiles.append(frame_rgb(theme.accent, theme.background))
     tiles.append(panel_rgb((90, 60), theme, True))
     tiles.append(panel_rgb((90, 60), theme, False))
+    tiles.extend(seat_swatch(theme, theme.panel))
     tiles.append(pill_rgb("-0123456789", NAME_SIZE, theme.panel, theme.text, theme.panel))
     tiles.append(pill_rgb("0123456789", SMALL_SIZE + 2, WHITE, BACK_EDGE, BACK))
     for kind in ("turn", "flag", "crown"):
@@ -274,6 +277,7 @@ def palette_of(theme: Theme) -> Palette:
         BACK_EDGE,
         BACK_MARK,
         WHITE,
+        *SEAT_RGBS,
     ]
     for fill, ink in SAFE_BANDS if theme.cards == "colourblind" else BANDS:
         exact.extend((fill, ink, mix(fill, WHITE, 0.28), mix(fill, BLACK, 0.45)))

@@ -42,17 +42,20 @@ from bot.games.skyjo.cards import (
     tile,
 )
 from bot.render.images import (
+    SEAT_DOT,
     SEAT_LABELS,
     Theme,
+    dot_rgb,
     encode_png,
     one_line_name,
     panel_rgb,
     paste_name,
+    paste_status,
     paste_text,
     picture_name,
     theme_named,
-    wrap_text,
 )
+from bot.render.seats import seat_rgb
 
 DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "round": "Round {round}",
@@ -174,12 +177,16 @@ def _draw_panel(
     palette = palette_of(theme)
     highlighted = table.turn == seat and table.phase == "play"
     winner = seat in table.winners
-    canvas.paste(tile(theme, panel_rgb, size, theme, highlighted or winner), origin)
+    # The player to act: a border in their seat's colour (the table message's accent); a winner: gold.
+    border = seat_rgb(seat) if highlighted else None
+    canvas.paste(tile(theme, panel_rgb, size, theme, highlighted or winner, border), origin)
     bg = theme.panel
 
-    # Header: [mark] name, under it the cards showing or the round score ........ (total)
-    cy = y0 + PANEL_PAD + PANEL_HEADER // 2 - 4
+    # Header: (seat's tag) [mark] name, under it the cards showing or the round score ..... (total)
+    cy = _header_middle(y0)
     x = x0 + PANEL_PAD + 2
+    canvas.paste(tile(theme, dot_rgb, seat_rgb(seat), bg), (x, cy - 8 - SEAT_DOT // 2))
+    x += SEAT_DOT + 6
     right = x0 + pw - PANEL_PAD
     total_text = labels["total"].format(total=table.totals[seat])
     total = tile(theme, pill_rgb, total_text, SMALL_SIZE + 1, theme.panel, theme.text, bg)
@@ -204,13 +211,13 @@ def _draw_panel(
     if winner:
         marks.append(tile(theme, icon_rgb, "crown", theme.accent_ink, bg, 22))
     elif highlighted:
-        marks.append(tile(theme, icon_rgb, "turn", theme.accent_ink, bg, 20))
+        marks.append(tile(theme, icon_rgb, "turn", seat_rgb(seat), bg, 20))
     if table.finisher == seat:
         marks.append(tile(theme, icon_rgb, "flag", theme.text, bg, 20))
     for mark in marks:
         canvas.paste(mark, (x, cy - 8 - mark.height // 2))
         x += mark.width + 6
-    ink = theme.accent_ink if highlighted or winner else theme.text
+    ink = theme.accent_ink if winner else theme.text
     # Under the name, in words: a computer's level, then the cards showing or the round's score.
     name, level = table.headers[seat]
     below = f"{level} · {note}" if level else note
@@ -232,6 +239,11 @@ def _draw_panel(
         col, row = divmod(pos, rows)
         xy = (gx + col * (CARD_W + CARD_GAP), gy + row * (CARD_H + CARD_GAP))
         canvas.paste(tile(theme, card_rgb, cell, bg, theme.cards), xy)
+
+
+def _header_middle(y0: int) -> int:
+    """The middle of a panel's header (the name's two lines), for a panel whose top is at ``y0``."""
+    return y0 + PANEL_PAD + PANEL_HEADER // 2 - 4
 
 
 def _draw_card(
@@ -294,7 +306,7 @@ def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, in
             label = labels["reveal_one" if table.initial_reveals == 1 else "reveal"]
             lines.append((label.format(count=table.initial_reveals), SMALL_SIZE + 2, "text"))
         elif table.turn is not None:
-            lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "accent"))
+            lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "turn"))
         if table.finisher is not None and table.phase == "play":
             lines.append((labels["last_turns"], SMALL_SIZE + 2, "bad"))
     return lines
@@ -302,22 +314,12 @@ def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, in
 
 def _draw_strip(canvas: Image.Image, table: _Table, theme: Theme, labels: Mapping[str, str]) -> None:
     """The top of the table: the round and whose turn it is, then the draw pile, discard and drawn card."""
-    palette = palette_of(theme)
-    bg = theme.background
     # The piles keep to the right; the status text has the rest, wrapped on two lines if need be.
     piles = 3 if table.drawn is not None else 2
     x = max(MARGIN + STRIP_TEXT_W, canvas.width - MARGIN - piles * STRIP_SLOT + STRIP_GAP)
-    colours = {"text": theme.text, "muted": theme.muted, "accent": theme.accent_ink, "bad": theme.bad}
-    lines = [
-        (line, size, role)
-        for text, size, role in _phase_lines(table, labels)
-        for line in wrap_text(text, size, x - MARGIN - 20)
-    ]
-    heights = [round(size * 1.3) for _, size, _ in lines]
-    y = MARGIN + 2 * STACK_STEP + (CARD_H - sum(heights)) // 2
-    for (text, size, role), h in zip(lines, heights, strict=True):
-        paste_text(canvas, palette, (MARGIN, y + h // 2), text, size, colours[role], bg, anchor="lm")
-        y += h
+    turn = None if table.turn is None else seat_rgb(table.turn)
+    band = (MARGIN, MARGIN + 2 * STACK_STEP, CARD_H)
+    paste_status(canvas, palette_of(theme), _phase_lines(table, labels), theme, x - MARGIN - 20, turn, band)
 
     y = MARGIN + 2 * STACK_STEP
     size = table.draw_pile_size

@@ -28,6 +28,7 @@ from bot.render.messages import (
 )
 from bot.render.messages import recent_lines as _recent_lines
 from bot.render.score_sheet import add_sheet
+from bot.render.seats import seat_mark
 
 JSON = dict[str, Any]
 
@@ -146,8 +147,9 @@ def table_body(
 
 
 def player_lines(view: JSON, names: Sequence[str], locale: object) -> list[str]:
-    """One line per player for the table beside its picture: the total, the points showing and the
-    cards still face down (their values are never read: a face-down cell is only ``"down"``)."""
+    """One line per player for the table beside its picture, after the seat's coloured mark (its
+    colour in the picture, :mod:`bot.render.seats`): the total, the points showing and the cards still
+    face down (their values are never read: a face-down cell is only ``"down"``)."""
     lines = []
     for seat, name in enumerate(names):
         grid = view["grids"][seat]
@@ -160,7 +162,7 @@ def player_lines(view: JSON, names: Sequence[str], locale: object) -> list[str]:
             shown=sum(c for c in grid if isinstance(c, int)),
             down=sum(1 for c in grid if c == "down"),
         )
-        lines.append(marker + line)
+        lines.append(f"{seat_mark(seat)} {marker}{line}")
     return lines
 
 

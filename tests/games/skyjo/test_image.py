@@ -27,6 +27,8 @@ from bot.games.skyjo import image as skyjo_image
 from bot.games.skyjo.engine import Game, Options
 from bot.games.skyjo.image import render_grid, render_table
 from bot.render import images
+from bot.render.images import SEAT_DOT
+from bot.render.seats import seat_rgb
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -239,13 +241,18 @@ def _rgb(image: Image.Image, xy: tuple[int, int]) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("theme", ["dark", "light"])
 def test_the_player_to_act_is_highlighted(theme: str) -> None:
+    """The panel of the seat to play has a border in that seat's colour (bot.render.seats: the table
+    message's accent), and every seat's tag before its name is its colour."""
     view = stored_view("table_4p_dark")
     image = decode(render_table(view, theme=theme)).convert("RGB")
-    accent = skyjo_cards.THEMES[theme].accent
     for seat, (left, top, right, _) in enumerate(skyjo_image.panel_boxes(view)):
         edge = _rgb(image, ((left + right) // 2, top + 2))
-        near = max(abs(a - b) for a, b in zip(edge, accent, strict=True)) <= 8
+        near = max(abs(a - b) for a, b in zip(edge, seat_rgb(seat), strict=True)) <= 8
         assert near == (seat == view["turn"]), seat
+        # The tag: a disc before the name, its middle column over the header in the seat's colour.
+        x = left + skyjo_cards.PANEL_PAD + 2 + SEAT_DOT // 2
+        column = [_rgb(image, (x, y)) for y in range(top + 4, top + 52)]
+        assert column.count(seat_rgb(seat)) >= 10, seat
 
 
 @pytest.mark.parametrize(
