@@ -37,6 +37,7 @@ task, which copies the variable.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import discord
@@ -44,6 +45,11 @@ import discord
 from bot.discord_patches import CALLBACK_WINDOW, CallbackPolicy
 
 MARGIN = 0.25  # seconds kept for the last attempt's own trip to Discord
+# A move on a private panel whose commit is done by this many seconds after the click's creation is
+# answered by the new panel in its one callback (type 7); else it is acknowledged then (a deferred
+# update, type 6) and the panel edited after the commit. What is left of the window (1 s, less
+# MARGIN) is the callback's room for the retries above.
+ANSWER_BY = 2.0
 RETRY_5XX = (0.1, 0.25, 0.5)  # pauses before retrying a 5xx (the last one repeats)
 
 EPHEMERAL = 1 << 6
@@ -62,6 +68,13 @@ def wants_body(payload: dict[str, Any] | None) -> bool:
         return False
     data = payload.get("data") or {}
     return not int(data.get("flags") or 0) & EPHEMERAL
+
+
+def answer_budget(interaction_id: int) -> float:
+    """Seconds left (maybe negative) until :data:`ANSWER_BY` after this interaction's creation: how
+    long a click on a private panel may wait for its commit before it is acknowledged first."""
+    created = discord.utils.snowflake_time(interaction_id).timestamp()
+    return created + ANSWER_BY - time.time()
 
 
 def callback_deadline(interaction_id: int) -> float:

@@ -54,6 +54,8 @@ PLACE_GONE = {10003, 10004}  # Unknown Channel, Unknown Guild
 UNKNOWN_MESSAGE = 10008
 CANNOT_POST = {50001, 50013}  # Missing Access, Missing Permissions
 NO_MENTIONS = discord.AllowedMentions.none()
+# A table edit held for a computer's run of moves waits at most this many pauses between edits.
+HOLD_INTERVALS = 3
 
 
 @dataclass
@@ -64,6 +66,9 @@ class _Slot:
     dirty: bool = True
     task: asyncio.Task[None] | None = None
     interval: float | None = None  # the pause between two renders (None: the presenter's)
+    # A computer's run of moves is under way (see Presenter.table_changed): the render waits until
+    # this is set (the run ended) or HOLD_INTERVALS pauses have passed.
+    held: asyncio.Event | None = None
 
 
 class Presenter(PanelFollower):
@@ -95,9 +100,21 @@ class Presenter(PanelFollower):
 
     # the service calls this (TableListener)
     def table_changed(self, table: Table) -> None:
+        """Schedule what follows a committed change: the table's edit, the turn's mention, the
+        followed panels whose text no longer holds.
+
+        A computer's moves in a row (a Skyjo turn is a draw then a placement; several computers play
+        one after the other) are one edit of the table, not one per move: a change made by a computer
+        after which only computers are to act holds the table's edit (:meth:`_computer_run`) until a
+        change that ends the run, or :data:`HOLD_INTERVALS` pauses between edits (3 s) so that a long
+        run still shows. A human's move is never held: it shows at once (within the pause)."""
         if table.gone:
             return
-        self._schedule(("game", table.id), functools.partial(self._render_table_in, table))
+        self._schedule(
+            ("game", table.id),
+            functools.partial(self._render_table_in, table),
+            hold=self._computer_run(table),
+        )
         if self._mention_due(table):
             # Its own slot, without the pause between edits: the mention does not wait for the table's
             # edit (its picture, its upload, the pause since the last edit of that message).
@@ -106,6 +123,21 @@ class Presenter(PanelFollower):
             if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
             self._follow(table, user_id)
+
+    @staticmethod
+    def _computer_run(table: Table) -> bool:
+        """True when the last change was a computer's move and only computers are to act next: more
+        computer moves follow at once, so the table's edit can wait for them."""
+        if table.finished or not table.recent:
+            return False
+        seat = table.recent[-1][0]
+        to_act = table.state.seats_to_act()
+        return (
+            seat >= 0
+            and table.ai_level(seat) is not None
+            and bool(to_act)
+            and all(table.ai_level(s) is not None for s in to_act)
+        )
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
@@ -127,6 +159,8 @@ class Presenter(PanelFollower):
         slot = self._slots.get(key)
         if slot is not None:
             slot.dirty = False  # a render in flight ends by itself (and is ignored if it fails)
+            if slot.held is not None:
+                slot.held.set()
 
     def cannot_post(self, channel_id: int | None) -> bool:
         """True while Discord refuses the bot's posts (or edits) in this channel, since its last refusal
@@ -238,20 +272,40 @@ class Presenter(PanelFollower):
         await dm.send(text)
 
     def _schedule(
-        self, key: tuple[Any, ...], render: Callable[[], Awaitable[None]], *, interval: float | None = None
+        self,
+        key: tuple[Any, ...],
+        render: Callable[[], Awaitable[None]],
+        *,
+        interval: float | None = None,
+        hold: bool = False,
     ) -> None:
+        """Render ``key``'s message again (at most one render in flight, one per pause). ``hold``: this
+        change is in a computer's run of moves, the render waits for the run's end (table_changed)."""
         if self._closed:
             return
         slot = self._slots.get(key)
         if slot is None:
             slot = self._slots[key] = _Slot(render, interval=interval)
         slot.render, slot.dirty = render, True
+        if hold and self.interval > 0:
+            if slot.held is None:
+                slot.held = asyncio.Event()
+        elif slot.held is not None:
+            slot.held.set()  # the run ended: render now (within the pause)
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(key, slot), name=f"presenter-{key[0]}-{key[1]}")
 
     async def _run(self, key: tuple[Any, ...], slot: _Slot) -> None:
         failures = 0
         while slot.dirty and not self._closed:
+            held = slot.held
+            if held is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(held.wait(), HOLD_INTERVALS * self.interval)
+                if slot.held is held:
+                    slot.held = None
+                if not slot.dirty or self._closed:  # stopped meanwhile (_stop)
+                    break
             slot.dirty = False
             started = time.monotonic()
             try:
@@ -397,7 +451,11 @@ class Presenter(PanelFollower):
         slot, with no pause between posts): it never waits for the table message's edit, which is
         coalesced to one per second and carries a picture to draw and upload (issue 38: the mention
         came about 5 s after the turn began). The old messages are deleted after the new mention is
-        posted, off the new turn's path; the requests per turn are the same (one post, the deletes)."""
+        posted, off the new turn's path; the requests per turn are the same (one post, the deletes).
+
+        Not posted to a player looking at their followed panel (:meth:`PanelFollower.looking`: they
+        clicked it within the last minute), whose panel's edit says it is their turn: the mention
+        and its delete were two of the requests of every turn (issue 40)."""
         meta = table.stored.meta
         key = [user, turns] if user is not None else None
         stored = meta.get("mention")
@@ -407,9 +465,14 @@ class Presenter(PanelFollower):
         # Forget the old messages before deleting them: a stop in between leaves a stale mention in
         # the channel rather than a message deleted twice.
         stale = [None if old is None else old[2], meta.get("reminder")]
-        await self.bot.service.remember_messages(table, mention=None, reminder=None)
+        # Looking at their followed panel: its edit tells them, no mention (PanelFollower.looking).
+        # Stored as this turn's mention without a message, so this turn is not looked at again.
+        looking = key is not None and user is not None and self.looking(table, user)
+        await self.bot.service.remember_messages(
+            table, mention=[*key, None] if looking and key is not None else None, reminder=None
+        )
         try:
-            if key is None or user is None:
+            if key is None or user is None or looking:
                 return
             text = table.game.message.turn_mention(user, locale)
             if not self.panel_fresh(table.id, user):  # their panel can no longer be edited for them
