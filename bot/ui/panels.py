@@ -116,6 +116,8 @@ class PanelFollower:
         if table is None or state is None or self._closed:
             if table is not None and watch.webhook is None and not watch.busy:
                 self._forget_panel(table.id, user_id)
+            elif table is not None and watch.key == () and not watch.busy and not self._closed:
+                self._follow(table, user_id)  # an edit of the followed panel gave way to this click
             return
         now = self.bot.service.clock.now_ms()
         if panel_id is not None:
@@ -155,7 +157,8 @@ class PanelFollower:
         table = table or self.bot.service.tables.get(game_id)
         if watch is None or watch.webhook is None or table is None:
             return
-        watch.key, watch.recheck = (), False  # what it shows is unknown: the game as it stands
+        # What it shows is unknown: the game as it stands (and not "looking": the mention goes out).
+        watch.key, watch.recheck, watch.state = (), False, None
         if not watch.busy:
             self._follow(table, user_id)
 
@@ -214,13 +217,21 @@ class PanelFollower:
         async with self.bot.service.lock(table.channel_id):
             if watch.busy or watch.clicks != clicks:
                 # A click started while this waited for the lock: its answer may be older than the
-                # game; once it is answered, the panel is sent again (panel_click_done).
-                watch.recheck = True
+                # game; once it is answered, panel_click_done compares the versions and sends the
+                # panel again if so. Nothing was sent from here, so nothing can overtake that
+                # answer: no recheck (issue 40: it sent every such panel twice). What the panel
+                # shows is unknown until then.
+                watch.key = ()
                 return
             key = panel_key(table, watch.seat)
             if key == watch.key and not watch.recheck:
                 return
             shown = watch.state
+            if watch.key == () and not watch.recheck and shown is not None and shown.version == table.version:
+                # Answered while the channel lock was held (panel_click_done could not tell whether a
+                # commit was under way): none was, the panel shows the game as it stands.
+                watch.key = key
+                return
             content: str
             view: ButtonsView | None
             if watch.recheck and key == watch.key and shown is not None and shown.version == table.version:

@@ -54,7 +54,7 @@ PLACE_GONE = {10003, 10004}  # Unknown Channel, Unknown Guild
 UNKNOWN_MESSAGE = 10008
 CANNOT_POST = {50001, 50013}  # Missing Access, Missing Permissions
 NO_MENTIONS = discord.AllowedMentions.none()
-# A table edit held for a computer's run of moves waits at most this many pauses between edits.
+# A table edit held for a run of moves (Presenter.table_changed) waits at most this many pauses.
 HOLD_INTERVALS = 3
 
 
@@ -66,7 +66,7 @@ class _Slot:
     dirty: bool = True
     task: asyncio.Task[None] | None = None
     interval: float | None = None  # the pause between two renders (None: the presenter's)
-    # A computer's run of moves is under way (see Presenter.table_changed): the render waits until
+    # A run of moves is under way (see Presenter.table_changed): the render waits until
     # this is set (the run ended) or HOLD_INTERVALS pauses have passed.
     held: asyncio.Event | None = None
 
@@ -103,17 +103,20 @@ class Presenter(PanelFollower):
         """Schedule what follows a committed change: the table's edit, the turn's mention, the
         followed panels whose text no longer holds.
 
-        A computer's moves in a row (a Skyjo turn is a draw then a placement; several computers play
-        one after the other) are one edit of the table, not one per move: a change made by a computer
-        after which only computers are to act holds the table's edit (:meth:`_computer_run`) until a
-        change that ends the run, or :data:`HOLD_INTERVALS` pauses between edits (3 s) so that a long
-        run still shows. A human's move is never held: it shows at once (within the pause)."""
+        A run of moves is one edit of the table, not one per move (issue 40): a change after which
+        only the same seat (the rest of its turn) or computers are to act holds the table's edit
+        (:meth:`_run_goes_on`) until the change that hands the game to another human (or ends the
+        round), or :data:`HOLD_INTERVALS` pauses between edits (3 s) so that a long run still shows.
+        Against computers, a human's last move of a turn and the computers' answer are then one edit,
+        shown when it is the human's turn again. The players' own panels are answered at once and the
+        turn's mention has its own slot: only spectators of the public table see a move up to 3 s
+        later."""
         if table.gone:
             return
         self._schedule(
             ("game", table.id),
             functools.partial(self._render_table_in, table),
-            hold=self._computer_run(table),
+            hold=self._run_goes_on(table),
         )
         if self._mention_due(table):
             # Its own slot, without the pause between edits: the mention does not wait for the table's
@@ -125,19 +128,18 @@ class Presenter(PanelFollower):
             self._follow(table, user_id)
 
     @staticmethod
-    def _computer_run(table: Table) -> bool:
-        """True when the last change was a computer's move and only computers are to act next: more
-        computer moves follow at once, so the table's edit can wait for them."""
+    def _run_goes_on(table: Table) -> bool:
+        """True when the last change was a move and the same run of moves goes on at once: only its
+        own seat (the rest of a turn: a Skyjo draw, then the card placed; a Skip-Bo turn's cards)
+        and computers (who move after their short pause) are to act next. A human other than the
+        last mover to act, a round or game over, ends it."""
         if table.finished or not table.recent:
             return False
         seat = table.recent[-1][0]
         to_act = table.state.seats_to_act()
-        return (
-            seat >= 0
-            and table.ai_level(seat) is not None
-            and bool(to_act)
-            and all(table.ai_level(s) is not None for s in to_act)
-        )
+        if seat < 0 or not to_act:
+            return False
+        return all(s == seat or table.ai_level(s) is not None for s in to_act)
 
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
@@ -280,7 +282,7 @@ class Presenter(PanelFollower):
         hold: bool = False,
     ) -> None:
         """Render ``key``'s message again (at most one render in flight, one per pause). ``hold``: this
-        change is in a computer's run of moves, the render waits for the run's end (table_changed)."""
+        change is in a run of moves, the render waits for the run's end (table_changed)."""
         if self._closed:
             return
         slot = self._slots.get(key)
