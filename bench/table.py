@@ -25,8 +25,9 @@ Figures:
   presenter's slots and followed panels, the database layer's Python objects (SQLite's own page
   cache is outside Python's allocator and not counted). Also printed: the same over all the tables
   (from the bot connected with none). Before issue 40 the figure was the median of 5 samples over
-  the last 20 tables only: what was in flight (pictures of 40 kB on their way for about 170 edits a
-  second) moved it by more than the tables themselves, and it printed -31 to -46 KB in some runs.
+  the last 20 tables only: what is in flight at the instant of a sample (pictures of 40 kB on their
+  way, payloads, answers being parsed) comes and goes by more than 20 tables hold, and it printed
+  -31 to -46 KB in some runs.
 
 Heavier runs (issue 26): ``python -m bench.table --games 200,1000 --ramp`` (or, through
 ``python -m bench table``, which passes no arguments: ``SKYBO_BENCH_GAMES=200,1000
@@ -119,8 +120,8 @@ async def _measure() -> int:
     """The Python memory the bot's process retains: the least of SAMPLES samples, each after a full
     collection, SAMPLE_S apart (longer than a computer's move in all: every table moved meanwhile).
     What is in flight (a table's picture on its way, a request's payload, an answer being parsed)
-    only ever adds to what is retained, and with 200 tables moving it comes and goes by megabytes
-    between two samples: the least sample is the retained memory, the median was not."""
+    only ever adds to what is retained, and with 200 tables moving it comes and goes between two
+    samples: the least sample is the closest to the retained memory."""
     values = []
     for _ in range(SAMPLES):
         gc.collect()

@@ -130,7 +130,7 @@ class Presenter(PanelFollower):
     @staticmethod
     def _run_goes_on(table: Table) -> bool:
         """True when the last change was a move and the same run of moves goes on at once: only its
-        own seat (the rest of a turn: a Skyjo draw, then the card placed; a Skip-Bo turn's cards)
+        own seat (the rest of a turn: a card drawn, then placed; a turn of several cards)
         and computers (who move after their short pause) are to act next. A human other than the
         last mover to act, a round or game over, ends it."""
         if table.finished or not table.recent:
