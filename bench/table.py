@@ -13,9 +13,12 @@ seconds (uniform) before each click; while the computer plays she clicks Refresh
 
 Figures:
 * click latency: from the INTERACTION_CREATE leaving the fake to the bot's answer arriving at the fake
-  (both instants taken in the fake's process): the interaction callback, or for a move (acknowledged
-  first with a deferred update, see ``bot.ui.clicks.TableUI``) the edit of the panel that shows
-  it; SQLite ``synchronous=FULL``;
+  (both instants taken in the fake's process): the interaction callback (for a move, the new panel:
+  see ``bot.ui.clicks.TableUI``), or for a move whose commit took longer than 2 s (acknowledged with
+  a deferred update) the edit of the panel that shows it; SQLite ``synchronous=FULL``;
+* REST requests per click: every request the bot made to the fake from the first measured click to
+  the last answer, by route (callbacks, the interactions' webhooks, the channel routes), divided by
+  the clicks (docs/performance.md, "Requests per click");
 * bot memory per active game: tracemalloc in the bot's process, started once the bot is connected
   and before the first table. The retained Python memory (see ``_measure``: after ``gc.collect()``,
   the least of SAMPLES samples over 2 s, since what is in flight only adds to it) when the first half

@@ -24,6 +24,10 @@ discord.py asks for it always (``?with_response=1``) and builds an ``Interaction
 answered message from it, every button of a private panel included; only a new public message (the
 lobby: its id is kept) is read. Issue 26 measured that parsing among the largest costs of a click.
 
+A move on a private panel is answered by its new panel when its commit is done within
+:data:`ANSWER_BY` (2 s) of the click, else acknowledged then (:meth:`bot.ui.clicks.TableUI._commit_in_time`):
+the last second of the window is for this policy's retries.
+
 This module holds the policy (the deadline, the pauses, which answers are read: :data:`POLICY`); the
 adapter that applies it is a patch of discord.py's webhook adapter, with the others in
 :mod:`bot.discord_patches` (:func:`~bot.discord_patches.answer_on_time`, given :data:`POLICY` by
