@@ -13,15 +13,24 @@ seconds (uniform) before each click; while the computer plays she clicks Refresh
 
 Figures:
 * click latency: from the INTERACTION_CREATE leaving the fake to the bot's answer arriving at the fake
-  (both instants taken in the fake's process): the interaction callback, or for a move (acknowledged
-  first with a deferred update, see ``bot.ui.clicks.TableUI``) the edit of the panel that shows
-  it; SQLite ``synchronous=FULL``;
+  (both instants taken in the fake's process): the interaction callback (for a move, the new panel:
+  see ``bot.ui.clicks.TableUI``), or for a move whose commit took longer than 2 s (acknowledged with
+  a deferred update) the edit of the panel that shows it; SQLite ``synchronous=FULL``;
+* REST requests per click: every request the bot made to the fake from the first measured click to
+  the last answer, by route (callbacks, the interactions' webhooks, the channel routes), divided by
+  the clicks (docs/performance.md, "Requests per click");
 * bot memory per active game: tracemalloc in the bot's process, started once the bot is connected
-  and before the first table; Python memory still allocated (after ``gc.collect()``, median of 5
-  samples) when GAMES - MEASURED tables are open versus when all GAMES are, divided by MEASURED.
-  It includes everything the bot process holds for those games: discord.py's state, aiohttp client
-  buffers in flight, the service's caches, the database layer's Python objects (SQLite's own page
-  cache is outside Python's allocator and not counted). Also printed: the same over all GAMES tables.
+  and before the first table. The retained Python memory (see ``_measure``: after ``gc.collect()``,
+  the least of SAMPLES samples over 2 s, since what is in flight only adds to it) when the first half
+  of the tables is open (each set up and two moves played, its computer playing on) versus when all
+  are, divided by the tables of the second half (MEASURED: 100 of 200). It includes everything the
+  bot's process holds for those games: discord.py's state, the service's tables and caches, the
+  presenter's slots and followed panels, the database layer's Python objects (SQLite's own page
+  cache is outside Python's allocator and not counted). Also printed: the same over all the tables
+  (from the bot connected with none). Before issue 40 the figure was the median of 5 samples over
+  the last 20 tables only: what is in flight at the instant of a sample (pictures of 40 kB on their
+  way, payloads, answers being parsed) comes and goes by more than 20 tables hold, and it printed
+  -31 to -46 KB in some runs.
 
 Heavier runs (issue 26): ``python -m bench.table --games 200,1000 --ramp`` (or, through
 ``python -m bench table``, which passes no arguments: ``SKYBO_BENCH_GAMES=200,1000
@@ -55,7 +64,6 @@ import logging
 import multiprocessing
 import os
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,7 +90,7 @@ from bench.table_players import (
 )
 from bench.table_report import report, report_one, report_ramp
 
-MEASURED = 20  # the last tables opened: memory per game is what they add
+MEASURED = 0.5  # the share of the tables opened last: memory per game is what they add
 # The ramp (--ramp): think ranges from light to heavy, RAMP_STEP_S seconds each, after a warm-up window
 # in which every player opens her panel again (not counted for the capacity). At 200 games their
 # offered loads are about 50, 100, 150, 230, 400 and 900 clicks per second.
@@ -97,7 +105,8 @@ RAMP: tuple[tuple[float, float], ...] = (
 )
 RAMP_STEP_S = 6.0
 SETTLE_S = 1.0  # after the tables are opened, before memory is measured (the last answers)
-SAMPLE_S = 0.2  # between the 5 samples of memory
+SAMPLE_S = 0.2  # between the samples of memory
+SAMPLES = 10  # samples of memory, the least kept (see _measure)
 
 
 def _ramp_plan() -> list[tuple[str, tuple[float, float], float]]:
@@ -111,12 +120,17 @@ def _ramp_plan() -> list[tuple[str, tuple[float, float], float]]:
 
 
 async def _measure() -> int:
+    """The Python memory the bot's process retains: the least of SAMPLES samples, each after a full
+    collection, SAMPLE_S apart (longer than a computer's move in all: every table moved meanwhile).
+    What is in flight (a table's picture on its way, a request's payload, an answer being parsed)
+    only ever adds to what is retained, and with 200 tables moving it comes and goes between two
+    samples: the least sample is the closest to the retained memory."""
     values = []
-    for _ in range(5):
+    for _ in range(SAMPLES):
         gc.collect()
         values.append(tracemalloc.get_traced_memory()[0])
         await asyncio.sleep(SAMPLE_S)
-    return int(statistics.median(values))
+    return min(values)
 
 
 async def _bench(
@@ -134,7 +148,7 @@ async def _bench(
     from bot.client import BotTuning, create_bot
     from bot.config import Limits
 
-    measured = min(MEASURED, games)
+    measured = max(1, round(games * MEASURED))
     setup_deadline, play_deadline = SETUP_DEADLINE * _scale(games), PLAY_DEADLINE * _scale(games)
     context = multiprocessing.get_context("spawn")
     pipe, child_pipe = context.Pipe()

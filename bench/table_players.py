@@ -153,13 +153,14 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
         sent_at.clear()
         answered_at.clear()
         monitor = _LoopMonitor()
-        started = time.perf_counter()
+        started, first_request = time.perf_counter(), len(fake.requests)
         players = [
             _player(fake, message, alice, clicks, random.Random(i), answer_of)
             for i, message in enumerate(tables)
         ]
         done = await asyncio.wait_for(asyncio.gather(*players), play_deadline)
         elapsed = time.perf_counter() - started
+        requests = fake.requests[first_request:]
         latencies = [(answered_at[i] - t0) * 1000 for i, t0 in sent_at.items() if i in answered_at]
         if os.environ.get("SKYBO_BENCH_TRACE"):
             with open(os.environ["SKYBO_BENCH_TRACE"], "w") as out:
@@ -178,6 +179,8 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
                     "elapsed": elapsed,
                     "setup_s": setup_s,
                     "fake_loop": monitor.stop(),
+                    "rest": _rest_counts(requests),
+                    "by_route": dict(Counter(f"{r.method} {r.route}" for r in requests).most_common()),
                 },
             )
         )
@@ -190,6 +193,18 @@ async def _fake_side(pipe: Connection, games: int, clicks: int, measured: int) -
                 await _recv(pipe, 30)  # "stop": the bot has closed
     finally:
         await fake.stop()
+
+
+def _rest_counts(requests: Sequence[Any]) -> dict[str, int]:
+    """The bot's requests to the fake by kind: all, interaction (callbacks and the interaction
+    webhooks: answers and panel edits), channel (table edits, mentions and their deletes)."""
+    routes = [r.route or "" for r in requests]
+    return {
+        "all": len(routes),
+        "callback": sum(1 for r in routes if r.startswith("/interactions/")),
+        "interaction": sum(1 for r in routes if r.startswith(INTERACTION_ROUTES)),
+        "channel": sum(1 for r in routes if r.startswith(CHANNEL_ROUTES)),
+    }
 
 
 class Answers:
@@ -434,7 +449,6 @@ async def play(
             if key in answers.answered_at
         ]
         requests = fake.requests[r0:r1]
-        routes = [r.route or "" for r in requests]
         windows.append(
             {
                 "name": name,
@@ -445,11 +459,7 @@ async def play(
                 "refreshes": sum(
                     1 for key in sent if ":rf:" in str(fake.interactions[key].data.get("custom_id"))
                 ),
-                "rest": {
-                    "all": len(routes),
-                    "interaction": sum(1 for r in routes if r.startswith(INTERACTION_ROUTES)),
-                    "channel": sum(1 for r in routes if r.startswith(CHANNEL_ROUTES)),
-                },
+                "rest": _rest_counts(requests),
                 "by_route": dict(Counter(f"{r.method} {r.route}" for r in requests).most_common()),
             }
         )

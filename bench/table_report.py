@@ -62,6 +62,7 @@ def report_one(results: dict[str, Any]) -> list[str]:
         f"   storage: {db.writes} writes in {db.transactions} transactions"
         f" ({db.writes / max(1, db.transactions):.1f} per commit on average, at most {db.largest})"
     )
+    lines.append(requests_line(results))
     lines.append(
         f"   bot memory per active game: {results['memory_per_game'] / 1024:.1f} KB   (target < 50 KB)"
         f"   [tracemalloc in the bot's process, fake Discord in another process: the last {measured}"
@@ -69,6 +70,25 @@ def report_one(results: dict[str, Any]) -> list[str]:
         f" over all {results['active_games']}: {results['memory_all'] / 1024:.1f} KB per game]"
     )
     return lines
+
+
+def requests_per_click(results: dict[str, Any]) -> float:
+    """The bot's REST requests to Discord per measured click (every route: callbacks, the
+    interaction webhooks, the channel routes of table edits and mentions)."""
+    return float(results["rest"]["all"]) / max(1, len(results.get("latencies") or []))
+
+
+def requests_line(results: dict[str, Any]) -> str:
+    """What the bot asked of Discord during the measured clicks, per click, by route."""
+    clicks = max(1, len(results.get("latencies") or []))
+    rest = results["rest"]
+    routes = ", ".join(f"{route} {n / clicks:.2f}" for route, n in list(results["by_route"].items())[:6])
+    return (
+        f"   REST requests per click: {requests_per_click(results):.2f} (callbacks"
+        f" {rest['callback'] / clicks:.2f}, interaction webhooks"
+        f" {(rest['interaction'] - rest['callback']) / clicks:.2f}, channel routes"
+        f" {rest['channel'] / clicks:.2f}): {routes}"
+    )
 
 
 def report(runs: list[dict[str, Any]]) -> list[str]:
@@ -118,6 +138,7 @@ def report(runs: list[dict[str, Any]]) -> list[str]:
         "storage writes / commits",
         [f"{r['db'].writes} / {r['db'].transactions}" for r in runs],
     )
+    row("REST requests per click", [f"{requests_per_click(r):.2f}" for r in runs])
     row(
         "bot memory per game (last, all)",
         [f"{r['memory_per_game'] / 1024:.1f} KB, {r['memory_all'] / 1024:.1f} KB" for r in runs],

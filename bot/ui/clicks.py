@@ -15,6 +15,7 @@ the presenter (:mod:`bot.ui.presenter`) edits the message with the latest state.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import re
@@ -39,7 +40,7 @@ from bot.service import (
     TableService,
 )
 from bot.storage.lobbies import Lobby
-from bot.ui import display, errors, ids, threads
+from bot.ui import display, errors, ids, on_time, threads
 from bot.ui.host import Host
 from bot.ui.presenter import Presenter
 from bot.ui.router import Route
@@ -93,17 +94,28 @@ def game_pattern(prefix: str) -> re.Pattern[str]:
 class TableUI:
     """What each click does: ask the service, then answer (only after the service committed).
 
-    Answer first, on time. Discord wants the first answer to a click (its callback) within 3 s of
-    the click; a callback that misses it leaves the player with "This interaction failed". So a
-    click that changes the game (a move on a panel, the lobby buttons, the Yes of Leave and End,
-    Take my seat back, Next round, Rematch) is first acknowledged with a deferred update (type 6:
-    nothing shown yet, a single request that carries no result) and only then does the service
-    act; the result is shown afterwards by editing the clicked private message (the interaction's
-    original response), by a private follow-up, or by the presenter for public messages; those
-    webhook requests have the token's 15 minutes to land. If the acknowledgement cannot land in
-    time (see :mod:`bot.ui.on_time`, which retries it while the deadline allows), the service is
-    not asked: a move is never stored without an answer. The acknowledgement says nothing about the
-    move, so "every action is committed before anyone is answered" still holds.
+    Answered on time. Discord wants the first answer to a click (its callback) within 3 s of the
+    click; a callback that misses it leaves the player with "This interaction failed".
+
+    A move on a private panel (one of its game's ``GAME_ACTS``) races that window
+    (:meth:`_commit_in_time`, issue 40): the service is asked at once, and if the move is committed
+    within :data:`bot.ui.on_time.ANSWER_BY` (2 s) of the click's creation, the click is answered by
+    the new panel itself, one UPDATE_MESSAGE callback (type 7): one request per move instead of two,
+    with a second left for that callback's retries. A commit still running then (a busy database,
+    the channel lock held by another commit) is acknowledged with a deferred update (type 6: nothing
+    shown yet, a single request that carries no result) and the panel edited once the commit is done
+    (the token's 15 minutes). Either way nothing is shown before it is committed. The price: the
+    service is asked before the click is acknowledged, so a callback that Discord refuses for the
+    whole window (an outage, a 429 longer than what is left) leaves a stored move whose click
+    "failed"; the presenter then edits the panel through the token of the player's last answered
+    click (:meth:`PanelFollower.panel_missed`) and the public table shows the move.
+
+    Every other click that changes the game (the lobby buttons, the Yes of Leave and End, Take my
+    seat back, Next round on the table, Rematch) is first acknowledged with a deferred update and
+    only then does the service act; the result is shown by a private follow-up, an edit of the
+    clicked private message, or by the presenter for public messages. If that acknowledgement
+    cannot land in time (see :mod:`bot.ui.on_time`, which retries it while the deadline allows),
+    the service is not asked: such a change is never made without an answer.
 
     Clicks that change nothing (open my panel, a mode, Refresh, rules, Leave's question, No) keep
     answering in one request: if that misses the deadline, nothing was stored either.
@@ -224,12 +236,23 @@ class TableUI:
         clicked: int | None = getattr(opened_by, "id", None)
         shown: int | None = None
         issued = self.service.clock.now_ms()  # the token's 15 minutes started before this answer
+        missed = False
         try:
             buttons: dict[str, Any] = {"view": view} if view is not None else {}
             deferred = interaction.response.type is discord.InteractionResponseType.deferred_message_update
             if in_place and not interaction.response.is_done():
-                await interaction.response.edit_message(content=content, view=view)
-                followed, shown = state, clicked
+                try:
+                    await interaction.response.edit_message(content=content, view=view)
+                except discord.HTTPException as error:
+                    # The answer could not land in time (a move is committed by now, see
+                    # _commit_in_time): the presenter shows the panel through its last token.
+                    log.warning(
+                        "click not answered in time",
+                        extra={"user_id": interaction.user.id, "status": error.status, "code": error.code},
+                    )
+                    missed = True
+                else:
+                    followed, shown = state, clicked
             elif in_place and deferred:
                 # Acknowledged first (a move): the clicked panel is the interaction's original message.
                 await discord_patches.edit_original(interaction.followup, content=content, view=view)
@@ -242,6 +265,8 @@ class TableUI:
                 followed, shown = state, interaction.id
         finally:
             self.presenter.panel_click_done(watch, interaction, table, followed, shown, issued)
+        if missed:
+            self.presenter.panel_missed(state.game_id, interaction.user.id, table)
 
     # ------------------------------------------------------------------ game buttons
 
@@ -251,7 +276,10 @@ class TableUI:
         if bid is None or game is None:
             raise Refused("table.error.forged")
         changes = bid.act in CHANGING_ACTS or bid.act in game.panel.GAME_ACTS
-        if changes and not await self.acknowledge(interaction):
+        # A move on a private panel is answered by the panel itself when it is committed in time
+        # (_commit_in_time); every other change is acknowledged first.
+        racing = bid.act in game.panel.GAME_ACTS and self._on_panel(interaction)
+        if changes and not racing and not await self.acknowledge(interaction):
             return
         handler = self.ACTS.get(bid.act, TableUI._move)
         await handler(self, interaction, bid, game)
@@ -336,9 +364,16 @@ class TableUI:
         table = self.service.tables.get(bid.game)  # kept: a click that ends the game un-caches it
         # The click's interaction id is its action's idempotency key: a commit retried after its
         # connection dropped is recognised and never applied twice (bot/storage/games.py).
-        state = await self.service.click(
+        commit = self.service.click(
             bid.game, bid.version, interaction.user.id, bid.act, bid.arg, key=interaction.id
         )
+        if self._on_panel(interaction) and not interaction.response.is_done():
+            answered = await self._commit_in_time(interaction, commit, bid.game, table)
+            if answered is None:
+                return
+            state = answered
+        else:
+            state = await commit
         if self._on_panel(interaction):
             await self._show_panel(interaction, state, in_place=True, table=table)
         elif state.notice is not None:  # Next round on the table message
@@ -346,6 +381,31 @@ class TableUI:
             await self.tell(interaction, t(key, interaction.locale, **params))
         elif not interaction.response.is_done():
             await interaction.response.defer()
+
+    async def _commit_in_time(
+        self, interaction: Interaction, commit: Awaitable[PanelState], game_id: int, table: Table | None
+    ) -> PanelState | None:
+        """A click on a private panel, raced against the 3-second window (see the class docstring):
+        the service is asked at once; committed within :data:`bot.ui.on_time.ANSWER_BY` of the
+        click's creation (its snowflake), the click is answered by the new panel itself, one
+        UPDATE_MESSAGE callback (type 7, :meth:`_show_panel`); still committing then, it is
+        acknowledged (a deferred update) and the panel edited once the commit is done. None: the
+        acknowledgement could not land; the commit was let finish (it cannot be called back
+        halfway) and the presenter brings the panel up to date through its last token."""
+        task = asyncio.ensure_future(commit)
+        wait = on_time.answer_budget(interaction.id)
+        if wait > 0:
+            await asyncio.wait({task}, timeout=wait)
+        if task.done():
+            return task.result()
+        if await self.acknowledge(interaction):
+            return await task
+        try:
+            await task
+        except (Refused, Stale):
+            return None  # nothing stored: the click is lost for Discord, as if never made
+        self.presenter.panel_missed(game_id, interaction.user.id, table)
+        return None
 
     # The acts every game shares, each to its handler (any other act: _move).
     ACTS: ClassVar[dict[str, ActHandler]] = {

@@ -24,6 +24,10 @@ discord.py asks for it always (``?with_response=1``) and builds an ``Interaction
 answered message from it, every button of a private panel included; only a new public message (the
 lobby: its id is kept) is read. Issue 26 measured that parsing among the largest costs of a click.
 
+A move on a private panel is answered by its new panel when its commit is done within
+:data:`ANSWER_BY` (2 s) of the click, else acknowledged then (:meth:`bot.ui.clicks.TableUI._commit_in_time`):
+the last second of the window is for this policy's retries.
+
 This module holds the policy (the deadline, the pauses, which answers are read: :data:`POLICY`); the
 adapter that applies it is a patch of discord.py's webhook adapter, with the others in
 :mod:`bot.discord_patches` (:func:`~bot.discord_patches.answer_on_time`, given :data:`POLICY` by
@@ -37,6 +41,7 @@ task, which copies the variable.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import discord
@@ -44,6 +49,11 @@ import discord
 from bot.discord_patches import CALLBACK_WINDOW, CallbackPolicy
 
 MARGIN = 0.25  # seconds kept for the last attempt's own trip to Discord
+# A move on a private panel whose commit is done by this many seconds after the click's creation is
+# answered by the new panel in its one callback (type 7); else it is acknowledged then (a deferred
+# update, type 6) and the panel edited after the commit. What is left of the window (1 s, less
+# MARGIN) is the callback's room for the retries above.
+ANSWER_BY = 2.0
 RETRY_5XX = (0.1, 0.25, 0.5)  # pauses before retrying a 5xx (the last one repeats)
 
 EPHEMERAL = 1 << 6
@@ -62,6 +72,13 @@ def wants_body(payload: dict[str, Any] | None) -> bool:
         return False
     data = payload.get("data") or {}
     return not int(data.get("flags") or 0) & EPHEMERAL
+
+
+def answer_budget(interaction_id: int) -> float:
+    """Seconds left (maybe negative) until :data:`ANSWER_BY` after this interaction's creation: how
+    long a click on a private panel may wait for its commit before it is acknowledged first."""
+    created = discord.utils.snowflake_time(interaction_id).timestamp()
+    return created + ANSWER_BY - time.time()
 
 
 def callback_deadline(interaction_id: int) -> float:

@@ -22,6 +22,9 @@ from bot.ui.views import ButtonsView, final_panel_content, panel_content, panel_
 log = logging.getLogger(__name__)
 
 PANEL_TOKEN_MS = 14 * 60 * 1000  # an interaction token lives 15 minutes: leave room for the edit
+# A player who clicked their live panel this recently is taken to be looking at it (see
+# PanelFollower.looking): their turn's mention is not posted, the panel's edit tells them.
+LOOKING_MS = 60 * 1000
 
 
 def panel_key(table: Table, seat: int) -> tuple[Any, ...]:
@@ -113,6 +116,8 @@ class PanelFollower:
         if table is None or state is None or self._closed:
             if table is not None and watch.webhook is None and not watch.busy:
                 self._forget_panel(table.id, user_id)
+            elif table is not None and watch.key == () and not watch.busy and not self._closed:
+                self._follow(table, user_id)  # an edit of the followed panel gave way to this click
             return
         now = self.bot.service.clock.now_ms()
         if panel_id is not None:
@@ -143,6 +148,20 @@ class PanelFollower:
         if not watch.busy and (watch.recheck or moved or watch.retiring):
             self._follow(table, user_id)
 
+    def panel_missed(self, game_id: int, user_id: int, table: Table | None) -> None:
+        """A click on a panel whose answer could not land after its move was committed (see
+        :meth:`bot.ui.clicks.TableUI._commit_in_time`): the panel still shows the state before it.
+        The player's live panel is edited through the token of their last answered click, if it still
+        has time (the move shows on the public table in any case)."""
+        watch = self._panels.get(game_id, {}).get(user_id)
+        table = table or self.bot.service.tables.get(game_id)
+        if watch is None or watch.webhook is None or table is None:
+            return
+        # What it shows is unknown: the game as it stands (and not "looking": the mention goes out).
+        watch.key, watch.recheck, watch.state = (), False, None
+        if not watch.busy:
+            self._follow(table, user_id)
+
     def _follow(self, table: Table, user_id: int) -> None:
         self._schedule(("panel", table.id, user_id), functools.partial(self._render_panel, table, user_id))
 
@@ -152,6 +171,23 @@ class PanelFollower:
         if watch is None:
             return False
         return self.bot.service.clock.now_ms() - watch.issued_ms < PANEL_TOKEN_MS
+
+    def looking(self, table: Table, user_id: int) -> bool:
+        """True when this player is taken to be looking at their live panel, which the bot follows:
+        their last click on it was answered (so the panel is on their screen, not dismissed) within
+        :data:`LOOKING_MS` (a minute; its token has 13 more), they sit at that panel's seat and no
+        click of theirs is being answered. The presenter then edits that panel for their turn
+        (:meth:`_follow`, the panel's key changes with the turn), and the turn's mention, a ping
+        posted in the channel and deleted at the next turn, is not posted (issue 40: two requests
+        per turn). Conservative by design: a minute without a click, a panel never opened or opened
+        elsewhere (another game, another seat), and the mention goes out as before; the half-time
+        reminder of a turn limit pings in every case."""
+        watch = self._panels.get(table.id, {}).get(user_id)
+        if watch is None or watch.webhook is None or watch.state is None or watch.busy:
+            return False
+        if watch.seat != table.seat_of(user_id):
+            return False
+        return self.bot.service.clock.now_ms() - watch.issued_ms < LOOKING_MS
 
     def _forget_panel(self, game_id: int, user_id: int) -> None:
         watches = self._panels.get(game_id)
@@ -181,13 +217,21 @@ class PanelFollower:
         async with self.bot.service.lock(table.channel_id):
             if watch.busy or watch.clicks != clicks:
                 # A click started while this waited for the lock: its answer may be older than the
-                # game; once it is answered, the panel is sent again (panel_click_done).
-                watch.recheck = True
+                # game; once it is answered, panel_click_done compares the versions and sends the
+                # panel again if so. Nothing was sent from here, so nothing can overtake that
+                # answer: no recheck (issue 40: it sent every such panel twice). What the panel
+                # shows is unknown until then.
+                watch.key = ()
                 return
             key = panel_key(table, watch.seat)
             if key == watch.key and not watch.recheck:
                 return
             shown = watch.state
+            if watch.key == () and not watch.recheck and shown is not None and shown.version == table.version:
+                # Answered while the channel lock was held (panel_click_done could not tell whether a
+                # commit was under way): none was, the panel shows the game as it stands.
+                watch.key = key
+                return
             content: str
             view: ButtonsView | None
             if watch.recheck and key == watch.key and shown is not None and shown.version == table.version:

@@ -55,6 +55,8 @@ PLACE_GONE = {10003, 10004}  # Unknown Channel, Unknown Guild
 UNKNOWN_MESSAGE = 10008
 CANNOT_POST = {50001, 50013}  # Missing Access, Missing Permissions
 NO_MENTIONS = discord.AllowedMentions.none()
+# A table edit held for a run of moves (Presenter.table_changed) waits at most this many pauses.
+HOLD_INTERVALS = 3
 
 
 @dataclass
@@ -65,6 +67,9 @@ class _Slot:
     dirty: bool = True
     task: asyncio.Task[None] | None = None
     interval: float | None = None  # the pause between two renders (None: the presenter's)
+    # A run of moves is under way (see Presenter.table_changed): the render waits until
+    # this is set (the run ended) or HOLD_INTERVALS pauses have passed.
+    held: asyncio.Event | None = None
 
 
 class Presenter(PanelFollower):
@@ -98,9 +103,24 @@ class Presenter(PanelFollower):
 
     # the service calls this (TableListener)
     def table_changed(self, table: Table) -> None:
+        """Schedule what follows a committed change: the table's edit, the turn's mention, the
+        followed panels whose text no longer holds.
+
+        A run of moves is one edit of the table, not one per move (issue 40): a change after which
+        only the same seat (the rest of its turn) or computers are to act holds the table's edit
+        (:meth:`_run_goes_on`) until the change that hands the game to another human (or ends the
+        round), or :data:`HOLD_INTERVALS` pauses between edits (3 s) so that a long run still shows.
+        Against computers, a human's last move of a turn and the computers' answer are then one edit,
+        shown when it is the human's turn again. The players' own panels are answered at once and the
+        turn's mention has its own slot: only spectators of the public table see a move up to 3 s
+        later."""
         if table.gone:
             return
-        self._schedule(("game", table.id), functools.partial(self._render_table_in, table))
+        self._schedule(
+            ("game", table.id),
+            functools.partial(self._render_table_in, table),
+            hold=self._run_goes_on(table),
+        )
         if self._mention_due(table):
             # Its own slot, without the pause between edits: the mention does not wait for the table's
             # edit (its picture, its upload, the pause since the last edit of that message).
@@ -142,6 +162,20 @@ class Presenter(PanelFollower):
         if not table.gone:
             await threads.close_thread(self.bot, table, self._locale(table.stored.guild_id))
 
+    @staticmethod
+    def _run_goes_on(table: Table) -> bool:
+        """True when the last change was a move and the same run of moves goes on at once: only its
+        own seat (the rest of a turn: a card drawn, then placed; a turn of several cards)
+        and computers (who move after their short pause) are to act next. A human other than the
+        last mover to act, a round or game over, ends it."""
+        if table.finished or not table.recent:
+            return False
+        seat = table.recent[-1][0]
+        to_act = table.state.seats_to_act()
+        if seat < 0 or not to_act:
+            return False
+        return all(s == seat or table.ai_level(s) is not None for s in to_act)
+
     def lobby_changed(self, lobby_id: int) -> None:
         self._schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
 
@@ -162,6 +196,8 @@ class Presenter(PanelFollower):
         slot = self._slots.get(key)
         if slot is not None:
             slot.dirty = False  # a render in flight ends by itself (and is ignored if it fails)
+            if slot.held is not None:
+                slot.held.set()
 
     def cannot_post(self, channel_id: int | None) -> bool:
         """True while Discord refuses the bot's posts (or edits) in this channel, since its last refusal
@@ -280,20 +316,40 @@ class Presenter(PanelFollower):
         await dm.send(text)
 
     def _schedule(
-        self, key: tuple[Any, ...], render: Callable[[], Awaitable[None]], *, interval: float | None = None
+        self,
+        key: tuple[Any, ...],
+        render: Callable[[], Awaitable[None]],
+        *,
+        interval: float | None = None,
+        hold: bool = False,
     ) -> None:
+        """Render ``key``'s message again (at most one render in flight, one per pause). ``hold``: this
+        change is in a run of moves, the render waits for the run's end (table_changed)."""
         if self._closed:
             return
         slot = self._slots.get(key)
         if slot is None:
             slot = self._slots[key] = _Slot(render, interval=interval)
         slot.render, slot.dirty = render, True
+        if hold and self.interval > 0:
+            if slot.held is None:
+                slot.held = asyncio.Event()
+        elif slot.held is not None:
+            slot.held.set()  # the run ended: render now (within the pause)
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(key, slot), name=f"presenter-{key[0]}-{key[1]}")
 
     async def _run(self, key: tuple[Any, ...], slot: _Slot) -> None:
         failures = 0
         while slot.dirty and not self._closed:
+            held = slot.held
+            if held is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(held.wait(), HOLD_INTERVALS * self.interval)
+                if slot.held is held:
+                    slot.held = None
+                if not slot.dirty or self._closed:  # stopped meanwhile (_stop)
+                    break
             slot.dirty = False
             started = time.monotonic()
             try:
@@ -443,7 +499,11 @@ class Presenter(PanelFollower):
         slot, with no pause between posts): it never waits for the table message's edit, which is
         coalesced to one per second and carries a picture to draw and upload (issue 38: the mention
         came about 5 s after the turn began). The old messages are deleted after the new mention is
-        posted, off the new turn's path; the requests per turn are the same (one post, the deletes)."""
+        posted, off the new turn's path; the requests per turn are the same (one post, the deletes).
+
+        Not posted to a player looking at their followed panel (:meth:`PanelFollower.looking`: they
+        clicked it within the last minute), whose panel's edit says it is their turn: the mention
+        and its delete were two of the requests of every turn (issue 40)."""
         meta = table.stored.meta
         key = [user, turns] if user is not None else None
         stored = meta.get("mention")
@@ -453,9 +513,14 @@ class Presenter(PanelFollower):
         # Forget the old messages before deleting them: a stop in between leaves a stale mention in
         # the channel rather than a message deleted twice.
         stale = [None if old is None else old[2], meta.get("reminder")]
-        await self.bot.service.remember_messages(table, mention=None, reminder=None)
+        # Looking at their followed panel: its edit tells them, no mention (PanelFollower.looking).
+        # Stored as this turn's mention without a message, so this turn is not looked at again.
+        looking = key is not None and user is not None and self.looking(table, user)
+        await self.bot.service.remember_messages(
+            table, mention=[*key, None] if looking and key is not None else None, reminder=None
+        )
         try:
-            if key is None or user is None:
+            if key is None or user is None or looking:
                 return
             text = table.game.message.turn_mention(user, locale)
             if not self.panel_fresh(table.id, user):  # their panel can no longer be edited for them

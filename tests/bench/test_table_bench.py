@@ -30,7 +30,7 @@ def test_two_counts_side_by_side_and_a_ramp(monkeypatch: pytest.MonkeyPatch) -> 
     assert [r["games"] for r in runs] == list(COUNTS)
     for games, result in zip(COUNTS, runs, strict=True):
         assert result["active_games"] == games
-        assert result["measured"] == games  # fewer tables than MEASURED: all of them are measured
+        assert result["measured"] == max(1, round(games * table.MEASURED))  # the last half of them
         assert result["unanswered"] == 0
         assert result["clicks"] == games * CLICKS == len(result["latencies"])
         assert all(ms > 0 for ms in result["latencies"])
@@ -59,6 +59,14 @@ def test_two_counts_side_by_side_and_a_ramp(monkeypatch: pytest.MonkeyPatch) -> 
     assert any(line.strip().startswith("ramp at 2 games") for line in lines)
     assert any(line.strip().startswith("sustained by one process (p99 <= 50 ms): ") for line in lines)
     assert lines[-1].strip().startswith("REST requests per click in ramp ")
+    per_click = next(line for line in lines if line.strip().startswith("REST requests per click  "))
+    assert len(per_click.split()) == 4 + len(COUNTS)  # one figure per session
+    for result in runs:
+        # Every click is answered by at least its callback; the line of one session says so by route.
+        assert result["rest"]["callback"] >= result["clicks"]
+        assert table_report.requests_per_click(result) >= 1.0
+        line = table_report.requests_line(result)
+        assert "POST /interactions/{interaction_id}/{token}/callback" in line
 
 
 def test_command_line_counts() -> None:

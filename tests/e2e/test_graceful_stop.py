@@ -3,9 +3,9 @@ stored; none is half-done; the process exits on its own within the bound (bot.li
 
 The real bot runs in a process of its own (tests/e2e/bot_worker.py, which stops on SIGTERM exactly as
 ``python -m bot run`` does) against the fake Discord of this test, on a SQLite file. Four Skyjo tables,
-Alice and Bob at each. A first wave of clicks (each human turns a card at each table) is acknowledged,
-so all of them are being handled; the edit that answers one of them meets two 503s, which discord.py
-retries after 1 s and 3 s: that click is still in flight when SIGTERM arrives. A second wave sent while
+Alice and Bob at each. A first wave of clicks (each human turns a card at each table) is being handled;
+the callback that answers one of them meets a 429 of 1.5 s, which the bot waits out: that click is
+still in flight when SIGTERM arrives. A second wave sent while
 the bot is stopping must be dropped: never acknowledged, never stored (the players click again once
 the bot is back; their buttons survive restarts).
 """
@@ -30,7 +30,7 @@ from .test_kills import result_of
 
 TABLES = 4
 GRACE = 8.0  # the worker's bound: SIGTERM to exit
-EDIT_ORIGINAL = "/webhooks/{application_id}/{token}/messages/{message_id}"
+CALLBACK = "/interactions/{interaction_id}/{token}/callback"
 
 
 class Worker:
@@ -128,16 +128,18 @@ async def test_sigterm_during_a_burst_of_clicks_leaves_nothing_half_done(
             custom_id = hidden[index]
             return custom_id, int(ids.decode(custom_id).arg)  # type: ignore[union-attr,arg-type]
 
-        # Wave 1: everyone turns a card at once; one answer (an edit of the panel) is slowed down.
-        fake.fail("PATCH", EDIT_ORIGINAL, count=2, status=503)
+        # Wave 1: everyone turns a card at once; one answer is slowed down: a move is answered by its
+        # callback carrying the new panel (issue 40), and one callback meets a 429 of 1.5 s, which
+        # the bot waits out (it still lands within the click's 3 s).
+        fake.rate_limit("POST", CALLBACK, retry_after=1.5)
         first: list[tuple[FakeInteraction, int, int, int]] = []
         for user, panel, game_id, seat in panels:
             custom_id, pos = reveal(user, panel, 0)
             first.append((await fake.click(user, panel.snapshot(), custom_id), game_id, seat, pos))
         await fake.wait_until(
-            lambda: all(inter.callback is not None for inter, *_ in first) and bool(fake.server_errors),
+            lambda: sum(inter.callback is None for inter, *_ in first) == 1 and bool(fake.rate_limited),
             20,
-            what="every click of the first wave acknowledged, one answer being retried",
+            what="every click of the first wave answered but one, whose answer waits out a 429",
         )
         assert any(result_of(inter) is None for inter, *_ in first), "the slowed answer is still due"
         assert worker.proc is not None

@@ -47,7 +47,7 @@ async def test_a_click_parses_only_the_clicked_button_and_asks_no_callback_body(
     shown = await inter.answer(timeout=10)
     assert shown.id == panel.id and reveal not in panel.custom_ids  # the move is on the panel
     callbacks = [r for r in inter.requests if r.key == CALLBACK]
-    assert [r.query for r in callbacks] == [{}], "a deferred update asks for no body"
+    assert [r.query for r in callbacks] == [{}], "the panel's update (type 7) asks for no body"
     assert callbacks[0].status == 204
 
     parsed = next(i for i in seen if i.id == inter.id)

@@ -420,7 +420,12 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     shown = await asyncio.gather(*(i.answer() for i in inters))
     assert all(m.id == fresh.id for m in shown)  # both acknowledged, then the panel edited in place
     assert table.version == version + 1 and table.state.turn == a_seat
-    texts = [r.json.get("content", "") for i in inters for r in i.requests if r.method == "PATCH"]
+    # Each click's panel: its callback (the panel itself, issue 40) or, deferred, its edit.
+    texts = [
+        str(r.json.get("content") or (r.json.get("data") or {}).get("content"))
+        for i in inters
+        for r in i.requests
+    ]
     assert sum(t("table.error.stale_panel", "fr") in text for text in texts) == 1, texts
     log = await bot.service.storage.games.actions(game_id)
     pile = ids.decode(discard).arg // 100  # type: ignore[union-attr]

@@ -6,8 +6,11 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.client import create_bot
 from bot.service.rules import GameRules
+from bot.ui import panels
 
 from .conftest import (
     BOTH_BACKENDS,
@@ -115,10 +118,12 @@ async def test_next_round_votes_survive_a_restart(fake_discord: Any, skybo: Any,
 
 
 async def test_a_restart_does_not_mention_the_same_turn_twice(
-    fake_discord: Any, skybo: Any, db_file: Path
+    fake_discord: Any, skybo: Any, db_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The turn mention is stored with the game: the new process neither mentions the player again for
     the turn in progress nor leaves the old mention behind once the turn is played."""
+    # Nobody is taken to be looking at a panel: the turn's mention goes out (bot.ui.panels.looking).
+    monkeypatch.setattr(panels, "LOOKING_MS", 0)
     fake = fake_discord
     alice, bob = fake.user("alice"), fake.user("bob")
     rng = random.Random(11)

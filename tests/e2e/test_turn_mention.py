@@ -13,9 +13,11 @@ import time
 from typing import Any
 
 from bot.clock import ManualClock
+from bot.ui import ids
+from bot.ui.panels import LOOKING_MS
 from fakecord import FakeMessage, FakeUser
 
-from .conftest import button, open_panel, start_table, until_turn
+from .conftest import GAME_ACTS, act_of, button, choose, open_panel, start_table, until_turn
 
 
 async def test_the_turn_mention_is_posted_at_once_when_the_turn_passes_to_a_human(
@@ -28,12 +30,15 @@ async def test_the_turn_mention_is_posted_at_once_when_the_turn_passes_to_a_huma
     channel = fake.channel("general")
     table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=0)
     table = await until_turn(fake, bot, game_id, table_message, alice, random.Random(3))
-    bot_now, fake_now = clock.now_ms(), fake.clock.now()
 
     def mentions(user: FakeUser) -> list[FakeMessage]:
         return [m for m in fake.channel_messages(channel) if m.content.startswith(f"<@{user.id}>")]
 
-    await fake.wait_until(lambda: len(mentions(alice)) == 1, timeout=2.0, what="Alice mentioned")
+    # Alice clicked her panel moments ago: she is looking at it, its edit tells her (issue 40).
+    await bot.presenter.flush()
+    assert not mentions(alice) and not mentions(bob)
+    clock.advance(LOOKING_MS / 1000)  # a minute without a click: nobody is looking any more
+    bot_now, fake_now = clock.now_ms(), fake.clock.now()
     panel = await open_panel(fake, alice, table_message)
     await (await fake.click(alice, panel, button(panel, "dr"))).answer()
     # The table message's next edit is held 3 s (Discord's per-channel edit limit, say).
@@ -41,9 +46,8 @@ async def test_the_turn_mention_is_posted_at_once_when_the_turn_passes_to_a_huma
     started, before = time.monotonic(), len(fake.requests)
     await (await fake.click(alice, panel, button(panel, "rp"))).answer()
     assert table.state.turn == table.seat_of(bob.id)
-    # Bob's mention, and Alice's gone, well under a second after the move, and no clock moved.
+    # Bob's mention well under a second after the move, and no clock moved.
     await fake.wait_until(lambda: len(mentions(bob)) == 1, timeout=2.0, what="Bob mentioned")
-    await fake.wait_until(lambda: not mentions(alice), timeout=2.0, what="Alice's mention deleted")
     assert time.monotonic() - started < 1.0
     assert (clock.now_ms(), fake.clock.now()) == (bot_now, fake_now)
     posts = [
@@ -52,3 +56,48 @@ async def test_the_turn_mention_is_posted_at_once_when_the_turn_passes_to_a_huma
         if r.method == "POST" and r.route == "/channels/{channel_id}/messages"
     ]
     assert len([p for p in posts if str(bob.id) in str(p.json)]) == 1  # one mention for the turn
+    # Bob plays his turn a minute later: Alice, who has not clicked since, is mentioned at once and
+    # Bob's mention is deleted.
+    clock.advance(LOOKING_MS / 1000)
+    bobs = await open_panel(fake, bob, table_message)
+    await (await fake.click(bob, bobs, button(bobs, "dr"))).answer()
+    started = time.monotonic()
+    await (await fake.click(bob, bobs, button(bobs, "rp"))).answer()
+    await fake.wait_until(lambda: len(mentions(alice)) == 1, timeout=2.0, what="Alice mentioned")
+    await fake.wait_until(lambda: not mentions(bob), timeout=2.0, what="Bob's mention deleted")
+    assert time.monotonic() - started < 1.0
+
+
+async def test_no_mention_for_a_player_looking_at_the_panel_the_bot_follows(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """Alice and Bob each keep one panel and click it: no turn mention is posted, and each panel,
+    edited by the bot when the other moves, offers its player a move when their turn comes."""
+    fake = fake_discord
+    bot = await skybo(clock=ManualClock())
+    alice, bob = fake.user("alice"), fake.user("bob")
+    channel = fake.channel("general")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=0)
+    table = bot.service.tables[game_id]
+    panels = {u.id: await open_panel(fake, u, table_message) for u in (alice, bob)}
+    before, rng, moves = len(fake.requests), random.Random(4), 0
+    while table.turns < 4 and moves < 40:
+        await bot.presenter.flush()
+        to_act = table.state.seats_to_act()
+        user = next(u for u in (alice, bob) if table.seat_of(u.id) in to_act)
+        custom_id = choose(panels[user.id], rng)
+        # The panel shows the game as it stands and offers a move (a grid card, Draw or a mode).
+        assert custom_id is not None and act_of(custom_id) in {*GAME_ACTS, "md"}, custom_id
+        if table.state.phase == "play":  # (the other's reveals change nothing a panel says)
+            assert ids.decode(custom_id).version == table.version  # type: ignore[union-attr]
+        shown = await (await fake.click(user, panels[user.id], custom_id)).answer()
+        assert shown.id == panels[user.id].id
+        moves += 1
+    await bot.presenter.flush()
+    posts = [
+        r
+        for r in fake.requests[before:]
+        if r.method == "POST" and r.route == "/channels/{channel_id}/messages"
+    ]
+    assert table.turns >= 4 and posts == [], [p.json for p in posts]
+    assert not [m for m in fake.channel_messages(channel) if m.content.startswith("<@")]

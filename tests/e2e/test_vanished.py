@@ -16,6 +16,7 @@ import pytest
 
 from bot.client import create_bot
 from bot.service.rules import GameRules
+from bot.ui import panels
 
 from .conftest import FAST, button, open_lobby, private_answer, reveal_own_cards, start_table
 
@@ -189,8 +190,10 @@ async def test_a_server_that_removed_the_bot_while_it_was_stopped_ends_its_games
 
 
 async def test_lost_permission_is_told_to_each_clicker_and_the_host_can_still_end(
-    fake_discord: Any, skybo: Any
+    fake_discord: Any, skybo: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Nobody is taken to be looking at a panel: the turn's mention goes out (bot.ui.panels.looking).
+    monkeypatch.setattr(panels, "LOOKING_MS", 0)
     fake = fake_discord
     alice, bob, carol = fake.user("alice"), fake.user("bob"), fake.user("carol")
     games = fake.channel("games")
