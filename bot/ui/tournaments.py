@@ -47,6 +47,19 @@ BUTTON_ID = re.compile(r"tn:(?P<id>\d{1,19}):(?P<act>join|leave|start)")
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
+def may_organise(bot: Host, interaction: discord.Interaction[Any]) -> bool:
+    """The one check of who organises any tournament of a server (create, start, drop, pause, resume,
+    cancel; a tournament's own organiser may always run it, checked by the service): a member who may
+    manage the server, or who has the role its admins named (``/skybo settings tournament_role``)."""
+    if interaction.guild_id is None:
+        return False
+    if interaction.permissions.manage_guild:
+        return True
+    role = bot.service.settings_of(interaction.guild_id).tournament_role
+    user = interaction.user
+    return role is not None and isinstance(user, discord.Member) and user.get_role(role) is not None
+
+
 def button_id(tournament_id: int, act: str) -> str:
     return f"{PREFIX}{tournament_id}:{act}"
 
@@ -381,10 +394,13 @@ async def click(bot: TournamentHost, interaction: discord.Interaction[Any], cust
         await service.tournament_leave(tournament_id, user.id)
         key = "tournament.left"
     else:
-        can_manage = bool(interaction.permissions.manage_guild)
+        can_manage = may_organise(bot, interaction)
         await service.tournament_start(tournament_id, user.id, can_manage=can_manage)
         key = "tournament.started"
     await interaction.response.send_message(t(key, interaction.locale), ephemeral=True)
 
 
-__all__ = ["BUTTON_ID", "PREFIX", "Hall", "button_id", "click", "final_text", "signup_text", "standings_text"]
+__all__ = [
+    "BUTTON_ID", "PREFIX", "Hall", "button_id", "click", "final_text", "may_organise", "signup_text",
+    "standings_text",
+]  # fmt: skip

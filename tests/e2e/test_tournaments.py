@@ -111,7 +111,10 @@ async def test_a_swiss_tournament_of_seven_plays_three_rounds_across_a_restart(
         again = await _click(fake, users[0], signup, button_id(tournament_id, "join"))
         assert again.text == "You are already in this tournament."
         early = await _click(fake, users[1], signup, button_id(tournament_id, "start"))
-        assert early.text == "Only the tournament's organiser (or a server manager) may do that."
+        assert early.text == (
+            "Only the tournament's organiser (or a server manager, or a member with the tournament role)"
+            " may do that."
+        )
         assert await first.service.tournament_view(tournament_id) == before
         started = await _click(fake, fake.owner, signup, button_id(tournament_id, "start"))
         assert started.text.startswith("The tournament has started")
@@ -221,7 +224,8 @@ async def test_bad_options_are_refused_privately_and_change_nothing(fake_discord
     )
     for user, options, reason in [
         (alice, {"seats": 2, "rounds": 3},
-         "Only someone who can manage this server may create a tournament."),
+         "Only someone who can manage this server, or has the role its admins named for tournaments,"
+         " may create a tournament."),
         (fake.owner, {"seats": 1, "rounds": 3}, "A table seats 2 to 8 players."),
         (fake.owner, {"seats": 9, "rounds": 3}, "A table seats 2 to 8 players."),
         (fake.owner, {"seats": 2, "rounds": 0}, "A tournament has 1 to 12 rounds."),
