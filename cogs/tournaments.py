@@ -19,7 +19,6 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from bot.discord_patches import ButtonsView
 from bot.games import registry
 from bot.games.commands import TURN_LIMIT, TURN_LIMIT_CHOICES
 from bot.i18n import translate as t
@@ -148,9 +147,7 @@ class TournamentCommands(app_commands.Group):
         guild = interaction.guild
         locale = service.public_locale(made.guild_id, guild.preferred_locale if guild is not None else None)
         await interaction.response.send_message(
-            tournaments.signup_text(view, locale),
-            view=ButtonsView(tournaments.signup_buttons(view, locale)),
-            allowed_mentions=discord.AllowedMentions.none(),
+            view=tournaments.signup_layout(view, locale), allowed_mentions=discord.AllowedMentions.none()
         )
         message = await interaction.original_response()
         await service.set_tournament_messages(made, signup_message_id=message.id)
