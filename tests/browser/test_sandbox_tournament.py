@@ -8,9 +8,13 @@ bot's manual clock, so the absent players' turns are covered, computer players t
 the game to its end in a few seconds. Its result comes back in the channel, its thread is archived, the
 standings are edited and the final message names the winner.
 
+A season runs meanwhile (``/skybo season start`` before, ``/skybo season end`` after): the table's game
+counts for it, and the podium is posted with its picture.
+
 Pictures, with ``UPDATE_DOCS=1`` only, for docs/discord.md's "Tournaments": the sign-up
 (``tournament-signup.png``), the table in its thread (``tournament-thread.png``) and the standings with
-the final message (``tournament-standings.png``).
+the final message (``tournament-standings.png``); for "Seasons", the podium as posted
+(``season-podium-sandbox.png``).
 """
 
 from __future__ import annotations
@@ -68,6 +72,16 @@ async def new_tournament(page: Any) -> None:
     await form.locator(".send").click()
 
 
+async def command_with(page: Any, line: str, **options: str) -> None:
+    """``line`` typed in the message box, its text options filled in the form, sent."""
+    await page.locator("#composer-input").fill(line)
+    await page.locator(".suggestion.active").wait_for()
+    await page.locator("#composer-input").press("Enter")
+    for name, value in options.items():
+        await page.locator(f'#command-form [data-option="{name}"] input').fill(value)
+    await page.locator("#command-form .send").click()
+
+
 async def click(page: Any, message: Any, label: str) -> None:
     await message.get_by_role("button", name=label, exact=True).click()
 
@@ -88,6 +102,9 @@ async def test_the_owner_runs_a_small_tournament_the_members_join(
     bob = await open_as(browser, sandbox, "bob")
     chloe = await open_as(browser, sandbox, "chloe")
 
+    # A season runs meanwhile: the tournament's games count for it, and its end posts the podium.
+    await command_with(alice, "/skybo season start", name="Spring")
+    await alice.locator(".message.ephemeral").filter(has_text="Season Spring has started").wait_for()
     await new_tournament(alice)
     signup = public(alice, "Join").filter(has_text="Skyjo")
     await signup.wait_for()
@@ -140,6 +157,18 @@ async def test_the_owner_runs_a_small_tournament_the_members_join(
         await standings.filter(has_text=f"{names[line.player]}: {line.points} pts").wait_for()
     await alice.locator(f'#channels .channel.thread.archived[data-id="{table.channel_id}"]').wait_for()
     await screenshot(alice, "tournament-standings.png", tmp_path)
+
+    # The season ends: its podium (the table's two players, rated) is posted in #general.
+    await command_with(alice, "/skybo season end")
+    podium = alice.locator(".message:not(.ephemeral)").filter(has_text="Season Spring is over").last
+    await podium.wait_for()
+    await alice.wait_for_function(
+        "[...document.querySelectorAll('.message img')].some(i => i.src.includes('podium') && i.complete"
+        " && i.naturalWidth > 0)"
+    )
+    for player in table.players:
+        assert f"@{names[player]}" in await podium.inner_text()
+    await screenshot(alice, "season-podium-sandbox.png", tmp_path, element=podium)
     for page in (alice, bob, chloe):
         assert page.errors == []
     assert sandbox.problems == []
