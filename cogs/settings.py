@@ -9,7 +9,8 @@ card theme and the table as text. Every answer is private, in the asker's langua
 for start and end; :mod:`bot.service.seasons`). What they do,
 and their storage: :mod:`bot.service.settings`, :mod:`bot.service.prefs`. The words: ``settings.*``,
 ``cmd.settings.*``, ``prefs.*`` and ``cmd.prefs.*``. ``threads:on``: a thread per game (docs/discord.md,
-"Threads"; each table's ``/<game> new thread:`` overrides it).
+"Threads"; each table's ``/<game> new thread:`` overrides it). ``tournament_role:<role>``: its members
+organise tournaments as server managers do (``clear_tournament_role``: nobody's role any more).
 """
 
 from __future__ import annotations
@@ -83,6 +84,12 @@ def settings_text(settings: ServerSettings, locale: object) -> str:
     language_text = t(f"settings.language.{settings.language or 'server'}", locale)
     rated_key = "settings.computers.rated" if settings.rate_computers else "settings.computers.unrated"
     threads_key = "settings.threads.on" if settings.threads else "settings.threads.off"
+    role = settings.tournament_role
+    organisers = (
+        t("settings.tournament_role.none", locale)
+        if role is None
+        else t("settings.tournament_role.role", locale, role=f"<@&{role}>")
+    )
     return "\n".join(
         [
             t("settings.title", locale),
@@ -91,6 +98,7 @@ def settings_text(settings: ServerSettings, locale: object) -> str:
             t("settings.line.language", locale, language=language_text),
             t(rated_key, locale),
             t(threads_key, locale),
+            organisers,
             t("settings.how", locale),
         ]
     )
@@ -117,6 +125,8 @@ class SettingsCog(commands.Cog):
         language=_("language", key="cmd.settings.opt.language"),
         rate_computers=_("rate_computers", key="cmd.settings.opt.rate_computers"),
         threads=_("threads", key="cmd.settings.opt.threads"),
+        tournament_role=_("tournament_role", key="cmd.settings.opt.tournament_role"),
+        clear_tournament_role=_("clear_tournament_role", key="cmd.settings.opt.clear_tournament_role"),
     )
     @app_commands.describe(
         turn_limit=_("The turn limit of a new table that does not choose one", key="cmd.settings.turn_limit"),
@@ -129,6 +139,10 @@ class SettingsCog(commands.Cog):
                          key="cmd.settings.rate_computers"),
         threads=_("Each game in a thread of its own (on), or in the channel (off, the default)",
                   key="cmd.settings.threads"),
+        tournament_role=_("Members with this role organise tournaments too (besides server managers)",
+                          key="cmd.settings.tournament_role"),
+        clear_tournament_role=_("No role organises tournaments any more (only server managers)",
+                                key="cmd.settings.clear_tournament_role"),
     )  # fmt: skip
     @app_commands.choices(turn_limit=TURN_LIMIT_CHOICES)
     @app_commands.choices(language=LANGUAGE_CHOICES)
@@ -143,6 +157,8 @@ class SettingsCog(commands.Cog):
         language: str | None = None,
         rate_computers: bool | None = None,
         threads: str | None = None,
+        tournament_role: discord.Role | None = None,
+        clear_tournament_role: bool = False,
     ) -> None:
         # Checked here: the group is visible to everyone (notify, display); in a DM, no server.
         if interaction.guild_id is None:
@@ -160,6 +176,8 @@ class SettingsCog(commands.Cog):
             language=language,
             rate_computers=rate_computers,
             threads=None if threads is None else threads == "on",
+            tournament_role=None if tournament_role is None else tournament_role.id,
+            clear_tournament_role=clear_tournament_role,
         )
         await interaction.response.send_message(
             settings_text(settings, interaction.locale),

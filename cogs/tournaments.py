@@ -1,8 +1,10 @@
 """``/skybo tournament new|drop|pause|resume|cancel`` and the sign-up buttons' route (issue 41).
 
 The subcommands are a group added under ``/skybo`` (the settings cog's group, loaded before this one).
-Creating a tournament needs Manage Server (checked here: ``/skybo`` is for everyone); the other
-subcommands are for its organiser or anyone who may manage the server, used in the tournament's channel
+Creating a tournament needs Manage Server or the role the server's admins named (``/skybo settings
+tournament_role``; checked here: ``/skybo`` is for everyone, the one check being
+:func:`bot.ui.tournaments.may_organise`); the other subcommands are for its organiser or anyone who may
+organise, used in the tournament's channel
 or in one of its tables' threads. Every refusal is private with its reason (the one funnel,
 ``bot/ui/errors.py``). What happens: :mod:`bot.service.tournaments`; the messages: :mod:`bot.ui.tournaments`.
 """
@@ -17,7 +19,6 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from bot.discord_patches import ButtonsView
 from bot.games import registry
 from bot.games.commands import TURN_LIMIT, TURN_LIMIT_CHOICES
 from bot.i18n import translate as t
@@ -78,7 +79,8 @@ async def _answer(interaction: discord.Interaction[Any], key: str, **params: Any
 
 
 def _manager(interaction: discord.Interaction[Any]) -> bool:
-    return bool(interaction.permissions.manage_guild)
+    """Manage Server, or the server's tournament role: :func:`bot.ui.tournaments.may_organise`."""
+    return tournaments.may_organise(_bot(interaction), interaction)
 
 
 class TournamentCommands(app_commands.Group):
@@ -145,9 +147,7 @@ class TournamentCommands(app_commands.Group):
         guild = interaction.guild
         locale = service.public_locale(made.guild_id, guild.preferred_locale if guild is not None else None)
         await interaction.response.send_message(
-            tournaments.signup_text(view, locale),
-            view=ButtonsView(tournaments.signup_buttons(view, locale)),
-            allowed_mentions=discord.AllowedMentions.none(),
+            view=tournaments.signup_layout(view, locale), allowed_mentions=discord.AllowedMentions.none()
         )
         message = await interaction.original_response()
         await service.set_tournament_messages(made, signup_message_id=message.id)

@@ -184,6 +184,15 @@ class FakeDiscordBase:
         self.guild.members[user.id] = FakeMember(user)
         return user
 
+    def add_role(self, name: str, *, members: tuple[FakeUser, ...] = (), permissions: int = 0) -> FakeRole:
+        """Creates a role of the default guild given to ``members`` (do it before the bot connects:
+        the guild's roles reach the bot in GUILD_CREATE)."""
+        role = FakeRole(self.new_id(), name, permissions, len(self.guild.roles))
+        self.guild.roles.append(role)
+        for user in members:
+            self.guild.members[user.id].roles.append(role.id)
+        return role
+
     def add_channel(self, name: str, *, guild: FakeGuild | None = None) -> FakeChannel:
         """Creates a text channel in ``guild`` (default: the default guild; do it before the bot
         connects)."""

@@ -15,6 +15,9 @@ deal, from the computers seated then: a computer that later takes a leaving play
 nothing. Tables already open keep their turn limit and channel; the deal reads the setting then.
 ``threads``: a new lobby's game moves to a thread of its own at the start (the lobby's ``thread``
 option, taken from this setting when ``/<game> new`` does not say; docs/discord.md, "Threads").
+``tournament_role``: members with that role organise tournaments as server managers do (create, start,
+drop, pause, resume, cancel; the one check is ``bot.ui.tournaments.may_organise``); cleared with
+``clear_tournament_role``, only server managers organise again.
 """
 
 from __future__ import annotations
@@ -87,6 +90,8 @@ class SettingsPart(ServiceCore):
         language: str | None = None,
         rate_computers: bool | None = None,
         threads: bool | None = None,
+        tournament_role: int | None = None,
+        clear_tournament_role: bool = False,
     ) -> ServerSettings:
         """Apply the changes given (None: unchanged) and store them; Refused, changing nothing, for
         a value outside what the command offers. ``language`` ``"server"`` is back to the server's
@@ -108,6 +113,12 @@ class SettingsPart(ServiceCore):
             new = replace(new, rate_computers=bool(rate_computers))
         if threads is not None:
             new = replace(new, threads=bool(threads))
+        if clear_tournament_role:
+            new = replace(new, tournament_role=None)
+        if tournament_role is not None:
+            if type(tournament_role) is not int or tournament_role in (0, guild_id):
+                raise Refused("settings.error.tournament_role")  # @everyone's id is the server's
+            new = replace(new, tournament_role=tournament_role)
         if all_channels:
             new = replace(new, channels=None)
         if allow_channel is not None:

@@ -18,13 +18,15 @@ from bot.storage.backend import Connection, Database
 class ServerSettings:
     """A server's settings; the defaults: the bot's turn limit, every channel, the server's own
     language for public messages, games with computer players rated, tables in the channel (not a
-    thread per game: ``threads``, migration 0007)."""
+    thread per game: ``threads``, migration 0007), no role organising tournaments besides the server's
+    managers (``tournament_role``, a role id, migration 0010)."""
 
     turn_limit: int | None = None
     channels: tuple[int, ...] | None = None
     language: str | None = None
     rate_computers: bool = True
     threads: bool = False
+    tournament_role: int | None = None
 
     def is_default(self) -> bool:
         return self == DEFAULTS
@@ -43,8 +45,8 @@ class SettingsRepository:
         """Every server's settings (the service loads them once at start)."""
         rows = await self.db.run(
             lambda c: c.execute(
-                "SELECT guild_id, turn_limit, channels, language, rate_computers, threads"
-                " FROM server_settings"
+                "SELECT guild_id, turn_limit, channels, language, rate_computers, threads,"
+                " tournament_role FROM server_settings"
             ).fetchall()
         )
         return {int(r[0]): _settings(*r[1:]) for r in rows}
@@ -52,8 +54,8 @@ class SettingsRepository:
     async def get(self, guild_id: int) -> ServerSettings:
         row = await self.db.run(
             lambda c: c.execute(
-                "SELECT turn_limit, channels, language, rate_computers, threads FROM server_settings"
-                " WHERE guild_id = ?",
+                "SELECT turn_limit, channels, language, rate_computers, threads, tournament_role"
+                " FROM server_settings WHERE guild_id = ?",
                 (guild_id,),
             ).fetchone()
         )
@@ -70,13 +72,18 @@ class SettingsRepository:
             if settings.is_default():
                 conn.execute("DELETE FROM server_settings WHERE guild_id = ?", (guild_id,))
                 return
+            row = (
+                guild_id, settings.turn_limit, channels, settings.language, rate_computers, threads,
+                settings.tournament_role, now,
+            )  # fmt: skip
             conn.execute(
                 "INSERT INTO server_settings (guild_id, turn_limit, channels, language, rate_computers,"
-                " threads, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET"
-                " turn_limit = excluded.turn_limit, channels = excluded.channels, language ="
-                " excluded.language, rate_computers = excluded.rate_computers, threads = excluded.threads,"
-                " updated_at = excluded.updated_at",
-                (guild_id, settings.turn_limit, channels, settings.language, rate_computers, threads, now),
+                " threads, tournament_role, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET turn_limit = excluded.turn_limit,"
+                " channels = excluded.channels, language = excluded.language,"
+                " rate_computers = excluded.rate_computers, threads = excluded.threads,"
+                " tournament_role = excluded.tournament_role, updated_at = excluded.updated_at",
+                row,
             )
 
         await self.db.write(work)
@@ -88,6 +95,7 @@ def _settings(
     language: str | None,
     rate_computers: int | None,
     threads: int | None = None,
+    tournament_role: int | None = None,
 ) -> ServerSettings:
     return ServerSettings(
         turn_limit=None if turn_limit is None else int(turn_limit),
@@ -95,4 +103,5 @@ def _settings(
         language=language,
         rate_computers=rate_computers is None or bool(rate_computers),
         threads=bool(threads),
+        tournament_role=None if tournament_role is None else int(tournament_role),
     )

@@ -3,8 +3,12 @@ Start buttons, and the hall the service asks for a table's room (a thread of the
 
 The messages are drawn again from the stored tournament whenever the service says it changed
 (:meth:`Hall.tournament_changed`, coalesced: one redraw at a time per tournament, the last change
-always drawn), in the server's language for public messages. The buttons keep one custom_id for the
-tournament's life (``tn:<id>:join|leave|start``): nothing is kept in memory, so they work after a restart.
+always drawn), in the server's language for public messages. They have the table's look: one
+Components V2 container (:func:`layout`, by :func:`bot.render.messages.layout_of`), its first line the
+heading, a knockout's bracket picture under it, the buttons inside, its accent colour saying the state
+(sign-ups: the lobby's blue; on: green; paused: yellow; over: grey; the final: gold). The buttons keep
+one custom_id for the tournament's life (``tn:<id>:join|leave|start``): nothing is kept in memory, so
+they work after a restart.
 """
 
 from __future__ import annotations
@@ -18,13 +22,25 @@ from typing import Any, Protocol
 
 import discord
 
+from bot.discord_patches import LayoutPayload
 from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
+from bot.render import messages
 from bot.render.bracket import BracketRound, BracketTable, draw_bracket
 from bot.render.names import escape_name
 from bot.service import Refused
 from bot.service.tournaments import TournamentView
-from bot.storage.tournaments import BYE, CANCELLED, ENDED, FINISHED, PAUSED, PLAYING, SIGNUP, Tournament
+from bot.storage.tournaments import (
+    BYE,
+    CANCELLED,
+    ENDED,
+    FINISHED,
+    PAUSED,
+    PLAYING,
+    RUNNING,
+    SIGNUP,
+    Tournament,
+)
 from bot.tournament import pairing
 from bot.ui.host import Host
 from bot.ui.views import button
@@ -45,6 +61,27 @@ log = logging.getLogger(__name__)
 PREFIX = "tn:"
 BUTTON_ID = re.compile(r"tn:(?P<id>\d{1,19}):(?P<act>join|leave|start)")
 NO_MENTIONS = discord.AllowedMentions.none()
+COLOUR_WON = 0xF1C40F  # the final message's gold
+ACCENTS = {
+    SIGNUP: messages.COLOUR_LOBBY,
+    RUNNING: messages.COLOUR_PLAYING,
+    PAUSED: messages.COLOUR_PAUSE,
+    FINISHED: messages.COLOUR_OVER,
+    CANCELLED: messages.COLOUR_OVER,
+}
+
+
+def may_organise(bot: Host, interaction: discord.Interaction[Any]) -> bool:
+    """The one check of who organises any tournament of a server (create, start, drop, pause, resume,
+    cancel; a tournament's own organiser may always run it, checked by the service): a member who may
+    manage the server, or who has the role its admins named (``/skybo settings tournament_role``)."""
+    if interaction.guild_id is None:
+        return False
+    if interaction.permissions.manage_guild:
+        return True
+    role = bot.service.settings_of(interaction.guild_id).tournament_role
+    user = interaction.user
+    return role is not None and isinstance(user, discord.Member) and user.get_role(role) is not None
 
 
 def button_id(tournament_id: int, act: str) -> str:
@@ -123,6 +160,38 @@ def signup_text(view: TournamentView, locale: object) -> str:
     )
     text = "\n".join(lines)
     return text if len(text) <= MAX_CONTENT else text[: MAX_CONTENT - 1] + "…"
+
+
+def layout(
+    text: str,
+    rows: list[list[dict[str, Any]]] | None = None,
+    *,
+    accent: int | None,
+    picture: str | None = None,
+) -> LayoutPayload:
+    """A tournament message in the table's look: one Components V2 container, ``text``'s first line
+    its heading and the rest under it, the picture ``picture`` (an attachment's file name) under the
+    heading, then the buttons ``rows``."""
+    title, _, rest = text.partition("\n")
+    embed: dict[str, Any] = {"title": title, "description": rest}
+    if picture is not None:
+        embed["image"] = {"url": f"attachment://{picture}"}
+    return LayoutPayload(messages.layout_of(messages.MessageBody(embed=embed), rows or [], accent=accent))
+
+
+def signup_layout(view: TournamentView, locale: object) -> LayoutPayload:
+    """The sign-up message with its Join / Leave / Start buttons (none once it started)."""
+    held = view.tournament
+    return layout(signup_text(view, locale), signup_buttons(view, locale), accent=ACCENTS.get(held.status))
+
+
+def standings_layout(view: TournamentView, locale: object, *, picture: str | None = None) -> LayoutPayload:
+    held = view.tournament
+    return layout(standings_text(view, locale), accent=ACCENTS.get(held.status), picture=picture)
+
+
+def final_layout(view: TournamentView, locale: object) -> LayoutPayload:
+    return layout(final_text(view, locale), accent=COLOUR_WON)
 
 
 def signup_buttons(view: TournamentView, locale: object) -> list[list[dict[str, Any]]]:
@@ -329,39 +398,38 @@ class Hall:
         locale = self._locale(held.guild_id)
         channel = self.bot.get_partial_messageable(held.channel_id)
         if held.signup_message_id is not None:
-            await self._edit(
-                channel, held.signup_message_id, signup_text(view, locale), signup_buttons(view, locale)
-            )
+            await self._edit(channel, held.signup_message_id, signup_layout(view, locale))
         if held.status == SIGNUP:
             return
-        text = standings_text(view, locale)
         files = []
+        picture = None
         if held.format == pairing.KNOCKOUT:
-            picture = await asyncio.to_thread(bracket_picture, view, locale)
-            files = [discord.File(io.BytesIO(picture), filename=BRACKET_FILE)]
+            drawn = await asyncio.to_thread(bracket_picture, view, locale)
+            files = [discord.File(io.BytesIO(drawn), filename=BRACKET_FILE)]
+            picture = BRACKET_FILE
+        standings = standings_layout(view, locale, picture=picture)
         if held.standings_message_id is None:
-            message = await channel.send(text, files=files, allowed_mentions=NO_MENTIONS)
+            message = await channel.send(view=standings, files=files, allowed_mentions=NO_MENTIONS)
             held = await service.set_tournament_messages(held, standings_message_id=message.id)
         else:
-            await self._edit(channel, held.standings_message_id, text, [], files)
+            await self._edit(channel, held.standings_message_id, standings, files)
         if held.status == FINISHED and held.final_message_id is None:
-            message = await channel.send(final_text(view, locale), allowed_mentions=NO_MENTIONS)
+            message = await channel.send(view=final_layout(view, locale), allowed_mentions=NO_MENTIONS)
             await service.set_tournament_messages(held, final_message_id=message.id)
 
     async def _edit(
         self,
         channel: discord.PartialMessageable,
         message_id: int,
-        text: str,
-        rows: list[list[dict[str, Any]]],
+        view: LayoutPayload,
         files: list[discord.File] | None = None,
     ) -> None:
-        from bot.discord_patches import ButtonsView
-
+        """One message edited to ``view``; ``content=None`` clears the text of a message posted before
+        the V2 look (Discord takes no content beside a V2 layout)."""
         extra: dict[str, Any] = {} if files is None else {"attachments": files}
         try:
             await channel.get_partial_message(message_id).edit(
-                content=text, view=ButtonsView(rows), allowed_mentions=NO_MENTIONS, **extra
+                content=None, view=view, allowed_mentions=NO_MENTIONS, **extra
             )
         except discord.NotFound:
             log.info("tournament message gone", extra={"message_id": message_id})
@@ -381,10 +449,13 @@ async def click(bot: TournamentHost, interaction: discord.Interaction[Any], cust
         await service.tournament_leave(tournament_id, user.id)
         key = "tournament.left"
     else:
-        can_manage = bool(interaction.permissions.manage_guild)
+        can_manage = may_organise(bot, interaction)
         await service.tournament_start(tournament_id, user.id, can_manage=can_manage)
         key = "tournament.started"
     await interaction.response.send_message(t(key, interaction.locale), ephemeral=True)
 
 
-__all__ = ["BUTTON_ID", "PREFIX", "Hall", "button_id", "click", "final_text", "signup_text", "standings_text"]
+__all__ = [
+    "BUTTON_ID", "PREFIX", "Hall", "button_id", "click", "final_layout", "final_text", "layout",
+    "may_organise", "signup_layout", "signup_text", "standings_layout", "standings_text",
+]  # fmt: skip

@@ -21,6 +21,7 @@ from bot.storage.tournaments import BYE, FINISHED, PLAYING
 from bot.tournament import pairing
 from bot.ui.tournaments import button_id
 from fakecord import FakeMessage
+from fakecord.constants import FLAG_COMPONENTS_V2
 
 from .conftest import BOTH_BACKENDS, FAST, BotDatabase
 
@@ -106,12 +107,16 @@ async def test_a_swiss_tournament_of_seven_plays_three_rounds_across_a_restart(
     async with fake.running(first, sync_commands=True):
         tournament_id, signup = await _new_and_sign_up(fake, first, users, format="swiss", seats=2, rounds=3)
         assert all(u.global_name in signup.text for u in users)
+        assert signup.flags & FLAG_COMPONENTS_V2 and signup.content == "" and not signup.embeds  # V2 look
         # Bad input: refused privately, nothing changes.
         before = await first.service.tournament_view(tournament_id)
         again = await _click(fake, users[0], signup, button_id(tournament_id, "join"))
         assert again.text == "You are already in this tournament."
         early = await _click(fake, users[1], signup, button_id(tournament_id, "start"))
-        assert early.text == "Only the tournament's organiser (or a server manager) may do that."
+        assert early.text == (
+            "Only the tournament's organiser (or a server manager, or a member with the tournament role)"
+            " may do that."
+        )
         assert await first.service.tournament_view(tournament_id) == before
         started = await _click(fake, fake.owner, signup, button_id(tournament_id, "start"))
         assert started.text.startswith("The tournament has started")
@@ -150,18 +155,18 @@ async def test_a_swiss_tournament_of_seven_plays_three_rounds_across_a_restart(
     assert view.tournament.winner_id == view.standings[0].player
     games = fake.channel("games")
     final = await fake.wait_until(
-        lambda: next((m for m in fake.channel_messages(games) if "is over. Winner" in m.content), None),
+        lambda: next((m for m in fake.channel_messages(games) if "is over. Winner" in m.text), None),
         what="the final message",
     )
     winner = next(u for u in users if u.id == view.tournament.winner_id)
-    assert f"Winner: **{winner.global_name}**" in final.content
-    assert all(f"game #{t.game_id}" in final.content for t in view.tables if t.game_id)
-    standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.content)
+    assert f"Winner: **{winner.global_name}**" in final.text
+    assert all(f"game #{t.game_id}" in final.text for t in view.tables if t.game_id)
+    standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.text)
     # Each table's thread is archived once its game ends, its result posted back in the channel.
     rooms = [fake.channels[t.channel_id] for t in view.tables if t.channel_id is not None]
     await fake.wait_until(lambda: all(room.archived for room in rooms), what="the tables' threads archived")
     top = view.standings[0]
-    assert f"1. {winner.global_name}: {top.points} pts" in standings.content
+    assert f"1. {winner.global_name}: {top.points} pts" in standings.text
     fake.assert_clean()
 
 
@@ -205,7 +210,7 @@ async def test_a_knockout_of_eight_plays_two_rounds_to_its_winner(
     expected = await _expected_points(second, view)
     assert {line.player: line.points for line in view.standings} == expected
     games = fake.channel("games")
-    standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.content)
+    standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.text)
     assert [a.filename for a in standings.attachments] == ["bracket.png"]  # the bracket picture
     fake.assert_clean()
 
@@ -221,7 +226,8 @@ async def test_bad_options_are_refused_privately_and_change_nothing(fake_discord
     )
     for user, options, reason in [
         (alice, {"seats": 2, "rounds": 3},
-         "Only someone who can manage this server may create a tournament."),
+         "Only someone who can manage this server, or has the role its admins named for tournaments,"
+         " may create a tournament."),
         (fake.owner, {"seats": 1, "rounds": 3}, "A table seats 2 to 8 players."),
         (fake.owner, {"seats": 9, "rounds": 3}, "A table seats 2 to 8 players."),
         (fake.owner, {"seats": 2, "rounds": 0}, "A tournament has 1 to 12 rounds."),
@@ -289,8 +295,8 @@ async def test_the_organiser_drops_pauses_and_resumes(fake_discord: Any, skybo: 
     assert view.tournament.round == 2
     assert dropped.id not in [p for t in view.round_tables(2) for p in t.players]
     await bot.service.tournament_desk.hall.settled()
-    standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.content)
-    assert f"{dropped.global_name}" in standings.content and "(dropped)" in standings.content
+    standings = next(m for m in fake.channel_messages(games) if "**Standings**" in m.text)
+    assert f"{dropped.global_name}" in standings.text and "(dropped)" in standings.text
     fake.assert_clean()
 
 
@@ -316,4 +322,28 @@ async def test_without_threads_the_tables_wait_and_resume_deals_them(fake_discor
     (table,) = view.round_tables(1)
     assert table.status == PLAYING and fake.channels[table.channel_id].parent_id == games.id
     fake.take_rejections(50013)  # the refused thread, as Discord answers it
+    fake.assert_clean()
+
+
+async def test_a_sign_up_posted_as_text_takes_the_tables_look_at_its_next_redraw(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """A sign-up posted before the V2 look (text and a row of buttons, no flag) keeps its buttons, and
+    the next redraw turns it into one container (Discord lets an edit set IS_COMPONENTS_V2 when it
+    empties the content; the fake refuses it otherwise)."""
+    fake = fake_discord
+    bot = await skybo(edit_interval=EDITS)
+    alice, bob = fake.user("alice"), fake.user("bob")
+    tournament_id, signup = await _new_and_sign_up(fake, bot, [alice], format="swiss", seats=2, rounds=1)
+    buttons = [c for c in signup.all_components() if c.get("custom_id")]
+    signup.flags &= ~FLAG_COMPONENTS_V2
+    signup.content = "🏆 Skyjo tournament (the old look)"
+    row = [{k: v for k, v in b.items() if k != "id"} for b in buttons]
+    signup.components = [{"type": 1, "components": row}]
+    await _click(fake, bob, signup, button_id(tournament_id, "join"))
+    await fake.wait_until(
+        lambda: signup.flags & FLAG_COMPONENTS_V2 and "(2/" in signup.text, what="the sign-up's new look"
+    )
+    assert signup.content == "" and "old look" not in signup.text
+    assert sorted(signup.custom_ids) == sorted(b["custom_id"] for b in buttons)
     fake.assert_clean()

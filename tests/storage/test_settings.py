@@ -37,3 +37,19 @@ async def test_a_thread_per_game_is_stored_alone_and_read_back(
     assert backend.execute("SELECT threads FROM server_settings WHERE guild_id = 3") == [(1,)]
     await any_storage.settings.save(3, ServerSettings(threads=False))
     assert await any_storage.settings.all() == {}
+
+
+async def test_the_tournament_role_is_stored_with_64_bits_and_cleared(
+    any_storage: Storage, backend: Backend
+) -> None:
+    """``/skybo settings tournament_role:<role>`` (migration 0010): a role id needs 64 bits; cleared,
+    a server back to the defaults keeps no row."""
+    role = 2**62 + 5
+    await any_storage.settings.save(4, ServerSettings(tournament_role=role, threads=True))
+    assert await any_storage.settings.get(4) == ServerSettings(tournament_role=role, threads=True)
+    assert await any_storage.settings.all() == {4: ServerSettings(tournament_role=role, threads=True)}
+    assert backend.execute("SELECT tournament_role FROM server_settings WHERE guild_id = 4") == [(role,)]
+    await any_storage.settings.save(4, ServerSettings(threads=True))
+    assert await any_storage.settings.get(4) == ServerSettings(threads=True)
+    await any_storage.settings.save(4, DEFAULTS)
+    assert await any_storage.settings.all() == {}

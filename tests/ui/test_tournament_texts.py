@@ -1,20 +1,33 @@
 """The tournament messages' words (bot/ui/tournaments.py): within Discord's 2,000 characters for the
-biggest tournament, names escaped, a bye and a dropped player said, in English and French."""
+biggest tournament, names escaped, a bye and a dropped player said, in English and French; and their
+look, the table's: one Components V2 container within Discord's limits."""
 
 from __future__ import annotations
 
+from bot.render import messages
 from bot.service.tournaments import TournamentView, records, still_in
 from bot.storage.tournaments import (
     BYE,
     ENDED,
     PLAYING,
     RUNNING,
+    SIGNUP,
     Tournament,
     TournamentPlayer,
     TournamentTable,
 )
 from bot.tournament import pairing
-from bot.ui.tournaments import final_text, signup_text, standings_text
+from bot.ui.tournaments import (
+    BRACKET_FILE,
+    COLOUR_WON,
+    button_id,
+    final_layout,
+    final_text,
+    signup_layout,
+    signup_text,
+    standings_layout,
+    standings_text,
+)
 
 
 def _view(count: int, *, status: str = RUNNING, name: str = "Player") -> TournamentView:
@@ -55,3 +68,33 @@ def test_the_standings_say_the_tables_the_bye_and_the_dropped() -> None:
     french = standings_text(view, "fr")
     assert "Au repos cette manche : Player 5" in french and "(hors tournoi)" in french
     assert "Classement" in french
+
+
+def test_the_messages_have_the_tables_look_one_v2_container() -> None:
+    """Each message is one container: its first line the heading, the rest under it, a knockout's
+    bracket in a gallery, the sign-up's buttons inside, the accent saying the state; within Discord's
+    40 components and 4,000 characters for the biggest tournament."""
+    signing_up = _view(3, status=SIGNUP)
+    (box,) = signup_layout(signing_up, "en-US").to_components()
+    assert box["type"] == messages.CONTAINER and box["accent_color"] == messages.COLOUR_LOBBY
+    heading, *_ = [c["content"] for c in box["components"] if c["type"] == messages.TEXT_DISPLAY]
+    assert heading.startswith("## 🏆 Skyjo tournament\nSwiss, tables of up to 2, rounds: 3\n")
+    ids = [c["custom_id"] for c in messages.walk([box]) if c.get("custom_id")]
+    assert ids == [button_id(1, "join"), button_id(1, "leave"), button_id(1, "start")]
+    (box,) = standings_layout(_view(5), "fr", picture=BRACKET_FILE).to_components()
+    assert box["accent_color"] == messages.COLOUR_PLAYING
+    gallery = [c for c in box["components"] if c["type"] == messages.MEDIA_GALLERY]
+    assert gallery == [messages.media_gallery(f"attachment://{BRACKET_FILE}")]
+    said = "\n".join(c["content"] for c in messages.walk([box]) if c["type"] == messages.TEXT_DISPLAY)
+    assert "**Classement**" in said and "Au repos cette manche : Player 5" in said
+    (box,) = final_layout(_view(4), "en-US").to_components()
+    assert box["accent_color"] == COLOUR_WON and "Winner" in box["components"][0]["content"]
+    biggest = _view(pairing.MAX_PLAYERS, name="A rather long display name")
+    for layout in (
+        signup_layout(biggest, "fr"),
+        standings_layout(biggest, "fr"),
+        final_layout(biggest, "fr"),
+    ):
+        components = layout.to_components()
+        assert len(list(messages.walk(components))) <= messages.MAX_LAYOUT_COMPONENTS
+        assert messages.layout_text_size(components) <= messages.MAX_LAYOUT_TEXT
