@@ -219,6 +219,7 @@ async def test_an_emoji_deleted_while_the_bot_runs_costs_one_answer_then_none_sh
     while table.state.phase == "reveal" and table.seat_of(alice.id) in table.state.seats_to_act():
         panel = await (await fake.click(alice, panel, button(panel, "rv"))).answer()
     assert any(emoji_name(fake, b) for b in buttons(panel))
+    await bot.presenter.flush()  # the panel's follow-up edit after the reveals is sent before the delete
     fake.app_emojis.clear()  # every card emoji deleted behind the bot's back
     await fake.click(alice, table_message, button(table_message, "op"))  # its answer is refused
     rejection = await fake.wait_rejection(50035)
