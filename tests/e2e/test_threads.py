@@ -11,7 +11,9 @@ import random
 from typing import Any
 
 import discord
+import pytest
 
+from bot.ui import panels
 from bot.ui.threads import NAME_LIMIT, thread_name
 from fakecord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 
@@ -49,9 +51,12 @@ def posted_in(fake: FakeDiscord, channel: FakeChannel) -> list[FakeMessage]:
 
 
 async def test_a_whole_game_in_a_thread_its_result_in_the_channel(
-    fake_discord: FakeDiscord, skybo: Any
+    fake_discord: FakeDiscord, skybo: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = fake_discord
+    # The turn mentions are what this test follows into the thread: players who keep clicking their
+    # panels get none (issue 40: bot.ui.panels.looking), so nobody counts as looking here.
+    monkeypatch.setattr(panels, "LOOKING_MS", 0)
     alice, bob = fake.user("alice"), fake.user("bob")
     general = fake.channel("general")
     bot = await skybo()
