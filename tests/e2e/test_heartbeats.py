@@ -90,6 +90,10 @@ async def test_no_heartbeat_ack_is_read_a_whole_interval_behind(fake_discord: Fa
     behind = [latency for latency in readings if latency >= interval]
     # A whole interval (or more) is an ACK measured from the previous heartbeat.
     assert not behind, f"{len(behind)} of {len(readings)} ACKs read a whole interval behind: {behind}"
-    # Never faster than the network the fake plays: every ACK took at least its round trip.
-    assert min(readings) >= fake.heartbeat_ack_delay * 0.9, readings
+    # Never much faster than the network the fake plays: every ACK took about its round trip. Half of
+    # it, not all: discord.py notes a heartbeat's send time in its keep-alive thread once that thread
+    # has the interpreter again, which on a loaded machine (two test workers on two cores) can be
+    # 10 ms or more after the send (readings of 0.040 for 0.050 were seen); an ACK sent at once by the
+    # fake would read about 0.
+    assert min(readings) >= fake.heartbeat_ack_delay * 0.5, readings
     assert "Can't keep up" not in log, log[-3000:]
