@@ -28,9 +28,9 @@ from .conftest import act_of, enabled_buttons, open_panel
 from .reading import fields_of, gallery_urls, players_of, text_of
 
 SEED = 20240611
-# "Hand: 5 cards" in the full text ("5 cards" kept whole: messages.phrased), "5 in hand" on a player's
+# "Hand: 5 cards" in the full text ("5 cards" kept whole: messages.phrased), "✋5" on a player's
 # line beside the picture; the guild's language (English) on the table.
-HAND_LINE = re.compile(r"^(?:Hand: (\d+)[\u00a0 ]cards?|(\d+) in hand)$")
+HAND_LINE = re.compile(r"^(?:Hand: (\d+)[\u00a0 ]cards?|✋(\d+))$")
 HAND_EVENT = re.compile(r"from their hand onto pile|played their whole hand|no card left in hand")
 PANEL_TITLES = {"en-US": "Your hand — Skip-Bo", "fr": "Ta main — Skip-Bo"}  # one-round games
 FINAL_TITLES = {"en-US": "**Skip-Bo: the game is over**", "fr": "**Skip-Bo : la partie est finie**"}
