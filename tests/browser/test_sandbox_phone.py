@@ -197,8 +197,20 @@ SHOWN_LINES = """id => {
 }"""
 
 
+# The tops of a message's buttons (a row wraps on a narrow screen: two tops).
+BUTTON_TOPS = """id => [...new Set([...document.querySelectorAll(`.message[data-id="${id}"] .btn`)]
+  .map((b) => Math.round(b.getBoundingClientRect().top)))]"""
+
+
+async def buttons_in_one_row(page: Any, message: Any) -> None:
+    message_id = await message.get_attribute("data-id")
+    assert len(await page.evaluate(BUTTON_TOPS, message_id)) == 1
+
+
 async def players_fit_one_line_each(page: Any, message: Any, players: int) -> None:
-    """Each player's line beside the picture is one line on the phone, none wraps."""
+    """Each player's line beside the picture is one line on the phone, none wraps (measured once the
+    page's fonts are in: a fallback font's wider glyphs would wrap)."""
+    await page.evaluate("document.fonts.ready.then(() => true)")
     message_id = await message.get_attribute("data-id")
     assert await page.evaluate(SHOWN_LINES, message_id) == players
 
@@ -227,6 +239,7 @@ async def test_skyjo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox,
     await assert_fits(alice, table)
     await whole_message(alice, table, "sandbox-phone-skyjo-table.png", tmp_path)
     await players_fit_one_line_each(alice, table, 4)
+    await buttons_in_one_row(alice, table)
 
     assert await hidden_cards(panel) == 10
     await assert_fits(alice, panel)
@@ -256,6 +269,7 @@ async def test_skipbo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox
     await assert_fits(bob, table)
     await whole_message(bob, table, "sandbox-phone-skipbo-table.png", tmp_path)
     await players_fit_one_line_each(bob, table, 2)
+    await buttons_in_one_row(bob, table)
 
     panel = await open_panel_phone(bob, "My hand")
     await panel.locator(".row .btn").first.wait_for()
@@ -264,3 +278,22 @@ async def test_skipbo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox
 
     assert bob.errors == []
     assert sandbox.problems == []
+
+
+async def test_a_french_skyjo_table_fits_a_phone_too(browser: Any, sandbox: Sandbox, tmp_path: Path) -> None:
+    """The server in French: the table's longer words still give one line per player and one row of
+    buttons (Ma grille, Règles, Quitter)."""
+    alice = await open_phone(browser, sandbox, "alice")
+    await alice.locator("#nav-toggle").click()
+    await alice.locator("#guild-locale").select_option("fr")
+    await alice.locator('#channels .channel[data-name="general"]').click()
+    await run_command_with(alice, "/skyjo new", computers="3")
+    await public(alice, "Commencer").get_by_role("button", name="Commencer", exact=True).click()
+    table = public(alice, "Ma grille")
+    await table.get_by_text("À Alice de jouer").or_(table.get_by_text("Chacun retourne")).first.wait_for()
+    await picture_loaded(alice, table)
+    await assert_fits(alice, table)
+    await whole_message(alice, table, "sandbox-phone-skyjo-table-fr.png", tmp_path)
+    await players_fit_one_line_each(alice, table, 4)
+    await buttons_in_one_row(alice, table)
+    assert alice.errors == [] and sandbox.problems == []

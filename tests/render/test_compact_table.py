@@ -79,9 +79,9 @@ def test_the_full_text_loses_nothing() -> None:
 
 def test_the_compact_table_in_french() -> None:
     head, players, moves = parts(skyjo("fr", compact=True)[1])
-    assert head == f"## Skyjo — manche 2\nÀ Ordinateur 1 de jouer · {DEADLINE}"
+    assert head == f"## Skyjo — manche 2\nÀ Ordi 1 de jouer · {DEADLINE}"
     assert all(re.search(r" · -?\d+ pts · montre -?\d+$", line) for line in players.split("\n")), players
-    assert moves == "-# • Ordinateur 1 prend le -2 de la défausse pour son 12."
+    assert moves == "-# • Ordi 1 prend le -2 de la défausse pour son 12."
 
 
 def test_a_skipbo_player_line_is_short_and_hides_the_hand() -> None:
@@ -96,4 +96,4 @@ def test_a_skipbo_player_line_is_short_and_hides_the_hand() -> None:
         first, second = players.split("\n")
         stock = view["stock_sizes"][0]
         assert re.fullmatch(rf"🔵 ▶ \*\*Alice\*\* · stock \*\*(\d+|SB)\*\* \({stock}\) · ✋5", first), first
-        assert second.startswith("🟠 **" + ("Computer 1" if locale == "en-US" else "Ordinateur 1") + "** · ")
+        assert second.startswith("🟠 **" + ("Computer 1" if locale == "en-US" else "Ordi 1") + "** · ")
