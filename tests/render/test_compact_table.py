@@ -13,6 +13,7 @@ from bench.render import mid_game
 from bot.games.skipbo import message as skipbo_message
 from bot.games.skipbo.engine import new_game as new_skipbo
 from bot.games.skyjo import message as skyjo_message
+from bot.games.skyjo.engine import new_game as new_skyjo
 from bot.render.messages import TEXT_DISPLAY, layout_of, walk
 from bot.render.names import ComputerName
 
@@ -52,17 +53,17 @@ def test_a_skyjo_table_beside_its_picture_says_each_thing_once_and_short() -> No
     view, shown = skyjo("en-US", compact=True)
     head, players, moves = parts(shown)
     # The heading, then ONE line: who plays and the deadline; not the piles, not what to do.
-    assert head == f"## Skyjo — round 2\nComputer 1 to play · {DEADLINE}"
+    assert head == f"## Skyjo — round 2\nCPU 1 to play · {DEADLINE}"
     assert not any("Discard pile" in text or "draw a card" in text for text in shown)
     _, drawn = skyjo("en-US", compact=True, drawn=True)
-    assert drawn[0] == f"## Skyjo — round 2\nComputer 1 drew a 0 · {DEADLINE}"
+    assert drawn[0] == f"## Skyjo — round 2\nCPU 1 drew a 0 · {DEADLINE}"
     lines = players.split("\n")
     assert [line.split(" ")[0] for line in lines] == ["🔵", "🟠", "🟢", "🟣"]
     for seat, line in enumerate(lines):
         shown = sum(c for c in view["grids"][seat] if isinstance(c, int))
         assert line.endswith(f" · {view['totals'][seat]} pts · shows {shown}"), line
         assert len(line) <= 45 and "(normal)" not in line and "(hard)" not in line, line
-    assert moves == "-# • Computer 1 took the discard's -2 for their 12."
+    assert moves == "-# • CPU 1 took the discard's -2 for their 12."
 
 
 def test_the_full_text_loses_nothing() -> None:
@@ -96,4 +97,16 @@ def test_a_skipbo_player_line_is_short_and_hides_the_hand() -> None:
         first, second = players.split("\n")
         stock = view["stock_sizes"][0]
         assert re.fullmatch(rf"🔵 ▶ \*\*Alice\*\* · stock \*\*(\d+|SB)\*\* \({stock}\) · ✋5", first), first
-        assert second.startswith("🟠 **" + ("Computer 1" if locale == "en-US" else "Ordi 1") + "** · ")
+        assert second.startswith("🟠 **" + ("CPU 1" if locale == "en-US" else "Ordi 1") + "** · ")
+
+
+def test_while_everyone_reveals_the_line_says_who_still_turns_cards_up() -> None:
+    view = new_skyjo(["a", "b", "c", "d"], 3).view(None)
+    assert view["phase"] == "reveal" and view["to_act"] == [0, 1, 2, 3]
+    for locale, said in (
+        ("en-US", "Alice, CPU 1, CPU 2, Bob to turn up 2 cards"),
+        ("fr", "À Alice, Ordi 1, Ordi 2, Bob de retourner 2 cartes"),
+    ):
+        body = skyjo_message.table_body(view, NAMES, locale=locale, image_url="attachment://t.png")
+        head = texts(layout_of(body, compact=True, brief=[DEADLINE]))[0]
+        assert head.split("\n")[1] == f"{said} · {DEADLINE}"

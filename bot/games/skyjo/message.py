@@ -161,7 +161,12 @@ def table_body(
 
 def short_status(view: JSON, names: Sequence[str], locale: object) -> str:
     """Who plays, in a few words, for the compact table's one line under its heading (the picture
-    shows the piles, the panel says what to do): "Alice to play", "Alice drew a 5", "last turns!"."""
+    shows the piles, the panel says what to do): "Alice to play", "Alice drew a 5", "last turns!",
+    "Alice, Bob to turn up 2 cards"."""
+    if view["phase"] == "reveal":
+        count = view["options"]["initial_reveals"]
+        key = "skyjo.status.reveal_short_one" if count == 1 else "skyjo.status.reveal_short"
+        return t(key, locale, count=count, players=", ".join(names[s] for s in view["to_act"]))
     if view["phase"] != "play":
         return status_line(view, names, locale)
     player = names[view["turn"]]
