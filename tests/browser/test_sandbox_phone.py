@@ -33,7 +33,7 @@ TUNING = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0)
 # The 4-player Skyjo table message (the embed with its text grids, the picture, the buttons) at 390 px,
 # when the first turn starts; measured in Debian's Chromium, see docs/sandbox.md. Issue 40 wants the
 # Components V2 table at most half as tall: ``assert skyjo_table_height(...) <= EMBED_TABLE_HEIGHT / 2``
-# (the compact table: 414 px, 468 if each move wraps; the first V2 table, before it was made compact, was 945 to 989 px).
+# (the compact table: 414 px, 468 if each move wraps; the first V2 table, not compact, 945 to 989 px).
 EMBED_TABLE_HEIGHT = 1006
 
 # Everything that must stay inside the screen: the list, each message, each button row and picture.
