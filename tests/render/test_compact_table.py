@@ -110,3 +110,17 @@ def test_while_everyone_reveals_the_line_says_who_still_turns_cards_up() -> None
         body = skyjo_message.table_body(view, NAMES, locale=locale, image_url="attachment://t.png")
         head = texts(layout_of(body, compact=True, brief=[DEADLINE]))[0]
         assert head.split("\n")[1] == f"{said} · {DEADLINE}"
+
+
+def test_the_last_turns_are_said_on_the_line() -> None:
+    """Once a player has turned up every card the picture used to say "Last turns!" at its top: the
+    line says it now."""
+    view = {**mid_game(4, seed=106, turns=24, round_number=2).view(None), "drawn": None, "finisher": 2}
+    for locale, said in (
+        ("en-US", "CPU 1 to play · last turns!"),
+        ("fr", "À Ordi 1 de jouer · derniers tours !"),
+    ):
+        body = skyjo_message.table_body(view, NAMES, locale=locale, image_url="attachment://t.png")
+        assert (
+            texts(layout_of(body, compact=True, brief=[DEADLINE]))[0].split("\n")[1] == f"{said} · {DEADLINE}"
+        )
