@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.i18n import translate as t
-from bot.render.names import computer_name, escape_name, shown_name
+from bot.render.names import ComputerName, computer_name, escape_name, shown_name
 from bot.render.seats import SEAT_COLOURS as _SEATS
 
 JSON = dict[str, Any]
@@ -34,13 +34,20 @@ MAX_DESCRIPTION = 4096
 class MessageBody:
     """A message's parts: ``embed`` (title, description, fields, image, footer, colour) holds the whole
     text; a table adds ``players`` (one compact line per player, said instead of the per-player fields
-    when the picture shows the grids) and ``recent`` (the last moves, at most :data:`RECENT_MOVES`)."""
+    when the picture shows the grids) and ``recent`` (the last moves, at most :data:`RECENT_MOVES`).
+
+    The compact table (beside its picture, issue 40: a 4-player table fits a phone's screen) also
+    reads ``head``: who plays in a few words, said in place of the description (the piles are in the
+    picture, what to do in the panel; empty: the description stays, e.g. a round's summary), and
+    ``moves``: the last moves in short names (a computer without its level)."""
 
     content: str = ""
     embed: JSON | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     players: list[str] = field(default_factory=list)
     recent: list[str] = field(default_factory=list)
+    head: list[str] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------- Components V2 (issue 40)
@@ -106,6 +113,7 @@ def layout_of(
     accent: int | None = None,
     compact: bool = False,
     header: Sequence[str] = (),
+    brief: Sequence[str] = (),
     recent_title: str = "",
 ) -> list[JSON]:
     """``body`` as one Components V2 container: the title (a heading), ``header`` lines and the
@@ -113,13 +121,22 @@ def layout_of(
     them, the players' lines in place of the inline per-player fields: the picture shows the grids);
     the last moves under ``recent_title``; the footer in small print; then the buttons ``rows``.
 
+    ``compact`` with a body's ``head``: under the heading ONE line, the head's first line and the
+    ``brief`` words (the deadline) joined by " · ", then the head's other lines, in place of ``header``
+    and the description; the last moves (``moves``) in small print (``-# ``), one line each, no title.
+
     Within Discord's 4,000 characters of text: the earliest wide fields (the score sheet's first
     rounds) go first, then the longest text is cut. A handful of components, whatever the players."""
     embed = dict(body.embed or {})
     head = [f"## {embed['title']}"] if embed.get("title") else []
-    head += [line for line in header if line]
-    if embed.get("description"):
-        head.append(str(embed["description"]))
+    short = compact and bool(body.head)
+    if short:
+        first, *rest = body.head
+        head += [" · ".join([first, *(word for word in brief if word)]), *rest]
+    else:
+        head += [line for line in header if line]
+        if embed.get("description"):
+            head.append(str(embed["description"]))
     fields = list(embed.get("fields") or [])
     if compact and body.players:
         fields = [f for f in fields if not f.get("inline")]
@@ -127,7 +144,9 @@ def layout_of(
     if compact and body.players:
         blocks.append(("players", "\n".join(body.players)))
     blocks += [("inline" if f.get("inline") else "wide", _field_text(f)) for f in fields]
-    if body.recent:
+    if short and (body.moves or body.recent):
+        blocks.append(("recent", "\n".join(f"-# • {m}" for m in body.moves or body.recent)))
+    elif body.recent:
         blocks.append(("recent", "\n".join([recent_title, *(f"• {m}" for m in body.recent)]).strip()))
     footer = str((embed.get("footer") or {}).get("text") or "")
     if footer:
@@ -225,6 +244,19 @@ def lobby_body(
         "color": COLOUR_LOBBY,
     }
     return MessageBody(embed=embed)
+
+
+def short_seat_names(names: Sequence[str], replaced: Iterable[int], locale: object) -> list[str]:
+    """The names as a compact table's lines show them (:func:`shown_seat_names`), a computer's without
+    its level ("Computer 2": the lobby and the full table say it)."""
+    replaced = set(replaced)
+    shown = shown_seat_names(names, replaced, locale)
+    return [
+        t("table.ai.name_short", locale, number=name.number)
+        if isinstance(name, ComputerName) and seat not in replaced
+        else shown[seat]
+        for seat, name in enumerate(names)
+    ]
 
 
 def shown_seat_names(names: Sequence[str], replaced: Iterable[int], locale: object) -> list[str]:

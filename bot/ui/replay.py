@@ -154,6 +154,10 @@ def caption(stored: StoredGame, frame: Frame, names: Sequence[str], locale: obje
         lines = [t("replay.deal", locale)]
     elif frame.step == frame.total:
         lines = [*lines, t("replay.end", locale)]
+    turn = frame.view.get("turn")
+    if frame.view.get("phase") == "play" and isinstance(turn, int) and 0 <= turn < len(names):
+        # The picture has no header strip (the table's text says the round and who plays): said here.
+        lines.append(t("replay.turn", locale, player=shown_names(names, locale)[turn]))
     return "\n".join([head, *lines])[:2000]
 
 

@@ -171,6 +171,8 @@ def table_message(table: Table, locale: object, image_url: str | None = None) ->
         note = t("hints.unrated", locale)
         description = str(body.embed.get("description") or "")
         body.embed["description"] = f"{description[: 4095 - len(note)]}\n{note}" if description else note
+        if body.head:
+            body.head.append(note)
     return body
 
 
@@ -183,14 +185,15 @@ def turn_seat(table: Table) -> int | None:
     return turn if isinstance(turn, int) else None
 
 
-def deadline_line(table: Table, locale: object) -> str:
+def deadline_line(table: Table, locale: object, key: str = "table.deadline") -> str:
     """The turn's deadline as a Discord timestamp (``<t:…:R>``: each reader's Discord counts it down
     by itself, no edit needed), from the table's stored timer (bot/service/timers.py); "" when no
-    turn waits on a deadline."""
+    turn waits on a deadline. ``key``: the words around it (``table.deadline_short``: "⏳ in 2 minutes",
+    on the compact table's one line after who plays)."""
     timer = table.timer()
     if not timer or timer.get("what") != "turn" or table.finished or table.ended_by is not None:
         return ""
-    return t("table.deadline", locale, deadline=f"<t:{int(timer['due']) // 1000}:R>")
+    return t(key, locale, deadline=f"<t:{int(timer['due']) // 1000}:R>")
 
 
 def table_frame(table: Table, locale: object) -> dict[str, Any]:
@@ -200,6 +203,7 @@ def table_frame(table: Table, locale: object) -> dict[str, Any]:
         "rows": table_rows(table, locale),
         "accent": messages.seat_colour(turn_seat(table)),
         "header": [deadline_line(table, locale)],
+        "brief": [deadline_line(table, locale, "table.deadline_short")],
         "recent_title": t("table.recent", locale),
     }
 

@@ -102,7 +102,8 @@ def footer_of(message: FakeMessage | Payload) -> str:
     payload = _payload(message)
     if payload.get("embeds"):
         return str((payload["embeds"][0].get("footer") or {}).get("text") or "")
-    small = [d for d in displays_of(payload) if d.startswith("-# ")]
+    # the footer, not the compact table's last moves (small print too, each line "-# • ...")
+    small = [d for d in displays_of(payload) if d.startswith("-# ") and not d.startswith("-# • ")]
     return small[-1].removeprefix("-# ") if small else ""
 
 
@@ -122,5 +123,7 @@ def players_of(message: FakeMessage | Payload) -> list[str]:
 
 
 def moves_of(message: FakeMessage | Payload) -> list[str]:
-    """The last moves a table shows (its lines starting with a bullet)."""
-    return [line[2:] for line in text_of(message).split("\n") if line.startswith("• ")]
+    """The last moves a table shows (its lines starting with a bullet; in small print on the compact
+    table beside its picture: ``-# • ``)."""
+    lines = [line.removeprefix("-# ") for line in text_of(message).split("\n")]
+    return [line[2:] for line in lines if line.startswith("• ")]

@@ -28,9 +28,9 @@ from .conftest import act_of, enabled_buttons, open_panel
 from .reading import fields_of, gallery_urls, players_of, text_of
 
 SEED = 20240611
-HAND_LINE = re.compile(
-    r"^Hand: (\d+)[\u00a0 ]cards?$"
-)  # "5 cards" kept whole (messages.phrased)  # the guild's language (English) on the table
+# "Hand: 5 cards" in the full text ("5 cards" kept whole: messages.phrased), "✋5" on a player's
+# line beside the picture; the guild's language (English) on the table.
+HAND_LINE = re.compile(r"^(?:Hand: (\d+)[\u00a0 ]cards?|✋(\d+))$")
 HAND_EVENT = re.compile(r"from their hand onto pile|played their whole hand|no card left in hand")
 PANEL_TITLES = {"en-US": "Your hand — Skip-Bo", "fr": "Ta main — Skip-Bo"}  # one-round games
 FINAL_TITLES = {"en-US": "**Skip-Bo: the game is over**", "fr": "**Skip-Bo : la partie est finie**"}
@@ -153,7 +153,8 @@ def assert_table_hides_hands(table_message: FakeMessage, game: skipbo.Game | Non
         match = HAND_LINE.match(hand)
         assert match, f"seat {seat}'s hand line: {hand!r}"
         if game is not None:
-            assert int(match[1]) == len(game.hands[seat]), f"seat {seat}: {hand!r} {game.hands[seat]}"
+            count = int(match[1] or match[2])
+            assert count == len(game.hands[seat]), f"seat {seat}: {hand!r} {game.hands[seat]}"
     for line in text_of(table_message).split("\n"):
         if "hand" in line.lower() and line not in said and not HAND_LINE.match(line):
             assert HAND_EVENT.search(line), f"the table speaks of a hand: {line!r}"

@@ -52,6 +52,9 @@ def enabled(message: Any) -> set[str]:
     return {c["custom_id"].split(":")[-1] for c in row(message) if not c.get("disabled")}
 
 
+TURN = re.compile(r".+ to play\.|À .+ de jouer\.")  # replay.turn, in English and French
+
+
 async def press(fake: Any, user: Any, message: Any, letter: str) -> Any:
     custom_id = next(c["custom_id"] for c in row(message) if c["custom_id"].endswith(f":{letter}"))
     shown = await (await fake.click(user, message, custom_id)).answer()
@@ -74,7 +77,11 @@ async def walk(fake: Any, bot: Any, user: Any, command: str, game_id: int) -> in
     assert all(replay.parse_button(c["custom_id"]) is not None for c in row(shown))
     # Step 0: the counter, and the deal said once (the opening event's line only).
     assert counter(shown, lang) == (0, total, 1)
-    body = shown.text.splitlines()[1:]
+    # (and, the cards dealt, who plays first: the picture has no header strip; replay.turn)
+    lines = shown.text.splitlines()[1:]
+    body = [line for line in lines if not TURN.fullmatch(line)]
+    dealt = game_at(stored, actions, 0)
+    assert len(lines) - len(body) == (1 if dealt.phase == "play" and dealt.turn is not None else 0)
     assert len(body) == 1 and t("replay.deal", user.locale) not in shown.text, shown.text
     assert enabled(shown) == {"n", "e", "r", "g"} - (
         set() if game_at(stored, actions, total).round > 1 else {"r"}

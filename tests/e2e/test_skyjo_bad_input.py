@@ -174,10 +174,11 @@ async def test_a_429_on_the_table_edit_loses_nothing(fake_discord: Any, skybo: A
     assert table.version == version + 1
     await fake.wait_until(lambda: len(fake.rate_limited) == 2, what="two 429s")
 
-    def caught_up() -> bool:
+    def caught_up() -> bool:  # the compact table beside its picture: its head line and short moves
         want = render_table(table, "en-US")
-        said = str((want.embed or {}).get("description"))
-        return said in description_of(table_message) and moves_of(table_message) == want.recent
+        said = want.head[0] if want.head else str((want.embed or {}).get("description"))
+        moves = want.moves or want.recent
+        return said in description_of(table_message) and moves_of(table_message) == moves
 
     await fake.wait_until(caught_up, what="the table to catch up")
     assert "Alice turned over a" in table_message.text

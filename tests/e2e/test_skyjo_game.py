@@ -33,10 +33,10 @@ async def test_two_humans_and_a_computer_play_a_whole_game(
     assert "Alice" in table_message.text and "Bob" in table_message.text
     assert {act_of(c) for c in table_message.custom_ids} == {"op", "ru", "lv"}
     # Nothing hidden is shown: the humans have not turned a card yet, so their grids are all backs
-    # (the players' lines beside the picture: nothing showing, twelve cards face down).
+    # (the players' lines beside the picture: nothing showing).
     await bot.presenter.flush()
     lines = {line.split("**")[1]: line for line in players_of(table_message)}
-    assert "showing 0 · face down: 12" in lines["Alice"] and "showing 0 · face down: 12" in lines["Bob"]
+    assert lines["Alice"].endswith("0 pts · shows 0") and lines["Bob"].endswith("0 pts · shows 0")
     # The picture of the table is attached to the message and shown in its media gallery.
     assert [a.filename for a in table_message.attachments] == ["skybo-table.png"]
     assert table_message.attachments[0].data.startswith(b"\x89PNG")

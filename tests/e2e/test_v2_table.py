@@ -78,17 +78,22 @@ async def test_a_whole_skyjo_game_in_the_new_look(fake_discord: Any, skybo: Any)
         fake, bot, game_id, table_message, [alice, bob], random.Random(4), until=lambda: table.turns > 3
     )
     await bot.presenter.flush()
-    # The header: the game, the round, whose turn and the deadline, counted down by Discord itself.
+    # The header: the game, the round, then ONE line: whose turn and the deadline, counted down by
+    # Discord itself (the compact table: the piles are in the picture, what to do in the panel).
     head = text_of(table_message).split("\n")
     assert head[0].startswith("## Skyjo — round 1")
+    lines = players_of(table_message)
+    assert len(lines) == 3 and head[2:5] == lines
     timer = table.timer()
     if timer is not None and timer.get("what") == "turn":
-        assert f"Turn ends <t:{int(timer['due']) // 1000}:R>" in head
-    # Nothing hidden: each line says the points showing and how many cards are down, as the engine has.
+        assert head[1].endswith(f" · ⏳ <t:{int(timer['due']) // 1000}:R>"), head
+    assert "Discard pile" not in text_of(table_message) and "draw a card" not in text_of(table_message)
+    # Nothing hidden: each line says the points showing, as the engine has them face up.
     game = table.state
     for seat, line in enumerate(players_of(table_message)):
-        down = sum(1 for up in game.face_up[seat] if not up)
-        assert f"face down: {down}" in line, line
+        cells = zip(game.grids[seat], game.face_up[seat], strict=True)
+        shown = sum(v for v, up in cells if up and v is not None)
+        assert line.endswith(f" pts · shows {shown}"), line
     # The gallery's attachment://skybo-table.png was uploaded with the message (the fake resolved it).
     (url,) = gallery_urls(table_message)
     assert url.startswith("http") and url.endswith("/skybo-table.png")
@@ -136,12 +141,10 @@ async def test_a_skipbo_table_in_french_to_its_end(fake_discord: Any, skybo: Any
     table = bot.service.tables[game_id]
     await fake.wait_until(lambda: table.state.turn == 0, what="Alice's turn")
     await bot.presenter.flush()
-    assert "Fin du tour <t:" in text_of(table_message)
+    assert text_of(table_message).split("\n")[1].startswith("À Alice de jouer · ⏳ <t:")
     (line, *_) = players_of(table_message)
     # Her stock's top card and its size, her hand's size: never a card of her hand.
-    assert re.fullmatch(
-        r"🔵 ▶ \*\*Alice\*\* · Stock : carte du dessus \*\*(\d+|SB)\*\*, encore 5 · Main : 5 cartes", line
-    )
+    assert re.fullmatch(r"🔵 ▶ \*\*Alice\*\* · stock \*\*(\d+|SB)\*\* \(5\) · ✋5", line), line
     # Alice leaves: a computer takes her seat and the computers play it out.
     inter = await fake.click(alice, table_message, button(table_message, "lv"))
     confirm = await private_answer(inter)

@@ -31,7 +31,6 @@ from bot.games.skyjo.cards import (
     PANEL_PAD,
     SMALL_SIZE,
     STACK_STEP,
-    TITLE_SIZE,
     WHITE,
     card_label,
     card_rgb,
@@ -50,7 +49,6 @@ from bot.render.images import (
     one_line_name,
     panel_rgb,
     paste_name,
-    paste_status,
     paste_text,
     picture_name,
     theme_named,
@@ -159,8 +157,9 @@ def _panel_size(columns: int, rows: int) -> tuple[int, int]:
 
 
 def panels_per_row(players: int) -> int:
-    """Panels side by side: two for 2 and 4 players, three otherwise (a phone screen is narrow)."""
-    return 2 if players in (1, 2, 4) else 3
+    """Panels side by side: all of them up to 4 players (one row: a phone shows the picture wider
+    than tall, under a few lines of text), else half of them (two rows)."""
+    return players if players <= 4 else -(-players // 2)
 
 
 def _draw_panel(
@@ -278,49 +277,18 @@ def _draw_card(
     )
 
 
-STRIP_GAP: Final = 26
-STRIP_SLOT: Final = CARD_W + 2 * STACK_STEP + STRIP_GAP  # one pile and the space after it
-STRIP_TEXT_W: Final = 230
+# The piles (draw pile, discard, the drawn card) stand in a narrow column right of the panels: the
+# round and whose turn it is are said by the message around the picture (its heading and its one
+# line), so the picture has no header strip and a 4-player table is one row, wider than tall.
+PILE_SLOT_H: Final = CARD_H + CAPTION_DY + SMALL_SIZE // 2 + 6  # a card and its caption
+PILES_W: Final = CARD_W + 2 * STACK_STEP + 2 * 10  # the column's width, a pile's stack included
+# Room for three (the drawn card's too, whether or not one is drawn: the picture keeps its height).
+PILES_H: Final = 2 * STACK_STEP + 3 * PILE_SLOT_H
 
 
-def _strip_height() -> int:
-    return MARGIN + 2 * STACK_STEP + CARD_H + 8 + SMALL_SIZE + 8
-
-
-def _strip_width(table: _Table) -> int:
-    piles = 3 if table.drawn is not None else 2
-    return 2 * MARGIN + STRIP_TEXT_W + piles * STRIP_SLOT - STRIP_GAP
-
-
-def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, int, str]]:
-    """(text, size, colour role) of the status text at the top left."""
-    lines: list[tuple[str, int, str]] = []
-    if table.phase == "game_over":
-        lines.append((labels["game_over"], TITLE_SIZE, "text"))
-        lines.append((labels["round"].format(round=table.round), SMALL_SIZE, "muted"))
-    elif table.phase == "round_over":
-        lines.append((labels["round_over"].format(round=table.round), TITLE_SIZE, "text"))
-    else:
-        lines.append((labels["round"].format(round=table.round), SMALL_SIZE, "muted"))
-        if table.phase == "reveal":
-            label = labels["reveal_one" if table.initial_reveals == 1 else "reveal"]
-            lines.append((label.format(count=table.initial_reveals), SMALL_SIZE + 2, "text"))
-        elif table.turn is not None:
-            lines.append((labels["turn"].format(name=table.names[table.turn]), TITLE_SIZE, "turn"))
-        if table.finisher is not None and table.phase == "play":
-            lines.append((labels["last_turns"], SMALL_SIZE + 2, "bad"))
-    return lines
-
-
-def _draw_strip(canvas: Image.Image, table: _Table, theme: Theme, labels: Mapping[str, str]) -> None:
-    """The top of the table: the round and whose turn it is, then the draw pile, discard and drawn card."""
-    # The piles keep to the right; the status text has the rest, wrapped on two lines if need be.
-    piles = 3 if table.drawn is not None else 2
-    x = max(MARGIN + STRIP_TEXT_W, canvas.width - MARGIN - piles * STRIP_SLOT + STRIP_GAP)
-    turn = None if table.turn is None else seat_rgb(table.turn)
-    band = (MARGIN, MARGIN + 2 * STACK_STEP, CARD_H)
-    paste_status(canvas, palette_of(theme), _phase_lines(table, labels), theme, x - MARGIN - 20, turn, band)
-
+def _draw_piles(canvas: Image.Image, x: int, table: _Table, theme: Theme, labels: Mapping[str, str]) -> None:
+    """The draw pile (its size in a pill), the discard and the drawn card, top down from ``x``."""
+    x += (PILES_W - CARD_W) // 2 - STACK_STEP
     y = MARGIN + 2 * STACK_STEP
     size = table.draw_pile_size
     if size:
@@ -330,10 +298,10 @@ def _draw_strip(canvas: Image.Image, table: _Table, theme: Theme, labels: Mappin
         canvas.paste(pill, (x + (CARD_W - pill.width) // 2, y + CARD_H - pill.height - 6))
     else:
         _draw_card(canvas, (x, y), GONE, theme, labels["draw"])
-    x += STRIP_SLOT
+    y += PILE_SLOT_H
     _draw_card(canvas, (x, y), _or_gone(table.discard_top), theme, labels["discard"])
     if table.drawn is not None:
-        _draw_card(canvas, (x + STRIP_SLOT, y), table.drawn, theme, labels["drawn"], framed=True)
+        _draw_card(canvas, (x, y + PILE_SLOT_H), table.drawn, theme, labels["drawn"], framed=True)
 
 
 def _or_gone(card: int | None) -> int | str:
@@ -346,21 +314,25 @@ def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
 
 
 def _layout(table: _Table) -> tuple[tuple[int, int], list[tuple[int, int]], tuple[int, int]]:
-    """(image size, each panel's top-left corner, panel size) of a table."""
+    """(image size, each panel's top-left corner, panel size) of a table: the panels in at most two
+    rows (:func:`panels_per_row`), the piles' column at their right."""
     players = len(table.names)
     per_row = panels_per_row(players)
     pw, ph = _panel_size(table.columns, table.rows)
     panel_rows = -(-players // per_row)
-    top = _strip_height()
-    width = max(2 * MARGIN + per_row * pw + (per_row - 1) * PANEL_GAP, _strip_width(table))
-    height = top + panel_rows * ph + (panel_rows - 1) * PANEL_GAP + MARGIN
+    panels_w = per_row * pw + (per_row - 1) * PANEL_GAP
+    panels_h = panel_rows * ph + (panel_rows - 1) * PANEL_GAP
+    width = 2 * MARGIN + panels_w + PANEL_GAP + PILES_W
+    height = 2 * MARGIN + max(panels_h, PILES_H)
+    top = MARGIN + (height - 2 * MARGIN - panels_h) // 2
     origins = []
-    # Centre the panels when the strip is the wider of the two, and centre a short last row.
+    # A short last row is centred under the full one.
     for seat in range(players):
         row, col = divmod(seat, per_row)
         in_row = min(per_row, players - row * per_row)
         row_w = in_row * pw + (in_row - 1) * PANEL_GAP
-        origins.append(((width - row_w) // 2 + col * (pw + PANEL_GAP), top + row * (ph + PANEL_GAP)))
+        x = MARGIN + (panels_w - row_w) // 2 + col * (pw + PANEL_GAP)
+        origins.append((x, top + row * (ph + PANEL_GAP)))
     return (width, height), origins, (pw, ph)
 
 
@@ -401,7 +373,7 @@ def table_image(
     table = _read(view, names, words)
     size, origins, panel = _layout(table)
     canvas = palette_of(t).canvas(size, t.background)
-    _draw_strip(canvas, table, t, words)
+    _draw_piles(canvas, size[0] - MARGIN - PILES_W, table, t, words)
     for seat, origin in enumerate(origins):
         _draw_panel(canvas, origin, panel, table, seat, t, words)
     return canvas
@@ -440,7 +412,7 @@ def grid_image(
     if not 0 <= seat < len(table.names):
         raise ValueError(f"no seat {seat} at a table of {len(table.names)}")
     pw, ph = _panel_size(table.columns, table.rows)
-    side = STRIP_SLOT + 8
+    side = CARD_W + 2 * STACK_STEP + 34  # the discard and drawn card at the right
     width = 2 * MARGIN + pw + side
     height = max(2 * MARGIN + ph, 2 * MARGIN + 2 * (CARD_H + 40))
     canvas = palette_of(t).canvas((width, height), t.background)

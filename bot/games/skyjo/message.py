@@ -7,12 +7,13 @@ events are read, and they carry nothing hidden. ``image_url`` is the seam for th
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bot.games.skyjo.engine import EDITIONS, MAX_PLAYERS, MIN_PLAYERS
 from bot.games.skyjo.text import describe_events, grid_lines, status_line
-from bot.i18n import plural
+from bot.i18n import a_card, plural
 from bot.i18n import translate as t
 from bot.render.messages import (
     COLOUR_OVER,
@@ -24,6 +25,7 @@ from bot.render.messages import (
     MessageBody,
     _clip,
     phrased,
+    short_seat_names,
     shown_seat_names,
 )
 from bot.render.messages import recent_lines as _recent_lines
@@ -38,9 +40,12 @@ def recent_lines(
     names: Sequence[str],
     locale: object,
     limit: int = RECENT_MOVES,
+    short: bool = False,
 ) -> list[str]:
-    """The last moves, one line per move (see :func:`bot.render.messages.recent_lines`)."""
-    return _recent_lines(recent, names, locale, describe_events, limit)
+    """The last moves, one line per move (see :func:`bot.render.messages.recent_lines`); ``short``:
+    an exchange in fewer words (:func:`bot.games.skyjo.text.describe_events`)."""
+    describe = functools.partial(describe_events, short=True) if short else describe_events
+    return _recent_lines(recent, names, locale, describe, limit)
 
 
 def option_lines(options: JSON, locale: object) -> list[str]:
@@ -139,17 +144,46 @@ def table_body(
     add_sheet(embed, view, names, shown, locale, over=phase == "game_over" and ended_by is None)
     if image_url:
         embed["image"] = {"url": image_url}
+    short = short_seat_names(names, replaced, locale)
+    head: list[str] = []
+    if ended_by is None and phase in ("play", "reveal"):
+        head.append(short_status(view, short, locale))
+        if resumed:
+            head.append(t("table.live_again", locale))
     return MessageBody(
         embed=embed,
-        players=player_lines(view, shown, locale),
+        players=player_lines(view, short, locale),
         recent=recent_lines(recent, shown, locale),
+        head=head,
+        moves=recent_lines(recent, short, locale, short=True),
     )
+
+
+def short_status(view: JSON, names: Sequence[str], locale: object) -> str:
+    """Who plays, in a few words, for the compact table's one line under its heading (the picture
+    shows the piles, the panel says what to do): "Alice to play", "Alice drew a 5", "last turns!",
+    "Alice, Bob to turn up 2 cards"."""
+    if view["phase"] == "reveal":
+        count = view["options"]["initial_reveals"]
+        key = "skyjo.status.reveal_short_one" if count == 1 else "skyjo.status.reveal_short"
+        return t(key, locale, count=count, players=", ".join(names[s] for s in view["to_act"]))
+    if view["phase"] != "play":
+        return status_line(view, names, locale)
+    player = names[view["turn"]]
+    if view["drawn"] is not None:
+        line = t("skyjo.status.placing_short", locale, player=player, card=a_card(view["drawn"], locale))
+    else:
+        line = t("skyjo.status.turn_short", locale, player=player)
+    if view.get("finisher") is not None:
+        line += " · " + t("skyjo.status.last_turns", locale)
+    return line
 
 
 def player_lines(view: JSON, names: Sequence[str], locale: object) -> list[str]:
     """One line per player for the table beside its picture, after the seat's coloured mark (its
-    colour in the picture, :mod:`bot.render.seats`): the total, the points showing and the cards still
-    face down (their values are never read: a face-down cell is only ``"down"``)."""
+    colour in the picture, :mod:`bot.render.seats`): the total and the points showing (a face-down
+    cell is only ``"down"``: never read; the picture shows how many there are). Short enough for one
+    line on a phone (390 px) with usual names: ``names`` are :func:`short_seat_names`."""
     lines = []
     for seat, name in enumerate(names):
         grid = view["grids"][seat]
@@ -158,9 +192,8 @@ def player_lines(view: JSON, names: Sequence[str], locale: object) -> list[str]:
             "skyjo.table.player_line",
             locale,
             player=f"**{name}**",
-            total=t("skyjo.table.total", locale, total=view["totals"][seat]),
+            total=view["totals"][seat],
             shown=sum(c for c in grid if isinstance(c, int)),
-            down=sum(1 for c in grid if c == "down"),
         )
         lines.append(f"{seat_mark(seat)} {marker}{line}")
     return lines

@@ -22,8 +22,12 @@ def _name(names: Sequence[str], seat: int | None) -> str:
     return names[seat]
 
 
-def describe_events(events: Sequence[JSON], names: Sequence[str], locale: object = None) -> list[str]:
-    """One sentence per move, merging a draw with what the player then did with the card."""
+def describe_events(
+    events: Sequence[JSON], names: Sequence[str], locale: object = None, short: bool = False
+) -> list[str]:
+    """One sentence per move, merging a draw with what the player then did with the card. ``short``:
+    an exchange said in fewer words ("Bob took the discard's 7 for their 12"), for the compact table's
+    last moves in small print (one line each on a phone)."""
     lines: list[str] = []
     i = 0
     while i < len(events):
@@ -33,7 +37,7 @@ def describe_events(events: Sequence[JSON], names: Sequence[str], locale: object
         after = events[i + 2] if i + 2 < len(events) else None
         player = _name(names, event.get("seat"))
         if kind == "card_drawn" and nxt and nxt["kind"] == "card_exchanged":
-            lines.append(_exchange(nxt, player, locale))
+            lines.append(_exchange(nxt, player, locale, short))
             i += 2
             continue
         if (
@@ -66,18 +70,19 @@ def describe_events(events: Sequence[JSON], names: Sequence[str], locale: object
             )
             i += 2
             continue
-        line = _single(event, player, names, locale)
+        line = _exchange(event, player, locale, short) if kind == "card_exchanged" else None
+        line = line or _single(event, player, names, locale)
         if line:
             lines.append(line)
         i += 1
     return lines
 
 
-def _exchange(event: JSON, player: str, locale: object) -> str:
+def _exchange(event: JSON, player: str, locale: object, short: bool = False) -> str:
     source = "discard" if event["source"] == "discard" else "draw"
     hidden = "up" if event["replaced_was_face_up"] else "down"
     return t(
-        f"skyjo.event.exchanged.{source}.{hidden}",
+        f"skyjo.event.{'short.' if short else ''}exchanged.{source}.{hidden}",
         locale,
         player=player,
         value=event["value"],

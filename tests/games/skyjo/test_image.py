@@ -256,7 +256,7 @@ def test_the_player_to_act_is_highlighted(theme: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("players", "per_row", "rows"), [(2, 2, 1), (3, 3, 1), (4, 2, 2), (6, 3, 2), (8, 3, 3)]
+    ("players", "per_row", "rows"), [(2, 2, 1), (3, 3, 1), (4, 4, 1), (5, 3, 2), (6, 3, 2), (8, 4, 2)]
 )
 def test_panels_are_laid_out_in_a_grid(players: int, per_row: int, rows: int) -> None:
     view = mid_game(players, seed=1, turns=0).view(None)
@@ -269,6 +269,26 @@ def test_panels_are_laid_out_in_a_grid(players: int, per_row: int, rows: int) ->
         assert 0 <= left < right <= image.width and 0 <= top < bottom <= image.height
     for a, b in itertools.combinations(boxes, 2):  # no two panels overlap
         assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+
+
+# The width the table's picture gets in a message on a 390 px phone (the sandbox's container, measured in
+# tests/browser/test_sandbox_phone.py), and its screenshot's pixels per CSS pixel.
+PHONE_PICTURE_W, PHONE_SCALE = 288, 2
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_up_to_four_players_is_one_row_wider_than_tall_and_readable_on_a_phone(players: int) -> None:
+    """Issue 40: no header strip (the message says the round and who plays), the piles in a column at
+    the side, so a 4-player table is one row, at least three times wider than tall, and a card's value
+    is still at least 12 px high on a phone's screenshot (its digit's height, scaled to the phone)."""
+    view = mid_game(players, seed=1, turns=3).view(None)
+    image = decode(render_table(view))
+    assert image.width >= (3 if players == 4 else 1.5) * image.height
+    digit = skyjo_cards.CARD_DIGIT * PHONE_PICTURE_W / image.width * PHONE_SCALE
+    assert digit >= 12, digit
+    tops = {top for _, top, _, _ in skyjo_image.panel_boxes(view)}
+    assert len(tops) == 1  # one row: the panels start at the picture's top, under no strip
+    assert min(tops) <= skyjo_cards.MARGIN + 2 * skyjo_cards.STACK_STEP + 30
 
 
 def test_5x4_grids_fit_their_panels() -> None:
