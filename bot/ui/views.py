@@ -114,11 +114,6 @@ def panel_content(state: PanelState, locale: object, words: bool = False) -> str
     return display.with_words(content, state.kind, state.view, state.names, locale) if words else content
 
 
-def table_view(table: Table, locale: object) -> ButtonsView | None:
-    rows = table_rows(table, locale)
-    return ButtonsView(rows) if rows else None
-
-
 def table_rows(table: Table, locale: object) -> list[list[dict[str, Any]]]:
     """The table message's buttons (none once stopped early). Their ids never change (version 0)."""
     gid, prefix = table.id, table.game.prefix
@@ -238,10 +233,6 @@ def invited_left(lobby: Lobby) -> list[dict[str, Any]]:
     return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
 
 
-def lobby_view(lobby: Lobby, locale: object) -> ButtonsView:
-    return ButtonsView(lobby_rows(lobby, locale))
-
-
 def lobby_layout(lobby: Lobby, locale: object, settings: ServerSettings = DEFAULTS) -> LayoutPayload:
     """The lobby in Components V2: its text and its buttons in one container of the lobby's colour."""
     body = lobby_message(lobby, locale, settings)
@@ -320,10 +311,6 @@ def lobby_message(lobby: Lobby, locale: object, settings: ServerSettings = DEFAU
         # Only some counts (teams of two: 4 or 6): the lobby says them rather than a range.
         counts=counts if counts and counts != list(range(counts[0], counts[-1] + 1)) else None,
     )
-
-
-def embed_of(body: messages.MessageBody) -> discord.Embed:
-    return discord.Embed.from_dict(body.embed or {})
 
 
 def final_panel_content(table: Table, seat: int, locale: object, words: bool = False) -> str:
