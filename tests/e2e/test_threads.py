@@ -50,6 +50,22 @@ def posted_in(fake: FakeDiscord, channel: FakeChannel) -> list[FakeMessage]:
     return [m for m in fake.messages.values() if m.channel_id == channel.id and m.visible_to is None]
 
 
+async def result_in(fake: FakeDiscord, channel: FakeChannel, game_id: int) -> FakeMessage:
+    """The result of game ``game_id`` posted back in ``channel`` (🏁 ..., its game id at the end)."""
+    found: FakeMessage = await fake.wait_until(
+        lambda: next(
+            (
+                m
+                for m in posted_in(fake, channel)
+                if m.text.startswith("🏁") and f"#{game_id}" in m.text.split(">")[-1]
+            ),
+            None,
+        ),
+        what="the result",
+    )
+    return found
+
+
 async def test_a_whole_game_in_a_thread_its_result_in_the_channel(
     fake_discord: FakeDiscord, skybo: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -78,17 +94,7 @@ async def test_a_whole_game_in_a_thread_its_result_in_the_channel(
 
     await play_turns(fake, bot, table.id, table_message, [alice, bob], random.Random(2))
     assert table.finished
-    result = await fake.wait_until(
-        lambda: next(
-            (
-                m
-                for m in posted_in(fake, general)
-                if m.text.startswith("🏁") and f"#{table.id}" in m.text.split(">")[-1]
-            ),
-            None,
-        ),
-        what="the result",
-    )
+    result = await result_in(fake, general, table.id)
     assert f"<#{thread.id}>" in result.text and "Alice" in result.text and "Bob" in result.text
     assert "1. " in result.text and "/skyjo replay" in result.text
     await fake.wait_until(lambda: thread.archived, what="the thread archived")
@@ -132,17 +138,7 @@ async def test_the_table_choice_beats_the_server_setting_and_end_closes_the_thre
     # /skyjo end in the thread: the result (ended, by whom) in the channel, the thread archived
     question = await (await fake.run_command(alice, "skyjo", "end", channel=thread)).answer()
     await (await fake.click(alice, question, button(question, "ey"))).answer()
-    result = await fake.wait_until(
-        lambda: next(
-            (
-                m
-                for m in posted_in(fake, general)
-                if m.text.startswith("🏁") and f"#{table.id}" in m.text.split(">")[-1]
-            ),
-            None,
-        ),
-        what="the result",
-    )
+    result = await result_in(fake, general, table.id)
     assert "ended by" in result.text and f"<@{alice.id}>" in result.text
     await fake.wait_until(lambda: thread.archived, what="the thread archived")
 
