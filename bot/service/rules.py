@@ -21,6 +21,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -31,7 +32,13 @@ from bot.engine.errors import GameError
 from bot.games.registry import BY_KIND, get_engine
 from bot.service.outcomes import game_end
 from bot.storage import GameNotOver, GameQuarantined, NeedsReload, Seat, Storage, StorageError, StoredGame
-from bot.storage.game_commit import COMMIT_RETRY_WITHIN_S, RELOAD_WITHIN_S, RetryTimedOut
+from bot.storage.game_commit import (
+    COMMIT_RETRY_WITHIN_S,
+    RELOAD_WITHIN_S,
+    SETTLE_PAUSES_S,
+    SETTLE_WITHIN_S,
+    RetryTimedOut,
+)
 from bot.storage.game_log import GameRow, Repair
 from bot.storage.game_types import (
     FINISHED,
@@ -283,7 +290,16 @@ class GameRules:
         after all (by its key, or, without one, by its seat and action at that version): ``stored`` is
         then the game with it. When the database cannot be read (or a retry's outcome is still
         unknown), the state before the action is restored from ``committed`` and
-        ``stored.needs_reload`` set."""
+        ``stored.needs_reload`` set.
+
+        THE RULE of the read-back: one try (bounded by ``RELOAD_WITHIN_S``), except for a human's click
+        (``key`` set) whose outcome is unknown: its COMMIT may have landed (the connection dropped after
+        the server committed), so "reconnecting, try again" could be a lie. Its read-back is tried again
+        after each of ``SETTLE_PAUSES_S`` (0.25, 0.5, 1 s, then 1 s) while within ``SETTLE_WITHIN_S``
+        (4 s) of the first failed read-back, and only then is the state restored and the click refused.
+        The channel lock stays held meanwhile (the table's state is unknown: its other clicks wait).
+        Computers' and timers' moves (no key) keep their one try: their own tasks retry them
+        (:mod:`bot.service.computers`, :mod:`bot.service.timers`, :mod:`bot.service.reloads`)."""
         if isinstance(error, RetryTimedOut):
             restore(stored, committed)
             return False
@@ -291,18 +307,40 @@ class GameRules:
         # a game no longer active) nothing was written, whatever the log holds now.
         unknown = isinstance(error, StorageError) and error.transient
         action_json = canonical_json(dict(action))
+        pauses = iter(SETTLE_PAUSES_S)
+        pause = SETTLE_PAUSES_S[-1]
+        settle_by: float | None = None
+        within = RELOAD_WITHIN_S
         try:
-            fresh, logged, finished = await asyncio.wait_for(
-                self._read_back(stored.id, expected + 1), RELOAD_WITHIN_S
-            )
-        except (StorageError, TimeoutError):
-            restore(stored, committed)
-            log.warning(
-                "storage.reload_failed game_id=%d",
-                stored.id,
-                extra={"event": "reload_failed", "game_id": stored.id},
-            )
-            return False
+            while True:
+                try:
+                    fresh, logged, finished = await asyncio.wait_for(
+                        self._read_back(stored.id, expected + 1), within
+                    )
+                    break
+                except (StorageError, TimeoutError) as failed:
+                    now = time.monotonic()
+                    settle_by = now + SETTLE_WITHIN_S if settle_by is None else settle_by
+                    pause = next(pauses, pause)
+                    if not (unknown and key is not None) or now + pause >= settle_by:
+                        restore(stored, committed)
+                        log.warning(
+                            "storage.reload_failed game_id=%d",
+                            stored.id,
+                            extra={"event": "reload_failed", "game_id": stored.id},
+                        )
+                        return False
+                    log.info(
+                        "storage.read_back_again game_id=%d error=%s",
+                        stored.id,
+                        type(failed).__name__,
+                        extra={"event": "read_back_again", "game_id": stored.id},
+                    )
+                    await asyncio.sleep(pause)
+                    within = min(RELOAD_WITHIN_S, max(0.1, settle_by - time.monotonic()))
+        except asyncio.CancelledError:
+            restore(stored, committed)  # no I/O while being cancelled: the next use reloads it
+            raise
         stored.__dict__.update(fresh.__dict__)
         stored.finished = finished
         return unknown and logged is not None and is_same_action(logged, seat, action_json, key)

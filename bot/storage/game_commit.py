@@ -35,6 +35,15 @@ COMMIT_RETRY_TIMEOUT_S = 3.0
 # The read-back after a commit failed for good: if the database does not answer within this, the game
 # keeps its last committed state and waits for GameRepository.reload (stored.needs_reload).
 RELOAD_WITHIN_S = 2.0
+# A human's click (it carries an idempotency key) whose commit's outcome is unknown (a transient fault:
+# the COMMIT may have landed and only its answer been lost) and whose read-back failed too is not
+# refused at once: the read-back is tried again after each of SETTLE_PAUSES_S (then its last, again)
+# while within SETTLE_WITHIN_S of the first failed read-back (each try still bounded by RELOAD_WITHIN_S,
+# and by what is left of that time): long enough for a server restart, short enough that a player in a
+# real outage is told "reconnecting" soon. The click was acknowledged (bot/ui/clicks.py), so its answer
+# has the interaction token's 15 minutes; computers' and timers' moves keep one read-back.
+SETTLE_WITHIN_S = 4.0
+SETTLE_PAUSES_S = (0.25, 0.5, 1.0)
 
 
 class RetryTimedOut(StorageError):
