@@ -241,7 +241,8 @@ class GameRules:
         If the commit fails for good, ``stored`` is read again from the database, so the in-memory
         game never runs ahead of the log, and the error is raised; if the read finds the action
         logged (by its key) the move is done after all and its events are returned. If the read fails
-        too (the database still away), ``stored.state`` is restored to the state before the action
+        too (the database still away; a keyed click's read is tried again for a few seconds first:
+        :meth:`_settle`), ``stored.state`` is restored to the state before the action
         (from ``stored.snapshot``) and ``stored.needs_reload`` is set: nothing more may be applied to
         it (:class:`NeedsReload`) until :meth:`reload` succeeds.
         """
