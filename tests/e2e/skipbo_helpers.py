@@ -263,11 +263,13 @@ class Clicker:
         the engine's only while the table is still at that version and no move is being committed: a
         computer's instant move after the click (and the new turn's draw) moves the engine on before
         the answer reaches the player, and the panel follows it later."""
-        if self.game_id not in self.bot.service.tables:  # the click ended the game: the final result
-            final = FINAL_TITLES[user.locale]
-            assert panel.text.startswith(final), f"{user.username}'s last panel: {panel.text!r}"
+        over = self.game_id not in self.bot.service.tables
+        if over and panel.text.startswith(FINAL_TITLES[user.locale]):  # the click ended the game
             assert not panel.custom_ids, "a finished game's panel has nothing left to click"
             return
+        # Else a panel of the game going on, even when the game is over by now: a move is answered as
+        # soon as it is committed (issue 40), and a computer's instant last move may end the game
+        # before this check runs (the panel then follows it to its final result).
         title = PANEL_TITLES[user.locale]
         assert panel.text.startswith(title), f"{user.username}'s panel: {panel.text!r}"
         for parsed, comp in panel_buttons(panel):
