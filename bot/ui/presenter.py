@@ -25,7 +25,6 @@ from typing import Any
 import discord
 
 from bot import discord_patches
-from bot.discord_patches import LayoutPayload
 from bot.games.registry import BY_KIND
 from bot.i18n import template
 from bot.i18n import translate as t
@@ -145,8 +144,7 @@ class Presenter(PanelFollower):
             return
         locale = self._locale(table.stored.guild_id)
         channel = self.bot.get_partial_messageable(parent, guild_id=table.stored.guild_id)
-        body = messages.MessageBody(embed={"description": threads.lobby_moved_text(table, locale)})
-        moved = LayoutPayload(messages.layout_of(body, accent=messages.COLOUR_PLAYING))
+        moved = threads.in_a_container(threads.lobby_moved_text(table, locale), messages.COLOUR_PLAYING)
         async with self._in_channel(parent):
             await channel.get_partial_message(lobby_message_id).edit(
                 content=None, embed=None, view=moved, allowed_mentions=NO_MENTIONS

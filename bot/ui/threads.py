@@ -122,6 +122,11 @@ def lobby_moved_text(table: Table, locale: object) -> str:
     return t("threads.moved", locale, game=table.game.title, thread=f"<#{table.channel_id}>")
 
 
+def in_a_container(text: str, accent: int) -> LayoutPayload:
+    """``text`` in the look of the table itself (issue 40): one Components V2 container of ``accent``."""
+    return LayoutPayload(messages.layout_of(messages.MessageBody(embed={"description": text}), accent=accent))
+
+
 def result_text(table: Table, locale: object) -> str:
     """The short message posted back in the channel at the end: the standings (or who ended the
     game), the game's id for ``/history`` and ``/<game> replay``, and the thread."""
@@ -161,10 +166,8 @@ async def close_thread(bot: Host, table: Table, locale: object) -> None:
     stored = table.stored
     channel = bot.get_partial_messageable(parent, guild_id=stored.guild_id)
     try:
-        # In the look of the table itself (issue 40): one container, the standings as its text.
-        body = messages.MessageBody(embed={"description": result_text(table, locale)})
-        layout = LayoutPayload(messages.layout_of(body, accent=messages.COLOUR_OVER))
-        await channel.send(view=layout, allowed_mentions=NO_MENTIONS)
+        await channel.send(view=in_a_container(result_text(table, locale), messages.COLOUR_OVER),
+                           allowed_mentions=NO_MENTIONS)  # fmt: skip
     except discord.HTTPException as error:
         log.warning("thread result not posted", extra={"game_id": stored.id, "status": error.status})
     try:
