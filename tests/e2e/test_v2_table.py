@@ -139,8 +139,13 @@ async def test_a_skipbo_table_in_french_to_its_end(fake_discord: Any, skybo: Any
     alice = fake.user("alice")
     table_message, game_id = await start_skipbo(fake, bot, alice, [], computers=2, stock_size=5)
     table = bot.service.tables[game_id]
-    await fake.wait_until(lambda: table.state.turn == 0, what="Alice's turn")
-    await bot.presenter.flush()
+    # The table's edit, not the state: the computers' last move may be committed (the state says
+    # Alice's turn) a moment before the presenter hears of it, so a flush then can find nothing to do.
+    await fake.wait_until(
+        lambda: table.state.turn == 0 and text_of(table_message).split("\n")[1].startswith("À Alice"),
+        10,
+        what="Alice's turn on the table",
+    )
     assert text_of(table_message).split("\n")[1].startswith("À Alice de jouer · ⏳ <t:")
     (line, *_) = players_of(table_message)
     # Her stock's top card and its size, her hand's size: never a card of her hand.
