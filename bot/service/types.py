@@ -216,13 +216,19 @@ class Table:
             names.append(ComputerName(computers, s.ai_level, text))
         return names
 
-    def turn_user(self) -> int | None:
-        """The human whose turn it is (to mention), or None."""
+    def turn_seat(self) -> int | None:
+        """The seat whose turn it is, or None: nobody's (everyone reveals, a round is over) or no more
+        turns (the game is over, or stopped by ``/<game> end`` before the stop is stored)."""
         game = self.state
-        if self.finished or game.phase != PLAY or game.turn is None:
+        if self.finished or self.ended_by is not None or game.phase != PLAY or game.turn is None:
             return None
         seat: int = game.turn
-        if self.ai_level(seat) is not None:
+        return seat
+
+    def turn_user(self) -> int | None:
+        """The human whose turn it is (to mention), or None (nobody's turn, or a computer's)."""
+        seat = self.turn_seat()
+        if seat is None or self.ai_level(seat) is not None:
             return None
         return self.stored.seats[seat].user_id
 

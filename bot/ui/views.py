@@ -171,15 +171,6 @@ def table_message(table: Table, locale: object, image_url: str | None = None) ->
     return body
 
 
-def turn_seat(table: Table) -> int | None:
-    """The seat whose turn it is (None: nobody's, e.g. everyone reveals, a round or the game is over)."""
-    view = table.state.view(None)
-    if table.finished or table.ended_by is not None or view.get("phase") != "play":
-        return None
-    turn = view.get("turn")
-    return turn if isinstance(turn, int) else None
-
-
 def deadline_line(table: Table, locale: object, key: str = "table.deadline") -> str:
     """The turn's deadline as a Discord timestamp (``<t:…:R>``: each reader's Discord counts it down
     by itself, no edit needed), from the table's stored timer (bot/service/timers.py); "" when no
@@ -196,7 +187,7 @@ def table_frame(table: Table, locale: object) -> dict[str, Any]:
     buttons, the accent colour of the seat to play, the deadline. For :func:`table_layout`."""
     return {
         "rows": table_rows(table, locale),
-        "accent": messages.seat_colour(turn_seat(table)),
+        "accent": messages.seat_colour(table.turn_seat()),
         "header": [deadline_line(table, locale)],
         "brief": [deadline_line(table, locale, "table.deadline_short")],
         "recent_title": t("table.recent", locale),
