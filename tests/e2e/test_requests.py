@@ -27,11 +27,13 @@ CALLBACK = "/interactions/{interaction_id}/{token}/callback"
 WEBHOOK_EDIT = "/webhooks/{application_id}/{token}/messages/{message_id}"
 MESSAGE = "/channels/{channel_id}/messages/{message_id}"
 MESSAGES = "/channels/{channel_id}/messages"
-# At most this many requests per click in this game: it measures 1.85-2.1 (fewer Refresh clicks than
-# the bench's players make, each one request); the code before issue 40 made two requests per move
-# and two per turn's mention, over 3. The bench at 200 games: 2.72-2.82 before, 1.91-1.97 after
+# At most this many requests per click in this game: it measures 1.85-2.1 on a quiet machine (fewer
+# Refresh clicks than the bench's players make, each one request) and up to 2.31 on a loaded one (a
+# slow machine lets the table's held edit time out within a run of moves more often: more edits for
+# the same clicks; CI failed once at 2.25); the code before issue 40 made two requests per move and
+# two per turn's mention, over 3. The bench at 200 games: 2.72-2.82 before, 1.86-2.01 after
 # (docs/performance.md, "Requests per click").
-PER_CLICK = 2.25
+PER_CLICK = 2.5
 
 
 async def test_a_game_against_a_computer_costs_about_two_requests_per_click(
