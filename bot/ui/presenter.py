@@ -19,7 +19,7 @@ import io
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
@@ -69,6 +69,9 @@ class _Slot:
     # A run of moves is under way (see Presenter.table_changed): the render waits until
     # this is set (the run ended) or HOLD_INTERVALS pauses have passed.
     held: asyncio.Event | None = None
+    # Set when the slot's task ends with nothing left to render (the slot is then forgotten):
+    # Presenter._idle waits on it.
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Presenter(PanelFollower):
@@ -128,7 +131,12 @@ class Presenter(PanelFollower):
             if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
             self._follow(table, user_id)
-        if table.finished and threads.parent_of(table) is not None and table.id not in self._threads_closed:
+        if (
+            table.finished
+            and threads.parent_of(table) is not None
+            and not threads.result_posted(table)  # stored with the game: posted before a restart
+            and table.id not in self._threads_closed
+        ):
             self._threads_closed.append(table.id)  # the result in the channel, the thread archived: once
             self._schedule(("thread", table.id), functools.partial(self._close_thread, table), interval=0.0)
 
@@ -152,11 +160,8 @@ class Presenter(PanelFollower):
 
     async def _close_thread(self, table: Table) -> None:
         """After the last edit of the table and its mentions (an archived thread refuses edits)."""
-        for key in (("game", table.id), ("mention", table.id)):
-            slot = self._slots.get(key)
-            while slot is not None and slot.task is not None and not slot.task.done():
-                await asyncio.wait({slot.task})
-                slot = self._slots.get(key)
+        await self._idle(("game", table.id))
+        await self._idle(("mention", table.id))
         if not table.gone:
             await threads.close_thread(self.bot, table, self._locale(table.stored.guild_id))
 
@@ -337,7 +342,22 @@ class Presenter(PanelFollower):
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(key, slot), name=f"presenter-{key[0]}-{key[1]}")
 
+    async def _idle(self, key: tuple[Any, ...]) -> None:
+        """Wait, without polling, until ``key``'s message has nothing left to render: no slot, or its
+        task ended with nothing dirty (:attr:`_Slot.ended`); a slot made again meanwhile is waited
+        for too. Never returns once the presenter is closed (its tasks are cancelled)."""
+        while (slot := self._slots.get(key)) is not None:
+            await slot.ended.wait()
+
     async def _run(self, key: tuple[Any, ...], slot: _Slot) -> None:
+        try:
+            await self._render_while_dirty(key, slot)
+        finally:
+            if self._slots.get(key) is slot and not slot.dirty:
+                del self._slots[key]
+                slot.ended.set()
+
+    async def _render_while_dirty(self, key: tuple[Any, ...], slot: _Slot) -> None:
         failures = 0
         while slot.dirty and not self._closed:
             held = slot.held
@@ -368,8 +388,6 @@ class Presenter(PanelFollower):
             wait = interval - (time.monotonic() - started)
             if slot.dirty and wait > 0:
                 await asyncio.sleep(wait)  # coalesce: whatever changed meanwhile becomes one edit
-        if self._slots.get(key) is slot and not slot.dirty:
-            del self._slots[key]
 
     async def flush(self) -> None:
         """Wait until every pending edit is done (tests and shutdown)."""
