@@ -101,6 +101,7 @@ class Presenter(PanelFollower):
         self._cannot_post: set[int] = set()  # channels where the last post or edit was refused (403)
         # Games played in a thread whose end is posted (bot.ui.threads): the last few, never twice.
         self._threads_closed: collections.deque[int] = collections.deque(maxlen=1024)
+        self._closing: set[int] = set()  # ... the threads of those whose post is still to come
         self._closed = False
 
     # the service calls this (TableListener)
@@ -138,6 +139,7 @@ class Presenter(PanelFollower):
             and table.id not in self._threads_closed
         ):
             self._threads_closed.append(table.id)  # the result in the channel, the thread archived: once
+            self._closing.add(table.channel_id)
             self._schedule(("thread", table.id), functools.partial(self._close_thread, table), interval=0.0)
 
     def lobby_moved(self, table: Table, lobby_message_id: int) -> None:
@@ -160,10 +162,13 @@ class Presenter(PanelFollower):
 
     async def _close_thread(self, table: Table) -> None:
         """After the last edit of the table and its mentions (an archived thread refuses edits)."""
-        await self._idle(("game", table.id))
-        await self._idle(("mention", table.id))
-        if not table.gone:
-            await threads.close_thread(self.bot, table, self._locale(table.stored.guild_id))
+        try:
+            await self._idle(("game", table.id))
+            await self._idle(("mention", table.id))
+            if not table.gone:
+                await threads.close_thread(self.bot, table, self._locale(table.stored.guild_id))
+        finally:
+            self._closing.discard(table.channel_id)
 
     @staticmethod
     def _run_goes_on(table: Table) -> bool:
@@ -215,8 +220,9 @@ class Presenter(PanelFollower):
         table there is cancelled (:meth:`TableService.cancel_gone`) and the failure ends here. 403
         50001 / 50013 (the bot may no longer see or post in the channel): the table goes on, the next
         clickers are told (:meth:`cannot_post`), and the error goes on to the caller (logged once,
-        not retried: only a later change tries again). 400 50083 (a game's thread archived under it):
-        the thread is unarchived and the error goes on (the edit is retried)."""
+        not retried: only a later change tries again). 400 50083 (a game's thread archived under it, or
+        archived while the bot was stopped before the game's result was posted there): the thread is
+        unarchived and the error goes on (the edit is retried; the close archives it again)."""
         try:
             yield
         except discord.NotFound as error:
@@ -231,7 +237,9 @@ class Presenter(PanelFollower):
         except discord.HTTPException as error:
             # 50083: a game's thread was archived under it (a week without a message, or a moderator):
             # unarchive it and let the edit be tried again (bot.ui.threads).
-            if error.code == threads.ARCHIVED and self.bot.service.table_in_channel(channel_id) is not None:
+            if error.code == threads.ARCHIVED and (
+                self.bot.service.table_in_channel(channel_id) is not None or channel_id in self._closing
+            ):
                 await threads.unarchive(self.bot, channel_id)
             raise
 

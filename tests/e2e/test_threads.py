@@ -2,7 +2,8 @@
 the lobby stays in the channel, the game is played in a thread started from it (table, mentions,
 panels), its result comes back in the channel and the thread is archived; the per-table choice beats
 the server's setting; without the permission the table stays in the channel with one line; a restart
-in the middle changes nothing; English and French."""
+in the middle changes nothing, and a stop between a game's end and its result's post loses neither
+(the next start posts it, once); English and French."""
 
 from __future__ import annotations
 
@@ -322,7 +323,7 @@ async def test_a_game_ended_in_a_thread_while_the_bot_stopped_gets_its_result_on
     assert stored.meta.get("result_posted") is True
 
 
-async def test_a_game_ended_by_hand_before_a_stop_says_who_ended_it_at_the_restart(
+async def test_a_game_ended_by_hand_before_a_stop_in_a_thread_archived_meanwhile_gets_its_result(
     fake_discord: FakeDiscord, skybo: Any, database: BotDatabase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = fake_discord
@@ -339,6 +340,7 @@ async def test_a_game_ended_by_hand_before_a_stop_says_who_ended_it_at_the_resta
         await fake.wait_until(reached.is_set, what="the presenter at the result's post")
     monkeypatch.setattr(threads, "close_thread", real)
     assert results_in(fake, general, game_id) == [] and not thread.archived
+    await fake.archive_thread(thread)  # a moderator archives it while the bot is stopped
 
     second = await skybo()
     result = await result_in(fake, general, game_id)
@@ -346,3 +348,8 @@ async def test_a_game_ended_by_hand_before_a_stop_says_who_ended_it_at_the_resta
     await fake.wait_until(lambda: thread.archived, what="the thread archived")
     await second.presenter.flush()
     assert len(results_in(fake, general, game_id)) == 1
+    # the final table's edit refused in the archived thread (50083): unarchived, edited, archived again
+    refused = fake.take_rejections(50083)
+    changes = [r.json for r in fake.requests_to("PATCH", "/channels/{channel_id}")]
+    assert len(refused) == 1 and changes == [{"archived": False}, {"archived": True}]
+    assert "arrêtée par" in fake.messages[table.stored.message_id].text
