@@ -28,6 +28,7 @@ from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.types import (
     DEFAULT_TURN_LIMIT,
     LOBBY_TTL_MS,
+    THREAD_PARENT,
     TURN_LIMITS,
     ChannelTaken,
     Refused,
@@ -49,8 +50,6 @@ from bot.storage.lobbies import (
     engine_options,
 )
 
-# A game dealt in a thread: its meta's key for the channel of its lobby, where its result is posted.
-THREAD_PARENT = "parent_channel_id"
 # Where a game is dealt (see the module docstring): the thread's id, or None for the lobby's channel.
 Place = Callable[[Lobby], Awaitable[int | None]]
 

@@ -1,11 +1,35 @@
-"""The start of the process: every stored game and open lobby loaded back, timers re-armed."""
+"""The start of the process: every stored game and open lobby loaded back, timers re-armed, and the
+results owed in the channels of games played in threads.
+
+A game played in a thread (docs/discord.md, "Threads") ends with its result posted in its lobby's
+channel and the thread archived, by the presenter after the table's last edit (``bot.ui.threads``). A
+bot stopped between the game's end being committed and that post (a crash, a deploy, the presenter's
+tasks cancelled at close) would skip it for ever: the fact that the post was tried is therefore stored
+with the game, as the key :data:`RESULT_POSTED` of its meta (written by ``close_thread`` through
+``remember_messages``, as the turn mention's id is). The meta, not a column: the service already
+writes it after a game's end (the last mention, the reminder), it travels with the game on both
+backends with no migration, and only the few games played in threads ever carry it. At start, the
+games of this process's shards that ended in a thread within :data:`RESULT_OWED_WITHIN_MS` (a day: a
+bot down for longer leaves stale results unposted) without that key are loaded and handed back with
+the live tables: the presenter renders their table's final state, posts the result, writes the key,
+and archives the thread, so a second start finds nothing owed."""
 
 from __future__ import annotations
 
 from bot.games.registry import BY_KIND
 from bot.service.core import ServiceCore
-from bot.service.types import LOBBY_TTL_MS, Table, _together, log
+from bot.service.types import (
+    ENDED_BY,
+    LOBBY_TTL_MS,
+    RESULT_OWED_WITHIN_MS,
+    RESULT_POSTED,
+    THREAD_PARENT,
+    Table,
+    _together,
+    log,
+)
 from bot.storage import StorageError
+from bot.storage.games import FINISHED
 from bot.storage.lobbies import STARTED
 
 
@@ -13,7 +37,8 @@ class ResumePart(ServiceCore):
     """What :class:`bot.service.TableService` does once, at start."""
 
     async def resume(self) -> list[Table]:
-        """Load every active game and open lobby, re-arm timers and computer players; returns the tables.
+        """Load every active game and open lobby, re-arm timers and computer players; returns the tables,
+        with the ended games of threads whose result is owed in their channel (:meth:`_results_owed`).
 
         The start's writes go out together rather than one durable commit each (10,000 timers took
         seconds): the closings at once, so the group commit packs them (each still in its savepoint),
@@ -67,4 +92,45 @@ class ResumePart(ServiceCore):
             await self.resume_tournaments()  # their tables are loaded: a round due may be seated
         except StorageError:
             log.warning("tournaments not resumed: the database did not answer")
-        return tables
+        resumed = {table.id for table in tables}
+        return tables + [table for table in await self._results_owed() if table.id not in resumed]
+
+    async def _results_owed(self) -> list[Table]:
+        """The games of this process's shards that ended in a thread lately (within
+        :data:`RESULT_OWED_WITHIN_MS`) and whose result was never posted in its channel (no
+        :data:`RESULT_POSTED` in their meta: the bot stopped first), as finished tables not cached
+        with the live ones. A cancelled game counts when it was ended by hand (``/<game> end``, its
+        note names who); one cancelled because its place is gone does not. What the database cannot
+        give is logged and left for the next start."""
+        try:
+            ids = await self.storage.games.ended_lately(
+                RESULT_OWED_WITHIN_MS, meta_has=THREAD_PARENT, meta_lacks=RESULT_POSTED, owns=self.owns
+            )
+        except StorageError:
+            log.warning("thread results not looked for: the database did not answer")
+            return []
+        owed: list[Table] = []
+        for game_id in ids:
+            try:
+                stored = await self.rules.get_game(game_id)
+                if stored.status == FINISHED:  # its results and rating changes, for its final table
+                    _, stored.finished = await self.storage.games.read_logged(
+                        game_id, stored.version, finished=True
+                    )
+            except StorageError as error:  # GameQuarantined included: nothing to show
+                why = type(error).__name__
+                log.warning("thread result not posted", extra={"game_id": game_id, "error": why})
+                continue
+            note = stored.note or ""
+            if stored.kind not in BY_KIND or stored.meta.get(RESULT_POSTED) is not None:
+                continue
+            table = Table(stored, [stored.version] * len(stored.seats))
+            if stored.status != FINISHED:
+                user = note[len(ENDED_BY) :] if note.startswith(ENDED_BY) else ""
+                if not user.isdigit():
+                    continue  # cancelled otherwise (its thread or channel gone): nothing is posted
+                table.ended_by = int(user)
+            owed.append(table)
+        if owed:
+            log.info("thread results owed", extra={"games": [table.id for table in owed]})
+        return owed

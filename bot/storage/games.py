@@ -443,3 +443,34 @@ class GameRepository:
             ).fetchone()
         )
         return None if row is None else int(row[0])
+
+    async def ended_lately(
+        self,
+        within_ms: int,
+        *,
+        meta_has: str,
+        meta_lacks: str,
+        owns: Callable[[int | None], bool] | None = None,
+    ) -> list[int]:
+        """The ids of the games that ended (finished or cancelled) in the last ``within_ms``, whose meta
+        holds the key ``meta_has`` and not the key ``meta_lacks``, oldest first; ``owns(guild_id)``: only
+        those games. The start asks it once (bot.service.resume: the results owed in a game's thread's
+        channel), so no index serves it: ``finished_at`` is read with the games that ended."""
+        since = now_ms() - within_ms
+
+        def read(conn: Connection) -> list[tuple[Any, ...]]:
+            return conn.execute(
+                "SELECT id, guild_id FROM games WHERE status IN (?, ?) AND finished_at >= ?"
+                " AND meta LIKE ? ESCAPE '!' AND meta NOT LIKE ? ESCAPE '!' ORDER BY id",
+                (FINISHED, CANCELLED, since, _meta_key_like(meta_has), _meta_key_like(meta_lacks)),
+            ).fetchall()
+
+        rows = await self.db.run(read)
+        return [int(row[0]) for row in rows if owns is None or owns(None if row[1] is None else int(row[1]))]
+
+
+def _meta_key_like(key: str) -> str:
+    """A LIKE pattern (escape ``!``) matching a meta's canonical JSON that holds ``key`` (at any depth:
+    the service's keys are at the top, and names none of its nested values so)."""
+    quoted = canonical_json(key).replace("!", "!!").replace("%", "!%").replace("_", "!_")
+    return f"%{quoted}:%"

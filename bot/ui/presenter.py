@@ -19,7 +19,7 @@ import io
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
@@ -69,6 +69,9 @@ class _Slot:
     # A run of moves is under way (see Presenter.table_changed): the render waits until
     # this is set (the run ended) or HOLD_INTERVALS pauses have passed.
     held: asyncio.Event | None = None
+    # Set when the slot's task ends with nothing left to render (the slot is then forgotten):
+    # Presenter._idle waits on it.
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Presenter(PanelFollower):
@@ -98,6 +101,7 @@ class Presenter(PanelFollower):
         self._cannot_post: set[int] = set()  # channels where the last post or edit was refused (403)
         # Games played in a thread whose end is posted (bot.ui.threads): the last few, never twice.
         self._threads_closed: collections.deque[int] = collections.deque(maxlen=1024)
+        self._closing: set[int] = set()  # ... the threads of those whose post is still to come
         self._closed = False
 
     # the service calls this (TableListener)
@@ -128,8 +132,14 @@ class Presenter(PanelFollower):
             if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
                 continue  # nothing their panel says has changed (or no panel yet)
             self._follow(table, user_id)
-        if table.finished and threads.parent_of(table) is not None and table.id not in self._threads_closed:
+        if (
+            table.finished
+            and threads.parent_of(table) is not None
+            and not threads.result_posted(table)  # stored with the game: posted before a restart
+            and table.id not in self._threads_closed
+        ):
             self._threads_closed.append(table.id)  # the result in the channel, the thread archived: once
+            self._closing.add(table.channel_id)
             self._schedule(("thread", table.id), functools.partial(self._close_thread, table), interval=0.0)
 
     def lobby_moved(self, table: Table, lobby_message_id: int) -> None:
@@ -152,13 +162,13 @@ class Presenter(PanelFollower):
 
     async def _close_thread(self, table: Table) -> None:
         """After the last edit of the table and its mentions (an archived thread refuses edits)."""
-        for key in (("game", table.id), ("mention", table.id)):
-            slot = self._slots.get(key)
-            while slot is not None and slot.task is not None and not slot.task.done():
-                await asyncio.wait({slot.task})
-                slot = self._slots.get(key)
-        if not table.gone:
-            await threads.close_thread(self.bot, table, self._locale(table.stored.guild_id))
+        try:
+            await self._idle(("game", table.id))
+            await self._idle(("mention", table.id))
+            if not table.gone:
+                await threads.close_thread(self.bot, table, self._locale(table.stored.guild_id))
+        finally:
+            self._closing.discard(table.channel_id)
 
     @staticmethod
     def _run_goes_on(table: Table) -> bool:
@@ -210,8 +220,9 @@ class Presenter(PanelFollower):
         table there is cancelled (:meth:`TableService.cancel_gone`) and the failure ends here. 403
         50001 / 50013 (the bot may no longer see or post in the channel): the table goes on, the next
         clickers are told (:meth:`cannot_post`), and the error goes on to the caller (logged once,
-        not retried: only a later change tries again). 400 50083 (a game's thread archived under it):
-        the thread is unarchived and the error goes on (the edit is retried)."""
+        not retried: only a later change tries again). 400 50083 (a game's thread archived under it, or
+        archived while the bot was stopped before the game's result was posted there): the thread is
+        unarchived and the error goes on (the edit is retried; the close archives it again)."""
         try:
             yield
         except discord.NotFound as error:
@@ -226,7 +237,9 @@ class Presenter(PanelFollower):
         except discord.HTTPException as error:
             # 50083: a game's thread was archived under it (a week without a message, or a moderator):
             # unarchive it and let the edit be tried again (bot.ui.threads).
-            if error.code == threads.ARCHIVED and self.bot.service.table_in_channel(channel_id) is not None:
+            if error.code == threads.ARCHIVED and (
+                self.bot.service.table_in_channel(channel_id) is not None or channel_id in self._closing
+            ):
                 await threads.unarchive(self.bot, channel_id)
             raise
 
@@ -337,7 +350,22 @@ class Presenter(PanelFollower):
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(key, slot), name=f"presenter-{key[0]}-{key[1]}")
 
+    async def _idle(self, key: tuple[Any, ...]) -> None:
+        """Wait, without polling, until ``key``'s message has nothing left to render: no slot, or its
+        task ended with nothing dirty (:attr:`_Slot.ended`); a slot made again meanwhile is waited
+        for too. Never returns once the presenter is closed (its tasks are cancelled)."""
+        while (slot := self._slots.get(key)) is not None:
+            await slot.ended.wait()
+
     async def _run(self, key: tuple[Any, ...], slot: _Slot) -> None:
+        try:
+            await self._render_while_dirty(key, slot)
+        finally:
+            if self._slots.get(key) is slot and not slot.dirty:
+                del self._slots[key]
+                slot.ended.set()
+
+    async def _render_while_dirty(self, key: tuple[Any, ...], slot: _Slot) -> None:
         failures = 0
         while slot.dirty and not self._closed:
             held = slot.held
@@ -368,8 +396,6 @@ class Presenter(PanelFollower):
             wait = interval - (time.monotonic() - started)
             if slot.dirty and wait > 0:
                 await asyncio.sleep(wait)  # coalesce: whatever changed meanwhile becomes one edit
-        if self._slots.get(key) is slot and not slot.dirty:
-            del self._slots[key]
 
     async def flush(self) -> None:
         """Wait until every pending edit is done (tests and shutdown)."""

@@ -4,12 +4,15 @@ archive the thread.
 
 The service knows a thread only as a channel id: a game dealt in a thread has the thread's id as its
 ``channel_id`` (its table, mentions, reminders, votes, panels and links all go there with no other
-change) and its lobby's channel in its meta (:data:`THREAD_PARENT`). A restart needs nothing more.
+change) and its lobby's channel in its meta (:data:`THREAD_PARENT`). A restart in the middle of a game
+needs nothing more.
 
 For whoever seats a game in a thread without a lobby (tournaments): :func:`open_thread` starts one in a
 channel (from a message, or without one) and answers its id, or None when Discord refuses; deal the game
 with that id as its channel and ``{THREAD_PARENT: channel_id}`` in its meta, and the presenter posts its
-result in the channel and archives the thread when it ends (:func:`close_thread`).
+result in the channel and archives the thread when it ends (:func:`close_thread`), once: the post is
+stored with the game (:data:`RESULT_POSTED`), and a start posts those a stop skipped
+(bot.service.resume).
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.render import messages
 from bot.service import Table
-from bot.service.lobbies import THREAD_PARENT, Place
+from bot.service.lobbies import Place
+from bot.service.types import RESULT_POSTED, THREAD_PARENT
 from bot.storage.lobbies import Lobby
 from bot.ui.host import Host
 
@@ -156,10 +160,19 @@ def result_text(table: Table, locale: object) -> str:
     )
 
 
+def result_posted(table: Table) -> bool:
+    """True once the result of this game's thread was posted (or tried) in its channel: stored with
+    the game (:data:`RESULT_POSTED`), so no start posts it again (bot.service.resume)."""
+    return table.stored.meta.get(RESULT_POSTED) is not None
+
+
 async def close_thread(bot: Host, table: Table, locale: object) -> None:
-    """The end of a game played in a thread: its result in the channel, then the thread archived (not
-    locked: that needs Manage Threads, and talking on after the game does no harm; a message there
-    unarchives it). Each step is tried once: a refusal is logged, never retried."""
+    """The end of a game played in a thread: its result in the channel, that fact stored with the
+    game (:data:`RESULT_POSTED`: a start posts the results a stop skipped, never one twice), then the
+    thread archived (not locked: that needs Manage Threads, and talking on after the game does no harm;
+    a message there unarchives it). Each step is tried once: a refusal (the channel or thread deleted
+    meanwhile, a permission gone) is logged, never retried. A stop during the post itself, before the
+    fact is stored, posts it again at the next start: the one window left, one request wide."""
     parent = parent_of(table)
     if parent is None:
         return
@@ -170,6 +183,9 @@ async def close_thread(bot: Host, table: Table, locale: object) -> None:
                            allowed_mentions=NO_MENTIONS)  # fmt: skip
     except discord.HTTPException as error:
         log.warning("thread result not posted", extra={"game_id": stored.id, "status": error.status})
+    await bot.service.remember_messages(table, **{RESULT_POSTED: True})
+    if not result_posted(table):  # the database did not answer: the next start posts it again
+        log.warning("thread result not stored as posted", extra={"game_id": stored.id})
     try:
         await bot.http.edit_channel(stored.channel_id, archived=True)
     except discord.HTTPException as error:

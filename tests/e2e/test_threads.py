@@ -2,10 +2,12 @@
 the lobby stays in the channel, the game is played in a thread started from it (table, mentions,
 panels), its result comes back in the channel and the thread is archived; the per-table choice beats
 the server's setting; without the permission the table stays in the channel with one line; a restart
-in the middle changes nothing; English and French."""
+in the middle changes nothing, and a stop between a game's end and its result's post loses neither
+(the next start posts it, once); English and French."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from typing import Any
@@ -13,11 +15,11 @@ from typing import Any
 import discord
 import pytest
 
-from bot.ui import panels
+from bot.ui import panels, threads
 from bot.ui.threads import NAME_LIMIT, thread_name
 from fakecord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 
-from .conftest import FAST, BotDatabase, act_of, button, open_lobby, play_turns
+from .conftest import BOTH_BACKENDS, FAST, BotDatabase, act_of, button, open_lobby, play_turns
 
 
 async def set_threads(fake: FakeDiscord, value: str, **more: Any) -> None:
@@ -48,6 +50,15 @@ def thread_of(fake: FakeDiscord, table: Any) -> FakeChannel:
 
 def posted_in(fake: FakeDiscord, channel: FakeChannel) -> list[FakeMessage]:
     return [m for m in fake.messages.values() if m.channel_id == channel.id and m.visible_to is None]
+
+
+def results_in(fake: FakeDiscord, channel: FakeChannel, game_id: int) -> list[FakeMessage]:
+    """Every result of game ``game_id`` posted in ``channel`` (🏁 ..., its game id at the end)."""
+    return [
+        m
+        for m in posted_in(fake, channel)
+        if m.text.startswith("🏁") and f"#{game_id}" in m.text.split(">")[-1]
+    ]
 
 
 async def result_in(fake: FakeDiscord, channel: FakeChannel, game_id: int) -> FakeMessage:
@@ -99,6 +110,10 @@ async def test_a_whole_game_in_a_thread_its_result_in_the_channel(
     assert "1. " in result.text and "/skyjo replay" in result.text
     await fake.wait_until(lambda: thread.archived, what="the thread archived")
     assert not thread.locked
+    # posted once, and that is stored with the game (no start posts it again: bot.service.resume)
+    await bot.presenter.flush()
+    assert len(results_in(fake, general, table.id)) == 1
+    assert table.stored.meta.get("result_posted") is True
     # every turn mention went to the thread, none to the channel
     mentions = [
         m for m in fake.messages.values() if f"<@{alice.id}>" in m.content or f"<@{bob.id}>" in m.content
@@ -254,3 +269,87 @@ async def test_a_deleted_thread_cancels_its_game_and_nothing_is_posted_for_it(
     assert bot.service.table_in_channel(thread.id) is None
     assert not any(m.text.startswith("🏁") for m in posted_in(fake, general))
     assert fake.threads_of(general) == []
+
+
+async def stop_before_the_result(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, Any]:
+    """Make the presenter hang where it would post a thread's result (after the table's last edit and
+    mention): the bot closed then is one stopped between the game's end and that post. The event is
+    set when it got there; the second value is the real ``close_thread``, to put back."""
+    reached = asyncio.Event()
+    real = threads.close_thread
+
+    async def stopped_here(*_: Any) -> None:
+        reached.set()
+        await asyncio.Event().wait()  # cancelled when the bot closes
+
+    monkeypatch.setattr(threads, "close_thread", stopped_here)
+    return reached, real
+
+
+@BOTH_BACKENDS
+async def test_a_game_ended_in_a_thread_while_the_bot_stopped_gets_its_result_once_at_the_restart(
+    fake_discord: FakeDiscord, skybo: Any, database: BotDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    general = fake.channel("general")
+    reached, real = await stop_before_the_result(monkeypatch)
+    first = database.bot(FAST)
+    async with fake.running(first, sync_commands=True):
+        await set_threads(fake, "on")
+        _, table = await start_lobby(fake, first, alice, [bob], score_limit=10, columns=2, rows=2)
+        thread, game_id, message_id = thread_of(fake, table), table.id, table.stored.message_id
+        await play_turns(fake, first, game_id, fake.messages[message_id], [alice, bob], random.Random(2))
+        await fake.wait_until(reached.is_set, what="the presenter at the result's post")
+    # the bot stopped there: nothing in the channel, the thread open
+    assert table.finished and results_in(fake, general, game_id) == [] and not thread.archived
+    monkeypatch.setattr(threads, "close_thread", real)
+
+    second = database.bot(FAST)
+    async with fake.running(second):
+        result = await result_in(fake, general, game_id)
+        assert "Alice" in result.text and "Bob" in result.text and "1. " in result.text
+        await fake.wait_until(lambda: thread.archived, what="the thread archived")
+        await second.presenter.flush()
+        # the table message shows the end (the final standings, no buttons to play)
+        final = fake.messages[message_id]
+        assert not any(act_of(c) in {"rv", "dr", "tk", "rp", "dv"} for c in final.custom_ids)
+    assert len(results_in(fake, general, game_id)) == 1
+
+    third = await skybo()  # a second restart: nothing is owed any more
+    await third.presenter.flush()
+    assert len(results_in(fake, general, game_id)) == 1 and thread.archived
+    stored = await third.service.rules.get_game(game_id)
+    assert stored.meta.get("result_posted") is True
+
+
+async def test_a_game_ended_by_hand_before_a_stop_in_a_thread_archived_meanwhile_gets_its_result(
+    fake_discord: FakeDiscord, skybo: Any, database: BotDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    general = fake.channel("general")
+    reached, real = await stop_before_the_result(monkeypatch)
+    first = database.bot(FAST)
+    async with fake.running(first, sync_commands=True):
+        await set_threads(fake, "on", language="fr")
+        _, table = await start_lobby(fake, first, alice, [bob])
+        thread, game_id = thread_of(fake, table), table.id
+        question = await (await fake.run_command(alice, "skyjo", "end", channel=thread)).answer()
+        await (await fake.click(alice, question, button(question, "ey"))).answer()
+        await fake.wait_until(reached.is_set, what="the presenter at the result's post")
+    monkeypatch.setattr(threads, "close_thread", real)
+    assert results_in(fake, general, game_id) == [] and not thread.archived
+    await fake.archive_thread(thread)  # a moderator archives it while the bot is stopped
+
+    second = await skybo()
+    result = await result_in(fake, general, game_id)
+    assert f"arrêtée par <@{alice.id}>" in result.text  # in the server's language, as before the stop
+    await fake.wait_until(lambda: thread.archived, what="the thread archived")
+    await second.presenter.flush()
+    assert len(results_in(fake, general, game_id)) == 1
+    # the final table's edit refused in the archived thread (50083): unarchived, edited, archived again
+    refused = fake.take_rejections(50083)
+    changes = [r.json for r in fake.requests_to("PATCH", "/channels/{channel_id}")]
+    assert len(refused) == 1 and changes == [{"archived": False}, {"archived": True}]
+    assert "arrêtée par" in fake.messages[table.stored.message_id].text
