@@ -398,6 +398,7 @@ class SkyboBot(commands.AutoShardedBot):
         watch, self._lease_watch = self._lease_watch, None
         if watch is not None and watch is not asyncio.current_task():
             watch.cancel()
+        self.card_emojis.close()  # a re-list waiting for its minute (bot/ui/card_emojis.py)
         if self.metrics_server is not None:
             await self.metrics_server.stop()
             self.metrics_server = None

@@ -24,6 +24,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from bot.discord_patches import LayoutPayload
 from bot.games.commands import TURN_LIMIT, TURN_LIMIT_CHOICES
 from bot.i18n import translate as t
 from bot.render.names import escape_name
@@ -307,9 +308,9 @@ async def _post_podium(
     if not just_ended:
         locale = interaction.locale
     picture = await asyncio.to_thread(seasons_ui.podium_picture, season, locale)
-    body = seasons_ui.podium_body(season, locale, just_ended=just_ended)
+    layout = seasons_ui.podium_layout(season, locale, just_ended=just_ended)
     await interaction.response.send_message(
-        embed=discord.Embed.from_dict(body.embed or {}),
+        view=LayoutPayload(layout),
         file=discord.File(io.BytesIO(picture), filename=seasons_ui.PODIUM_FILE),
         ephemeral=not just_ended,
         allowed_mentions=discord.AllowedMentions.none(),

@@ -18,19 +18,27 @@ every other emoji of the application (uploaded by hand, by another tool) is neve
 to each one it owns; the hash is not checked (an old picture of the right card is still that card),
 so starting draws nothing. A Discord that refuses the list (an application without the feature, a
 network error) leaves the map empty, and the panels' buttons are exactly what they were before card
-emojis: the coloured squares or the shapes (bot/ui/display.py). A ``sync`` run while the bot runs may
-delete an emoji the bot still maps (a face whose picture changed): Discord then refuses the panel that
-shows it, once, and the bot forgets its map (:func:`refused`) until its next start.
+emojis: the coloured squares or the shapes (bot/ui/display.py).
+
+**After a sync while the bot runs.** ``sync`` may delete an emoji the bot still maps (a face whose
+picture changed): Discord then refuses the panel that shows it, once, and the bot forgets its map
+(:func:`refused`, :meth:`CardEmojis.forget`), so the next panels show the squares. Forgetting starts
+one re-list in the background (one request, as at start) whose map then replaces the empty one: the
+panels show the new emojis a moment later, without a restart. Re-lists are never closer than
+:data:`RELIST_EVERY` (a minute) whatever happens: a forget within that minute waits for its end, one
+already waiting covers the next forgets, and a re-list Discord refuses is tried again a minute later,
+:data:`RELIST_TRIES` times at most, so a broken Discord is not hammered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import logging
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -49,6 +57,11 @@ NAME: Final = re.compile(
     r"card_(?P<prefix>[a-z]{2})_(?P<look>[cb])_(?P<face>[a-z0-9]{1,6})_(?P<hash>[0-9a-f]{8})"
 )
 IMAGE_LIMIT: Final = 256 * 1024  # Discord's largest emoji picture
+RELIST_EVERY: Final = 60.0  # seconds: the shortest time between two re-lists after a forget
+RELIST_TRIES: Final = 5  # re-lists Discord refuses in a row before the map stays empty until a restart
+
+# What lists the application's emojis as (id, name) pairs: the client's, in one request.
+Lister = Callable[[], Awaitable[Iterable[tuple[int, str]]]]
 
 
 def content_hash(png: bytes) -> str:
@@ -170,20 +183,31 @@ async def sync(client: discord.Client) -> Report:
 
 
 class CardEmojis:
-    """The card emojis the application has: (game prefix, look, face) -> ``<:name:id>``."""
+    """The card emojis the application has: (game prefix, look, face) -> ``<:name:id>``; with a
+    ``lister``, the map re-lists itself after a forget (see the module's docstring)."""
 
-    def __init__(self, emojis: Mapping[tuple[str, str, str], str] | None = None) -> None:
+    def __init__(
+        self,
+        emojis: Mapping[tuple[str, str, str], str] | None = None,
+        *,
+        lister: Lister | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
         self.emojis: dict[tuple[str, str, str], str] = dict(emojis or {})
+        self._lister = lister
+        self._clock = clock
+        self._sleep = sleep
+        self._listed_at: float | None = None  # the last re-list's start (the start's own list not counted)
+        self.relisting: asyncio.Task[None] | None = None  # the re-list under way or waiting, if any
+        self.relists = 0  # re-lists sent since the start
 
     @classmethod
-    def of(cls, listed: Iterable[tuple[int, str]]) -> CardEmojis:
+    def of(cls, listed: Iterable[tuple[int, str]], *, lister: Lister | None = None) -> CardEmojis:
         """The map from the application's emojis (id, name); those sync does not own are left out."""
-        emojis = {}
-        for emoji_id, name in listed:
-            match = owned(name)
-            if match is not None:
-                emojis[match["prefix"], _LOOK_OF[match["look"]], match["face"]] = f"<:{name}:{emoji_id}>"
-        return cls(emojis)
+        emojis = cls(lister=lister)
+        emojis.emojis = _mapped(listed)
+        return emojis
 
     def __len__(self) -> int:
         return len(self.emojis)
@@ -192,10 +216,34 @@ class CardEmojis:
         return self.emojis.get((prefix, look, face))
 
     def forget(self) -> None:
-        """Shows no card emoji from now on: Discord refused one (see :func:`refused`)."""
+        """Shows no card emoji from now on, Discord refused one (see :func:`refused`), and lists them
+        again in the background: at once, or a minute after the last re-list."""
         if self.emojis:
-            log.warning("card emojis refused by Discord: the panels show no card emoji until a restart")
+            log.warning("card emojis refused by Discord: the panels show none until they are listed again")
         self.emojis.clear()
+        if self._lister is not None and (self.relisting is None or self.relisting.done()):
+            self.relisting = asyncio.get_running_loop().create_task(self._relist(), name="card-emojis-relist")
+
+    async def _relist(self) -> None:
+        assert self._lister is not None
+        for _ in range(RELIST_TRIES):
+            if self._listed_at is not None:
+                await self._sleep(max(0.0, self._listed_at + RELIST_EVERY - self._clock()))
+            self._listed_at = self._clock()
+            self.relists += 1
+            try:
+                listed = await self._lister()
+            except (discord.HTTPException, discord.ClientException, OSError) as error:  # TimeoutError too
+                log.warning("card emojis not listed again", extra={"error": repr(error)})
+                continue
+            self.emojis = _mapped(listed)
+            log.info("card emojis listed again", extra={"count": len(self.emojis)})
+            return
+
+    def close(self) -> None:
+        """Stops a re-list under way or waiting (the bot is closing)."""
+        if self.relisting is not None:
+            self.relisting.cancel()
 
     def dress(self, spec: ButtonSpec, prefix: str, look: str) -> ButtonSpec:
         """A panel button (already in its reader's look: :func:`display.shaped`) with its card's emoji
@@ -204,21 +252,35 @@ class CardEmojis:
         return spec if emoji is None else replace(spec, emoji=emoji)
 
 
+def _mapped(listed: Iterable[tuple[int, str]]) -> dict[tuple[str, str, str], str]:
+    emojis = {}
+    for emoji_id, name in listed:
+        match = owned(name)
+        if match is not None:
+            emojis[match["prefix"], _LOOK_OF[match["look"]], match["face"]] = f"<:{name}:{emoji_id}>"
+    return emojis
+
+
 def refused(error: BaseException) -> bool:
     """Whether Discord refused a payload for an emoji it does not know: one of the card emojis was
     deleted after the bot listed them (a ``sync`` that replaced a changed face while the bot ran). The
     map is then forgotten (:meth:`CardEmojis.forget`): that one answer was lost, the next ones show
-    the panels as before card emojis, and the next start lists the new emojis."""
+    the panels as before card emojis until the re-list the forget starts brings the new emojis."""
     return isinstance(error, discord.HTTPException) and error.code == 50035 and "Invalid emoji" in error.text
 
 
 async def load(client: discord.Client) -> CardEmojis:
-    """The application's card emojis, in one request; none when Discord does not give them."""
+    """The application's card emojis, in one request; none when Discord does not give them. The map
+    re-lists them through ``client`` after a forget."""
+
+    async def lister() -> list[tuple[int, str]]:
+        return [(emoji.id, emoji.name) for emoji in await client.fetch_application_emojis()]
+
     try:
-        listed = await client.fetch_application_emojis()
+        listed = await lister()
     except (discord.HTTPException, discord.ClientException) as error:
         log.info("card emojis not listed: the panels keep their squares", extra={"error": repr(error)})
         return CardEmojis()
-    emojis = CardEmojis.of((emoji.id, emoji.name) for emoji in listed)
+    emojis = CardEmojis.of(listed, lister=lister)
     log.info("card emojis", extra={"count": len(emojis)})
     return emojis

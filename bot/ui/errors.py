@@ -96,7 +96,7 @@ def error_text(interaction: discord.Interaction[Any], error: BaseException, sour
         )
         emojis = getattr(interaction.client, "card_emojis", None)
         if card_emojis.refused(original) and isinstance(emojis, card_emojis.CardEmojis):
-            emojis.forget()  # an emoji deleted since the start: the next answers show none
+            emojis.forget()  # an emoji deleted since the start: none shown until listed again
         return None
     if isinstance(original, Exception) and transient_fault(original) is not None:
         log.warning(

@@ -250,7 +250,7 @@ class PanelFollower:
             # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
             log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
             if card_emojis.refused(error):
-                self.bot.card_emojis.forget()  # an emoji deleted since the start: the next panels show none
+                self.bot.card_emojis.forget()  # an emoji deleted since it was listed: none until listed again
             if watch.clicks == clicks:
                 self._forget_panel(table.id, user_id)
             return

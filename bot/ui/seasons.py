@@ -1,5 +1,6 @@
 """What players read of seasons (issue 41): the podium posted at a season's end (a picture drawn by
-:mod:`bot.render.podium` and its words), a season board's title, and the seasons of a ``/stats`` card.
+:mod:`bot.render.podium` and its words, one Components V2 container as every table, lobby and
+tournament message: issue 40), a season board's title, and the seasons of a ``/stats`` card.
 
 Plain data, no discord (as :mod:`bot.ui.boards`): ``cogs/settings.py`` and ``cogs/stats.py`` send them.
 The games are read from the registry (a podium's kinds are stored names), so this is the ui's, above the
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.i18n import translate as t
-from bot.render.messages import MessageBody
+from bot.render.messages import JSON, MessageBody, layout_of
 from bot.render.names import escape_name
 from bot.render.numbers import number
 from bot.render.podium import Column, Step, draw_podium
@@ -73,9 +74,11 @@ def podium_picture(season: Season, locale: object) -> bytes:
     return draw_podium(title, columns, t("season.podium.empty", locale))
 
 
-def podium_body(season: Season, locale: object, *, just_ended: bool) -> MessageBody:
-    """The podium's message: its words (mentions of the people, which ping nobody: the caller allows
-    no mention) and the picture, attached as :data:`PODIUM_FILE`."""
+def podium_layout(season: Season, locale: object, *, just_ended: bool) -> list[JSON]:
+    """The podium's message as one Components V2 container (:func:`bot.render.messages.layout_of`):
+    its title as a heading, each game's best in text (mentions of the people, which ping nobody: the
+    caller allows no mention), the picture in a media gallery (attached as :data:`PODIUM_FILE`), and
+    the footer in small print; the caller sends it as a :class:`bot.discord_patches.LayoutPayload`."""
     podium = season.podium or {}
     lines: list[str] = []
     for kind in _ordered_kinds(list(podium)):
@@ -85,18 +88,17 @@ def podium_body(season: Season, locale: object, *, just_ended: bool) -> MessageB
             if p.player.startswith("user:") else escape_name(p.display_name)
             for p in podium[kind]
         )  # fmt: skip
-        lines.append(f"**{game_name(kind, locale)}**: {steps}")
+        lines.append(t("season.podium.game", locale, game=game_name(kind, locale), steps=steps))
     if not lines:
         lines.append(t("season.podium.empty", locale))
     title_key = "season.ended.title" if just_ended else "season.podium.again"
     embed: dict[str, Any] = {
         "title": _clip(t(title_key, locale, name=escape_name(season.name)), 256),
-        "description": _clip("\n".join(lines), 4096),
-        "color": COLOUR_PODIUM,
+        "description": "\n".join(lines),  # layout_of keeps the text within Discord's 4,000
         "image": {"url": f"attachment://{PODIUM_FILE}"},
         "footer": {"text": t("season.ended.footer", locale)},
     }
-    return MessageBody(embed=embed)
+    return layout_of(MessageBody(embed=embed), accent=COLOUR_PODIUM)
 
 
 def stats_seasons_field(
@@ -137,7 +139,7 @@ def stats_seasons_field(
 __all__ = [
     "PODIUM_FILE",
     "matching_names",
-    "podium_body",
+    "podium_layout",
     "podium_picture",
     "season_where",
     "stats_seasons_field",

@@ -1,4 +1,5 @@
-"""The sandbox page at a phone's width (390 x 844 CSS pixels, an iPhone 12 to 15): Skyjo and Skip-Bo.
+"""The sandbox page at a phone's width (390 x 844 CSS pixels, an iPhone 12 to 15): Skyjo and Skip-Bo,
+and a Skyjo table between two rounds (its four buttons, Next round first, in one row in both languages).
 
 As in Discord's phone app the channel list hides behind a button and the messages take the whole width;
 nothing may be cut or overflow sideways: the message list and every message have ``scrollWidth <=
@@ -13,6 +14,7 @@ docs/sandbox.md keeps the one measured for today's embed table (:data:`EMBED_TAB
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,6 +24,7 @@ import pytest
 
 from bot.client import BotTuning, create_bot
 from bot.sandbox.server import Sandbox
+from tests.e2e.conftest import play_turns
 
 from .conftest import screenshot
 from .test_sandbox import SEEN_EPHEMERALS, _until, hidden_cards, public, reveal_two
@@ -29,7 +32,8 @@ from .test_sandbox import SEEN_EPHEMERALS, _until, hidden_cards, public, reveal_
 pytestmark = pytest.mark.timeout(90)
 
 PHONE = {"width": 390, "height": 844}
-TUNING = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0)
+# round_delay: a table between rounds waits this long for Alice's vote, far longer than a test looks at it.
+TUNING = BotTuning(ai_delay=0.0, round_delay=300.0, edit_interval=0.0)
 # The 4-player Skyjo table message (the embed with its text grids, the picture, the buttons) at 390 px,
 # when the first turn starts; measured in Debian's Chromium, see docs/sandbox.md. Issue 40 wants the
 # Components V2 table at most half as tall: ``assert skyjo_table_height(...) <= EMBED_TABLE_HEIGHT / 2``
@@ -202,6 +206,11 @@ BUTTON_TOPS = """id => [...new Set([...document.querySelectorAll(`.message[data-
   .map((b) => Math.round(b.getBoundingClientRect().top)))]"""
 
 
+# The width a message's buttons take from the first's left edge to the last's right edge.
+BUTTONS_WIDTH = """n => { const bs = [...n.querySelectorAll('.btn')].map((b) => b.getBoundingClientRect());
+  return Math.max(...bs.map((b) => b.right)) - Math.min(...bs.map((b) => b.left)); }"""
+
+
 async def buttons_in_one_row(page: Any, message: Any) -> None:
     message_id = await message.get_attribute("data-id")
     assert len(await page.evaluate(BUTTON_TOPS, message_id)) == 1
@@ -297,4 +306,53 @@ async def test_a_french_skyjo_table_fits_a_phone_too(browser: Any, sandbox: Sand
     await whole_message(alice, table, "sandbox-phone-skyjo-table-fr.png", tmp_path)
     await players_fit_one_line_each(alice, table, 4)
     await buttons_in_one_row(alice, table)
+    assert alice.errors == [] and sandbox.problems == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "words"),
+    [
+        ("en", {"start": "Start", "panel": "My grid", "next": "Next round"}),
+        ("fr", {"start": "Commencer", "panel": "Ma grille", "next": "Suivante"}),
+    ],
+)
+async def test_a_skyjo_table_between_rounds_fits_a_phone(
+    browser: Any, sandbox: Sandbox, tmp_path: Path, locale: str, words: dict[str, str]
+) -> None:
+    """Between two rounds the table has four buttons (next round, my grid, rules, leave): still one row
+    at 390 px, in English and in French (the longest words). Reached fast: 2 x 2 grids with 3 cards
+    revealed at the start, Alice (moves sent through the fake, as the e2e tests do) and one computer."""
+    alice = await open_phone(browser, sandbox, "alice")
+    if locale != "en":
+        await alice.locator("#nav-toggle").click()
+        await alice.locator("#guild-locale").select_option(locale)
+        await alice.locator('#channels .channel[data-name="general"]').click()
+    await run_command_with(alice, "/skyjo new", computers="1", columns="2", rows="2", initial_reveals="3")
+    await public(alice, words["start"]).get_by_role("button", name=words["start"], exact=True).click()
+    bot: Any = sandbox.bot
+    fake = sandbox.fake
+    table = await fake.wait_until(lambda: next(iter(bot.service.tables.values()), None), what="the table")
+    message = await fake.wait_until(lambda: fake.messages.get(table.stored.message_id), what="its message")
+    await fake.wait_until(lambda: any(":op:" in c for c in message.custom_ids), what="the table's buttons")
+    await play_turns(
+        fake, bot, table.id, message, [fake.user("alice")], random.Random(3),
+        until=lambda: table.state.phase == "round_over",
+    )  # fmt: skip
+    shown = public(alice, words["next"])
+    await shown.wait_for()
+    for label in (words["next"], words["panel"]):
+        await shown.get_by_role("button", name=label, exact=True).wait_for()
+    await picture_loaded(alice, shown)
+    assert await shown.locator(".btn").count() == 4
+    # Rules and Leave between rounds: their emoji alone, in their places (during the round: words).
+    icons = await shown.locator(".btn").evaluate_all("bs => bs.slice(2).map((b) => b.textContent.trim())")
+    assert icons == ["📖", "🚪"], icons
+    await assert_fits(alice, shown)
+    await alice.evaluate("document.fonts.ready.then(() => true)")  # measured in the page's own font
+    width = await shown.evaluate(BUTTONS_WIDTH)
+    print(f"\nbetween rounds ({locale}): buttons {width:.0f} px wide at {PHONE['width']} px")
+    await buttons_in_one_row(alice, shown)
+    suffix = "" if locale == "en" else f"-{locale}"
+    await whole_message(alice, shown, f"sandbox-phone-skyjo-between-rounds{suffix}.png", tmp_path)
+    assert table.state.phase == "round_over"  # still between rounds: what was measured is that table
     assert alice.errors == [] and sandbox.problems == []

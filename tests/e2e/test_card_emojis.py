@@ -204,11 +204,12 @@ async def test_the_sandbox_bot_syncs_the_faces_at_start(
     assert len(fake.requests_to("POST", "/applications/{application_id}/emojis")) == posted == FACES
 
 
-async def test_an_emoji_deleted_while_the_bot_runs_costs_one_answer_then_none_shows(
+async def test_emojis_replaced_while_the_bot_runs_cost_one_answer_then_the_new_ones_show(
     fake_discord: Any, skybo: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A ``sync`` run while the bot runs may delete an emoji the bot mapped at start: Discord refuses
-    the panel that shows it, the bot forgets its map, and the next panels show the squares."""
+    the panel that shows it, the bot forgets its map and lists the emojis again in the background (one
+    request), and the next panels show the new emojis' ids."""
     fake = fake_discord
     await sync(fake, capsys)
     bot = await skybo()
@@ -218,14 +219,24 @@ async def test_an_emoji_deleted_while_the_bot_runs_costs_one_answer_then_none_sh
     panel = await open_panel(fake, alice, table_message)
     while table.state.phase == "reveal" and table.seat_of(alice.id) in table.state.seats_to_act():
         panel = await (await fake.click(alice, panel, button(panel, "rv"))).answer()
-    assert any(emoji_name(fake, b) for b in buttons(panel))
+    old_ids = {int(b["emoji"]["id"]) for b in buttons(panel) if emoji_name(fake, b)}
+    assert old_ids
     await bot.presenter.flush()  # the panel's follow-up edit after the reveals is sent before the delete
-    fake.app_emojis.clear()  # every card emoji deleted behind the bot's back
+    fake.app_emojis.clear()  # every card emoji deleted behind the bot's back, then uploaded anew
+    counts, _ = await sync(fake, capsys)
+    assert counts == {"GET": 1, "POST": FACES} and not old_ids & set(fake.app_emojis)
+    listed = len(fake.requests_to("GET", EMOJI_ROUTES[0]))
     await fake.click(alice, table_message, button(table_message, "op"))  # its answer is refused
     rejection = await fake.wait_rejection(50035)
     assert "BUTTON_COMPONENT_INVALID_EMOJI" in str(rejection.errors)
-    await fake.wait_until(lambda: len(bot.card_emojis) == 0, what="the map forgotten")
+    await fake.wait_until(
+        lambda: bot.card_emojis.relists == 1 and len(bot.card_emojis) == FACES, what="the emojis listed again"
+    )
+    assert len(fake.requests_to("GET", EMOJI_ROUTES[0])) == listed + 1  # one request
     fake.take_rejections()
     again = await open_panel(fake, alice, table_message)
     faces = [b for b in buttons(again) if b.get("label") not in ("?", None) and b.get("emoji")]
-    assert len(faces) >= 2 and all(emoji_of(b) in SQUARES and "id" not in b["emoji"] for b in faces)
+    assert len(faces) >= 2
+    for face in faces:  # the new emojis, the same faces
+        assert int(face["emoji"]["id"]) in fake.app_emojis and emoji_name(fake, face), face
+    assert fake.take_rejections() == [] and bot.card_emojis.relists == 1

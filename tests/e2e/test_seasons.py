@@ -30,7 +30,16 @@ from .conftest import (
     private_answer,
     start_table,
 )
-from .reading import fields_of
+from .reading import (
+    containers_of,
+    description_of,
+    fields_of,
+    footer_of,
+    gallery_urls,
+    is_v2,
+    text_of,
+    title_of,
+)
 
 PODIUM = "podium.png"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -103,11 +112,14 @@ async def test_a_season_counts_ends_with_its_podium_and_stays_readable(
     assert ended.attachments[0].data.startswith(b"\x89PNG")
     if os.environ.get("UPDATE_DOCS") == "1" and database.kind == "sqlite":  # the picture of docs/discord.md
         (DOCS / "season-podium.png").write_bytes(ended.attachments[0].data)
-    embed = ended.embeds[0]
-    assert embed["title"] == "Season Spring is over: the podium"
-    assert embed["image"]["url"].endswith(f"/{PODIUM}")  # Discord's address of the attached picture
-    assert f"<@{alice.id}>" in embed["description"] and f"<@{bob.id}>" in embed["description"]
-    assert "Computer" not in embed["description"]  # a podium of people
+    assert is_v2(ended) and len(containers_of(ended)) == 1 and not ended.embeds  # one V2 container
+    assert title_of(ended) == "Season Spring is over: the podium"
+    [url] = gallery_urls(ended)
+    assert url.endswith(f"/{PODIUM}")  # Discord's address of the attached picture
+    lines = description_of(ended)
+    assert lines.startswith("**Skyjo**: ") and f"<@{alice.id}>" in lines and f"<@{bob.id}>" in lines, lines
+    assert "Computer" not in text_of(ended)  # a podium of people
+    assert footer_of(ended)
     kept = await storage.seasons.named(guild, "spring")
     assert kept is not None and not kept.running and kept.podium is not None
     assert [p.player for p in kept.podium["skyjo"]][:2] == sorted(
@@ -135,7 +147,8 @@ async def test_a_season_counts_ends_with_its_podium_and_stays_readable(
 
     # The podium again, for the asker alone, in their language (Carol reads French).
     again = await private_answer(await fake.run_command(carol, "skybo", "season podium"))
-    assert again.embeds[0]["title"] == "Saison Spring : le podium"
+    assert is_v2(again) and title_of(again) == "Saison Spring : le podium"
+    assert description_of(again).startswith("**Skyjo** : "), description_of(again)
     assert [a.filename for a in again.attachments] == [PODIUM]
     # /stats: Alice's place and rating in each season of this server (Summer: none yet).
     card = await private_answer(await fake.run_command(alice, "stats"))
@@ -204,8 +217,9 @@ async def test_bad_season_input_is_refused_privately_and_changes_nothing(
     # A server whose public messages are French: the podium is posted in French; none was played.
     await private_answer(await fake.run_command(owner, "skybo", "settings", options={"language": "fr"}))
     podium = await public(fake, owner, "skybo", "season end")
-    assert podium.embeds[0]["title"] == "La saison Autumn est finie : le podium"
-    assert podium.embeds[0]["description"] == "Aucune partie classée cette saison."
+    assert is_v2(podium) and title_of(podium) == "La saison Autumn est finie : le podium"
+    assert description_of(podium) == "Aucune partie classée cette saison."
+    assert gallery_urls(podium)[0].endswith(f"/{PODIUM}")
     assert [a.filename for a in podium.attachments] == [PODIUM]
     assert await refused(fake, owner, "skybo", "season start", name="autumn") == (
         "This server already had a season named **autumn**: choose another name."
@@ -244,7 +258,7 @@ def test_the_podium_picture_draws_empty_and_full(locale: str) -> None:
     assert seasons_ui.podium_picture(empty, locale).startswith(b"\x89PNG")
     assert seasons_ui.podium_picture(full, locale) != seasons_ui.podium_picture(empty, locale)
     words = "No rated games this season." if locale == "en" else "Aucune partie classée cette saison."
-    assert seasons_ui.podium_body(empty, locale, just_ended=True).embed["description"] == words  # type: ignore[index]
+    assert description_of({"components": seasons_ui.podium_layout(empty, locale, just_ended=True)}) == words
 
 
 async def test_a_season_board_pages_and_refuses_another_servers_season(fake_discord: Any, skybo: Any) -> None:

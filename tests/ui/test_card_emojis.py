@@ -152,3 +152,43 @@ def test_a_panel_without_emojis_is_exactly_as_before() -> None:
                 }
                 if "id" in got.get("emoji", {}):
                     assert got["label"] != "?"
+
+
+async def test_a_forget_lists_the_emojis_again_in_the_background_never_twice_within_a_minute() -> None:
+    """After a sync while the bot runs: the forgotten map comes back from one re-list, and re-lists
+    (tries Discord refused included) are at least RELIST_EVERY apart, on the injected clock."""
+    now = [0.0]
+    waits: list[float] = []
+    listed_at: list[float] = []
+    answers: list[list[tuple[int, str]] | Exception] = [
+        [(21, "card_sk_c_5_cccccccc")],
+        OSError("Discord down"),
+        [(31, "card_sk_c_5_dddddddd"), (32, "skybo_logo")],
+    ]
+
+    async def lister() -> list[tuple[int, str]]:
+        listed_at.append(now[0])
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        now[0] += seconds
+
+    mapped = {("sk", display.CLASSIC, "5"): "<:card_sk_c_5_aaaaaaaa:11>"}
+    emojis = CardEmojis(mapped, lister=lister, clock=lambda: now[0], sleep=sleep)
+    emojis.forget()
+    assert len(emojis) == 0  # at once: the next panels show the squares
+    emojis.forget()  # a second refusal while the re-list is on its way: the same re-list
+    assert emojis.relisting is not None
+    await emojis.relisting
+    assert listed_at == [0.0] and waits == []
+    assert emojis.get("sk", display.CLASSIC, "5") == "<:card_sk_c_5_cccccccc:21>"
+    now[0] = 10.0
+    emojis.forget()  # 10 s later: waits for the minute's end; refused, tried again a minute after
+    await emojis.relisting
+    assert waits == [50.0, 60.0] and listed_at == [0.0, 60.0, 120.0] and emojis.relists == 3
+    assert len(emojis) == 1 and emojis.get("sk", display.CLASSIC, "5") == "<:card_sk_c_5_dddddddd:31>"
+    assert CardEmojis().relisting is None  # no lister (nothing listed at start): nothing to list again
