@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from bot.engine.errors import GameError
 from bot.service.core import ServiceCore
-from bot.service.types import ROUND_OVER, PanelState, Refused, Table, log
+from bot.service.types import ENDED_BY_HAND, ROUND_OVER, PanelState, Refused, Table, log
 from bot.storage import StorageError
 from bot.storage.lobbies import CANCELLED, Lobby, LobbyChanged
 
@@ -134,7 +134,7 @@ class SeatPart(ServiceCore):
             if user_id != table.stored.host_id and not can_manage:
                 raise Refused("table.error.end_not_allowed")
             try:
-                await self.storage.games.cancel_game(table.id, note=f"ended by {user_id}")
+                await self.storage.games.cancel_game(table.id, note=f"{ENDED_BY_HAND}{user_id}")
             except StorageError:
                 raise Refused("table.error.unavailable") from None
             table.stored.status = "cancelled"

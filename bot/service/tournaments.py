@@ -41,7 +41,7 @@ from bot.games.places import places
 from bot.games.registry import BY_KIND
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.types import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused, Table, log
+from bot.service.types import DEFAULT_TURN_LIMIT, ENDED_BY_HAND, TURN_LIMITS, Refused, Table, log
 from bot.storage import ChannelBusy, Seat, Storage, StorageError
 from bot.storage.tournaments import (
     BYE,
@@ -63,6 +63,10 @@ from bot.storage.tournaments import (
 from bot.tournament import pairing
 
 COMPUTER_LEVEL = "normal"
+# The pause before a table's end the database did not take is recorded again: doubled after each
+# failure, up to the longest (see ``_table_over``).
+RECORD_FIRST_PAUSE_S = 1.0
+RECORD_LONGEST_PAUSE_S = 60.0
 # The meta key of a game played in a thread (``bot.service.lobbies.THREAD_PARENT``, which a part may not
 # import; tests/service/test_tournaments.py checks they agree): with it, the table's end is posted back
 # in the tournament's channel and its thread archived, as for any game played in a thread.
@@ -499,33 +503,76 @@ class TournamentPart(ServiceCore):
         task.add_done_callback(self.tournament_desk.tasks.discard)
 
     async def _table_over(self, tournament_id: int, game_id: int) -> None:
-        try:
-            async with self.tournament_desk.lock(tournament_id):
-                held = await self.storage.tournaments.get(tournament_id)
-                row = await self.storage.tournaments.table_of_game(game_id)
-                if row is None or row.status == ENDED:
-                    return
+        """Record a table's end and go on (the next round seated, or the end). A database that does not
+        answer is tried again after a pause that doubles from :data:`RECORD_FIRST_PAUSE_S` to
+        :data:`RECORD_LONGEST_PAUSE_S`, until it is recorded or the service closes, so the next round
+        comes on a running bot, not at the next restart. The tournament's lock is held by each try,
+        never during a pause; a try is idempotent (a table already ended is not recorded again, and
+        :meth:`_go_on` seats a round only once)."""
+        pause = RECORD_FIRST_PAUSE_S
+        while True:
+            try:
+                held = await self._record_and_go_on(tournament_id, game_id)
+            except TournamentNotFound:
+                return
+            except (StorageError, Refused) as error:
+                if self._closed:
+                    return  # recorded by the next start's resume_tournaments
+                log.warning(
+                    "tournament table end not recorded; trying again",
+                    extra={
+                        "tournament_id": tournament_id,
+                        "game_id": game_id,
+                        "pause_s": pause,
+                        "error": repr(error),
+                    },
+                )
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, RECORD_LONGEST_PAUSE_S)
+                continue
+            if held is not None:
+                self._hail(held.id)
+            return
+
+    async def _record_and_go_on(self, tournament_id: int, game_id: int) -> Tournament | None:
+        """One try of :meth:`_table_over`, under the tournament's lock: the table's end recorded unless it
+        is already, then :meth:`_go_on` (a try whose record landed but whose next round failed to
+        be seated goes on at the next try). None: the game is no tournament's table."""
+        async with self.tournament_desk.lock(tournament_id):
+            held = await self.storage.tournaments.get(tournament_id)
+            row = await self.storage.tournaments.table_of_game(game_id)
+            if row is None:
+                return None
+            if row.status != ENDED:
                 await self._record(row)
-                held = await self._go_on(held)
-        except (StorageError, Refused):
-            log.warning(
-                "tournament table end not recorded",
-                extra={"tournament_id": tournament_id, "game_id": game_id},
-            )
-            return  # recorded by the next restart's resume_tournaments
-        self._hail(held.id)
+            return await self._go_on(held)
 
     async def _record(self, row: TournamentTable) -> None:
-        """Store how a table's game ended: each seat's place (a computer's id is minus its seat)."""
+        """Store how a table's game ended: each seat's place (a computer's id is minus its seat).
+
+        A game played to its end places its seats by its results. A game ended by hand (``/<game> end``
+        by its host or a manager, or the table's End vote: cancelled and unrated, without results)
+        places them by its standing when it was stopped (``Game.standing``: the order the game would
+        give if it were scored then, ties shared, decided by nothing hidden): the players' play so far
+        counts, not a draw. Its ratings do not change (a game ended by hand is never rated); only the
+        tournament's record does. A game whose place vanished (its channel or thread deleted, the
+        bot removed: note ``gone: ...``) was stopped by nobody at the table, and stays a draw: every
+        seat first."""
         assert row.game_id is not None
         results = sorted(await self.storage.results.for_game(row.game_id), key=lambda r: r.seat)
         stored = await self.rules.get_game(row.game_id)
         ids = [seat.user_id if seat.user_id is not None else -seat.seat for seat in stored.seats]
+        game = BY_KIND[stored.kind]
+        ranks: list[int] | None = None
         if results:
-            placed = places([r.rank for r in results])
-            result = [(ids[r.seat], placed[i].place) for i, r in enumerate(results)]
-        else:  # ended by hand, or its channel gone: a draw
+            ranks = [r.rank for r in results]
+        elif stored.note is not None and stored.note.startswith(ENDED_BY_HAND):
+            ranks = game.standing(stored.state)
+        if ranks is None or len(ranks) != len(ids):  # its channel gone: a draw
             result = [(player, 1) for player in ids]
+        else:
+            placed = places(ranks, game.sides(stored.options, len(ids)))
+            result = [(ids[seat], placed[seat].place) for seat in range(len(ids))]
         await self.storage.tournaments.table_ended(row, result)
 
     # ------------------------------------------------------------------ start-up and the clock
