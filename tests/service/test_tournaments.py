@@ -15,7 +15,7 @@ from bot.service.tournaments import still_in
 from bot.storage import StorageError
 from bot.storage.tournaments import BYE, CANCELLED, ENDED, FINISHED, PAUSED, PLAYING, RUNNING, SIGNUP
 from bot.tournament import pairing
-from tests.service.conftest import GUILD, Services
+from tests.service.conftest import GUILD, Services, until
 
 HALL = 55
 ORGANISER = 900
@@ -346,6 +346,8 @@ async def test_a_table_end_met_by_a_database_away_is_recorded_when_it_answers(
 
     monkeypatch.setattr(service, "_game_over", then_away)
     await service.end(row.channel_id, ORGANISER, can_manage=True)  # type: ignore[arg-type]
+    await until(lambda: "trying again" in caplog.text, "a try refused")
+    assert not service.tournament_desk.lock(tournament_id).locked()  # its pause holds no lock
     view = await _view_until(
         service,
         tournament_id,
@@ -356,3 +358,23 @@ async def test_a_table_end_met_by_a_database_away_is_recorded_when_it_answers(
     assert view.round_tables(1)[0].status == ENDED
     assert sorted(view.round_tables(2)[0].players) == [1, 2]
     assert "tournament table end not recorded; trying again" in caplog.text
+
+
+async def test_a_table_whose_thread_vanished_is_a_draw_and_the_next_round_comes(
+    services: Services, clock: ManualClock
+) -> None:
+    """Round 1's thread deleted (``cancel_gone``): the table counts as a draw at once, and round 2 is
+    seated on the running service (before: only at the next restart)."""
+    service = await services.start()
+    tournament_id = await _new(service, rounds=2)
+    await _join(service, tournament_id, 1, 2)
+    await service.tournament_start(tournament_id, ORGANISER)
+    (row,) = (await service.tournament_view(tournament_id)).round_tables(1)
+    await service.cancel_gone(lambda guild, channel: channel == row.channel_id, "test")
+    view = await _view_until(
+        service,
+        tournament_id,
+        lambda v: v.tournament.round == 2 and all(t.status == PLAYING for t in v.round_tables(2)),
+        "round 2 seated",
+    )
+    assert sorted(view.round_tables(1)[0].result or ()) == [(1, 1), (2, 1)]
