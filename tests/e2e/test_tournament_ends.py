@@ -83,8 +83,10 @@ async def play_a_round(fake: Any, table: Any, table_message: Any, users: list[An
         for mode in [c for c in panel.custom_ids if act_of(c) == "md"]:
             if the_button(panel, act, arg) is None:  # a move of another mode (take the discard): switch
                 await (await fake.click(user, panel, mode)).answer()
+        custom_id = the_button(panel, act, arg)
+        assert custom_id is not None, f"no {act}:{arg} on the panel: {panel.custom_ids}"
         version = table.version
-        await (await fake.click(user, panel, the_button(panel, act, arg) or "")).answer()
+        await (await fake.click(user, panel, custom_id)).answer()
         assert table.version == version + 1, "each click is one move"
 
 
