@@ -43,7 +43,7 @@ from bot.games.registry import BY_KIND
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.types import DEFAULT_TURN_LIMIT, ENDED_BY_HAND, TURN_LIMITS, Refused, Table, log
-from bot.storage import ChannelBusy, Seat, Storage, StorageError
+from bot.storage import ChannelBusy, GameNotFound, GameQuarantined, Seat, Storage, StorageError
 from bot.storage.tournaments import (
     BYE,
     CANCELLED,
@@ -64,8 +64,7 @@ from bot.storage.tournaments import (
 from bot.tournament import pairing
 
 COMPUTER_LEVEL = "normal"
-# The pause before a table's end the database did not take is recorded again: doubled after each
-# failure, up to the longest (see ``_table_over``).
+# The pauses before a table's end the database did not take is tried again, doubling (``_table_over``).
 RECORD_FIRST_PAUSE_S = 1.0
 RECORD_LONGEST_PAUSE_S = 60.0
 # The meta key of a game played in a thread (``bot.service.lobbies.THREAD_PARENT``, which a part may not
@@ -512,7 +511,8 @@ class TournamentPart(ServiceCore):
         while True:
             try:
                 held = await self._record_and_go_on(tournament_id, game_id)
-            except TournamentNotFound:
+            except (TournamentNotFound, GameNotFound, GameQuarantined):  # no try would do better
+                log.warning("tournament table end not recorded", extra={"game_id": game_id})
                 return
             except (StorageError, Refused) as error:
                 if self._closed:
