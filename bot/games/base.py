@@ -247,6 +247,12 @@ class Game(Protocol):
         """The game's own lines on a player's stats card (beyond games, wins and rating)."""
         ...
 
+    def standing(self, game: Any) -> list[int]:
+        """Each seat's rank (1 = best, ties equal) in the engine's state ``game`` as it stands: what
+        a game stopped before its end comes to (a tournament's table ended by hand), the final ranks
+        once it is over. Pure, and decided by nothing hidden from the players."""
+        ...
+
     def sides(self, options: Mapping[str, Any], players: int) -> list[int] | None:
         """The side (team number) of each seat of a game with these stored ``options``, or None when
         every player plays for themself: a place is a side's place (:func:`bot.games.places.places`)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 from bot.games.registry import BY_KIND
 from bot.service.core import ServiceCore
 from bot.service.types import (
-    ENDED_BY,
+    ENDED_BY_HAND,
     LOBBY_TTL_MS,
     RESULT_OWED_WITHIN_MS,
     RESULT_POSTED,
@@ -126,7 +126,7 @@ class ResumePart(ServiceCore):
                 continue
             table = Table(stored, [stored.version] * len(stored.seats))
             if stored.status != FINISHED:
-                user = note[len(ENDED_BY) :] if note.startswith(ENDED_BY) else ""
+                user = note[len(ENDED_BY_HAND) :] if note.startswith(ENDED_BY_HAND) else ""
                 if not user.isdigit():
                     continue  # cancelled otherwise (its thread or channel gone): nothing is posted
                 table.ended_by = int(user)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from bot.engine.errors import GameError
 from bot.service.core import ServiceCore
-from bot.service.types import ENDED_BY, ROUND_OVER, PanelState, Refused, Table, log
+from bot.service.types import ENDED_BY_HAND, ROUND_OVER, PanelState, Refused, Table, log
 from bot.storage import StorageError
 from bot.storage.lobbies import CANCELLED, Lobby, LobbyChanged
 
@@ -134,7 +134,7 @@ class SeatPart(ServiceCore):
             if user_id != table.stored.host_id and not can_manage:
                 raise Refused("table.error.end_not_allowed")
             try:
-                await self.storage.games.cancel_game(table.id, note=f"{ENDED_BY}{user_id}")
+                await self.storage.games.cancel_game(table.id, note=f"{ENDED_BY_HAND}{user_id}")
             except StorageError:
                 raise Refused("table.error.unavailable") from None
             table.stored.status = "cancelled"
@@ -149,7 +149,8 @@ class SeatPart(ServiceCore):
         (the channel was deleted, the bot was removed from the server, or Discord answered 10003/10004
         for it). Each ends as ``/<game> end`` would, cancelled and unrated (note ``gone: <why>``), its
         timer and computer players stop, and it is not resumed at the next start; nothing is posted
-        (the listener's ``table_gone`` / ``lobby_gone``). One INFO line per ended table. A table the
+        (the listener's ``table_gone`` / ``lobby_gone``); a tournament's table is recorded as a draw
+        (``_game_over``). One INFO line per ended table. A table the
         database could not close now stays as it is (the next 10003 or start tries again)."""
         ended: list[Table | Lobby] = []
         for table in [tb for tb in self.tables.values() if gone(tb.stored.guild_id, tb.channel_id)]:
@@ -169,6 +170,7 @@ class SeatPart(ServiceCore):
                     table.ai_task.cancel()
             log.info("game cancelled: its place is gone", extra={"game_id": table.id, "why": why})
             self._tell(self.listener.table_gone, table)
+            self._game_over(table)  # a tournament's table: recorded (a draw), its next round seated
             ended.append(table)
         try:
             lobbies = [

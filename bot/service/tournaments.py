@@ -14,8 +14,8 @@ standings and the next round are computed from them by the pure rules of ``bot/t
   computers), computer players filling the table up to ``seats`` only with ``computers:on``. Each table
   then plays as today: its timers cover and replace absent players;
 - **a table's end**: every finished game passes by ``_game_over`` (from ``ClickPart._finish``); a
-  tournament's table records its places (a game ended by hand, without results, is a draw: every
-  human shares first place), and when every table of the round has ended the next round is seated
+  tournament's table records its places (a game ended by hand: by its standing then, ``Game.standing``;
+  one whose channel vanished: a draw), and when every table of the round has ended the next round is seated
   (or the tournament finishes: Swiss after ``rounds`` rounds, the first of the standings wins;
   knockout when the bracket is played, its last player left wins);
 - **drop** a player (the organiser): they are seated no more; at a table still playing a computer
@@ -23,8 +23,9 @@ standings and the next round are computed from them by the pure rules of ``bot/t
   **pause** (tables playing go on, no new round is seated until **resume**, which also deals any table
   a failure left undealt) and **cancel** (tables playing go on as ordinary games, counting for nothing).
 
-A restart loses nothing: ``resume_tournaments`` schedules the starts, records the tables whose game
-ended while the process was away, and seats the round that was due.
+A table's end the database did not take is tried again with growing pauses until it is recorded
+(``_table_over``). A restart loses nothing: ``resume_tournaments`` schedules the starts, records the
+tables whose game ended while the process was away or closing, and seats the round that was due.
 
 This part's own state is :class:`Desk` (the tournaments' locks, their start and end tasks, the hall).
 """
@@ -41,8 +42,8 @@ from bot.games.places import places
 from bot.games.registry import BY_KIND
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.types import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused, Table, log
-from bot.storage import ChannelBusy, Seat, Storage, StorageError
+from bot.service.types import DEFAULT_TURN_LIMIT, ENDED_BY_HAND, TURN_LIMITS, Refused, Table, log
+from bot.storage import ChannelBusy, GameNotFound, GameQuarantined, Seat, Storage, StorageError
 from bot.storage.tournaments import (
     BYE,
     CANCELLED,
@@ -63,6 +64,9 @@ from bot.storage.tournaments import (
 from bot.tournament import pairing
 
 COMPUTER_LEVEL = "normal"
+# The pauses before a table's end the database did not take is tried again, doubling (``_table_over``).
+RECORD_FIRST_PAUSE_S = 1.0
+RECORD_LONGEST_PAUSE_S = 60.0
 # The meta key of a game played in a thread (``bot.service.lobbies.THREAD_PARENT``, which a part may not
 # import; tests/service/test_tournaments.py checks they agree): with it, the table's end is posted back
 # in the tournament's channel and its thread archived, as for any game played in a thread.
@@ -499,34 +503,62 @@ class TournamentPart(ServiceCore):
         task.add_done_callback(self.tournament_desk.tasks.discard)
 
     async def _table_over(self, tournament_id: int, game_id: int) -> None:
-        try:
-            async with self.tournament_desk.lock(tournament_id):
-                held = await self.storage.tournaments.get(tournament_id)
-                row = await self.storage.tournaments.table_of_game(game_id)
-                if row is None or row.status == ENDED:
-                    return
+        """Record a table's end and go on; a database that does not answer is tried again after a pause
+        doubling from :data:`RECORD_FIRST_PAUSE_S` to :data:`RECORD_LONGEST_PAUSE_S` until it is recorded
+        or the service closes (the next round comes on a running bot). Each try holds the lock, never a
+        pause, and is idempotent: a table ended is not recorded again, :meth:`_go_on` seats a round once."""
+        pause = RECORD_FIRST_PAUSE_S
+        while True:
+            try:
+                held = await self._record_and_go_on(tournament_id, game_id)
+            except (TournamentNotFound, GameNotFound, GameQuarantined):  # no try would do better
+                log.warning("tournament table end not recorded", extra={"game_id": game_id})
+                return
+            except (StorageError, Refused) as error:
+                if self._closed:
+                    return  # recorded by the next start's resume_tournaments
+                about = {"tournament_id": tournament_id, "game_id": game_id, "pause_s": pause}
+                log.warning(
+                    "tournament table end not recorded; trying again", extra=about | {"error": repr(error)}
+                )
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, RECORD_LONGEST_PAUSE_S)
+                continue
+            if held is not None:
+                self._hail(held.id)
+            return
+
+    async def _record_and_go_on(self, tournament_id: int, game_id: int) -> Tournament | None:
+        """One try of :meth:`_table_over` (None: no tournament's table); a try whose record landed but
+        whose round was not seated goes on at the next."""
+        async with self.tournament_desk.lock(tournament_id):
+            held = await self.storage.tournaments.get(tournament_id)
+            row = await self.storage.tournaments.table_of_game(game_id)
+            if row is None:
+                return None
+            if row.status != ENDED:
                 await self._record(row)
-                held = await self._go_on(held)
-        except (StorageError, Refused):
-            log.warning(
-                "tournament table end not recorded",
-                extra={"tournament_id": tournament_id, "game_id": game_id},
-            )
-            return  # recorded by the next restart's resume_tournaments
-        self._hail(held.id)
+            return await self._go_on(held)
 
     async def _record(self, row: TournamentTable) -> None:
-        """Store how a table's game ended: each seat's place (a computer's id is minus its seat)."""
+        """Store how a table's game ended: each seat's place (a computer's id is minus its seat).
+
+        A game played to its end: by its results. A game ended by hand (``/<game> end``, the End vote;
+        unrated, without results): by its standing then (``Game.standing``: the order the game would
+        give if scored then, ties shared, nothing hidden deciding), its ratings unchanged. A game whose
+        place vanished (note ``gone: ...``) was stopped by nobody at the table: a draw, every seat first."""
         assert row.game_id is not None
         results = sorted(await self.storage.results.for_game(row.game_id), key=lambda r: r.seat)
         stored = await self.rules.get_game(row.game_id)
         ids = [seat.user_id if seat.user_id is not None else -seat.seat for seat in stored.seats]
-        if results:
-            placed = places([r.rank for r in results])
-            result = [(ids[r.seat], placed[i].place) for i, r in enumerate(results)]
-        else:  # ended by hand, or its channel gone: a draw
-            result = [(player, 1) for player in ids]
-        await self.storage.tournaments.table_ended(row, result)
+        game = BY_KIND[stored.kind]
+        ranks = [r.rank for r in results]
+        if not results and (stored.note or "").startswith(ENDED_BY_HAND):
+            ranks = game.standing(stored.state)
+        if len(ranks) != len(ids):  # its channel gone: a draw
+            ranks = [1] * len(ids)
+        placed = places(ranks, game.sides(stored.options, len(ids)))
+        await self.storage.tournaments.table_ended(row, [(ids[s], placed[s].place) for s in range(len(ids))])
 
     # ------------------------------------------------------------------ start-up and the clock
 

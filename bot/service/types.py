@@ -31,6 +31,9 @@ TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900, 3600, 7200, 14400, 28
 # turn it is gets a direct message, then a reminder at half time (bot.service.letters).
 LONG_GAME = 3600  # seconds
 MISSES_BEFORE_REPLACE = 3
+# How the note of a game ended by hand begins (``/<game> end``, the End vote: ``ended by <user id>``);
+# a tournament's table so ended is placed by its standing (bot/service/tournaments.py ``_record``).
+ENDED_BY_HAND = "ended by "
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
 # A game dealt in a thread (docs/discord.md, "Threads"): its meta's key for the channel of its lobby,
 # where its result is posted at the end, and the key set once that post was tried (bot.ui.threads).
@@ -39,7 +42,6 @@ RESULT_POSTED = "result_posted"
 # A thread's result not posted when the bot stopped is posted at the next start if the game ended
 # within this (bot.service.resume): a bot down longer would post stale results, and leaves them.
 RESULT_OWED_WITHIN_MS = 24 * 60 * 60 * 1000
-ENDED_BY = "ended by "  # the note of a game ended with /<game> end, then the user's id
 MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (the longest turn of our games is ~30)
 PLAY, ROUND_OVER, REVEAL = "play", "round_over", "reveal"  # phase names shared by the engines
 # Panel acts shared by every kind (the kinds' panel modules use the same two letters).

@@ -12,9 +12,10 @@ import pytest
 from bot.clock import ManualClock
 from bot.service import Refused, SeatTaken, TableService, lobbies, tournaments
 from bot.service.tournaments import still_in
+from bot.storage import StorageError
 from bot.storage.tournaments import BYE, CANCELLED, ENDED, FINISHED, PAUSED, PLAYING, RUNNING, SIGNUP
 from bot.tournament import pairing
-from tests.service.conftest import GUILD, Services
+from tests.service.conftest import GUILD, Services, until
 
 HALL = 55
 ORGANISER = 900
@@ -227,3 +228,153 @@ def test_a_knockout_winner_dropped_later_brings_nobody_back() -> None:
     assert still_in(held, players, tables) == [4]
     players[0] = TournamentPlayer(1, "Ann", 1, 1)  # dropped during round 1: Bob goes on in her place
     assert still_in(held, players, tables) == [2, 4]
+
+
+async def _view_until(service: TableService, tournament_id: int, done, what: str, seconds: float = 10.0):  # type: ignore[no-untyped-def]
+    """The tournament's view once ``done(view)`` (read while the database answers); fails after
+    ``seconds`` of real time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        try:
+            view = await service.tournament_view(tournament_id)
+        except StorageError:  # the database away (a test's blackout): look again
+            view = None
+        if view is not None and done(view):
+            return view
+        if loop.time() > deadline:
+            raise AssertionError(f"still waiting for {what}: {view.tournament} {view.tables}")
+        await asyncio.sleep(0.01)
+
+
+async def test_a_table_ended_by_hand_is_placed_by_its_standing_and_stays_unrated(
+    services: Services, clock: ManualClock
+) -> None:
+    """Skyjo's first round played to its end, then the organiser ends the table (``/skyjo end``): the
+    tournament records the places of the totals so far (lowest first), not a draw, and crowns the
+    leader; the game itself stays unrated (no results, no rating change)."""
+    import random
+
+    from bot.games.skyjo import engine as skyjo
+
+    from .conftest import click_for
+
+    service = await services.start()
+    tournament_id = await _new(service, rounds=1)
+    await _join(service, tournament_id, 1, 2)
+    await service.tournament_start(tournament_id, ORGANISER)
+    (row,) = (await service.tournament_view(tournament_id)).round_tables(1)
+    table = service.tables[row.game_id]  # type: ignore[index]
+    rng = random.Random(3)
+    while table.state.phase != skyjo.ROUND_OVER:
+        seat = next(s for s in range(2) if table.state.legal_actions(s))
+        user = table.stored.seats[seat].user_id
+        assert user is not None
+        panel = await service.open_panel(table.id, user)
+        move = rng.choice(table.state.legal_actions(seat))
+        await service.click(table.id, panel.version, user, *click_for(move))
+    totals = list(table.state.totals)
+    assert totals[0] != totals[1], totals  # the premise: one player leads after round 1
+    leader = table.stored.seats[totals.index(min(totals))].user_id
+    other = table.stored.seats[totals.index(max(totals))].user_id
+    await service.end(table.channel_id, ORGANISER, can_manage=True)
+    view = await _view_until(service, tournament_id, lambda v: v.tournament.status == FINISHED, "the end")
+    (ended,) = view.round_tables(1)
+    assert ended.status == ENDED
+    assert sorted(ended.result or ()) == sorted([(leader, 1), (other, 2)])
+    assert view.tournament.winner_id == leader
+    assert [line.player for line in view.standings] == [leader, other]
+    assert await service.storage.results.for_game(table.id) == []
+    assert await service.storage.ratings.changes_for_game(table.id) == []
+
+
+class Blackout:
+    """Every read and write of the service's database refused (a busy database, nothing written) for
+    ``seconds`` from ``start()``; counts what it refused."""
+
+    def __init__(self, service: TableService, monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+        import time
+
+        from bot.storage.errors import DatabaseBusy
+
+        self.seconds, self.until, self.refused = seconds, 0.0, 0
+        db = service.storage.db
+        run, write = db.run, db.write
+
+        def away() -> bool:
+            if time.monotonic() < self.until:
+                self.refused += 1
+                return True
+            return False
+
+        async def guarded_run(fn):  # type: ignore[no-untyped-def]
+            if away():
+                raise DatabaseBusy(300)
+            return await run(fn)
+
+        async def guarded_write(fn):  # type: ignore[no-untyped-def]
+            if away():
+                raise DatabaseBusy(300)
+            return await write(fn)
+
+        self._monotonic = time.monotonic
+        monkeypatch.setattr(db, "run", guarded_run)
+        monkeypatch.setattr(db, "write", guarded_write)
+
+    def start(self) -> None:
+        self.until = self._monotonic() + self.seconds
+
+
+async def test_a_table_end_met_by_a_database_away_is_recorded_when_it_answers(
+    services: Services, clock: ManualClock, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The database goes away (~2 s) the moment round 1's table ends: its end is tried again with growing
+    pauses, and once the database answers round 2 is seated, without a restart."""
+    import time
+
+    service = await services.start()
+    tournament_id = await _new(service, rounds=2)
+    await _join(service, tournament_id, 1, 2)
+    await service.tournament_start(tournament_id, ORGANISER)
+    (row,) = (await service.tournament_view(tournament_id)).round_tables(1)
+    blackout = Blackout(service, monkeypatch, 2.0)
+    game_over = service._game_over
+
+    def then_away(table):  # type: ignore[no-untyped-def]
+        blackout.start()  # the game's end is committed; recording it meets the database away
+        game_over(table)
+
+    monkeypatch.setattr(service, "_game_over", then_away)
+    await service.end(row.channel_id, ORGANISER, can_manage=True)  # type: ignore[arg-type]
+    await until(lambda: "trying again" in caplog.text, "a try refused")
+    assert not service.tournament_desk.lock(tournament_id).locked()  # its pause holds no lock
+    view = await _view_until(
+        service,
+        tournament_id,
+        lambda v: v.tournament.round == 2 and all(t.status == PLAYING for t in v.round_tables(2)),
+        "round 2 seated",
+    )
+    assert time.monotonic() >= blackout.until and blackout.refused > 0
+    assert view.round_tables(1)[0].status == ENDED
+    assert sorted(view.round_tables(2)[0].players) == [1, 2]
+    assert "tournament table end not recorded; trying again" in caplog.text
+
+
+async def test_a_table_whose_thread_vanished_is_a_draw_and_the_next_round_comes(
+    services: Services, clock: ManualClock
+) -> None:
+    """Round 1's thread deleted (``cancel_gone``): the table counts as a draw at once, and round 2 is
+    seated on the running service (before: only at the next restart)."""
+    service = await services.start()
+    tournament_id = await _new(service, rounds=2)
+    await _join(service, tournament_id, 1, 2)
+    await service.tournament_start(tournament_id, ORGANISER)
+    (row,) = (await service.tournament_view(tournament_id)).round_tables(1)
+    await service.cancel_gone(lambda guild, channel: channel == row.channel_id, "test")
+    view = await _view_until(
+        service,
+        tournament_id,
+        lambda v: v.tournament.round == 2 and all(t.status == PLAYING for t in v.round_tables(2)),
+        "round 2 seated",
+    )
+    assert sorted(view.round_tables(1)[0].result or ()) == [(1, 1), (2, 1)]

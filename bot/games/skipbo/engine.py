@@ -832,6 +832,22 @@ class Game:
         keys = [-1 if seat in last.winners else left[seat] for seat in range(n)]
         return competition_ranks(keys)
 
+    def standing(self) -> list[int]:
+        """The ranks of the game as it stands, for a game stopped before its end (a tournament's
+        table ended by hand); once the game is over, its final ranks (:meth:`ranks`).
+
+        Fewer cards left in the (team's) stock is better, the order a single round ends with. With
+        several rounds the totals of the rounds scored come first (highest first) and the stocks of
+        the round in progress (or just ended) break their ties. Stock sizes are public, so nothing
+        hidden decides a place; partners share their team's rank (SB-VAR-TEAM-1)."""
+        if self.phase == GAME_OVER:
+            return self.ranks()
+        n = len(self.players)
+        left = [sum(len(self.stocks[s]) for s in self.team_of(seat)) for seat in range(n)]
+        totals = self.totals if self.options.several_rounds else [0] * n
+        keys = [(-totals[seat], left[seat]) for seat in range(n)]
+        return [1 + sum(1 for other in keys if other < key) for key in keys]
+
     def results(self) -> JSON:
         """Winners, ranks, totals, and every round's scores (with several rounds)."""
         return {

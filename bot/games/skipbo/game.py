@@ -79,6 +79,10 @@ class SkipBo:
 
         return [t("stats.skipbo.stock_left", locale, mean=number(int(stats[STOCK_LEFT]) / rounds, locale))]
 
+    def standing(self, game: Any) -> list[int]:
+        """The cards left in the stocks, after the totals with several rounds (the engine's ``standing``)."""
+        return list(game.standing())
+
     def sides(self, options: Mapping[str, Any], players: int) -> list[int] | None:
         """SB-VAR-TEAM-1: with the teams option, partners are one side (a team wins or loses whole)."""
         return engine.team_numbers(bool(options.get("teams")), players)

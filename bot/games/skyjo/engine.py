@@ -779,6 +779,18 @@ class Game:
         low = min(self.totals)
         return [s for s, t in enumerate(self.totals) if t == low]
 
+    def standing(self) -> list[int]:
+        """The ranks of the game as it stands, for a game stopped before its end (a tournament's
+        table ended by hand): the totals of the rounds completed so far, lowest first, equal totals
+        sharing a rank (SKY-GAME-2's order); once the game is over, its final ranks.
+
+        A round in progress counts for nothing. Its grids are partly face down, and hidden cards must
+        never decide a place; the visible cards alone would not be fair either: a player who turned
+        over their low cards would lead one who kept them hidden, with no better game. So a game
+        stopped in its first round ranks everybody first (a draw), and the finisher's penalty of a
+        round not ended is never guessed."""
+        return ranks_of(self.totals)
+
     def results(self) -> JSON:
         """Round scores, totals, ranks and winners (ranks and winners only once the game is over)."""
         over = self.phase == GAME_OVER

@@ -73,6 +73,10 @@ class Skyjo:
 
         return [t("stats.counter.columns_cleared", locale, count=int(stats["columns_cleared"]))]
 
+    def standing(self, game: Any) -> list[int]:
+        """The totals of the rounds completed (the engine's ``standing``)."""
+        return list(game.standing())
+
     def sides(self, options: Mapping[str, Any], players: int) -> list[int] | None:
         """Every player for themself."""
         return None

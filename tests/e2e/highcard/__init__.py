@@ -66,6 +66,9 @@ class HighCard:
     def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
         return []
 
+    def standing(self, game: Any) -> list[int]:
+        return game.ranks() if game.is_over else [1] * len(game.players)  # the cards unshown decide nothing
+
     def sides(self, options: Mapping[str, Any], players: int) -> list[int] | None:
         return None
 
