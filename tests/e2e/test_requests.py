@@ -87,8 +87,8 @@ async def test_a_game_against_a_computer_costs_about_two_requests_per_click(
     # No move was edited in after a deferral: the only webhook edits are the followed panel's, once
     # per computer turn (Alice's turn again: what tells her, no mention).
     # On a loaded machine a Refresh click can cross that edit on its way, and the panel is sent once
-    # more after the click (PanelFollower._render_panel: whichever Discord applied last wins): a run
-    # on a loaded machine saw one in 13 clicks. Two are allowed; a move edited in after a deferral would be 6 more.
+    # more after the click (PanelFollower._render_panel: whichever Discord applied last wins): one
+    # loaded run saw one in 13 clicks. Two are allowed; moves edited in after deferrals would be 6+.
     assert routes.count(WEBHOOK_EDIT) <= computer_turns + 3, (routes.count(WEBHOOK_EDIT), computer_turns)
     assert routes.count(MESSAGES) == 0, [r.json for r in requests if r.route == MESSAGES]
     # A run of moves (Alice's turn and the computer's answer) is one edit of the table, or a few
