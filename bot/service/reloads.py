@@ -15,11 +15,17 @@ A computer's or a timer's move refused while storage could read the game again (
 tried again by its own task after a growing pause (:mod:`bot.service.computers`,
 :mod:`bot.service.timers`); once a table waits here they leave it to its reload, which arms them again
 (one computer task per table: ``Table.ai_task``).
+
+A table message posted while the database is away (the presenter's first post, or a new one for a
+deleted message) keeps its id in memory (``Table.message_unsaved``: every later edit goes to it) and
+the reloader stores it as soon as the database answers, before any reload could read the old id back:
+a restart before that would post a second table message (the first one's buttons still work).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Unpack
 
 from bot.service.core import ServiceCore, ServiceOptions
@@ -55,8 +61,38 @@ class ReloadPart(ServiceCore):
             self._reload_later(table)
             raise Refused("table.error.reconnecting")
 
+    async def keep_message_id(self, table: Table, message_id: int) -> None:
+        """The table's public message was just posted (the presenter): store its id. The database
+        away, the id serves from memory and the reloader stores it once the database answers (under
+        the channel's lock, as here: one write of the id at a time)."""
+        async with self.lock(table.channel_id):
+            table.stored.message_id = message_id
+            try:
+                await self.storage.games.set_message_id(table.id, message_id)
+            except StorageError:
+                log.warning("table message id not stored: tried again later", extra={"game_id": table.id})
+                table.message_unsaved = True
+                self._reload_later(table)
+                return
+            table.message_unsaved = False
+
+    async def _store_message_id(self, table: Table) -> None:
+        """The reloader: store a table message's id kept in memory (``message_unsaved``)."""
+        message_id = table.stored.message_id
+        if message_id is None:
+            table.message_unsaved = False
+            return
+        with contextlib.suppress(StorageError):
+            await self.storage.games.set_message_id(table.id, message_id)
+            table.message_unsaved = False
+            log.info("table message id stored", extra={"game_id": table.id})
+
     async def _reload_now(self, table: Table) -> bool:
         """Read the table's game again (the channel lock held); True once it is the log's again."""
+        if table.message_unsaved:
+            await self._store_message_id(table)  # else the reload would read the old id back
+            if table.message_unsaved:
+                return False
         try:
             await asyncio.wait_for(self.rules.reload(table.stored), RELOAD_WITHIN_S)
         except (GameQuarantined, GameNotFound) as error:
@@ -95,11 +131,18 @@ class ReloadPart(ServiceCore):
         pause = RELOAD_FIRST_PAUSE_S
         while not self._closed:
             await asyncio.sleep(pause)
-            waiting = [table for table in list(self.tables.values()) if table.needs_reload]
+            waiting = [table for table in list(self.tables.values()) if _waits(table)]
             for table in waiting:
                 async with self.lock(table.channel_id):
                     if self.tables.get(table.id) is table and table.needs_reload:
                         await self._reload_now(table)
-            if not any(table.needs_reload for table in list(self.tables.values())):
+                    elif self.tables.get(table.id) is table and table.message_unsaved:
+                        await self._store_message_id(table)
+            if not any(_waits(table) for table in list(self.tables.values())):
                 return
             pause = min(pause * 2, RELOAD_LONGEST_PAUSE_S)
+
+
+def _waits(table: Table) -> bool:
+    """The reloader has something to do for this table: reload it, or store its message's id."""
+    return table.needs_reload or table.message_unsaved

@@ -119,6 +119,9 @@ class Table:
     resumed: bool = False  # loaded at start after a restart, nothing played since
     ended_by: int | None = None  # the user who ended it with /<game> end (cancelled, unrated)
     gone: bool = False  # cancelled because its channel or server is gone: nothing is posted for it
+    # Its public message was posted while the database was away: the id serves from memory until the
+    # reloader stores it (bot.service.reloads ``keep_message_id``).
+    message_unsaved: bool = False
     ai_task: asyncio.Task[None] | None = None
 
     @property

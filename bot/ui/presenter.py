@@ -486,8 +486,7 @@ class Presenter(PanelFollower):
                     picture.reset()
         if stored.message_id is None:  # the table message was deleted: post a new one
             message = await self._post(channel, view=view, files=files)
-            stored.message_id = message.id
-            await self.bot.service.storage.games.set_message_id(stored.id, message.id)
+            await self.bot.service.keep_message_id(table, message.id)
 
     @staticmethod
     def _mention_due(table: Table) -> bool:
