@@ -56,6 +56,7 @@ CANNOT_POST = {50001, 50013}  # Missing Access, Missing Permissions
 NO_MENTIONS = discord.AllowedMentions.none()
 # A table edit held for a run of moves (Presenter.table_changed) waits at most this many pauses.
 HOLD_INTERVALS = 3
+CLOSE_GRACE_S = 2.0  # at a stop, what is under way may end within this before it is cancelled (close)
 
 
 @dataclass
@@ -103,6 +104,7 @@ class Presenter(PanelFollower):
         self._threads_closed: collections.deque[int] = collections.deque(maxlen=1024)
         self._closing: set[int] = set()  # ... the threads of those whose post is still to come
         self._closed = False
+        self._stopping = False  # no new render or send: Presenter.close
 
     # the service calls this (TableListener)
     def table_changed(self, table: Table) -> None:
@@ -268,7 +270,7 @@ class Presenter(PanelFollower):
             except Exception:
                 log.exception("message send failed", extra={"what": name})
 
-        if self._closed:
+        if self._stopping:
             return
         task = asyncio.create_task(run(), name=name)
         self._sends.add(task)
@@ -336,7 +338,7 @@ class Presenter(PanelFollower):
     ) -> None:
         """Render ``key``'s message again (at most one render in flight, one per pause). ``hold``: this
         change is in a run of moves, the render waits for the run's end (table_changed)."""
-        if self._closed:
+        if self._stopping:
             return
         slot = self._slots.get(key)
         if slot is None:
@@ -394,7 +396,7 @@ class Presenter(PanelFollower):
                 log.exception("message render failed", extra={"what": key[0], "id": key[1]})
             interval = self.interval if slot.interval is None else slot.interval
             wait = interval - (time.monotonic() - started)
-            if slot.dirty and wait > 0:
+            if slot.dirty and wait > 0 and not self._stopping:
                 await asyncio.sleep(wait)  # coalesce: whatever changed meanwhile becomes one edit
 
     async def flush(self) -> None:
@@ -407,6 +409,17 @@ class Presenter(PanelFollower):
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def close(self) -> None:
+        """Stop: nothing new starts, what is under way (an edit, a held one made now, a mention posted
+        and its id being stored for the next process to delete) gets :data:`CLOSE_GRACE_S`, then the
+        rest is cancelled. Cancelled at once, a mention posted just before a deploy stayed for good."""
+        self._stopping = True
+        for slot in list(self._slots.values()):
+            if slot.held is not None:
+                slot.held.set()
+        pending = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
+        pending += [task for task in self._sends if not task.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=CLOSE_GRACE_S)
         self._closed = True
         tasks = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
         tasks += [task for task in self._sends if not task.done()]

@@ -10,6 +10,7 @@ import pytest
 
 from bot.client import create_bot
 from bot.service.rules import GameRules
+from bot.storage import Storage
 from bot.ui import panels
 
 from .conftest import (
@@ -154,3 +155,50 @@ async def test_a_restart_does_not_mention_the_same_turn_twice(
     await (await fake.click(alice, panel, button(panel, "rp"))).answer()
     await fake.wait_until(lambda: mention.deleted, what="the old mention deleted after the restart")
     assert table.turns == turns + 1
+
+
+async def test_a_stop_as_the_turn_passes_keeps_the_mention_it_was_posting(
+    fake_discord: Any, skybo: Any, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot stops the moment Alice's move hands the turn to Bob, while Bob's mention is on its way.
+    The presenter's stop gives what is under way its grace (``Presenter.close``, ``CLOSE_GRACE_S``):
+    the mention is posted AND its id stored, so the next process neither mentions Bob again for that
+    turn nor leaves that mention behind once he has played. Cancelled at once (the code before), the
+    mention was lost, or posted and never deleted."""
+    monkeypatch.setattr(panels, "LOOKING_MS", 0)
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    rng = random.Random(11)
+
+    def sent_to(user: Any) -> list[Any]:
+        return [m for m in fake.messages.values() if m.content.startswith(f"<@{user.id}>")]
+
+    first = create_bot(database_path=db_file, tuning=FAST)
+    async with fake.running(first, sync_commands=True):
+        table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=1000)
+        table = await until_turn(fake, first, game_id, table_message, alice, rng)
+        await first.presenter.flush()
+        earlier = sent_to(bob)  # his mentions for earlier turns
+        panel = await open_panel(fake, alice, table_message)
+        await (await fake.click(alice, panel, button(panel, "dr"))).answer()
+        await (await fake.click(alice, panel, button(panel, "rp"))).answer()
+        turns = table.turns
+        assert table.turn_user() == bob.id
+        # The bot stops now, as a deploy would stop it: no flush.
+
+    (mention,) = [m for m in sent_to(bob) if m not in earlier]
+    storage = await Storage.open(db_file)
+    try:
+        stored = await GameRules(storage).get_game(game_id)
+    finally:
+        await storage.close()
+    assert stored.meta["mention"] == [bob.id, turns, mention.id]
+
+    second = await skybo()
+    await fake.wait_until(lambda: "live again" in table_message.text, what="the table live again")
+    await second.presenter.flush()
+    assert sent_to(bob) == [*earlier, mention] and not mention.deleted  # not twice for this turn
+    panel = await open_panel(fake, bob, table_message)
+    await (await fake.click(bob, panel, button(panel, "dr"))).answer()
+    await (await fake.click(bob, panel, button(panel, "rp"))).answer()
+    await fake.wait_until(lambda: mention.deleted, what="Bob's mention deleted once he played")
