@@ -164,7 +164,8 @@ class Storage:
         ``quarantine``, ``set_message_id``, ``set_meta`` (turn deadlines live in the metadata),
         ``set_metas`` (many games' metadata in one transaction: the start), ``actions``,
         ``action_count``, ``read_rows`` / ``raw_logs`` / ``write_repairs`` / ``status_of`` (loading:
-        the service parses and replays), ``active_in_channel``. ``commit_action`` commits with the
+        the service parses and replays), ``active_in_channel``, ``ended_lately`` (the start: the games
+        played in a thread whose result is still owed in their channel). ``commit_action`` commits with the
         action's idempotency key and retries once a commit that met a transient fault
         (:attr:`StorageError.transient`). Playable games (``load_active``, ``get_game``, ``verify``,
         ``reload``, ``apply_action``) are the service's: :class:`bot.service.rules.GameRules`.

@@ -41,10 +41,12 @@ def test_one_and_two_processes_answer_every_click(
             assert all(ms > 0 for ms in window.latencies)
             assert 0 < window.p(0.5) <= window.p(0.99) <= max(window.latencies)
             assert window.rest["all"] >= window.rest["interaction"] + window.rest["channel"]
-            assert window.rest["channel"] > 0  # the tables' public messages, edited as the games go
             bots = {name: share for name, share in window.cpu.items() if name.startswith("bot ")}
             assert len(bots) == result.processes
             assert window.cpu["postgresql"] >= 0 and 0 < window.cpu["machine"] <= 1
+        # The tables' public messages, edited as the games go: over the run, not in each window (a run of
+        # moves is one edit, held up to 3 pauses: a 1.5-s window on a loaded machine saw none).
+        assert sum(w.rest["channel"] for w in result.windows) > 0
         # every click is answered through its interaction (a move: the acknowledgement, then the edit)
         clicks = sum(w.clicks for w in result.windows)
         assert sum(w.rest["interaction"] for w in result.windows) >= clicks
