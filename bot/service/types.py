@@ -35,6 +35,8 @@ MISSES_BEFORE_REPLACE = 3
 # a tournament's table so ended is placed by its standing (bot/service/tournaments.py ``_record``).
 ENDED_BY_HAND = "ended by "
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
+# A rematch holds the seats of the players it invites this long (bot.service.lobbies, ``rematch``).
+REMATCH_HOLD_MS = 2 * 60 * 1000
 # A game dealt in a thread (docs/discord.md, "Threads"): its meta's key for the channel of its lobby,
 # where its result is posted at the end, and the key set once that post was tried (bot.ui.threads).
 THREAD_PARENT = "parent_channel_id"
