@@ -44,6 +44,7 @@ from bot.service.types import (
     Refused,
     Table,
     _counted,
+    lobby_due,
     log,
 )
 from bot.storage import ChannelBusy, Seat, Storage, StorageError
@@ -73,13 +74,6 @@ def held_seats(lobby: Lobby, now_ms: int) -> list[dict[str, Any]]:
         return []
     seated = {s.user_id for s in lobby.seats if s.user_id is not None}
     return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
-
-
-def lobby_due(lobby: Lobby) -> int:
-    """When the sweeper looks at a lobby next: the end of its seats' hold, else its expiry."""
-    expiry = lobby.created_at + LOBBY_TTL_MS
-    until = lobby.options.get(HELD_UNTIL)
-    return min(until, expiry) if isinstance(until, int) else expiry
 
 
 class LobbyPart(ServiceCore):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from bot.games.registry import BY_KIND
 from bot.service.core import ServiceCore
-from bot.service.lobbies import lobby_due
 from bot.service.types import (
     ENDED_BY_HAND,
     RESULT_OWED_WITHIN_MS,
@@ -26,6 +25,7 @@ from bot.service.types import (
     THREAD_PARENT,
     Table,
     _together,
+    lobby_due,
     log,
 )
 from bot.storage import StorageError
