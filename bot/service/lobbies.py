@@ -11,7 +11,16 @@ starts a thread from the lobby message) for the channel of the game: the game is
 thread (its ``channel_id`` is the thread's id, its table message a new one there) and remembers the
 lobby's channel in its meta (:data:`THREAD_PARENT`), where its result is posted at the end. The lobby's
 channel is then free for a new lobby. ``place`` answering None (no permission to start a thread) deals
-the game in the channel, as without the option."""
+the game in the channel, as without the option.
+
+A rematch holds seats (docs/discord.md, "Rematch"): the players it invites (its ``invited`` option) have
+their seats kept for them until its ``held_until`` option (:data:`REMATCH_HOLD_MS` after the Rematch
+click, on the service's clock; stored with the lobby, so a restart keeps it). While the hold lasts, a
+Join by anyone else, or a computer player added, is refused when only held seats are free; an invited
+player's Join always finds their seat. An invited player's Leave declines (seated or not): it ends their
+invitation and frees their seat. When the hold is over the lobby's deadline (the sweeper) takes
+``held_until`` out of the lobby and has it drawn again; the invited may still join a free seat. The
+host's Start deals whoever sits, as in any lobby."""
 
 from __future__ import annotations
 
@@ -23,22 +32,25 @@ from typing import Any, Unpack
 from bot.engine.errors import GameError
 from bot.games.base import Game, seat_limit
 from bot.games.registry import AI_LEVELS, BY_KIND
-from bot.render.names import computer_name
+from bot.render.names import computer_name, escape_name
 from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.types import (
     DEFAULT_TURN_LIMIT,
     LOBBY_TTL_MS,
+    REMATCH_HOLD_MS,
     THREAD_PARENT,
     TURN_LIMITS,
     ChannelTaken,
     Refused,
     Table,
     _counted,
+    lobby_due,
     log,
 )
 from bot.storage import ChannelBusy, Seat, Storage, StorageError
 from bot.storage.lobbies import (
     CANCELLED,
+    HELD_UNTIL,
     INVITED,
     STARTED,
     THREAD,
@@ -52,6 +64,16 @@ from bot.storage.lobbies import (
 
 # Where a game is dealt (see the module docstring): the thread's id, or None for the lobby's channel.
 Place = Callable[[Lobby], Awaitable[int | None]]
+
+
+def held_seats(lobby: Lobby, now_ms: int) -> list[dict[str, Any]]:
+    """The invited players of a rematch whose seats are held at ``now_ms`` (see the module docstring):
+    not seated yet, while the lobby's ``held_until`` is ahead."""
+    until = lobby.options.get(HELD_UNTIL)
+    if not isinstance(until, int) or now_ms >= until:
+        return []
+    seated = {s.user_id for s in lobby.seats if s.user_id is not None}
+    return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
 
 
 class LobbyPart(ServiceCore):
@@ -108,11 +130,17 @@ class LobbyPart(ServiceCore):
             raise Refused(why.key, **why.params)
         return opts
 
-    @classmethod
-    def _check_seat_free(cls, lobby: Lobby) -> None:
-        """Refused when the lobby has no seat left: the game's own limit, or the one its options set
-        (a smaller edition, a large grid), with the engine's reason."""
-        limit, why = seat_limit(cls._game(lobby.kind), engine_options(lobby.options))
+    def _check_seat_free(self, lobby: Lobby, user_id: int | None = None) -> None:
+        """Refused when the lobby has no seat left for ``user_id`` (None: a computer player): the
+        game's own limit, or the one its options set (a smaller edition, a large grid), with the
+        engine's reason; and a rematch's seats held for the others (see the module docstring)."""
+        limit, why = seat_limit(self._game(lobby.kind), engine_options(lobby.options))
+        held = [p for p in held_seats(lobby, self.clock.now_ms()) if p.get("user_id") != user_id]
+        if len(lobby.seats) < limit and len(lobby.seats) + len(held) >= limit:
+            names = ", ".join(escape_name(str(p.get("name") or "")) for p in held)
+            until = int(lobby.options[HELD_UNTIL]) // 1000
+            key = "table.error.seat_held_computer" if user_id is None else "table.error.seat_held"
+            raise Refused(_counted(key, len(held)), players=names, until=f"<t:{until}:R>")
         if len(lobby.seats) < limit:
             return
         if why is not None:
@@ -264,13 +292,20 @@ class LobbyPart(ServiceCore):
         return lobby
 
     async def _lobby_change(
-        self, lobby_id: int, channel_id: int, change: Callable[[Lobby], list[LobbySeat]]
+        self,
+        lobby_id: int,
+        channel_id: int,
+        change: Callable[[Lobby], list[LobbySeat]],
+        options: Callable[[Lobby], dict[str, Any] | None] | None = None,
     ) -> Lobby:
+        """Apply ``change`` (the new seats) and ``options`` (new options, or None: unchanged) to the
+        open lobby, under its channel's lock; both read the lobby as it stands and may refuse."""
         async with self.lock(channel_id):
             lobby = await self._open_lobby(lobby_id)
             seats = change(lobby)
+            new_options = options(lobby) if options is not None else None
             try:
-                return await self.lobbies.set_seats(lobby, seats)
+                return await self.lobbies.set_seats(lobby, seats, new_options)
             except LobbyChanged:
                 raise Refused("table.error.lobby_changed") from None
 
@@ -278,27 +313,39 @@ class LobbyPart(ServiceCore):
         def change(lobby: Lobby) -> list[LobbySeat]:
             if lobby.seat_of(user_id) is not None:
                 raise Refused("table.error.already_seated")
-            self._check_seat_free(lobby)
+            self._check_seat_free(lobby, user_id)
             return [*lobby.seats, LobbySeat(name, user_id=user_id)]
 
         return await self._lobby_change(lobby_id, channel_id, change)
 
     async def lobby_leave(self, lobby_id: int, channel_id: int, user_id: int) -> Lobby:
+        """Leave the lobby; a player a rematch invited declines by it, seated or not (their invitation
+        ends and their held seat is free: see the module docstring)."""
+
+        def invited(lobby: Lobby) -> list[dict[str, Any]]:
+            return list(lobby.options.get(INVITED) or [])
+
         def change(lobby: Lobby) -> list[LobbySeat]:
             seat = lobby.seat_of(user_id)
-            if seat is None:
+            if seat is None and not any(p.get("user_id") == user_id for p in invited(lobby)):
                 raise Refused("table.error.not_seated")
             if user_id == lobby.host_id:
                 raise Refused("table.error.host_cannot_leave")
             return [s for i, s in enumerate(lobby.seats) if i != seat]
 
-        return await self._lobby_change(lobby_id, channel_id, change)
+        def options(lobby: Lobby) -> dict[str, Any] | None:
+            left = [p for p in invited(lobby) if p.get("user_id") != user_id]
+            if len(left) == len(invited(lobby)):
+                return None
+            return {**lobby.options, INVITED: left}
+
+        return await self._lobby_change(lobby_id, channel_id, change, options)
 
     async def lobby_add_computer(self, lobby_id: int, channel_id: int, user_id: int, locale: object) -> Lobby:
         def change(lobby: Lobby) -> list[LobbySeat]:
             if lobby.seat_of(user_id) is None:
                 raise Refused("table.error.not_seated")
-            self._check_seat_free(lobby)
+            self._check_seat_free(lobby, None)
             levels = [s.ai_level for s in lobby.seats if s.ai_level]
             level = levels[-1] if levels else "normal"
             number = len(levels) + 1
@@ -412,8 +459,12 @@ class LobbyPart(ServiceCore):
             lobby = await self.lobbies.get(lobby_id)
             if lobby.status != "open":
                 return
-            if self.clock.now_ms() < lobby.created_at + LOBBY_TTL_MS:
-                self._schedule(("lobby", lobby_id), lobby.created_at + LOBBY_TTL_MS)
+            now = self.clock.now_ms()
+            if HELD_UNTIL in lobby.options and now >= int(lobby.options[HELD_UNTIL]):
+                await self._release_held(lobby)  # the hold is over; the lobby may still run
+                return
+            if now < lobby.created_at + LOBBY_TTL_MS:
+                self._schedule(("lobby", lobby_id), lobby_due(lobby))
                 return
             try:
                 await self.lobbies.close(lobby, CANCELLED)
@@ -424,15 +475,29 @@ class LobbyPart(ServiceCore):
         log.info("lobby expired", extra={"lobby_id": lobby_id})
         self._tell(self.listener.lobby_changed, lobby_id)
 
+    async def _release_held(self, lobby: Lobby) -> None:
+        """A rematch's hold is over (under the lobby's channel lock): ``held_until`` leaves the lobby,
+        which is drawn again (its held line gone), and its deadline is its expiry again."""
+        options = {k: v for k, v in lobby.options.items() if k != HELD_UNTIL}
+        try:
+            await self.lobbies.set_seats(lobby, lobby.seats, options)
+        except (LobbyChanged, StorageError):
+            self._schedule(("lobby", lobby.id), self.clock.now_ms() + 5000)
+            return
+        self._schedule(("lobby", lobby.id), lobby_due(lobby))
+        log.info("rematch seats released", extra={"lobby_id": lobby.id})
+        self._tell(self.listener.lobby_changed, lobby.id)
+
     async def rematch(self, game_id: int, user_id: int) -> Lobby:
         """A new lobby with the same settings, hosted and first seated by the clicker.
 
         A rematch asks: the other people of the game are not seated but invited (the lobby's
         ``invited`` option, stored with it, so a restart keeps it); the lobby names them and its Join
-        button reads "Join the rematch", and each takes a seat by clicking it, like anyone joining a
-        lobby. The computer players of the game sit again at once (nobody needs asking), at their
-        level. A seat a computer took over from a person (who left or missed turns) is neither: that
-        person is not invited, nor is the computer that replaced them seated."""
+        button reads "Join the rematch", and each takes a seat by clicking it. Their seats are held
+        for :data:`REMATCH_HOLD_MS` (the ``held_until`` option: see the module docstring). The
+        computer players of the game sit again at once (nobody needs asking), at their level. A seat a
+        computer took over from a person (who left or missed turns) is neither: that person is not
+        invited, nor is the computer that replaced them seated."""
         try:
             stored = await self.rules.get_game(game_id)
         except StorageError:
@@ -464,10 +529,15 @@ class LobbyPart(ServiceCore):
                     channel_id=stored.channel_id,
                     kind=stored.kind,
                     host_id=user_id,
-                    options={**stored.options, TURN_LIMIT: turn_limit, INVITED: invited},
+                    options={
+                        **stored.options,
+                        TURN_LIMIT: turn_limit,
+                        INVITED: invited,
+                        **({HELD_UNTIL: self.clock.now_ms() + REMATCH_HOLD_MS} if invited else {}),
+                    },
                     seats=lobby_seats,
                 )
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None
-        self._schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
+        self._schedule(("lobby", lobby.id), lobby_due(lobby))
         return lobby

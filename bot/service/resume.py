@@ -20,12 +20,12 @@ from bot.games.registry import BY_KIND
 from bot.service.core import ServiceCore
 from bot.service.types import (
     ENDED_BY_HAND,
-    LOBBY_TTL_MS,
     RESULT_OWED_WITHIN_MS,
     RESULT_POSTED,
     THREAD_PARENT,
     Table,
     _together,
+    lobby_due,
     log,
 )
 from bot.storage import StorageError
@@ -68,7 +68,7 @@ class ResumePart(ServiceCore):
             if busy is not None:
                 closing.append(self.lobbies.close(lobby, STARTED, busy.id))
             else:
-                self._schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
+                self._schedule(("lobby", lobby.id), lobby_due(lobby))
         await _together(closing)
         live = []
         for table in tables:

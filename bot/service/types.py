@@ -18,6 +18,7 @@ from bot.games.base import Game
 from bot.games.registry import BY_KIND
 from bot.render.names import ComputerName, computer_name
 from bot.storage import StorageError, StoredGame
+from bot.storage.lobbies import HELD_UNTIL, Lobby
 
 log = logging.getLogger("bot.service")  # one name for every part
 T = TypeVar("T")
@@ -35,6 +36,17 @@ MISSES_BEFORE_REPLACE = 3
 # a tournament's table so ended is placed by its standing (bot/service/tournaments.py ``_record``).
 ENDED_BY_HAND = "ended by "
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
+# A rematch holds the seats of the players it invites this long (bot.service.lobbies, ``rematch``).
+REMATCH_HOLD_MS = 2 * 60 * 1000
+
+
+def lobby_due(lobby: Lobby) -> int:
+    """When the sweeper looks at a lobby next: the end of a rematch's seats' hold, else its expiry."""
+    expiry = lobby.created_at + LOBBY_TTL_MS
+    until = lobby.options.get(HELD_UNTIL)
+    return min(until, expiry) if isinstance(until, int) else expiry
+
+
 # A game dealt in a thread (docs/discord.md, "Threads"): its meta's key for the channel of its lobby,
 # where its result is posted at the end, and the key set once that post was tried (bot.ui.threads).
 THREAD_PARENT = "parent_channel_id"

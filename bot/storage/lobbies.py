@@ -19,11 +19,12 @@ OPEN = "open"
 STARTED = "started"
 CANCELLED = "cancelled"
 # Keys of a lobby's ``options`` that belong to the table, not to the game's engine: the turn limit, and
-# the players a Rematch invites (``bot.service.lobbies``: a list of ``{"user_id", "name"}``). The rest
-# are the engine's options; ``engine_options`` gives them.
-TURN_LIMIT, INVITED = "turn_limit", "invited"
+# the players a Rematch invites (``bot.service.lobbies``: a list of ``{"user_id", "name"}``) and until
+# when their seats are held (ms on the service's clock; gone once the hold is over). The rest are the
+# engine's options; ``engine_options`` gives them.
+TURN_LIMIT, INVITED, HELD_UNTIL = "turn_limit", "invited", "held_until"
 THREAD = "thread"  # the game moves to a thread of its own at the start (docs/discord.md, "Threads")
-TABLE_KEYS = frozenset({TURN_LIMIT, INVITED, THREAD})
+TABLE_KEYS = frozenset({TURN_LIMIT, INVITED, HELD_UNTIL, THREAD})
 
 
 def engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -201,10 +202,17 @@ class LobbyRepository:
         rows = await self.db.run(lambda c: c.execute(query, params).fetchall())
         return {int(r[0]) for r in rows}
 
-    async def set_seats(self, lobby: Lobby, seats: Sequence[LobbySeat]) -> Lobby:
-        """Replace the seats of an open lobby read at ``lobby.version``; returns the updated lobby."""
+    async def set_seats(
+        self, lobby: Lobby, seats: Sequence[LobbySeat], options: Mapping[str, Any] | None = None
+    ) -> Lobby:
+        """Replace the seats (and with ``options``, the options) of an open lobby read at
+        ``lobby.version``; returns the updated lobby."""
         seats_json = _dump([s.to_dict() for s in seats])
-        await self._update(lobby, "seats = ?", (seats_json,))
+        if options is None:
+            await self._update(lobby, "seats = ?", (seats_json,))
+        else:
+            await self._update(lobby, "seats = ?, options = ?", (seats_json, _dump(dict(options))))
+            lobby.options = dict(options)
         lobby.seats = list(seats)
         return lobby
 

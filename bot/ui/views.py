@@ -23,7 +23,7 @@ from bot.i18n import translate as t
 from bot.render import messages
 from bot.render.names import escape_name, shown_name
 from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
-from bot.storage.lobbies import INVITED, THREAD, TURN_LIMIT, Lobby, engine_options
+from bot.storage.lobbies import HELD_UNTIL, INVITED, THREAD, TURN_LIMIT, Lobby, engine_options
 from bot.storage.settings import DEFAULTS, ServerSettings
 from bot.ui import boards, display, ids
 from bot.ui.card_emojis import CardEmojis
@@ -300,6 +300,12 @@ def lobby_message(lobby: Lobby, locale: object, settings: ServerSettings = DEFAU
     if invited:  # a rematch: who it waits for (names, not mentions: a lobby pings nobody)
         names = ", ".join(escape_name(str(p.get("name") or "")) for p in invited)
         lines += ["", t("table.lobby.rematch_invited", locale, players=names)]
+        held = lobby.options.get(HELD_UNTIL)  # their seats' hold, until the sweeper ends it
+        if isinstance(held, int):
+            at, until = f"<t:{held // 1000}:t>", f"<t:{held // 1000}:R>"
+            lines.append(
+                plural("table.lobby.rematch_held", len(invited), locale, players=names, at=at, until=until)
+            )
     counts = seat_counts(game, options)
     return messages.lobby_body(
         host_id=lobby.host_id,
