@@ -32,6 +32,12 @@ COPY cogs ./cogs
 # description `python -m bot sync` checks the commands with: a package of its own, shipped with the bot.
 COPY fakecord ./fakecord
 RUN /opt/venv/bin/pip install --no-cache-dir .
+# The venv's own installers go once the bot is in: pip and setuptools (with pkg_resources and
+# _distutils_hack, 25 MB) are only needed to install, and nothing installed requires them. Here, in the
+# build stage, so they never reach a layer of the image; the base's own Python is left untouched.
+# tests/image checks that every command of the bot still runs without them.
+RUN /opt/venv/bin/python -m pip uninstall --yes pip setuptools \
+    && test ! -e /opt/venv/bin/pip
 
 # ---- the image that runs -----------------------------------------------------------------------------
 FROM ${BASE}

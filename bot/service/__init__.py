@@ -42,7 +42,8 @@ server's ``/skybo settings``), :mod:`~bot.service.seasons` (a server's seasons),
 :mod:`~bot.service.prefs` (a user's ``/skybo notify`` and ``/skybo display``), :mod:`~bot.service.letters`
 (a long game's direct messages), :mod:`~bot.service.reloads`
 (tables whose database did not answer: served from their last committed state, reloaded when it answers),
-:mod:`~bot.service.tournaments` (tournaments: sign-ups, rounds of tables it deals, a table's end).
+:mod:`~bot.service.tournaments` (tournaments: sign-ups, rounds of tables it deals),
+:mod:`~bot.service.tournament_ends` (a tournament table's end: its places recorded, tried again).
 They are mixins of one :class:`TableService` over a small core, :class:`~bot.service.core.ServiceCore`,
 which holds only what they share: the tables and their channel locks, storage (and the rules over it), the
 clock, the listener, whether the service is closing, and the configuration it was made with (delays,
@@ -54,8 +55,10 @@ settings cache (:class:`~bot.service.settings.SettingsCache`), the user preferen
 (:class:`~bot.service.prefs.PrefsCache`) and the users' languages being stored, the letters
 (:class:`~bot.service.letters.Outbox`: the postman, the letters on their way, their tasks), the reloader
 task (:mod:`~bot.service.reloads`), the fair-use marks and the expired lobbies
-(:mod:`~bot.service.lobbies`). A part that runs tasks adds them to what :meth:`ServiceCore.close` stops
-(``_stop_background``, after ``super()``'s).
+(:mod:`~bot.service.lobbies`), the tournaments' desk (:class:`~bot.service.tournaments.Desk`: their
+locks and hall) and the tasks recording a table's end (:mod:`~bot.service.tournament_ends`). A part
+that runs tasks adds them to what :meth:`ServiceCore.close` stops (``_stop_background``, after
+``super()``'s).
 
 Why mixins still, and not collaborator objects: every part works on the same tables under the same channel
 lock, one calling another mid-action (a commit indexes the timer and arms the computers, a timer commits
@@ -87,6 +90,7 @@ from bot.service.seasons import SeasonPart
 from bot.service.seats import SeatPart
 from bot.service.settings import SettingsPart
 from bot.service.timers import TimerPart
+from bot.service.tournament_ends import TournamentEndPart
 from bot.service.tournaments import TournamentPart
 from bot.service.types import (
     DEFAULT_TURN_LIMIT,
@@ -159,5 +163,6 @@ class TableService(
     LettersPart,
     ReloadPart,
     TournamentPart,
+    TournamentEndPart,
 ):
     """Lobbies and games of every channel; the only writer of game state (its parts: see the module)."""

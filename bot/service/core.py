@@ -23,6 +23,7 @@ from bot.service.types import (
     log,
 )
 from bot.storage import GameNotFound, ServerSettings, Storage, StorageError, StoredGame, UserPrefs
+from bot.storage.tournaments import Tournament, TournamentTable
 
 P = ParamSpec("P")
 
@@ -284,7 +285,23 @@ class ServiceCore(ABC):
 
     @abstractmethod
     def _game_over(self, table: Table) -> None:
-        """A game ended: a tournament's table is recorded (:mod:`bot.service.tournaments`)."""
+        """A game ended: a tournament's table is recorded (:mod:`bot.service.tournament_ends`)."""
+
+    @abstractmethod
+    async def _record(self, row: TournamentTable) -> None:
+        """Store a tournament table's places from its game (:mod:`bot.service.tournament_ends`)."""
+
+    @abstractmethod
+    def _tournament_lock(self, tournament_id: int) -> asyncio.Lock:
+        """The lock a tournament's changes take one at a time (:mod:`bot.service.tournaments`)."""
+
+    @abstractmethod
+    async def _go_on(self, held: Tournament) -> Tournament:
+        """After a table's end: the next round seated, or the end (:mod:`bot.service.tournaments`)."""
+
+    @abstractmethod
+    def _hail(self, tournament_id: int) -> None:
+        """Tell the hall a tournament changed (:mod:`bot.service.tournaments`)."""
 
     @abstractmethod
     async def resume_tournaments(self) -> None:

@@ -13,37 +13,35 @@ standings and the next round are computed from them by the pure rules of ``bot/t
   rated unless the organiser said ``rated:off`` (and as the server's settings rate games with
   computers), computer players filling the table up to ``seats`` only with ``computers:on``. Each table
   then plays as today: its timers cover and replace absent players;
-- **a table's end**: every finished game passes by ``_game_over`` (from ``ClickPart._finish``); a
-  tournament's table records its places (a game ended by hand: by its standing then, ``Game.standing``;
-  one whose channel vanished: a draw), and when every table of the round has ended the next round is seated
-  (or the tournament finishes: Swiss after ``rounds`` rounds, the first of the standings wins;
-  knockout when the bracket is played, its last player left wins);
+- **a table's end**: recorded by :mod:`~bot.service.tournament_ends` (its places; a database that does
+  not take it is tried again until it does), which then calls ``_go_on``: when every table of the round
+  has ended the next round is seated (or the tournament finishes: Swiss after ``rounds`` rounds, the
+  first of the standings wins; knockout when the bracket is played, its last player left wins);
 - **drop** a player (the organiser): they are seated no more; at a table still playing a computer
   takes their seat, as when a player leaves (their results so far still count in the standings);
   **pause** (tables playing go on, no new round is seated until **resume**, which also deals any table
   a failure left undealt) and **cancel** (tables playing go on as ordinary games, counting for nothing).
 
-A table's end the database did not take is tried again with growing pauses until it is recorded
-(``_table_over``). A restart loses nothing: ``resume_tournaments`` schedules the starts, records the
-tables whose game ended while the process was away or closing, and seats the round that was due.
+A restart loses nothing: ``resume_tournaments`` schedules the starts, records the tables whose game
+ended while the process was away or closing (``_record``, of the ends part), and seats the round that
+was due.
 
-This part's own state is :class:`Desk` (the tournaments' locks, their start and end tasks, the hall).
+This part's own state is :class:`Desk` (the tournaments' locks, the hall).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Coroutine, Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Unpack
+from typing import Protocol, Unpack
 
-from bot.games.places import places
 from bot.games.registry import BY_KIND
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.types import DEFAULT_TURN_LIMIT, ENDED_BY_HAND, TURN_LIMITS, Refused, Table, log
-from bot.storage import ChannelBusy, GameNotFound, GameQuarantined, Seat, Storage, StorageError
+from bot.service.types import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused, log
+from bot.storage import ChannelBusy, Seat, Storage, StorageError
 from bot.storage.tournaments import (
     BYE,
     CANCELLED,
@@ -64,9 +62,6 @@ from bot.storage.tournaments import (
 from bot.tournament import pairing
 
 COMPUTER_LEVEL = "normal"
-# The pauses before a table's end the database did not take is tried again, doubling (``_table_over``).
-RECORD_FIRST_PAUSE_S = 1.0
-RECORD_LONGEST_PAUSE_S = 60.0
 # The meta key of a game played in a thread (``bot.service.lobbies.THREAD_PARENT``, which a part may not
 # import; tests/service/test_tournaments.py checks they agree): with it, the table's end is posted back
 # in the tournament's channel and its thread archived, as for any game played in a thread.
@@ -99,12 +94,11 @@ class QuietHall:
 
 @dataclass
 class Desk:
-    """The tournaments' own state: one lock per tournament (its changes go one at a time), the tasks
-    it runs (a table's end, a start), and the hall."""
+    """The tournaments' own state: one lock per tournament (its changes go one at a time, a table's end
+    recorded by :mod:`~bot.service.tournament_ends` too), and the hall."""
 
     hall: TournamentHall = field(default_factory=QuietHall)
     locks: dict[int, asyncio.Lock] = field(default_factory=dict)
-    tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
         return self.locks.setdefault(tournament_id, asyncio.Lock())
@@ -165,14 +159,14 @@ def still_in(
 
 
 class TournamentPart(ServiceCore):
-    """Create, join, start, seat, learn a table's end, drop, pause, resume, cancel a tournament."""
+    """Create, join, start, seat, go on after a table's end, drop, pause, resume, cancel a tournament."""
 
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         super().__init__(storage, **options)
         self.tournament_desk = Desk()
 
-    def _stop_background(self) -> list[asyncio.Task[None]]:
-        return [*super()._stop_background(), *self.tournament_desk.tasks]
+    def _tournament_lock(self, tournament_id: int) -> asyncio.Lock:
+        return self.tournament_desk.lock(tournament_id)
 
     def set_tournament_hall(self, hall: TournamentHall) -> None:
         self.tournament_desk.hall = hall
@@ -487,78 +481,6 @@ class TournamentPart(ServiceCore):
             log.info("tournament finished", extra={"tournament_id": held.id, "winner": winner})
             return held
         return await self._seat_next(held)
-
-    # ------------------------------------------------------------------ a table's end
-
-    def _game_over(self, table: Table) -> None:
-        """A game ended (``ClickPart._finish``): if it is a tournament's table, record it (in a task:
-        the channel's lock is held here)."""
-        tournament_id = table.stored.meta.get("tournament_id")
-        if isinstance(tournament_id, int) and not self._closed:
-            self._run(self._table_over(tournament_id, table.id))
-
-    def _run(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(work)
-        self.tournament_desk.tasks.add(task)
-        task.add_done_callback(self.tournament_desk.tasks.discard)
-
-    async def _table_over(self, tournament_id: int, game_id: int) -> None:
-        """Record a table's end and go on; a database that does not answer is tried again after a pause
-        doubling from :data:`RECORD_FIRST_PAUSE_S` to :data:`RECORD_LONGEST_PAUSE_S` until it is recorded
-        or the service closes (the next round comes on a running bot). Each try holds the lock, never a
-        pause, and is idempotent: a table ended is not recorded again, :meth:`_go_on` seats a round once."""
-        pause = RECORD_FIRST_PAUSE_S
-        while True:
-            try:
-                held = await self._record_and_go_on(tournament_id, game_id)
-            except (TournamentNotFound, GameNotFound, GameQuarantined):  # no try would do better
-                log.warning("tournament table end not recorded", extra={"game_id": game_id})
-                return
-            except (StorageError, Refused) as error:
-                if self._closed:
-                    return  # recorded by the next start's resume_tournaments
-                about = {"tournament_id": tournament_id, "game_id": game_id, "pause_s": pause}
-                log.warning(
-                    "tournament table end not recorded; trying again", extra=about | {"error": repr(error)}
-                )
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, RECORD_LONGEST_PAUSE_S)
-                continue
-            if held is not None:
-                self._hail(held.id)
-            return
-
-    async def _record_and_go_on(self, tournament_id: int, game_id: int) -> Tournament | None:
-        """One try of :meth:`_table_over` (None: no tournament's table); a try whose record landed but
-        whose round was not seated goes on at the next."""
-        async with self.tournament_desk.lock(tournament_id):
-            held = await self.storage.tournaments.get(tournament_id)
-            row = await self.storage.tournaments.table_of_game(game_id)
-            if row is None:
-                return None
-            if row.status != ENDED:
-                await self._record(row)
-            return await self._go_on(held)
-
-    async def _record(self, row: TournamentTable) -> None:
-        """Store how a table's game ended: each seat's place (a computer's id is minus its seat).
-
-        A game played to its end: by its results. A game ended by hand (``/<game> end``, the End vote;
-        unrated, without results): by its standing then (``Game.standing``: the order the game would
-        give if scored then, ties shared, nothing hidden deciding), its ratings unchanged. A game whose
-        place vanished (note ``gone: ...``) was stopped by nobody at the table: a draw, every seat first."""
-        assert row.game_id is not None
-        results = sorted(await self.storage.results.for_game(row.game_id), key=lambda r: r.seat)
-        stored = await self.rules.get_game(row.game_id)
-        ids = [seat.user_id if seat.user_id is not None else -seat.seat for seat in stored.seats]
-        game = BY_KIND[stored.kind]
-        ranks = [r.rank for r in results]
-        if not results and (stored.note or "").startswith(ENDED_BY_HAND):
-            ranks = game.standing(stored.state)
-        if len(ranks) != len(ids):  # its channel gone: a draw
-            ranks = [1] * len(ids)
-        placed = places(ranks, game.sides(stored.options, len(ids)))
-        await self.storage.tournaments.table_ended(row, [(ids[s], placed[s].place) for s in range(len(ids))])
 
     # ------------------------------------------------------------------ start-up and the clock
 

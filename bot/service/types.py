@@ -33,7 +33,7 @@ TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900, 3600, 7200, 14400, 28
 LONG_GAME = 3600  # seconds
 MISSES_BEFORE_REPLACE = 3
 # How the note of a game ended by hand begins (``/<game> end``, the End vote: ``ended by <user id>``);
-# a tournament's table so ended is placed by its standing (bot/service/tournaments.py ``_record``).
+# a tournament's table so ended is placed by its standing (bot/service/tournament_ends.py ``_record``).
 ENDED_BY_HAND = "ended by "
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
 # A rematch holds the seats of the players it invites this long (bot.service.lobbies, ``rematch``).

@@ -5,7 +5,7 @@ Alice and Bob play round 1's table by clicking their panels until a Skyjo round 
 timers on a manual clock that never moves); the organiser ends it with ``/skyjo end`` in its thread.
 The database goes away for :data:`AWAY_S` seconds right after that end is committed: every read and
 write of the bot's storage fails as its backend fails when a connection drops. The tournament's record
-of the table is tried again with growing pauses (``TournamentPart._table_over``), and once the database
+of the table is tried again with growing pauses (``TournamentEndPart._table_over``), and once the database
 answers: round 1 is recorded by the standing of the game when it was stopped (the totals of the rounds
 scored, lowest first: ``Game.standing``), not as a draw, the standings say so, and round 2 is seated in
 a thread of its own, without a restart.

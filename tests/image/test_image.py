@@ -6,8 +6,9 @@ once with mmdebstrap and kept in podman's image store, the repository's ``Docker
 the same volume: the sandbox (no token) plays a Skyjo game against a computer player through the page's
 own websocket from the host, ``/healthz`` and the image's HEALTHCHECK answer, the container is replaced
 mid-game and the game finishes in the new one. Also: the default command is the bot's, the process is
-not root, /data is a volume. Without podman the test is skipped with the reason, or fails under
-``SKYBO_REQUIRE_IMAGE=1`` (``.ci/run``). docs/deploy.md has the figures it prints.
+not root, /data is a volume; the venv holds no pip or setuptools (nothing left requires them), and
+`sync --dry-run` and `migrate-db` still run without them. Without podman the test is skipped with the
+reason, or fails under ``SKYBO_REQUIRE_IMAGE=1`` (``.ci/run``). docs/deploy.md has the figures it prints.
 """
 
 from __future__ import annotations
@@ -39,6 +40,22 @@ PODMAN = ["podman", "--runtime", "runc", "--cgroup-manager=cgroupfs"]
 LIMITS = ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1000:1000"]
 CERTS = "/etc/ssl/certs"
 GAME_ACTS = {"rv", "dr", "tk", "rp", "dv", "nx"}
+# What the venv holds, asked of the image's own Python: the installers the Dockerfile removes are gone,
+# and no distribution left in it requires them.
+INSTALLERS = ("pip", "setuptools")
+VENV_REPORT = """
+import importlib.metadata as md, importlib.util, json, os, re, sys
+tools = ("pip", "setuptools")
+dists = {d.metadata["Name"].lower(): d.requires or [] for d in md.distributions()}
+needs = {n: {re.match(r"[\\w.-]+", r)[0].lower() for r in rs if "extra" not in r} for n, rs in dists.items()}
+print(json.dumps({
+    "prefix": sys.prefix,
+    "bin": sorted(os.listdir(os.path.join(sys.prefix, "bin"))),
+    "dists": sorted(dists),
+    "modules": [m for m in (*tools, "pkg_resources", "_distutils_hack") if importlib.util.find_spec(m)],
+    "needing": {n: sorted(rs & set(tools)) for n, rs in needs.items() if rs & set(tools)},
+}))
+"""
 
 
 def podman(*args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -260,6 +277,23 @@ async def test_the_image_plays_a_game_that_survives_replacing_its_container(imag
     plain = podman("run", "--rm", *LIMITS, image, check=False, timeout=60)
     assert plain.returncode != 0 and "DISCORD_TOKEN" in plain.stdout + plain.stderr, plain
 
+    # Without pip and setuptools (the Dockerfile's build stage removes them): none of their files, and
+    # nothing left needs them; `sync --dry-run` still builds and checks the commands and the card emojis.
+    report = json.loads(podman("run", "--rm", *LIMITS, image, "python", "-c", VENV_REPORT, timeout=60).stdout)
+    assert report["prefix"] == "/opt/venv", report
+    assert not [f for f in report["bin"] if f.startswith(("pip", "easy_install"))], report["bin"]
+    assert "python" in report["bin"] and "skybo" in report["dists"], report
+    assert not set(INSTALLERS) & set(report["dists"]) and report["modules"] == [], report
+    assert report["needing"] == {}, report["needing"]
+    no_pip = podman(
+        "run", "--rm", *LIMITS, image, "python", "-m", "pip", "--version", check=False, timeout=60
+    )
+    assert no_pip.returncode != 0 and "No module named pip" in no_pip.stderr, no_pip
+    sync = podman(
+        "run", "--rm", *LIMITS, image, "python", "-m", "bot", "sync", "--dry-run", check=False, timeout=120
+    )
+    assert sync.returncode == 0 and "OK: nothing Discord would refuse" in sync.stdout, sync
+
     volume = f"skybo-image-test-{os.getpid()}"
     podman("volume", "create", volume)
     containers: list[Container] = []
@@ -318,6 +352,16 @@ async def test_the_image_plays_a_game_that_survives_replacing_its_container(imag
         finally:
             await session.close()
         assert second.healthz()["healthy"] is True
+        # migrate-db reads the volume's database and reaches for PostgreSQL (psycopg loaded): nothing
+        # listens on port 1, so it stops with its one line, not an import error.
+        migrate = podman(
+            "exec", second.name, "python", "-m", "bot", "migrate-db", "--from", "/data/sandbox.sqlite3",
+            "--to", "postgresql://skybo:secret@127.0.0.1:1/skybo", check=False, timeout=60,
+        )  # fmt: skip
+        said = migrate.stdout + migrate.stderr
+        print(f"\nmigrate-db without a server: {said.strip()[-300:]}")
+        assert migrate.returncode != 0 and "migrate-db:" in said, said
+        assert "Traceback" not in said and "No module named" not in said and "secret" not in said, said
         errors = [line for line in second.logs().splitlines() if " ERROR " in line or "Traceback" in line]
         assert errors == [], errors
     finally:

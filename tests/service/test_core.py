@@ -42,7 +42,8 @@ OWNED = {
     "_opening": "lobbies",  # fair use: one table opening at a time
     "_opened_at": "lobbies",  # fair use: each host's last opening
     "expired_lobbies": "lobbies",
-    "tournament_desk": "tournaments",  # the tournaments' locks, tasks and hall
+    "tournament_desk": "tournaments",  # the tournaments' locks and hall
+    "table_ends": "tournament_ends",  # the tasks recording a tournament table's end
 }
 
 
@@ -205,9 +206,10 @@ async def test_close_stops_the_background_of_every_part() -> None:
     blocker = asyncio.Event()
     service.outbox.send((1, 2, 0, "turn"), blocker.wait)
     service._reload_later(SimpleNamespace())  # type: ignore[arg-type]  # starts the reloader
+    service._run(blocker.wait())  # a tournament table's end being recorded (tournament_ends)
     await asyncio.sleep(0)
     running = service._stop_background()
-    assert len(running) == 3 and not any(task.done() for task in running)
+    assert len(running) == 4 and not any(task.done() for task in running)
     await service.close()
     assert all(task.done() for task in running)
     assert not service.outbox.busy

@@ -5,8 +5,9 @@ The files are parsed (compose.yaml with PyYAML, the Dockerfile with the small in
 and checked against the bot's settings: every variable ``bot/config.py`` reads is set in the bot
 services or has a default in the code, DATABASE_URL points at the postgres service, the command and the
 metrics port match; and with rules in the spirit of hadolint (non-root, pinned base, no secret baked
-in, pip without cache, apt lists cleaned, a health check). Each checker returns its problems as lines,
-and is also run on bad samples, so every rule is seen to fail.
+in, pip without cache, pip and setuptools removed from the venv where it is built, apt lists cleaned, a
+health check). Each checker returns its problems as lines, and is also run on bad samples, so every rule
+is seen to fail.
 """
 
 from __future__ import annotations
@@ -457,6 +458,50 @@ def dockerfile_problems(dockerfile: Dockerfile) -> list[str]:
         problems.append("the bot is not installed from pyproject.toml (pip install .)")
     if any(re.search(r"\.\[\w", i.args) for i in installs):
         problems.append("an extra (the test dependencies?) is installed in the image")
+    problems += installer_problems(dockerfile)
+    return problems
+
+
+PIP = r"(?P<pip>\S*?)(?:pip3?|python3?\s+-m\s+pip)\s+"
+INSTALLERS = {"pip", "setuptools"}
+
+
+def installer_problems(dockerfile: Dockerfile) -> list[str]:
+    """The venv's own installers (pip, setuptools) are removed after the bot's install, in its stage (a
+    later stage or layer would not shrink the image), with the same pip (the venv's, not the base's)."""
+    stage: list[Instruction] = []
+    install: tuple[int, str] | None = None  # where the bot is installed, and with which pip's folder
+    for instruction in dockerfile.instructions:
+        if instruction.keyword == "FROM":
+            if install is not None:
+                break
+            stage = []
+        stage.append(instruction)
+        found = re.search(PIP + r"install\s+(--\S+\s+)*\.(\s|$)", instruction.args)
+        if instruction.keyword == "RUN" and found and install is None:
+            install = (len(stage) - 1, found["pip"])
+    if install is None:
+        return []  # dockerfile_problems says the bot is not installed from pyproject.toml
+    problems: list[str] = []
+    removed: set[str] = set()
+    for instruction in stage[install[0] :]:
+        if instruction.keyword != "RUN":
+            continue
+        for command in re.split(r"&&|\|\||;", instruction.args):
+            found = re.search(PIP + r"uninstall\s+(?P<rest>.*)", command)
+            if found is None:
+                continue
+            words = found["rest"].split()
+            if found["pip"] != install[1]:
+                problems.append(f"line {instruction.line}: pip uninstall with another pip than the install's")
+            elif not {"-y", "--yes"} & set(words):
+                problems.append(f"line {instruction.line}: pip uninstall without --yes")
+            else:
+                removed |= {w.lower() for w in words if not w.startswith("-")}
+    problems += [
+        f"{tool} stays in the venv (no `pip uninstall --yes pip setuptools` after the install, in its stage)"
+        for tool in sorted(INSTALLERS - removed)
+    ]
     return problems
 
 
@@ -641,7 +686,9 @@ def test_the_healthcheck_without_metrics_passes_and_a_dead_port_fails(port: str,
 
 GOOD_DOCKERFILE = """\
 FROM python:3.11.14-slim-bookworm@sha256:{digest} AS build
-RUN pip install --no-cache-dir .
+RUN python3 -m venv /opt/venv
+RUN /opt/venv/bin/pip install --no-cache-dir .
+RUN /opt/venv/bin/python -m pip uninstall --yes pip setuptools && test ! -e /opt/venv/bin/pip
 FROM python:3.11.14-slim-bookworm@sha256:{digest}
 RUN useradd --system skybo && mkdir /data && chown skybo /data
 ENV DATABASE_PATH=/data/skybo.sqlite3
@@ -704,6 +751,19 @@ CMD ["python", "-m", "bot", "run"]
             "DATABASE_PATH is not",
         ),
         ("USER skybo\n", "USER skybo\nADD https://example.invalid/x /x\n", "ADD (use COPY)"),
+        (
+            "RUN /opt/venv/bin/python -m pip uninstall --yes pip setuptools",
+            "RUN true",
+            "pip stays in the venv",
+        ),
+        ("uninstall --yes pip setuptools", "uninstall --yes pip", "setuptools stays in the venv"),
+        ("uninstall --yes pip setuptools", "uninstall pip setuptools", "without --yes"),
+        ("RUN /opt/venv/bin/python -m pip uninstall", "RUN python3 -m pip uninstall", "another pip"),
+        (
+            "RUN /opt/venv/bin/python -m pip uninstall --yes pip setuptools && test ! -e /opt/venv/bin/pip\n",
+            "",
+            "setuptools stays in the venv",
+        ),
     ],
 )
 def test_the_dockerfile_checker_catches(old: str, new: str, problem: str) -> None:
@@ -711,6 +771,21 @@ def test_the_dockerfile_checker_catches(old: str, new: str, problem: str) -> Non
     assert old in GOOD_DOCKERFILE
     found = dockerfile_problems(Dockerfile.parse(GOOD_DOCKERFILE.replace(old, new, 1)))
     assert any(problem in p for p in found), found
+
+
+def test_the_installers_go_in_the_build_stage_after_the_install() -> None:
+    """Removed in the image that runs, pip and setuptools would still weigh in the copied venv's layer;
+    removed before the install, they would come back with it."""
+    uninstall = (
+        "RUN /opt/venv/bin/python -m pip uninstall --yes pip setuptools && test ! -e /opt/venv/bin/pip\n"
+    )
+    install = "RUN /opt/venv/bin/pip install --no-cache-dir .\n"
+    assert uninstall in GOOD_DOCKERFILE and install in GOOD_DOCKERFILE
+    late = GOOD_DOCKERFILE.replace(uninstall, "").replace("USER skybo\n", uninstall + "USER skybo\n")
+    early = GOOD_DOCKERFILE.replace(uninstall, "").replace(install, uninstall + install)
+    for text in (late, early):
+        found = dockerfile_problems(Dockerfile.parse(text))
+        assert [p.split(" (")[0] for p in found] == ["pip stays in the venv", "setuptools stays in the venv"]
 
 
 def test_a_documented_reason_stands_for_a_healthcheck() -> None:
