@@ -118,6 +118,18 @@ async def test_next_round_votes_survive_a_restart(fake_discord: Any, skybo: Any,
     assert "votes" not in stored.meta
 
 
+def sent_to(fake: Any, user: Any) -> list[Any]:
+    """The turn mentions of ``user`` the bot posted, deleted ones included."""
+    return [m for m in fake.messages.values() if m.content.startswith(f"<@{user.id}>")]
+
+
+async def draw_and_place(fake: Any, user: Any, table_message: Any) -> None:
+    """``user`` plays a Skyjo turn from a new panel: draw, then place the card on their first slot."""
+    panel = await open_panel(fake, user, table_message)
+    await (await fake.click(user, panel, button(panel, "dr"))).answer()
+    await (await fake.click(user, panel, button(panel, "rp"))).answer()
+
+
 async def test_a_restart_does_not_mention_the_same_turn_twice(
     fake_discord: Any, skybo: Any, db_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -129,17 +141,16 @@ async def test_a_restart_does_not_mention_the_same_turn_twice(
     alice, bob = fake.user("alice"), fake.user("bob")
     rng = random.Random(11)
 
-    def sent_to(user: Any) -> list[Any]:
-        return [m for m in fake.messages.values() if m.content.startswith(f"<@{user.id}>")]
-
     first = create_bot(database_path=db_file, tuning=FAST)
     async with fake.running(first, sync_commands=True):
         table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=1000)
         table = await until_turn(fake, first, game_id, table_message, alice, rng)
         await first.presenter.flush()
-        await fake.wait_until(lambda: [m for m in sent_to(alice) if not m.deleted], what="Alice mentioned")
-        mention = next(m for m in sent_to(alice) if not m.deleted)
-        before = len(sent_to(alice))
+        await fake.wait_until(
+            lambda: [m for m in sent_to(fake, alice) if not m.deleted], what="Alice mentioned"
+        )
+        mention = next(m for m in sent_to(fake, alice) if not m.deleted)
+        before = len(sent_to(fake, alice))
         turns = table.turns
         assert turns > 0 and table.stored.meta["mention"] == [alice.id, turns, mention.id]
 
@@ -148,11 +159,9 @@ async def test_a_restart_does_not_mention_the_same_turn_twice(
     assert table.turns == turns
     await fake.wait_until(lambda: "live again" in table_message.text, what="the table live again")
     await second.presenter.flush()
-    assert len(sent_to(alice)) == before and not mention.deleted  # no second mention for this turn
+    assert len(sent_to(fake, alice)) == before and not mention.deleted  # no second mention for this turn
 
-    panel = await open_panel(fake, alice, table_message)
-    await (await fake.click(alice, panel, button(panel, "dr"))).answer()
-    await (await fake.click(alice, panel, button(panel, "rp"))).answer()
+    await draw_and_place(fake, alice, table_message)
     await fake.wait_until(lambda: mention.deleted, what="the old mention deleted after the restart")
     assert table.turns == turns + 1
 
@@ -170,23 +179,18 @@ async def test_a_stop_as_the_turn_passes_keeps_the_mention_it_was_posting(
     alice, bob = fake.user("alice"), fake.user("bob")
     rng = random.Random(11)
 
-    def sent_to(user: Any) -> list[Any]:
-        return [m for m in fake.messages.values() if m.content.startswith(f"<@{user.id}>")]
-
     first = create_bot(database_path=db_file, tuning=FAST)
     async with fake.running(first, sync_commands=True):
         table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=1000)
         table = await until_turn(fake, first, game_id, table_message, alice, rng)
         await first.presenter.flush()
-        earlier = sent_to(bob)  # his mentions for earlier turns
-        panel = await open_panel(fake, alice, table_message)
-        await (await fake.click(alice, panel, button(panel, "dr"))).answer()
-        await (await fake.click(alice, panel, button(panel, "rp"))).answer()
+        earlier = sent_to(fake, bob)  # his mentions for earlier turns
+        await draw_and_place(fake, alice, table_message)
         turns = table.turns
         assert table.turn_user() == bob.id
         # The bot stops now, as a deploy would stop it: no flush.
 
-    (mention,) = [m for m in sent_to(bob) if m not in earlier]
+    (mention,) = [m for m in sent_to(fake, bob) if m not in earlier]
     storage = await Storage.open(db_file)
     try:
         stored = await GameRules(storage).get_game(game_id)
@@ -197,8 +201,6 @@ async def test_a_stop_as_the_turn_passes_keeps_the_mention_it_was_posting(
     second = await skybo()
     await fake.wait_until(lambda: "live again" in table_message.text, what="the table live again")
     await second.presenter.flush()
-    assert sent_to(bob) == [*earlier, mention] and not mention.deleted  # not twice for this turn
-    panel = await open_panel(fake, bob, table_message)
-    await (await fake.click(bob, panel, button(panel, "dr"))).answer()
-    await (await fake.click(bob, panel, button(panel, "rp"))).answer()
+    assert sent_to(fake, bob) == [*earlier, mention] and not mention.deleted  # not twice for this turn
+    await draw_and_place(fake, bob, table_message)
     await fake.wait_until(lambda: mention.deleted, what="Bob's mention deleted once he played")
