@@ -480,7 +480,7 @@ class LobbyPart(ServiceCore):
         which is drawn again (its held line gone), and its deadline is its expiry again."""
         options = {k: v for k, v in lobby.options.items() if k != HELD_UNTIL}
         try:
-            await self.lobbies.set_seats(lobby, lobby.seats, options)
+            lobby = await self.lobbies.set_seats(lobby, lobby.seats, options)  # now without the hold
         except (LobbyChanged, StorageError):
             self._schedule(("lobby", lobby.id), self.clock.now_ms() + 5000)
             return
