@@ -40,7 +40,7 @@ from typing import Protocol, Unpack
 from bot.games.registry import BY_KIND
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.types import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused, log
+from bot.service.types import DEFAULT_TURN_LIMIT, THREAD_PARENT, TURN_LIMITS, Refused, log
 from bot.storage import ChannelBusy, Seat, Storage, StorageError
 from bot.storage.tournaments import (
     BYE,
@@ -62,10 +62,6 @@ from bot.storage.tournaments import (
 from bot.tournament import pairing
 
 COMPUTER_LEVEL = "normal"
-# The meta key of a game played in a thread (``bot.service.lobbies.THREAD_PARENT``, which a part may not
-# import; tests/service/test_tournaments.py checks they agree): with it, the table's end is posted back
-# in the tournament's channel and its thread archived, as for any game played in a thread.
-THREAD_PARENT = "parent_channel_id"
 
 
 class TournamentHall(Protocol):

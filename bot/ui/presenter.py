@@ -399,12 +399,15 @@ class Presenter(PanelFollower):
             if slot.dirty and wait > 0 and not self._stopping:
                 await asyncio.sleep(wait)  # coalesce: whatever changed meanwhile becomes one edit
 
+    def _under_way(self) -> list[asyncio.Task[None]]:
+        """The renders and sends not done yet."""
+        tasks = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
+        return tasks + [task for task in self._sends if not task.done()]
+
     async def flush(self) -> None:
         """Wait until every pending edit is done (tests and shutdown)."""
         while True:
-            tasks = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
-            tasks += [task for task in self._sends if not task.done()]
-            if not tasks:
+            if not (tasks := self._under_way()):
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
 
@@ -416,13 +419,10 @@ class Presenter(PanelFollower):
         for slot in list(self._slots.values()):
             if slot.held is not None:
                 slot.held.set()
-        pending = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
-        pending += [task for task in self._sends if not task.done()]
-        if pending:
+        if pending := self._under_way():
             await asyncio.wait(pending, timeout=CLOSE_GRACE_S)
         self._closed = True
-        tasks = [s.task for s in self._slots.values() if s.task is not None and not s.task.done()]
-        tasks += [task for task in self._sends if not task.done()]
+        tasks = self._under_way()
         for task in tasks:
             task.cancel()
         for task in tasks:

@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from bot.clock import ManualClock
-from bot.service import Refused, SeatTaken, TableService, lobbies, tournaments
+from bot.service import Refused, SeatTaken, TableService, lobbies
 from bot.service.tournaments import still_in
 from bot.storage import StorageError
 from bot.storage.tournaments import BYE, CANCELLED, ENDED, FINISHED, PAUSED, PLAYING, RUNNING, SIGNUP
@@ -76,7 +76,6 @@ async def test_a_swiss_tournament_plays_to_its_winner_across_a_restart(
     dealt = [service.tables[t.game_id] for t in first if t.status == PLAYING]  # type: ignore[index]
     assert all(table.stored.meta["tournament_id"] == tournament_id for table in dealt)
     assert all(table.stored.meta[lobbies.THREAD_PARENT] == HALL for table in dealt)  # a thread of the hall
-    assert tournaments.THREAD_PARENT == lobbies.THREAD_PARENT
     assert {table.channel_id for table in dealt} == {t.channel_id for t in first if t.status == PLAYING}
     service = await services.restart(service)  # in the middle of round 1
     assert {t.game_id for t in first if t.game_id} <= set(service.tables)
