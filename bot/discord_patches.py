@@ -1,9 +1,10 @@
 """Every place the bot changes discord.py or leans on its internals, each said, and checked on a version.
 
 The bot runs on discord.py, and in the places below it goes past discord.py's public API: to keep a click
-under Discord's 3 seconds and the process lean, and (8, tests only) to talk to a fake Discord. Each is a function or class here, with its docstring saying
-**what** it changes, **why**, and the discord.py versions it was **checked on**: that the private names
-it uses still exist, mean the same, and that the end-to-end tests (named in each docstring) pass.
+under Discord's 3 seconds and the process lean, and (8, tests only) to talk to a fake Discord. Each is a
+function or class here, with its docstring saying **what** it changes, **why**, and the discord.py
+versions it was **checked on**: that the private names it uses still exist, mean the same, and that the
+end-to-end tests (named in each docstring) pass.
 
 =====================================  ====================================  =============================
 patch                                  what it touches                       its policy (what it decides)

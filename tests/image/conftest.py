@@ -42,9 +42,11 @@ def free_port() -> int:
         return port
 
 
-def require(*tools: str) -> None:
-    """Skips (or fails under ``SKYBO_REQUIRE_IMAGE=1``) when one of ``tools`` is not installed."""
+def require(*tools: str, files: tuple[str, ...] = ()) -> None:
+    """Skips (or fails under ``SKYBO_REQUIRE_IMAGE=1``) when one of ``tools`` is not on the PATH or one
+    of ``files`` is missing."""
     missing = [tool for tool in tools if shutil.which(tool) is None]
+    missing += [file for file in files if not Path(file).exists()]
     if missing:
         why = f"{', '.join(missing)} missing (make test-image installs them as root: make image-deps)"
         if os.environ.get("SKYBO_REQUIRE_IMAGE") == "1":
