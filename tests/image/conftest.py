@@ -54,16 +54,21 @@ def require(*tools: str, files: tuple[str, ...] = ()) -> None:
         pytest.skip(why)
 
 
-def build(tag: str, context: Path, **args: str) -> None:
-    """``podman build`` of ``context`` on the Debian base, as this machine needs it (the host's network
-    and CA bundle for pip and apt through the proxy), printing how long it took."""
+def build(tag: str, context: Path, *, pip_cert: bool = False, **args: str) -> None:
+    """``podman build`` of ``context`` on the Debian base as this machine needs it (the host's network;
+    with ``pip_cert``, the host's CA bundle for pip through the proxy: read-only, so not for a build whose
+    packages write /etc/ssl/certs), printing how long it took."""
     began = time.monotonic()
     settings = {"BASE": BASE, **args}
+    certs = (
+        ["-v", f"{CERTS}:{CERTS}:ro", "--build-arg", f"PIP_CERT={CERTS}/ca-certificates.crt"]
+        if pip_cert
+        else []
+    )
     build_args = [a for name, value in settings.items() for a in ("--build-arg", f"{name}={value}")]
     podman(
-        "build", "--format", "docker", "--network=host", "-v", f"{CERTS}:{CERTS}:ro", *LIMITS,
-        *build_args, "-t", tag, str(context),
-        timeout=1200,
+        "build", "--format", "docker", "--network=host", *certs, *LIMITS, *build_args,
+        "-t", tag, str(context), timeout=1200,
     )  # fmt: skip
     print(f"\nimage {tag} built in {time.monotonic() - began:.0f} s")
 
@@ -82,5 +87,5 @@ def image() -> Iterator[str]:
             )  # fmt: skip
             podman("import", str(tar), BASE)
         print(f"\nbase {BASE} built in {time.monotonic() - began:.0f} s (kept in podman's store)")
-    build(IMAGE, REPO, PIP_CERT=f"{CERTS}/ca-certificates.crt")
+    build(IMAGE, REPO, pip_cert=True)
     yield IMAGE
