@@ -57,8 +57,8 @@ postgres-deps: $(STAMP)
 
 # The container image built and run for real (tests/image): the image alone (test_image.py), then
 # compose.yaml's stack with podman-compose (test_compose.py: PostgreSQL, the fake Discord, two bots, a
-# container killed); about 2 minutes with podman's layers cached, the first run also builds the Debian
-# base (~45 s), the image (~1.5 min) and the PostgreSQL image (~30 s); docs/deploy.md has the figures.
+# container killed): about 1.5 minutes with podman's layers cached, 4 minutes from nothing (the Debian
+# base, the image and the PostgreSQL image built first); docs/deploy.md has the figures.
 # podman, runc, mmdebstrap, podman-compose, catatonit (compose's `init: true`) and the CNI dnsname
 # plugin (the services find each other by name) are installed when missing if we are root; otherwise
 # the tests are skipped and say why.
