@@ -144,7 +144,7 @@ class Stack:
         label = f"label=io.podman.compose.project={self.project}"
         names = podman("ps", "-a", "--filter", label, "--format", "{{.Names}}", check=False).stdout.split()
         if names:
-            podman("rm", "-f", "-t", "0", *names, check=False)
+            podman("rm", "-f", "-v", "-t", "0", *names, check=False)  # -v: the anonymous /data volumes too
         podman("volume", "rm", "-f", f"{self.project}_postgres-data", check=False)
         podman("network", "rm", "-f", f"{self.project}_default", check=False)
 
