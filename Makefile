@@ -55,16 +55,23 @@ postgres-deps: $(STAMP)
 		useradd --system --user-group --no-create-home --home-dir /var/lib/postgresql \
 			--shell /usr/sbin/nologin postgres
 
-# The container image built and run for real (tests/image, about 25 s with podman's layers cached; the
-# first run also builds the Debian base, ~35 s, and the image, ~35 s): podman, runc and mmdebstrap are
-# installed when missing if we are root; otherwise the test is skipped and says why.
+# The container image built and run for real (tests/image): the image alone (test_image.py), then
+# compose.yaml's stack with podman-compose (test_compose.py: PostgreSQL, the fake Discord, two bots, a
+# container killed): about 1.5 minutes with podman's layers cached, 4 minutes from nothing (the Debian
+# base, the image and the PostgreSQL image built first); docs/deploy.md has the figures.
+# podman, runc, mmdebstrap, podman-compose, catatonit (compose's `init: true`) and the CNI dnsname
+# plugin (the services find each other by name) are installed when missing if we are root; otherwise
+# the tests are skipped and say why.
 test-image: $(STAMP) image-deps
 	$(BIN)/python -m pytest -q -s tests/image
 
 image-deps:
-	@[ "$$(id -u)" != 0 ] || (command -v podman && command -v runc && command -v mmdebstrap) >/dev/null 2>&1 || \
+	@[ "$$(id -u)" != 0 ] || (command -v podman && command -v runc && command -v mmdebstrap \
+		&& command -v podman-compose && [ -x /usr/libexec/podman/catatonit ] && [ -x /usr/lib/cni/dnsname ]) \
+		>/dev/null 2>&1 || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-			podman runc mmdebstrap podman-compose uidmap slirp4netns fuse-overlayfs >/dev/null)
+			podman runc mmdebstrap podman-compose uidmap slirp4netns fuse-overlayfs catatonit \
+			golang-github-containernetworking-plugin-dnsname >/dev/null)
 
 # Take a newer copy of Discord's OpenAPI description (a folder with openapi.json, LICENSE and SOURCE.md, as
 # discord/discord-api-spec's specs/ plus its licence and a SOURCE.md naming the commit) for the fake to judge by.

@@ -180,6 +180,9 @@ class Settings:
     # LEASE_RETAKE_SECONDS: a fleet's process whose shard locks' connection dropped tries to take its
     # shards back this long before it stops (bot.storage.postgres.leases); 0: it stops at once.
     lease_retake_s: float = 30.0
+    # FAKE_DISCORD_URL: a fake Discord to talk to instead of Discord (tests only: python -m fakecord serve;
+    # bot.discord_patches.point_at_fake); None: Discord itself, always in production.
+    fake_discord_url: str | None = None
 
     def __repr__(self) -> str:  # the token must never reach a log line
         token = "set" if self.token else "missing"
@@ -189,7 +192,7 @@ class Settings:
             f"database_url={shown_url(self.database_url)}, shards={self.shards}, "
             f"metrics_port={self.metrics_port}, metrics_host={self.metrics_host}, "
             f"rest_per_second={self.rest_per_second}, picture_processes={self.picture_processes}, "
-            f"lease_retake_s={self.lease_retake_s})"
+            f"lease_retake_s={self.lease_retake_s}, fake_discord_url={self.fake_discord_url})"
         )
 
 
@@ -225,7 +228,22 @@ def load_settings(env: dict[str, str] | None = None, *, dotenv: bool = True) -> 
         _rest_per_second(env),
         _picture_processes(env),
         _lease_retake_s(env),
+        _fake_discord_url(env),
     )
+
+
+def _fake_discord_url(env: dict[str, str]) -> str | None:
+    """``FAKE_DISCORD_URL``: ``http://host:port`` of a fake Discord (``python -m fakecord serve``), for
+    tests; unset or empty: Discord."""
+    raw = (env.get("FAKE_DISCORD_URL") or "").strip()
+    if not raw:
+        return None
+    if not re.fullmatch(r"https?://[A-Za-z0-9.\-]+(:\d{1,5})?/?", raw):
+        raise ConfigError(
+            "FAKE_DISCORD_URL must be the address of a fake Discord, http://host:port (tests only; "
+            f"leave it unset to talk to Discord), not {raw[:60]!r}"
+        )
+    return raw.rstrip("/")
 
 
 MAX_LEASE_RETAKE_S = 3600.0

@@ -1,9 +1,10 @@
 """Every place the bot changes discord.py or leans on its internals, each said, and checked on a version.
 
-The bot runs on discord.py, and in six places it goes past discord.py's public API to keep a click under
-Discord's 3 seconds and the process lean. Each is a function or class here, with its docstring saying
-**what** it changes, **why**, and the discord.py versions it was **checked on**: that the private names
-it uses still exist, mean the same, and that the end-to-end tests (named in each docstring) pass.
+The bot runs on discord.py, and in the places below it goes past discord.py's public API: to keep a click
+under Discord's 3 seconds and the process lean, and (8, tests only) to talk to a fake Discord. Each is a
+function or class here, with its docstring saying **what** it changes, **why**, and the discord.py
+versions it was **checked on**: that the private names it uses still exist, mean the same, and that the
+end-to-end tests (named in each docstring) pass.
 
 =====================================  ====================================  =============================
 patch                                  what it touches                       its policy (what it decides)
@@ -18,6 +19,8 @@ patch                                  what it touches                       its
 6. :func:`edit_original`,              ``handle_message_parameters``, the    (none: same requests,
    :func:`edit_channel_message`        webhook adapter, ``HTTPClient``       answers left unparsed)
 7. :func:`quiet_voice_warnings`        ``VoiceClient.warn_nacl`` / ``dave``  (none)
+8. :func:`point_at_fake`               ``Route.BASE``, ``DiscordWebSocket``'s  ``FAKE_DISCORD_URL``
+                                       ``DEFAULT_GATEWAY``                   (bot/config.py; tests only)
 =====================================  ====================================  =============================
 
 **Upgrading discord.py**: :data:`CHECKED_ON` lists the versions every patch was checked on, and
@@ -37,6 +40,7 @@ from typing import Any, Protocol
 
 import aiohttp
 import discord
+import yarl
 from discord.http import HTTPClient, Route, handle_message_parameters, json_or_text
 from discord.utils import MISSING
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
@@ -466,6 +470,32 @@ def quiet_voice_warnings() -> None:
     discord.VoiceClient.warn_dave = False
 
 
+FAKE_API_PREFIX = "/api/v10"  # where a fake Discord serves the REST API under its address (fakecord's)
+
+
+def point_at_fake(url: str) -> tuple[str, str]:
+    """**What**: sets ``discord.http.Route.BASE`` to ``<url>/api/v10`` and
+    ``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY`` to ``ws://<host:port of url>/``; returns the
+    two. Only when ``FAKE_DISCORD_URL`` is set (``python -m bot run`` and ``sync``, bot/run.py); never
+    otherwise: unset, discord.py talks to Discord as it always does.
+
+    **Why**: a bot in a container of its own (the compose stack of ``tests/image/test_compose.py``)
+    talks to the fake Discord of another container (``python -m fakecord serve``), reached by a name
+    of the compose network. In-process tests and the sandbox point discord.py the same way
+    (``FakeDiscord.patched``); every REST route, the interactions' webhook routes included, is built
+    on ``Route.BASE``. With ``SHARD_COUNT`` unset discord.py connects to the URL ``GET /gateway/bot``
+    answers, which the fake builds on the same address.
+
+    **Checked on** :data:`CHECKED_ON`: ``Route.BASE`` is the class attribute ``Route.__init__`` builds
+    every URL from, and ``DEFAULT_GATEWAY`` the one ``DiscordWebSocket.from_client`` falls back to.
+    """
+    base = url.rstrip("/")
+    api, gateway = base + FAKE_API_PREFIX, "ws" + base.removeprefix("http") + "/"
+    Route.BASE = api
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+    return api, gateway
+
+
 __all__ = [
     "ALREADY_ACKNOWLEDGED",
     "CALLBACK_ROUTE",
@@ -479,6 +509,7 @@ __all__ = [
     "budget_rest_requests",
     "edit_channel_message",
     "edit_original",
+    "point_at_fake",
     "quiet_voice_warnings",
     "trim_clicks",
     "unchecked_version",

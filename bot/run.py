@@ -42,6 +42,20 @@ def _settings(overrides: dict[str, str] | None = None) -> Settings | int:
     return settings
 
 
+def _point_at_fake(settings: Settings) -> None:
+    """``FAKE_DISCORD_URL`` set (tests only): discord.py talks to that fake Discord, said in the log."""
+    if settings.fake_discord_url:
+        from bot.discord_patches import point_at_fake
+
+        api, gateway = point_at_fake(settings.fake_discord_url)
+        log.warning(
+            "FAKE_DISCORD_URL is set: talking to a fake Discord at %s (API %s, gateway %s), not to Discord",
+            settings.fake_discord_url,
+            api,
+            gateway,
+        )
+
+
 async def _run(settings: Settings) -> int:
     import discord
 
@@ -50,6 +64,7 @@ async def _run(settings: Settings) -> int:
     from bot.storage import ShardsLost, ShardsTaken, Storage, StorageError
 
     assert settings.token is not None
+    _point_at_fake(settings)
     # The storage opens before anything talks to Discord: a database that cannot be used (read-only,
     # disk full, another bot on it...) stops the start with one line, without logging in.
     try:
@@ -162,6 +177,7 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
     if problems:
         print(refusal(problems), file=sys.stderr)
         return 1
+    _point_at_fake(settings)
     bot = create_bot(commands_only=True)
     try:
         async with bot:

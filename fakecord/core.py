@@ -87,6 +87,7 @@ class FakeDiscordBase:
         self.unavailable_guilds: set[int] = set()
         self.new_id = SnowflakeFactory(world_first_id)
         self.port: int = 0
+        self.public_url: str | None = None  # see http_base
         self._runner: web.AppRunner | None = None
         self._changed = asyncio.Event()
 
@@ -226,16 +227,23 @@ class FakeDiscordBase:
     # ------------------------------------------------------------------ addresses
 
     @property
+    def http_base(self) -> str:
+        """Where clients reach the fake: :attr:`public_url` when set (a fake served to other hosts or
+        containers, ``python -m fakecord serve --public-url``), else ``http://127.0.0.1:<port>``. The
+        addresses the fake hands out (the gateway's, the resume URL, attachments) are built on it."""
+        return self.public_url.rstrip("/") if self.public_url else f"http://127.0.0.1:{self.port}"
+
+    @property
     def api_base(self) -> str:
-        return f"http://127.0.0.1:{self.port}{API_PREFIX}"
+        return f"{self.http_base}{API_PREFIX}"
 
     @property
     def gateway_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/"
+        return "ws" + self.http_base.removeprefix("http") + "/"
 
     @property
     def resume_gateway_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/resume"
+        return self.gateway_url + "resume"
 
     # ------------------------------------------------------------------ waiting & checks
 

@@ -144,12 +144,13 @@ class FakeDiscord(HttpFront):
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def start(self) -> FakeDiscord:
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> FakeDiscord:
+        """Serves the fake on ``host:port`` (default: loopback, a free port; :attr:`port` says which)."""
         app = web.Application(middlewares=[self._middleware], client_max_size=64 * 1024 * 1024)
         self._add_routes(app)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, host, port)
         await site.start()
         server: Any = site._server
         assert server is not None

@@ -68,7 +68,7 @@ class MessageRoutes(EmojiRoutes):
                         aid,
                         name,
                         data,
-                        url=f"http://127.0.0.1:{self.port}/attachments/{channel.id}/{aid}/{name}",
+                        url=f"{self.http_base}/attachments/{channel.id}/{aid}/{name}",
                         description=spec.get("description"),
                     )
                 )

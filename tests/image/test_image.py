@@ -17,28 +17,17 @@ import asyncio
 import json
 import os
 import random
-import shutil
-import socket
-import subprocess
-import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
-import pytest
 
 from bot.ui import ids
+from tests.fakecord.control import buttons
 
-REPO = Path(__file__).resolve().parents[2]
-BASE = os.environ.get("SKYBO_IMAGE_BASE", "localhost/debian-py:bookworm")
-IMAGE = "localhost/skybo:image-test"
-# This machine's hybrid cgroups: crun refuses them, runc with cgroupfs runs; raising rlimits is refused.
-PODMAN = ["podman", "--runtime", "runc", "--cgroup-manager=cgroupfs"]
-LIMITS = ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1000:1000"]
-CERTS = "/etc/ssl/certs"
+from .conftest import BASE, LIMITS, free_port, podman
+
 GAME_ACTS = {"rv", "dr", "tk", "rp", "dv", "nx"}
 # What the venv holds, asked of the image's own Python: the installers the Dockerfile removes are gone,
 # and no distribution left in it requires them.
@@ -56,50 +45,6 @@ print(json.dumps({
     "needing": {n: sorted(rs & set(tools)) for n, rs in needs.items() if rs & set(tools)},
 }))
 """
-
-
-def podman(*args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([*PODMAN, *args], capture_output=True, text=True, timeout=timeout)
-    if check and done.returncode != 0:
-        raise AssertionError(f"podman {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return done
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def image() -> Iterator[str]:
-    missing = [tool for tool in ("podman", "runc", "mmdebstrap") if shutil.which(tool) is None]
-    if missing:
-        why = f"{', '.join(missing)} missing (make test-image installs them as root: make image-deps)"
-        if os.environ.get("SKYBO_REQUIRE_IMAGE") == "1":
-            pytest.fail(f"the image test is required (SKYBO_REQUIRE_IMAGE=1): {why}", pytrace=False)
-        pytest.skip(why)
-    if podman("image", "exists", BASE, check=False).returncode != 0:
-        began = time.monotonic()
-        with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
-            tar = Path(tmp) / "base.tar"
-            subprocess.run(
-                ["mmdebstrap", "--variant=minbase", "--include=python3,python3-venv,ca-certificates",
-                 "bookworm", str(tar)],
-                check=True, capture_output=True, timeout=900,
-            )  # fmt: skip
-            podman("import", str(tar), BASE)
-        print(f"\nbase {BASE} built in {time.monotonic() - began:.0f} s (kept in podman's store)")
-    began = time.monotonic()
-    podman(
-        "build", "--format", "docker", "--network=host", "-v", f"{CERTS}:{CERTS}:ro",
-        "--build-arg", f"PIP_CERT={CERTS}/ca-certificates.crt", *LIMITS,
-        "--build-arg", f"BASE={BASE}", "-t", IMAGE, str(REPO),
-        timeout=1200,
-    )  # fmt: skip
-    print(f"\nimage {IMAGE} built in {time.monotonic() - began:.0f} s")
-    yield IMAGE
 
 
 class Container:
@@ -181,19 +126,6 @@ class Page:
 
     async def click(self, message: dict[str, Any], custom_id: str) -> None:
         await self.send(op="click", message=message["id"], custom_id=custom_id, rev=message["rev"])
-
-
-def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-
-    def walk(items: list[dict[str, Any]]) -> None:
-        for comp in items:
-            if comp.get("type") == 2 and comp.get("custom_id") and not comp.get("disabled"):
-                out.append(comp)
-            walk(comp.get("components") or [])
-
-    walk(message.get("components") or [])
-    return out
 
 
 def act(custom_id: str) -> ids.ButtonId | None:

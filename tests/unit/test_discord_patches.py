@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 
 import discord
-from discord.http import HTTPClient, handle_message_parameters
+from discord.http import HTTPClient, Route, handle_message_parameters
 from discord.state import ConnectionState
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
@@ -36,6 +36,7 @@ def test_every_patch_says_what_why_and_where_it_was_checked() -> None:
         discord_patches.edit_original,
         discord_patches.edit_channel_message,
         discord_patches.quiet_voice_warnings,
+        discord_patches.point_at_fake,
     ]
     for patch in patches:
         doc = inspect.getdoc(patch) or ""
@@ -66,3 +67,6 @@ def test_the_internals_the_patches_lean_on_are_still_there() -> None:
     assert callable(HTTPClient.edit_message)
     # 7: the voice warnings are class attributes.
     assert hasattr(discord.VoiceClient, "warn_nacl") and hasattr(discord.VoiceClient, "warn_dave")
+    # 8: every URL is built on Route.BASE; the gateway falls back to DEFAULT_GATEWAY.
+    assert "self.BASE + self.path" in inspect.getsource(Route.__init__)
+    assert "cls.DEFAULT_GATEWAY" in inspect.getsource(discord.gateway.DiscordWebSocket.from_client)

@@ -65,6 +65,19 @@ def test_defaults() -> None:
     assert settings.synchronous == "FULL" and settings.token is None
 
 
+def test_fake_discord_url_is_off_unless_set_and_must_be_an_address() -> None:
+    """FAKE_DISCORD_URL (tests only, docs/deploy.md): unset, the bot talks to Discord; set, to that fake."""
+    assert load_settings({}).fake_discord_url is None
+    assert load_settings({"FAKE_DISCORD_URL": " "}).fake_discord_url is None
+    assert (
+        load_settings({"FAKE_DISCORD_URL": "http://fakecord:8080/"}).fake_discord_url
+        == "http://fakecord:8080"
+    )
+    for bad in ("fakecord:8080", "ftp://fakecord", "http://fakecord:8080/api/v10", "http://a b"):
+        with pytest.raises(ConfigError, match="FAKE_DISCORD_URL must be"):
+            load_settings({"FAKE_DISCORD_URL": bad})
+
+
 def test_running_without_a_token_exits_with_instructions(tmp_path: object) -> None:
     env = {"PATH": "/usr/bin:/bin", "DISCORD_TOKEN": ""}
     out = subprocess.run(
