@@ -150,10 +150,17 @@ def seat_back_view(prefix: str, game_id: int, locale: object) -> ButtonsView:
     return ButtonsView([[button(custom_id, t("seats.button.take_back", locale), "success")]])
 
 
+def spectator_view(table: Table) -> dict[str, Any]:
+    """What everyone sees of the table: the spectator's view, and nobody to play once the game was
+    stopped by hand (``/<game> end``: its picture and lines then mark no seat's turn)."""
+    view: dict[str, Any] = table.state.view(None)
+    return {**view, "turn": None} if table.ended_by is not None else view
+
+
 def table_message(table: Table, locale: object, image_url: str | None = None) -> messages.MessageBody:
     waiting = table.round_waiting() if table.state.phase == "round_over" else []
     body: messages.MessageBody = table.game.message.table_body(
-        table.state.view(None),
+        spectator_view(table),
         table.names(),
         locale=locale,
         recent=table.recent,

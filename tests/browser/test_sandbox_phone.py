@@ -280,17 +280,52 @@ async def test_skyjo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox,
     assert time.monotonic() - started < 40
 
 
-async def test_skipbo_table_and_panel_fit_a_phone(browser: Any, sandbox: Sandbox, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("locale", "words"),
+    [
+        (
+            "en",
+            {
+                "start": "Start",
+                "panel": "My hand",
+                "legend": "stock top card (cards left) · ✋ hand",
+            },
+        ),
+        (
+            "fr",
+            {
+                "start": "Commencer",
+                "panel": "Ma main",
+                "legend": "stock carte du dessus (reste) · ✋ main",
+            },
+        ),
+    ],
+)
+async def test_skipbo_table_and_panel_fit_a_phone(
+    browser: Any, sandbox: Sandbox, tmp_path: Path, locale: str, words: dict[str, str]
+) -> None:
+    """Skip-Bo's two players' lines ("stock **7** (5) · ✋3") and, in small print under them, the
+    legend that says what those marks are (issue 47): each one line on the phone, in both languages."""
     bob = await open_phone(browser, sandbox, "bob", "games")
-    await start_with_computers(bob, "skipbo", 1)
-    table = public(bob, "My hand")
+    if locale != "en":
+        await bob.locator("#nav-toggle").click()
+        await bob.locator("#guild-locale").select_option(locale)
+        await bob.locator('#channels .channel[data-name="games"]').click()
+    await run_command_with(bob, "/skipbo new", computers="1")
+    await public(bob, words["start"]).get_by_role("button", name=words["start"], exact=True).click()
+    table = public(bob, words["panel"])
     await picture_loaded(bob, table)
     await assert_fits(bob, table)
-    await whole_message(bob, table, "sandbox-phone-skipbo-table.png", tmp_path)
-    await players_fit_one_line_each(bob, table, 2)
+    suffix = "" if locale == "en" else f"-{locale}"
+    await whole_message(bob, table, f"sandbox-phone-skipbo-table{suffix}.png", tmp_path)
+    await table.get_by_text(words["legend"]).wait_for()
+    await players_fit_one_line_each(bob, table, 2 + 1)  # the two players, the legend
     await buttons_in_one_row(bob, table)
+    if locale != "en":
+        assert bob.errors == [] and sandbox.problems == []
+        return
 
-    panel = await open_panel_phone(bob, "My hand")
+    panel = await open_panel_phone(bob, words["panel"])
     await panel.locator(".row .btn").first.wait_for()
     await assert_fits(bob, panel)
     await screenshot(bob, "sandbox-phone-skipbo-panel.png", tmp_path)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.games.skyjo.cards import NAME_SIZE, PANEL_MIN_W, PANEL_PAD, SMALL_SIZE
-from bot.i18n import template
-from bot.render.images import SEAT_LABELS, name_layout, picture_name, text_width
+from bot.render.images import SEAT_LABELS, name_layout, picture_labels, picture_name, text_width
 from bot.render.names import ComputerName
 
 # The narrowest panel (a grid of 2 or 3 columns); the name shares its line with a 2-digit total
@@ -20,7 +19,7 @@ BELOW_WIDTH = PANEL_MIN_W - 2 * PANEL_PAD - 2
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 @pytest.mark.parametrize("note", ["shown", "round_score"])
 def test_a_computer_name_and_its_status_are_drawn_whole(locale: str, level: str, note: str) -> None:
-    labels = {key: template(f"table.image.skyjo.{key}", locale) for key in [*SEAT_LABELS, "shown"]}
+    labels = picture_labels("skyjo", [*SEAT_LABELS, "shown"], locale)
     name, level_word = picture_name(ComputerName(8, level), labels)
     status = labels[note].format(sum="-10", score="+120 ×2")
     below = f"{level_word} · {status}"
