@@ -130,7 +130,7 @@ async def test_skipbo_lines_say_what_their_numbers_are(fake_discord: Any, skybo:
     await bot.presenter.flush()
     lines = players_of(table_message_)
     assert len(lines) == 2
-    assert re.fullmatch(r"🔵 ▶ \*\*Alice\*\* · stock \*\*\w+\*\* \(\d+\) · ✋\d+", lines[0]), lines
+    assert re.fullmatch(r"🔵 (▶ )?\*\*Alice\*\* · stock \*\*\w+\*\* \(\d+\) · ✋\d+", lines[0]), lines
     assert legend_of(table_message_) == ["stock **top card** (cards left) · ✋ hand"]
     table = bot.service.tables[game_id]
     body = skipbo_body(table.state.view(None), table.names(), locale="fr", image_url="attachment://t")
