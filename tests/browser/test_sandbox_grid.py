@@ -74,7 +74,6 @@ async def test_the_skyjo_grid_lines_up_in_columns_on_a_phone(
     assert sum("_c_back_" in cell["emoji"] for cell in cells) == 10 == await hidden_cards(panel)
     width = assert_lined_up(grid, "classic, card emojis")
     assert width == 60  # Discord's narrowest button: nothing on it is wider than its 28 px of content
-    await screenshot(alice, "sandbox-phone-skyjo-panel-grid.png", tmp_path)
 
     # The colour-blind cards (/skybo display cards:colourblind): their faces, the same widths.
     bot: Any = sandbox.bot
@@ -84,6 +83,7 @@ async def test_the_skyjo_grid_lines_up_in_columns_on_a_phone(
     cells = [cell for row in grid for cell in row]
     assert all(cell["label"] is None and "card_sk_b_" in cell["emoji"] for cell in cells), cells
     assert assert_lined_up(grid, "colour-blind, card emojis") == width
+    await screenshot(alice, "sandbox-phone-skyjo-panel-colourblind.png", tmp_path)
 
     # Emojis synced before the back had one: "?" beside the faces' emojis, still one width.
     emojis = bot.card_emojis.emojis
