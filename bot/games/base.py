@@ -55,7 +55,7 @@ class ButtonSpec:
     # button shows that face's emoji in its reader's look (bot/ui/card_emojis.py). A face-down card
     # names the game's card back, the same for every face-down card: never its value.
     face: str | None = None
-    # A card of a grid that must line up in columns (Skyjo's): it shows ONE thing, its card emoji alone
+    # A card of a grid that must line up in columns: it shows ONE thing, its card emoji alone
     # when the application has it (no label), else its short label alone (no emoji), so that every
     # button of the grid is Discord's narrowest (60 px, its content under 28 px) whatever it shows.
     alone: bool = False

@@ -40,7 +40,7 @@ class MessageBody:
     reads ``head``: who plays in a few words, said in place of the description (the piles are in the
     picture, what to do in the panel; empty: the description stays, e.g. a round's summary),
     ``moves``: the last moves in fewer words, and ``legend``: what the players' lines' short marks
-    mean, in small print under them (Skip-Bo's "stock **7** (5) · ✋3")."""
+    mean, in small print under them ("stock **7** (5) · ✋3": which number is which)."""
 
     content: str = ""
     embed: JSON | None = None

@@ -439,8 +439,7 @@ class Presenter(PanelFollower):
         self, table: Table, image: Any, view: dict[str, Any], names: list[str], locale: object, cards: str
     ) -> discord.File | None:
         """The table as a picture (drawn off the event loop: bot.render.pictures), or None when it fails."""
-        kind = table.stored.kind
-        labels = picture_labels(kind, image.DEFAULT_LABELS, locale)
+        labels = picture_labels(table.stored.kind, image.DEFAULT_LABELS, locale)
         try:
             png = await self.pictures.draw(image.render_table, view, names, "dark", labels, cards)
         except Exception:
@@ -460,8 +459,7 @@ class Presenter(PanelFollower):
         and ``embeds`` (``[]``), which this edit does (``content=None``, ``embed=None``)."""
         stored = table.stored
         locale = self._locale(stored.guild_id)
-        # A game stopped by hand (/<game> end) keeps its picture: its final table shows how it stood.
-        image = table.game.image if self.images else None
+        image = table.game.image if self.images else None  # a game stopped by hand too: how it stood
         # Read the table under the channel lock: the service holds it while an action is being
         # committed, so nothing shown here can run ahead of the database.
         async with self.bot.service.lock(stored.channel_id):
