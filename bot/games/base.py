@@ -51,10 +51,14 @@ class ButtonSpec:
     # A card's shape (bot.render.images.SHAPE_MARKS) for a player who chose the colour-blind cards:
     # their panel shows it before the label instead of the colour ``emoji`` (bot/ui/display.py).
     mark: str | None = None
-    # The face-up card the button shows (a key of the game's ``card_faces``): with the card emojis
-    # synced, the button shows that face's emoji in its reader's look (bot/ui/card_emojis.py). Never
-    # set for a face-down card.
+    # The card the button shows (a key of the game's ``card_faces``): with the card emojis synced, the
+    # button shows that face's emoji in its reader's look (bot/ui/card_emojis.py). A face-down card
+    # names the game's card back, the same for every face-down card: never its value.
     face: str | None = None
+    # A card of a grid that must line up in columns: it shows ONE thing, its card emoji alone
+    # when the application has it (no label), else its short label alone (no emoji), so that every
+    # button of the grid is Discord's narrowest (60 px, its content under 28 px) whatever it shows.
+    alone: bool = False
 
 
 class Engine(Protocol):

@@ -17,6 +17,7 @@ from typing import Final, TypeAlias
 
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.i18n import template
 from bot.render.names import ComputerName
 from bot.render.seats import SEAT_COLOURS
 
@@ -217,32 +218,47 @@ def paste_text(
     return w, h
 
 
-# The seat words both pictures draw (English defaults; the presenter passes each language's): what a
-# panel header's numbers are, and a computer player's name with its level on a second line.
+# The seat words both pictures draw (English defaults; :func:`picture_labels` gives each language's):
+# what a panel header's numbers are, and a computer player's name with its level on a second line.
 SEAT_LABELS: Final[Mapping[str, str]] = {
     "round_score": "round {score}",
     "total": "{total} pts",
-    "computer": "Computer {number}",
+    "computer": "CPU {number}",
     "level_easy": "easy",
     "level_normal": "normal",
     "level_hard": "hard",
 }
+# The labels a picture takes from the messages every text says a computer player with (issue 47: one
+# name everywhere), not from the game's own ``table.image.<game>.*`` words.
+COMPUTER_LABELS: Final[Mapping[str, str]] = {
+    "computer": "table.ai.name",
+    "level_easy": "table.ai.level.easy",
+    "level_normal": "table.ai.level.normal",
+    "level_hard": "table.ai.level.hard",
+}
+
+
+def picture_labels(kind: str, keys: Iterable[str], locale: object) -> dict[str, str]:
+    """The words of a ``kind`` game's picture in ``locale`` for the label ``keys`` (its renderer's
+    ``DEFAULT_LABELS``): its own ``table.image.<kind>.<key>`` messages, a computer's name and level
+    from the same messages as in every text (:func:`bot.render.names.computer_name`)."""
+    return {key: template(COMPUTER_LABELS.get(key) or f"table.image.{kind}.{key}", locale) for key in keys}
 
 
 def picture_name(name: str, labels: Mapping[str, str]) -> tuple[str, str]:
     """(name, second line) of a seat in a picture, in the picture's language (``labels``): a computer
-    player is "Computer 1" with its level ("normal") as the second line; anyone else has no second
-    line. Both are drawable (see :func:`drawable`)."""
+    player is "CPU 1", as in every text, with its level ("normal") as the second line; anyone else
+    has no second line. Both are drawable (see :func:`drawable`)."""
     if isinstance(name, ComputerName):
-        number = labels.get("computer", "Computer {number}").format(number=name.number)
+        number = labels.get("computer", SEAT_LABELS["computer"]).format(number=name.number)
         return drawable(number), drawable(labels.get(f"level_{name.level}", name.level))
     return drawable(str(name)), ""
 
 
 def one_line_name(name: str, labels: Mapping[str, str]) -> str:
-    """A seat's name on one line (in a sentence such as "Computer 1 (normal) to play")."""
-    first, second = picture_name(name, labels)
-    return f"{first} ({second})" if second else first
+    """A seat's name on one line, in a sentence ("CPU 1 to play"): a computer's without its level, as
+    every sentence of the texts says it."""
+    return picture_name(name, labels)[0]
 
 
 # The smallest size a panel's second line shrinks to before it is cut.

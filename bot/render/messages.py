@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.i18n import translate as t
-from bot.render.names import ComputerName, computer_name, escape_name, shown_name
+from bot.render.names import computer_name, escape_name, shown_name
 from bot.render.seats import SEAT_COLOURS as _SEATS
 
 JSON = dict[str, Any]
@@ -38,8 +38,9 @@ class MessageBody:
 
     The compact table (beside its picture, issue 40: a 4-player table fits a phone's screen) also
     reads ``head``: who plays in a few words, said in place of the description (the piles are in the
-    picture, what to do in the panel; empty: the description stays, e.g. a round's summary), and
-    ``moves``: the last moves in short names (a computer without its level)."""
+    picture, what to do in the panel; empty: the description stays, e.g. a round's summary),
+    ``moves``: the last moves in fewer words, and ``legend``: what the players' lines' short marks
+    mean, in small print under them ("stock **7** (5) · ✋3": which number is which)."""
 
     content: str = ""
     embed: JSON | None = None
@@ -48,6 +49,7 @@ class MessageBody:
     recent: list[str] = field(default_factory=list)
     head: list[str] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
+    legend: str = ""
 
 
 # ---------------------------------------------------------------------- Components V2 (issue 40)
@@ -142,7 +144,8 @@ def layout_of(
         fields = [f for f in fields if not f.get("inline")]
     blocks: list[tuple[str, str]] = [("head", "\n".join(head))]  # (kind, text) in order
     if compact and body.players:
-        blocks.append(("players", "\n".join(body.players)))
+        legend = [f"-# {body.legend}"] if body.legend else []
+        blocks.append(("players", "\n".join([*body.players, *legend])))
     blocks += [("inline" if f.get("inline") else "wide", _field_text(f)) for f in fields]
     if short and (body.moves or body.recent):
         blocks.append(("recent", "\n".join(f"-# • {m}" for m in body.moves or body.recent)))
@@ -185,7 +188,7 @@ _BREAKS_AT = re.compile(r"(, |: | · | — )")
 def phrased(line: str) -> str:
     """``line`` with the spaces inside each phrase made non-breaking, so that a narrow inline field of
     the table embed wraps only between phrases ("Stock: top card 4," / "8 left", never "8" / "left";
-    "Computer 1 (normal)" / "— 47 points", never "Computer 1 (n" / "ormal)"): see :data:`_BREAKS_AT`.
+    "Ordi 1" / "— 47 points", never "Ordi" / "1"): see :data:`_BREAKS_AT`.
     A phrase longer than the field is still broken by Discord, as any word would be."""
     parts = _BREAKS_AT.split(line)
     return "".join(part if i % 2 else part.replace(" ", NBSP) for i, part in enumerate(parts))
@@ -219,7 +222,8 @@ def lobby_body(
         if level is not None:
             computers += 1  # the n-th computer of the table, its name said in this message's language
             said = computer_name(computers, level, locale)
-            players.append(t("table.lobby.seat_computer", locale, number=i, name=said))
+            level_said = t(f"table.ai.level.{level}", locale)  # its own word after the name, as in pictures
+            players.append(t("table.lobby.seat_computer", locale, number=i, name=said, level=level_said))
         elif user_id == host_id:
             players.append(t("table.lobby.seat_host", locale, number=i, name=escape_name(name)))
         else:
@@ -244,19 +248,6 @@ def lobby_body(
         "color": COLOUR_LOBBY,
     }
     return MessageBody(embed=embed)
-
-
-def short_seat_names(names: Sequence[str], replaced: Iterable[int], locale: object) -> list[str]:
-    """The names as a compact table's lines show them (:func:`shown_seat_names`), a computer's without
-    its level ("Computer 2": the lobby and the full table say it)."""
-    replaced = set(replaced)
-    shown = shown_seat_names(names, replaced, locale)
-    return [
-        t("table.ai.name_short", locale, number=name.number)
-        if isinstance(name, ComputerName) and seat not in replaced
-        else shown[seat]
-        for seat, name in enumerate(names)
-    ]
 
 
 def shown_seat_names(names: Sequence[str], replaced: Iterable[int], locale: object) -> list[str]:

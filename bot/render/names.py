@@ -8,9 +8,12 @@ so there a backslash would show: :func:`code_name` only keeps the name from clos
 Pictures draw names as they are: only text goes through here. ``allowed_mentions`` on every send
 stays the second lock on the door.
 
-A computer player has ONE name everywhere ("Computer 1 (normal)", "Ordinateur 1 (normal)"), said in
-the language of the message that shows it: seat names come as :class:`ComputerName` (still a
-``str``), which every renderer turns into words with :func:`shown_name` / :func:`plain_name`.
+A computer player has ONE name everywhere, short enough for a phone's line and a picture's header
+("CPU 1", "Ordi 1"; issue 47), said in the language of the message that shows it: seat names come
+as :class:`ComputerName` (still a ``str``), which every renderer turns into words with
+:func:`shown_name` / :func:`plain_name`. Its level is never part of the name: where a seat is
+presented (the lobby's list of seats, the picture's line under the name) it is a word of its own
+after the name ("CPU 1 🤖 · normal"); sentences (moves, lines, hints, results) say the name alone.
 This module imports nothing from discord, so the service can use it.
 """
 
@@ -53,7 +56,8 @@ class ComputerName(str):
 
 
 def computer_name(number: int, level: str, locale: object = None) -> str:
-    """ "Computer 2 (hard)": the name of the ``number``-th computer player of a table, in ``locale``."""
+    """ "CPU 2": the name of the ``number``-th computer player of a table, in ``locale`` (its ``level``
+    is not in the name, see the module's docstring; the message may still say it)."""
     return t("table.ai.name", locale, number=number, level=t(f"table.ai.level.{level}", locale))
 
 

@@ -26,7 +26,7 @@ MAX_EMBED = 6000
 MAX_FIELDS = 25
 LIVE_ROUNDS = 6  # rounds shown while the game runs (the sheet stays narrow enough for a phone)
 ROUNDS_PER_FIELD = 8  # rounds per field of the final sheet
-NAME_WIDTH = 12  # "Computer 2", "Ordinateur 2" fit
+NAME_WIDTH = 12  # "CPU 2", "Ordi 2" and most names fit
 CELL = 4  # a round's score: up to three digits and a sign
 TOTAL = 5
 # What a table message leaves to the sheet: 6000 less what comes after it (the rating changes field
@@ -38,7 +38,7 @@ WINNER = "🏆"  # at the end of a line, where its width shifts nothing
 
 def _label(name: str, locale: object) -> str:
     plain = code_name(name, locale)
-    if len(plain) > NAME_WIDTH:  # "Computer 1 (hard)" -> "Computer 1"
+    if len(plain) > NAME_WIDTH:  # a long name, cut
         plain = plain[:NAME_WIDTH].rstrip(" (")
     return plain.ljust(NAME_WIDTH + 1)
 

@@ -247,9 +247,12 @@ class CardEmojis:
 
     def dress(self, spec: ButtonSpec, prefix: str, look: str) -> ButtonSpec:
         """A panel button (already in its reader's look: :func:`display.shaped`) with its card's emoji
-        in that look, when the button shows a face-up card whose emoji the application has."""
+        in that look, when the button shows a card whose emoji the application has; a grid's card
+        (``spec.alone``) then shows the emoji alone, without its label."""
         emoji = self.get(prefix, look, spec.face) if spec.face else None
-        return spec if emoji is None else replace(spec, emoji=emoji)
+        if emoji is None:
+            return spec
+        return replace(spec, emoji=emoji, label="") if spec.alone else replace(spec, emoji=emoji)
 
 
 def _mapped(listed: Iterable[tuple[int, str]]) -> dict[tuple[str, str, str], str]:

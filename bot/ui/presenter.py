@@ -26,9 +26,9 @@ import discord
 
 from bot import discord_patches
 from bot.games.registry import BY_KIND
-from bot.i18n import template
 from bot.i18n import translate as t
 from bot.render import messages
+from bot.render.images import picture_labels
 from bot.render.pictures import Pictures
 from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.storage.lobbies import Lobby
@@ -41,6 +41,7 @@ from bot.ui.views import (
     closed_lobby_layout,
     lobby_layout,
     message_link,
+    spectator_view,
     table_frame,
     table_layout,
     table_message,
@@ -438,8 +439,7 @@ class Presenter(PanelFollower):
         self, table: Table, image: Any, view: dict[str, Any], names: list[str], locale: object, cards: str
     ) -> discord.File | None:
         """The table as a picture (drawn off the event loop: bot.render.pictures), or None when it fails."""
-        kind = table.stored.kind
-        labels = {key: template(f"table.image.{kind}.{key}", locale) for key in image.DEFAULT_LABELS}
+        labels = picture_labels(table.stored.kind, image.DEFAULT_LABELS, locale)
         try:
             png = await self.pictures.draw(image.render_table, view, names, "dark", labels, cards)
         except Exception:
@@ -459,11 +459,11 @@ class Presenter(PanelFollower):
         and ``embeds`` (``[]``), which this edit does (``content=None``, ``embed=None``)."""
         stored = table.stored
         locale = self._locale(stored.guild_id)
-        image = table.game.image if self.images and table.ended_by is None else None
+        image = table.game.image if self.images else None  # a game stopped by hand too: how it stood
         # Read the table under the channel lock: the service holds it while an action is being
         # committed, so nothing shown here can run ahead of the database.
         async with self.bot.service.lock(stored.channel_id):
-            spectator, names = table.state.view(None), table.names()
+            spectator, names = spectator_view(table), table.names()
             body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if image else None)
             add_rating_changes(table, body, locale)
             frame = table_frame(table, locale)

@@ -39,9 +39,9 @@ from typing import Any
 import discord
 
 from bot.games import registry
-from bot.i18n import template
 from bot.i18n import translate as t
 from bot.render import messages
+from bot.render.images import picture_labels
 from bot.render.names import ComputerName, computer_name, shown_names
 from bot.service.rules import GameRules
 from bot.storage import GameNotFound, GameQuarantined, StoredAction, StoredGame
@@ -209,9 +209,9 @@ async def _picture(
     presenter = bot.presenter
     if image is None or not presenter.images:
         return None
-    labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
+    labels = picture_labels(stored.kind, image.DEFAULT_LABELS, locale)
     # A computer's name stays a ComputerName: the picture draws its level on a line of its own, as
-    # on the live table, instead of cutting "Computer 1 (normal)" to the panel's width.
+    # on the live table.
     try:
         png = await presenter.pictures.draw(image.render_table, frame.view, names, "dark", labels, cards)
     except Exception:

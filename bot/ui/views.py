@@ -43,8 +43,6 @@ CONFIRMATIONS = {
 }
 TABLE_IMAGE = "skybo-table.png"
 TABLE_VERSION = 0  # the version field of table-message buttons: they do not go stale
-RULES_EMOJI = "📖"  # the table's Rules and Leave buttons between rounds (table_rows): their emoji alone
-LEAVE_EMOJI = "🚪"
 NO_CARD_EMOJIS = CardEmojis()
 STYLES = {
     "primary": discord.ButtonStyle.primary,
@@ -129,24 +127,21 @@ def table_rows(table: Table, locale: object) -> list[list[dict[str, Any]]]:
         return []
     if table.finished:
         return [[button(cid(REMATCH), t("table.button.rematch", locale), "success")]]
-    buttons = []
-    between_rounds = table.state.phase == "round_over"
-    if between_rounds:
+    # The same row in every phase, in words: open my panel, Rules, Leave (one row on a 390-px phone in
+    # both languages, tests/browser/test_sandbox_phone.py). Between two rounds Next round comes on a
+    # row of its own above it: four buttons in words are wider than a phone's message (Discord draws a
+    # button at least 60 px wide, 16 px either side of its words), and this way no button of the usual
+    # row changes its look or its place with the phase.
+    usual = [
+        button(cid(OPEN_PANEL), t(table.game.panel_button, locale), "primary"),
+        button(cid(RULES), t("table.button.rules", locale)),
+        button(cid(LEAVE), t("table.button.leave", locale), "danger"),
+    ]
+    if table.state.phase == "round_over":
         # One id for the whole round (its number is the arg): a vote for a round already dealt is refused.
-        buttons.append(
-            button(cid(NEXT_ROUND, table.state.round), t("table.button.next_round", locale), "success")
-        )
-    buttons.append(button(cid(OPEN_PANEL), t(table.game.panel_button, locale), "primary"))
-    if between_rounds:
-        # Four buttons in words make two rows on a phone (390 px, French the widest:
-        # tests/browser/test_sandbox_phone.py): between rounds Rules and Leave show their emoji alone,
-        # in the same places and colours as during the round, when they have their words again.
-        buttons.append(button(cid(RULES), "", emoji=RULES_EMOJI))
-        buttons.append(button(cid(LEAVE), "", "danger", emoji=LEAVE_EMOJI))
-    else:
-        buttons.append(button(cid(RULES), t("table.button.rules", locale)))
-        buttons.append(button(cid(LEAVE), t("table.button.leave", locale), "danger"))
-    return [buttons]
+        vote = button(cid(NEXT_ROUND, table.state.round), t("table.button.next_round", locale), "success")
+        return [[vote], usual]
+    return [usual]
 
 
 def seat_back_view(prefix: str, game_id: int, locale: object) -> ButtonsView:
@@ -155,10 +150,17 @@ def seat_back_view(prefix: str, game_id: int, locale: object) -> ButtonsView:
     return ButtonsView([[button(custom_id, t("seats.button.take_back", locale), "success")]])
 
 
+def spectator_view(table: Table) -> dict[str, Any]:
+    """What everyone sees of the table: the spectator's view, and nobody to play once the game was
+    stopped by hand (``/<game> end``: its picture and lines then mark no seat's turn)."""
+    view: dict[str, Any] = table.state.view(None)
+    return {**view, "turn": None} if table.ended_by is not None else view
+
+
 def table_message(table: Table, locale: object, image_url: str | None = None) -> messages.MessageBody:
     waiting = table.round_waiting() if table.state.phase == "round_over" else []
     body: messages.MessageBody = table.game.message.table_body(
-        table.state.view(None),
+        spectator_view(table),
         table.names(),
         locale=locale,
         recent=table.recent,

@@ -24,7 +24,8 @@ pytestmark = pytest.mark.timeout(60)
 
 SCREENSHOT = "sandbox.png"  # in docs/, with UPDATE_DOCS=1
 TUNING = BotTuning(ai_delay=0.0, round_delay=30.0, edit_interval=0.0)
-HIDDEN = re.compile(r"^\?$")
+# A face-down card of the grid: "?", or the card back's emoji alone once the card emojis are synced.
+HIDDEN = re.compile(r"^(\?|card_sk_[cb]_back_[0-9a-f]{8})$")
 
 # Every ephemeral message a page ever drew, even for a moment.
 SEEN_EPHEMERALS = """

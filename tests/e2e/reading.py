@@ -112,14 +112,24 @@ def gallery_urls(message: FakeMessage | Payload) -> list[str]:
     return [str(item["media"]["url"]) for c in comps if c.get("type") == MEDIA_GALLERY for item in c["items"]]
 
 
-def players_of(message: FakeMessage | Payload) -> list[str]:
-    """A table's players' lines beside its picture: the text display right after the media gallery."""
+def _beside_picture(message: FakeMessage | Payload) -> list[str]:
+    """The lines of the text display right after a table's media gallery."""
     (box,) = containers_of(message)
     children = box["components"]
     for i, comp in enumerate(children[:-1]):
         if comp.get("type") == MEDIA_GALLERY and children[i + 1].get("type") == TEXT_DISPLAY:
             return str(children[i + 1]["content"]).split("\n")
     return []
+
+
+def players_of(message: FakeMessage | Payload) -> list[str]:
+    """A table's players' lines beside its picture (without the legend under them)."""
+    return [line for line in _beside_picture(message) if not line.startswith("-# ")]
+
+
+def legend_of(message: FakeMessage | Payload) -> list[str]:
+    """The small print under a table's players' lines: what their marks mean (Skip-Bo's)."""
+    return [line.removeprefix("-# ") for line in _beside_picture(message) if line.startswith("-# ")]
 
 
 def moves_of(message: FakeMessage | Payload) -> list[str]:

@@ -25,7 +25,7 @@ from bot.ui import ids
 from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of, enabled_buttons, open_panel
-from .reading import fields_of, gallery_urls, players_of, text_of
+from .reading import fields_of, gallery_urls, legend_of, players_of, text_of
 
 SEED = 20240611
 # "Hand: 5 cards" in the full text ("5 cards" kept whole: messages.phrased), "✋5" on a player's
@@ -140,7 +140,8 @@ def assert_table_hides_hands(table_message: FakeMessage, game: skipbo.Game | Non
     """
     if gallery_urls(table_message):
         shown = [line.split(" · ") for line in players_of(table_message)]
-        said = {" · ".join(parts) for parts in shown}
+        # The lines, and the legend under them that says what their marks are (no hand's card).
+        said = {" · ".join(parts) for parts in shown} | {f"-# {line}" for line in legend_of(table_message)}
         hands = [parts[2] if len(parts) == 3 else "" for parts in shown]
     else:
         shown = [value.split("\n") for value in fields_of(table_message).values()]

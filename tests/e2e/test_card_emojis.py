@@ -3,8 +3,10 @@
 ``python -m bot sync`` uploads every face of both games in both looks once, a second sync uploads
 nothing, and a face whose picture changed (a renderer input changed here: Skyjo's yellow) is uploaded
 again alone, its old emoji deleted, an emoji sync does not own never touched. The bot then shows each
-face-up card's emoji on the panels' card buttons in its reader's look (classic, colour-blind), never
-one for a face-down card; without emojis (a Discord without the feature) the buttons are as before.
+face-up card's emoji on the panels' card buttons in its reader's look (classic, colour-blind), and
+on Skyjo's grid the card back's for a face-down card (the same for each: never its value); without
+emojis (a Discord without the feature) the buttons show their words (issue 47 item 7: a grid button
+shows one thing, its emoji alone or its label alone, so the grid's columns line up).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .skipbo_helpers import start_skipbo
 from .test_colourblind_panel import SQUARES, buttons, emoji_of, skipbo_shape, skyjo_shape
 from .test_prefs import skybo_command
 
-FACES = 2 * (15 + 13)  # two looks of Skyjo's -2..12 and of Skip-Bo's 1..12 and its wild card
+FACES = 2 * (16 + 13)  # two looks of Skyjo's -2..12 and its back, and of Skip-Bo's 1..12 and its wild card
 EMOJI_ROUTES = ("/applications/{application_id}/emojis", "/applications/{application_id}/emojis/{emoji_id}")
 
 
@@ -118,13 +120,13 @@ async def test_skyjo_panels_show_the_face_up_cards_emojis_in_each_readers_look(
         for line_index, line in enumerate(panel.components[:rows]):
             for column, cell in enumerate(line["components"]):
                 pos = column * rows + line_index
+                assert "label" not in cell, cell  # the card's emoji alone: every grid button as wide
                 if not game.face_up[seat][pos]:
-                    assert cell["label"] == "?" and "emoji" not in cell  # a back shows no face
+                    assert is_face(emoji_name(fake, cell), "sk", look, "back"), cell  # the back, no value
                     continue
                 value = game.grids[seat][pos]
                 seen += 1
                 assert is_face(emoji_name(fake, cell), "sk", look, skyjo_face(value)), cell
-                assert cell["label"] == (str(value) if look == "c" else f"{skyjo_shape(value)} {value}")
         assert seen == 2
         if game.turn == seat:  # the discard pile's top card, on the button that takes it
             top = game.discard_pile[-1]
@@ -182,8 +184,14 @@ async def test_without_emoji_support_the_panels_keep_their_squares(fake_discord:
     panel = await open_panel(fake, alice, table_message)
     while table.state.phase == "reveal" and table.seat_of(alice.id) in table.state.seats_to_act():
         panel = await (await fake.click(alice, panel, button(panel, "rv"))).answer()
-    faces = [b for b in buttons(panel) if b.get("label") not in ("?", None) and b.get("emoji")]
-    assert len(faces) >= 2 and all(emoji_of(b) in SQUARES and "id" not in b["emoji"] for b in faces)
+    rows, seat = table.state.options.rows, table.seat_of(alice.id)
+    grid = [cell for line in panel.components[:rows] for cell in line["components"]]
+    assert len(grid) == 12 and not any("emoji" in cell for cell in grid)  # the labels alone
+    assert sorted(cell["label"] for cell in grid if cell["label"] != "?") == sorted(
+        str(v) for v, up in zip(table.state.grids[seat], table.state.face_up[seat], strict=True) if up
+    )
+    squares = [b for b in buttons(panel) if b.get("emoji")]  # the discard's button, on Alice's turn
+    assert all(emoji_of(b) in SQUARES and "id" not in b["emoji"] for b in squares)
 
 
 async def test_the_sandbox_bot_syncs_the_faces_at_start(
@@ -235,8 +243,8 @@ async def test_emojis_replaced_while_the_bot_runs_cost_one_answer_then_the_new_o
     assert len(fake.requests_to("GET", EMOJI_ROUTES[0])) == listed + 1  # one request
     fake.take_rejections()
     again = await open_panel(fake, alice, table_message)
-    faces = [b for b in buttons(again) if b.get("label") not in ("?", None) and b.get("emoji")]
-    assert len(faces) >= 2
+    faces = [b for b in buttons(again) if "id" in b.get("emoji", {})]
+    assert len(faces) >= 12  # the grid's, at least
     for face in faces:  # the new emojis, the same faces
         assert int(face["emoji"]["id"]) in fake.app_emojis and emoji_name(fake, face), face
     assert fake.take_rejections() == [] and bot.card_emojis.relists == 1

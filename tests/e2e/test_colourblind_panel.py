@@ -2,6 +2,10 @@
 finds on their panel's card buttons the same shapes as on the cards of the picture (bot/ui/display.py):
 Skyjo below zero ▼, zero ●, 1-4 ■, 5-8 ◆, 9-12 ▲; Skip-Bo 1-4 ■, 5-8 ◆, 9-12 ▲, a Skip-Bo card ★.
 A player who did not choose them keeps the coloured squares, without a shape.
+
+Issue 47 item 7: the buttons of Skyjo's grid show one thing each, so that its columns line up (here,
+without card emojis: the value alone, ``?`` for a face-down card, in both looks); the shape or the
+square stays on the buttons of the discard and the drawn card.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.games.skipbo.panel import card_label, own_hand
+from bot.i18n import translate as t
 
 from .conftest import button, open_panel, start_table
 from .skipbo_helpers import start_skipbo
@@ -34,7 +39,7 @@ def emoji_of(component: dict[str, Any]) -> str | None:
     return None if emoji is None else str(emoji.get("name"))
 
 
-async def test_skyjo_cards_on_the_panel_carry_their_shape_for_a_colourblind_player(
+async def test_skyjo_grid_shows_values_alone_and_the_discard_its_shape_for_a_colourblind_player(
     fake_discord: Any, skybo: Any
 ) -> None:
     fake = fake_discord
@@ -58,26 +63,28 @@ async def test_skyjo_cards_on_the_panel_carry_their_shape_for_a_colourblind_play
         for line_index, line in enumerate(panel.components[:rows]):
             for column, cell in enumerate(line["components"]):
                 pos = column * rows + line_index
+                assert "emoji" not in cell, cell  # one thing on a grid button: its label
                 if not game.face_up[seat][pos]:
-                    assert cell["label"] == "?" and "emoji" not in cell
+                    assert cell["label"] == "?"
                     continue
-                value = game.grids[seat][pos]
                 seen += 1
-                if shaped:
-                    assert cell["label"] == f"{skyjo_shape(value)} {value}", cell
-                    assert "emoji" not in cell, cell
-                else:
-                    assert cell["label"] == str(value) and emoji_of(cell) in SQUARES, cell
+                assert cell["label"] == str(game.grids[seat][pos]), cell
         assert seen == 2  # the two cards each turned
+        if game.turn == seat:  # the discard's top card, on the button that takes it: its shape or square
+            top = game.discard_pile[-1]
+            take = next(b for b in buttons(panel) if b["custom_id"] == button(panel, "md", 1))
+            label = t("ui.panel.take", user.locale, value=top)
+            if shaped:
+                assert take["label"] == f"{skyjo_shape(top)} {label}" and "emoji" not in take
+            else:
+                assert take["label"] == label and emoji_of(take) in SQUARES
     # Nothing else of the panel changed for her: the same buttons, the same ids.
     assert [b["custom_id"] for b in buttons(panels["carol"])] == [
         b["custom_id"] for b in buttons(await open_panel(fake, carol, table_message))
     ]
-    # Back to the classic cards: the squares come back.
+    # Back to the classic cards: no shape left on her panel.
     await skybo_command(fake, carol, "display", cards="classic")
     again = await open_panel(fake, carol, table_message)
-    faces = [b for b in buttons(again) if b.get("label") not in ("?", None) and b.get("emoji")]
-    assert len(faces) >= 2 and all(emoji_of(b) in SQUARES for b in faces)
     assert not any(b["label"][0] in "▼●■◆▲★" for b in buttons(again))
 
 

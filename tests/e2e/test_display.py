@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from bot.games.registry import BY_KIND
-from bot.i18n import template
 from bot.i18n import translate as t
+from bot.render.images import picture_labels
 from bot.service.rules import GameRules
 from bot.ui import replay
 
@@ -33,7 +33,7 @@ def public_picture(bot: Any, game_id: int, cards: str) -> bytes:
     kind = table.stored.kind
     image = BY_KIND[kind].image
     locale = bot.service.public_locale(table.stored.guild_id, "en-US")
-    labels = {key: template(f"table.image.{kind}.{key}", locale) for key in image.DEFAULT_LABELS}
+    labels = picture_labels(kind, image.DEFAULT_LABELS, locale)
     return bytes(image.render_table(table.state.view(None), table.names(), "dark", labels, cards))
 
 
@@ -63,7 +63,7 @@ async def replay_picture(fake: Any, user: Any, game_id: int) -> bytes:
 def replay_render(bot: Any, stored: Any, actions: Any, locale: str, cards: str) -> bytes:
     frame = replay.frame_at(stored, actions, 0)
     image = BY_KIND[stored.kind].image
-    labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
+    labels = picture_labels(stored.kind, image.DEFAULT_LABELS, locale)
     names = replay.seat_names(stored, locale)  # a computer's a ComputerName, drawn on two lines
     return bytes(image.render_table(frame.view, names, "dark", labels, cards))
 

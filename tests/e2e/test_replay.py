@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from bot.games.registry import BY_KIND
-from bot.i18n import template
 from bot.i18n import translate as t
+from bot.render.images import picture_labels
 from bot.service.rules import GameRules
 from bot.ui import replay
 
@@ -34,9 +34,8 @@ async def picture_of(bot: Any, game_id: int, step: int, locale: str) -> bytes:
     stored = await GameRules(storage).get_game(game_id)
     frame = replay.frame_at(stored, await storage.games.actions(game_id), step)
     image = BY_KIND[stored.kind].image
-    labels = {key: template(f"table.image.{stored.kind}.{key}", locale) for key in image.DEFAULT_LABELS}
-    # A computer's name is a ComputerName: drawn as on the live table, its level on a second line
-    # (issue 38 item 7: "Computer 1 (n…" no more).
+    labels = picture_labels(stored.kind, image.DEFAULT_LABELS, locale)
+    # A computer's name is a ComputerName: drawn as on the live table, its level on a second line.
     names = replay.seat_names(stored, locale)
     return bytes(image.render_table(frame.view, names, "dark", labels))
 

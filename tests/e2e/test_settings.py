@@ -116,7 +116,7 @@ async def test_public_messages_in_a_fixed_language_across_a_restart(
         assert "🗣 Public messages in: French" in shown  # the answer is in the asker's language
         lobby = await open_lobby(fake, alice, computers=1)
         assert "par tour" in lobby.text and "per turn" not in lobby.text
-        assert "Ordinateur 1" in lobby.text  # the computer's name too
+        assert "Ordi 1 🤖 · normal" in lobby.text  # the computer's name and level too
         board = await (await fake.run_command(alice, "leaderboard")).original()
         assert not board.ephemeral and "Classement" in board.text, board.text
         assert "Les messages publics de ce serveur sont en français" in lobby.text

@@ -81,15 +81,17 @@ def test_languages_are_english_and_french() -> None:
 
 @pytest.mark.parametrize("kind", ["skyjo", "skipbo"])
 def test_every_image_label_is_catalogued_with_the_renderer_placeholders(kind: str) -> None:
-    """The table pictures' words come from the catalogues (``table.image.<kind>.<label>``)."""
+    """The table pictures' words come from the catalogues (``table.image.<kind>.<label>``; a computer's
+    name and level from the messages every text says them with, ``table.ai.*``)."""
     from bot.games.registry import BY_KIND
     from bot.i18n import template
+    from bot.render.images import COMPUTER_LABELS
 
     renderer = BY_KIND[kind].image
     assert renderer is not None
     for language in LANGUAGES:
         for label, default in renderer.DEFAULT_LABELS.items():
-            key = f"table.image.{kind}.{label}"
+            key = COMPUTER_LABELS.get(label) or f"table.image.{kind}.{label}"
             assert key in catalogue(language), key
             assert placeholders(template(key, language)) == placeholders(default), key
     assert template("table.image.skyjo.round", "fr") == "Manche {round}"

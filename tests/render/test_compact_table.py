@@ -69,12 +69,12 @@ def test_a_skyjo_table_beside_its_picture_says_each_thing_once_and_short() -> No
 def test_the_full_text_loses_nothing() -> None:
     view, shown = skyjo("en-US", compact=False)
     text = "\n".join(shown)
-    assert "Turn ends <t:9:R>\nComputer 1 (normal) to play: draw a card or take the discard." in text
+    assert "Turn ends <t:9:R>\nCPU 1 to play: draw a card or take the discard." in text
     drawn = "\n".join(skyjo("en-US", compact=False, drawn=True)[1])
-    assert "Computer 1 (normal) drew a 0 and is deciding where it goes." in drawn
+    assert "CPU 1 drew a 0 and is deciding where it goes." in drawn
     assert f"Discard pile: {view['discard_pile'][-1]} · Draw pile: {view['draw_pile_size']} cards" in text
     assert text.count("```") == 2 * 5  # a grid per player, and the score sheet
-    move = "Computer 1 (normal) took the -2 from the discard pile and replaced their 12."
+    move = "CPU 1 took the -2 from the discard pile and replaced their 12."
     assert f"Last moves:\n• {move}" in text
 
 
@@ -94,7 +94,8 @@ def test_a_skipbo_player_line_is_short_and_hides_the_hand() -> None:
         head, players = texts(layout_of(body, compact=True, brief=[DEADLINE]))[:2]
         said = "Alice to play" if locale == "en-US" else "À Alice de jouer"
         assert head.split("\n")[1] == f"{said} · {DEADLINE}"
-        first, second = players.split("\n")
+        first, second, legend = players.split("\n")
+        assert legend.startswith("-# stock **")  # what the numbers are, in small print
         stock = view["stock_sizes"][0]
         assert re.fullmatch(rf"🔵 ▶ \*\*Alice\*\* · stock \*\*(\d+|SB)\*\* \({stock}\) · ✋5", first), first
         assert second.startswith("🟠 **" + ("CPU 1" if locale == "en-US" else "Ordi 1") + "** · ")

@@ -28,7 +28,7 @@ from bot.games.skyjo.message import recent_lines, table_body
 from bot.games.skyjo.panel import panel_hint
 from bot.games.skyjo.text import cell_text, describe_events, grid_lines
 from bot.i18n import LANGUAGES, a_card, catalogue, catalogue_files, plural, plural_form, takes_an, template
-from bot.render.images import one_line_name, picture_name
+from bot.render.images import one_line_name, picture_labels, picture_name
 from bot.render.messages import lobby_body, phrased
 from bot.render.names import ComputerName, code_name, computer_name, escape_name, shown_name
 from bot.service import Table
@@ -206,17 +206,17 @@ def test_every_grid_cell_is_two_narrow_characters() -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_picture_numbers_and_computer_names_are_labelled_words(language: str) -> None:
     for renderer, kind in ((skyjo_image, "skyjo"), (skipbo_image, "skipbo")):
-        labels = {key: template(f"table.image.{kind}.{key}", language) for key in renderer.DEFAULT_LABELS}
+        labels = picture_labels(kind, renderer.DEFAULT_LABELS, language)
         assert "pts" in labels["total"].format(total=3)
         computer = ComputerName(2, "hard")
         first, second = picture_name(computer, labels)
-        assert (first, second) == (
-            ("Computer 2", "hard") if language == "en" else ("Ordinateur 2", "difficile")
-        )
-        assert one_line_name(computer, labels) == f"{first} ({second})"
+        assert (first, second) == (("CPU 2", "hard") if language == "en" else ("Ordi 2", "difficile"))
+        assert first == computer.said(language)  # the name every text says
+        assert one_line_name(computer, labels) == first  # a sentence says the name alone, as the texts
         assert picture_name("Alice", labels) == ("Alice", "")
+    # Issue 47: the French says what the number is, the sum of the cards face up.
     shown = template("table.image.skyjo.shown", language).format(sum=9)
-    assert shown == ("showing 9" if language == "en" else "visibles : 9")
+    assert shown == ("showing 9" if language == "en" else "somme visible : 9")
 
 
 @pytest.mark.parametrize(
@@ -241,52 +241,47 @@ def _table(*seats: Seat) -> Table:
 
 
 def test_a_computer_is_named_in_the_language_of_each_message() -> None:
-    # Stored in English when the lobby opened; a French message still says it in French.
+    # Stored in English when the lobby opened (an older table: with its level); a French message
+    # still says it in French, and as every text and picture does now, without its level.
     table = _table(
         Seat(0, "Alice", 1),
         Seat(1, "Computer 1 (normal)", None, "normal"),
-        Seat(2, "Computer 2 (hard)", None, "hard"),
+        Seat(2, "CPU 2", None, "hard"),
     )
     names = table.names()
-    assert names == ["Alice", "Computer 1 (normal)", "Computer 2 (hard)"]
-    assert table.names("fr") == ["Alice", "Ordinateur 1 (normal)", "Ordinateur 2 (difficile)"]
-    assert [shown_name(n, "fr") for n in names] == [
-        "Alice",
-        "Ordinateur 1 (normal)",
-        "Ordinateur 2 (difficile)",
-    ]
+    assert names == ["Alice", "Computer 1 (normal)", "CPU 2"]
+    assert table.names("fr") == ["Alice", "Ordi 1", "Ordi 2"]
+    assert [shown_name(n, "fr") for n in names] == ["Alice", "Ordi 1", "Ordi 2"]
     game = skyjo.Game.new(["a", "b", "c"], 1, Options())
     body = table_body(game.view(None), names, locale="fr")
     assert body.embed is not None
     text = json.dumps(body.embed, ensure_ascii=False)
-    assert "Ordinateur 2 (difficile)" in text and "Computer" not in text
+    assert "Ordi 2" in text and "Computer" not in text and "CPU" not in text and "difficile" not in text
     view = game.view(1)
     view["phase"], view["turn"] = "play", 2
-    assert "Ordinateur 2 (difficile) joue" in panel_hint(view, 0, names, locale="fr")
+    assert "Ordi 2 joue" in panel_hint(view, 0, names, locale="fr")
 
 
 def test_a_computer_name_survives_copies() -> None:
-    name = ComputerName(3, "easy", "Computer 3 (easy)")
+    name = ComputerName(3, "easy", "CPU 3")
     for copied in (copy.copy(name), copy.deepcopy(name), pickle.loads(pickle.dumps(name))):
         assert isinstance(copied, ComputerName) and copied == name
-        assert copied.said("fr") == "Ordinateur 3 (facile)"
-    assert json.dumps([name]) == '["Computer 3 (easy)"]'
+        assert copied.said("fr") == "Ordi 3" and copied.level == "easy"
+    assert json.dumps([name]) == '["CPU 3"]'
 
 
 def test_the_lobby_names_computers_in_its_language() -> None:
+    """The lobby presents each seat: a computer's level is a word of its own after its name."""
     seats = [
         ("Alice", 1, None),
         ("Computer 1 (normal)", None, "normal"),
-        ("Ordinateur 2 (difficile)", None, "hard"),
+        ("Ordi 2", None, "hard"),
     ]
     fr = lobby_body(host_id=1, seats=seats, locale="fr", lines=[], game="Skyjo").embed
     en = lobby_body(host_id=1, seats=seats, locale="en", lines=[], game="Skyjo").embed
     assert fr is not None and en is not None
-    assert (
-        "2. Ordinateur 1 (normal) 🤖" in fr["description"]
-        and "3. Ordinateur 2 (difficile) 🤖" in fr["description"]
-    )
-    assert "2. Computer 1 (normal) 🤖" in en["description"] and "3. Computer 2 (hard) 🤖" in en["description"]
+    assert "2. Ordi 1 🤖 · normal" in fr["description"] and "3. Ordi 2 🤖 · difficile" in fr["description"]
+    assert "2. CPU 1 🤖 · normal" in en["description"] and "3. CPU 2 🤖 · hard" in en["description"]
 
 
 def test_terminal_games_name_computers_as_the_table_does() -> None:
@@ -295,7 +290,7 @@ def test_terminal_games_name_computers_as_the_table_does() -> None:
     from bot.games.skyjo import play as play_skyjo
 
     game = play_skyjo.TerminalGame(1, "hard", 3, lambda _: "q", Console(file=io.StringIO()))
-    assert game.players[1] == computer_name(1, "hard") == "Computer 1 (hard)"
+    assert game.players[1] == computer_name(1, "hard") == "CPU 1"
 
 
 # ------------------------------------------------------------------------------- names as written

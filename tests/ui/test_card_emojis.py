@@ -36,7 +36,7 @@ from tests.games.skyjo.helpers import advance
 def test_every_face_of_both_looks_has_one_name_discord_takes_and_sync_owns() -> None:
     drawn = faces()
     expected = sum(2 * len(game.card_faces("classic")) for game in GAMES if game.card_faces is not None)
-    assert len(drawn) == expected == 56
+    assert len(drawn) == expected == 58  # Skyjo's 15 faces and its back, Skip-Bo's 13
     assert problems(drawn) == []
     assert len({face.name for face in drawn}) == len(drawn)
     for face in drawn:
@@ -123,7 +123,7 @@ def test_sky_turn_1_no_panel_button_shows_a_face_down_card(
             elif up[pos]:
                 assert spec.face == skyjo_face(cell)
             else:
-                assert spec.face is None and spec.label == "?"
+                assert spec.face == "back" and spec.label == "?"  # the back, the same for every card
     # Every face-down card of every grid dealt again at random: no panel changes, faces included.
     rng = random.Random(shuffle)
     for seat in range(players):
@@ -147,11 +147,40 @@ def test_a_panel_without_emojis_is_exactly_as_before() -> None:
         assert len(dressed) == len(plain)
         for row, row_plain in zip(dressed, plain, strict=True):
             for got, was in zip(row["components"], row_plain["components"], strict=True):
-                assert {k: v for k, v in got.items() if k != "emoji"} == {
-                    k: v for k, v in was.items() if k != "emoji"
+                # A grid's card shows its emoji alone (issue 47 item 7): it loses its label.
+                assert {k: v for k, v in got.items() if k not in ("emoji", "label")} == {
+                    k: v for k, v in was.items() if k not in ("emoji", "label")
                 }
-                if "id" in got.get("emoji", {}):
-                    assert got["label"] != "?"
+                assert "label" in got or "id" in got["emoji"]
+
+
+def test_every_grid_button_shows_one_short_thing_in_every_look() -> None:
+    """Issue 47 item 7: Skyjo's grid lines up in columns because each of its buttons is Discord's
+    narrowest (60 px, its content under 28 px): ONE thing on it, the card's emoji alone or a label of
+    at most two characters alone, whatever the look, with every emoji, none, or all but the back's
+    (emojis synced before the back existed). The discard and the drawn card keep words and emoji."""
+    from bot.service import PanelState
+
+    every = CardEmojis.of((100 + i, f.name) for i, f in enumerate(faces()))
+    no_back = CardEmojis({key: value for key, value in every.emojis.items() if key[2] != "back"})
+    for seed, steps in ((7, 0), (7, 30), (3, 80), (11, 140)):
+        game = _game(3, seed, steps)
+        for seat in range(3):
+            rows = game.options.rows
+            for mode in (MODE_MAIN, MODE_TAKE, MODE_DISCARD):
+                state = PanelState(1, 1, seat, game.view(seat), ["a", "b", "c"], kind="skyjo", mode=mode)
+                for look in (display.CLASSIC, display.COLOURBLIND):
+                    for emojis in (CardEmojis(), every, no_back):
+                        grid = panel_view(state, None, look, emojis).to_components()[:rows]
+                        for row in grid:
+                            for cell in row["components"]:
+                                shown = [k for k in ("label", "emoji") if k in cell]
+                                assert len(shown) == 1, cell
+                                assert len(cell.get("label", "")) <= 2, cell
+                                if emojis is every:  # every card its emoji; a cleared place "·"
+                                    assert "emoji" in cell or cell["label"] == "·", cell
+                                elif not emojis:  # the words alone, never a square or a shape
+                                    assert "emoji" not in cell, cell
 
 
 async def test_a_forget_lists_the_emojis_again_in_the_background_never_twice_within_a_minute() -> None:

@@ -27,7 +27,6 @@ from bot.render.messages import (
     MessageBody,
     _clip,
     phrased,
-    short_seat_names,
     shown_seat_names,
 )
 from bot.render.messages import recent_lines as _recent_lines
@@ -319,22 +318,21 @@ def table_body(
         add_sheet(embed, view, names, shown, locale, over=phase == skipbo.GAME_OVER and ended_by is None)
     if image_url:
         embed["image"] = {"url": image_url}
-    short = short_seat_names(names, replaced, locale)
     head: list[str] = []
     if phase == skipbo.PLAY and ended_by is None:
         turn = view["turn"]
         if view.get("teams") or turn is None:
-            head.append(status_line(view, short, locale))
+            head.append(status_line(view, shown, locale))
         else:
-            head.append(t("skipbo.status.turn_short", locale, player=short[turn]))
+            head.append(t("skipbo.status.turn_short", locale, player=shown[turn]))
         if resumed:
             head.append(t("table.live_again", locale))
     return MessageBody(
         embed=embed,
-        players=[_player_line(view, seat, name, locale) for seat, name in enumerate(short)],
+        players=[_player_line(view, seat, name, locale) for seat, name in enumerate(shown)],
         recent=recent_lines(recent, shown, locale),
         head=head,
-        moves=recent_lines(recent, short, locale),
+        legend=t("skipbo.table.legend", locale),  # what "stock **7** (5) · ✋3" says
     )
 
 
@@ -342,7 +340,7 @@ def _player_line(view: JSON, seat: int, name: str, locale: object) -> str:
     """One line per player for the table beside its picture, after the seat's coloured mark (its
     colour in the picture, :mod:`bot.render.seats`): the stock's top card and count, and the hand's
     size (never its cards); the team and the total when the game has them. Short enough for one line
-    on a phone (390 px) with usual names (``name``: :func:`short_seat_names`)."""
+    on a phone (390 px) with usual names (``name``: :func:`bot.render.messages.shown_seat_names`)."""
     field = _player_field(view, seat, f"**{name}**", locale)
     size = view["stock_sizes"][seat]
     if size:

@@ -33,24 +33,29 @@ from bot.render.images import (
 HIDDEN: Final = "down"
 GONE: Final = "gone"
 
-# Sizes in pixels. A 4-player table comes out about 700 px wide: Discord on a phone shows it at full
-# width, where a card is still a thumb wide and its digit readable at a glance.
+# Sizes in pixels. Up to 4 players a table is two grids wide (bot/games/skyjo/image.py), about 620 px:
+# Discord on a 390-px phone shows it 288 px wide, where a card's value is still drawn at least 12 px
+# tall and a name's capitals at least 10 px (issue 47 item 8, tests/games/skyjo/test_image.py).
 CARD_W: Final = 64
-CARD_H: Final = 88
+CARD_H: Final = 80
 CARD_GAP: Final = 6
 CARD_RADIUS: Final = 9
 CARD_DIGIT: Final = 38
+DIGIT_INSET: Final = 6  # the least room left and right of a card's value ("12" and "‒2" fit at full size)
 CARD_CORNER: Final = 13
-PANEL_PAD: Final = 12
-PANEL_HEADER: Final = 40
+PANEL_PAD: Final = 8
+NAME_SIZE: Final = 30  # a name's size, unless it must shrink to fit (down to NAME_LEAST)
+NAME_LEAST: Final = 20
+NAME_LINE: Final = 34  # the name's line in a panel's header, then the line of its numbers
+SMALL_SIZE: Final = 18
+NUMBERS_LINE: Final = round((SMALL_SIZE + 1) * 1.45)  # a total's pill
+PANEL_HEADER: Final = NAME_LINE + 4 + NUMBERS_LINE
 PANEL_MIN_W: Final = 250
-PANEL_GAP: Final = 14
-MARGIN: Final = 16
-NAME_SIZE: Final = 21
-SMALL_SIZE: Final = 16
-TITLE_SIZE: Final = 24
+PANEL_GAP: Final = 10
+MARGIN: Final = 10
 STACK_STEP: Final = 3  # offset of the cards drawn under a pile's top card
 CAPTION_DY: Final = 18  # from a card's bottom edge to the middle of its caption
+CAPTION_SIZE: Final = 16
 
 # The game's colour bands: (fill, digit colour). -2 and -1 deep blue, 0 light blue, 1-4 green,
 # 5-8 yellow, 9-12 red.
@@ -72,7 +77,7 @@ SAFE_BANDS: Final = (
     (hex_rgb("#d55e00"), hex_rgb("#ffffff")),  # vermillion
 )
 SHAPES: Final = ("down", "circle", "square", "diamond", "up")
-SHAPE_SIZE: Final = 11
+SHAPE_SIZE: Final = 12
 # Card backs: a quiet violet, far enough from the deep blue of -2 and -1 not to be taken for one.
 BACK: Final = hex_rgb("#4e3c86")
 BACK_LINE: Final = hex_rgb("#5a4894")
@@ -103,6 +108,13 @@ def band(value: int, cards: str = "classic") -> tuple[RGB, RGB]:
 def card_label(value: int) -> str:
     """The printed value; a true minus sign reads better than a hyphen at a glance."""
     return f"−{-value}" if value < 0 else str(value)
+
+
+def face_label(value: int) -> str:
+    """The value as a card prints it: a figure dash (as wide as a digit, the minus sign's stroke with
+    less room either side) before a negative one, so that "‒2" takes no more room than "12" and every
+    value is drawn at the card's full digit size (issue 47: legible on a phone)."""
+    return f"\u2012{-value}" if value < 0 else str(value)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -151,10 +163,10 @@ def card_rgb(cell: int | str, background: RGB, cards: str = "classic") -> Image.
         draw.rounded_rectangle(inner, (CARD_RADIUS - 2) * s, fill=fill)
         # The oval in the middle of a real Skyjo card, a shade lighter.
         draw.ellipse((9 * s, 14 * s, (w - 9) * s, (h - 14) * s), fill=mix(fill, WHITE, 0.28))
-        text = card_label(cell)
+        text = face_label(cell)
         light_ink = ink == WHITE
-        size = CARD_DIGIT  # two glyphs ("12", "−2") a little smaller, to stay inside the oval
-        while size > 20 and text_width(text, size) > w - 22:
+        size = CARD_DIGIT  # two glyphs ("12", "‒2") as big as one: the oval's width and a little more
+        while size > 20 and text_width(text, size) > w - 2 * DIGIT_INSET:
             size -= 1
         draw.text(
             (w * s // 2, h * s // 2 + s),

@@ -10,21 +10,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
-from PIL import Image
+from PIL import Image, ImageFont
 
 from bot.games.skyjo.cards import (
     BACK,
     BACK_EDGE,
     CAPTION_DY,
+    CAPTION_SIZE,
     CARD_GAP,
     CARD_H,
     CARD_W,
     GONE,
     HIDDEN,
     MARGIN,
+    NAME_LEAST,
+    NAME_LINE,
     NAME_SIZE,
+    NUMBERS_LINE,
     PANEL_GAP,
     PANEL_HEADER,
     PANEL_MIN_W,
@@ -46,11 +51,13 @@ from bot.render.images import (
     Theme,
     dot_rgb,
     encode_png,
+    font,
+    name_layout,
     one_line_name,
     panel_rgb,
-    paste_name,
     paste_text,
     picture_name,
+    text_width,
     theme_named,
 )
 from bot.render.seats import seat_rgb
@@ -156,10 +163,93 @@ def _panel_size(columns: int, rows: int) -> tuple[int, int]:
     return max(PANEL_MIN_W, gw + 2 * PANEL_PAD), PANEL_HEADER + gh + 2 * PANEL_PAD
 
 
+LEVEL_GAP: Final = 8  # between a computer's name and its level
+
+
+@lru_cache(maxsize=64)
+def _ascent(size: int) -> int:
+    """How far the bundled font's baseline is from the top of a text tile of ``size``."""
+    f = font(size)
+    return f.getmetrics()[0] if isinstance(f, ImageFont.FreeTypeFont) else size
+
+
 def panels_per_row(players: int) -> int:
-    """Panels side by side: all of them up to 4 players (one row: a phone shows the picture wider
-    than tall, under a few lines of text), else half of them (two rows)."""
-    return players if players <= 4 else -(-players // 2)
+    """Panels side by side: two up to 4 players (issue 47 item 8: a 3- or 4-player table in two rows
+    of two, two grids wide, so that a phone shows its cards and names big enough to read), else half
+    of them (two rows)."""
+    return min(players, 2) if players <= 4 else -(-players // 2)
+
+
+@dataclass(frozen=True, slots=True)
+class _Header:
+    """What a panel's header shows, as it fits: its marks, the name, a computer's level after it, the
+    cards showing (or the round's score) under them, the total."""
+
+    marks: list[Image.Image]
+    name: tuple[str, int]  # (text, size)
+    level: tuple[str, int]  # ("" for a person)
+    note: tuple[str, int]
+    note_colour: Any
+    total: Image.Image
+
+
+def _header(table: _Table, seat: int, theme: Theme, labels: Mapping[str, str], pw: int) -> _Header:
+    """The header of ``seat``'s panel, ``pw`` pixels wide. First line: the seat's tag, the marks, the
+    name as big as :data:`NAME_SIZE` (smaller only if it must: down to :data:`NAME_LEAST`, then cut)
+    and a computer's level after it in small print, as every text says it ("CPU 1 · normal"). Second
+    line: the cards showing (or the round's score), the total's pill at the right."""
+    bg = theme.panel
+    highlighted = table.turn == seat and table.phase == "play"
+    marks: list[Image.Image] = []
+    if seat in table.winners:
+        marks.append(tile(theme, icon_rgb, "crown", theme.accent_ink, bg, 26))
+    elif highlighted:
+        marks.append(tile(theme, icon_rgb, "turn", seat_rgb(seat), bg, 24))
+    if table.finisher == seat:
+        marks.append(tile(theme, icon_rgb, "flag", theme.text, bg, 24))
+    total_text = labels["total"].format(total=table.totals[seat])
+    total = tile(theme, pill_rgb, total_text, SMALL_SIZE + 1, theme.panel, theme.text, bg)
+    grid = table.grids[seat]
+    if table.round_scores is not None:
+        score = table.round_scores[seat]
+        doubled = table.doubled and seat == table.finisher
+        shown = f"+{score}" if score >= 0 else card_label(score)
+        if doubled:
+            shown += " ×2"
+        note = labels["round_score"].format(score=shown)
+        colour = theme.bad if doubled else theme.muted
+    else:
+        note = labels["shown"].format(sum=card_label(sum(c for c in grid if isinstance(c, int))))
+        colour = theme.muted
+    name, level = table.headers[seat]
+    inner = pw - 2 * PANEL_PAD - 4
+    line = inner - SEAT_DOT - 8 - sum(mark.width + 6 for mark in marks)
+    level_width = text_width(level, SMALL_SIZE) + LEVEL_GAP if level else 0
+    (fitted, size), _ = name_layout((name, ""), (NAME_SIZE, NAME_LEAST), line - level_width)
+    room = line - text_width(fitted, size) - LEVEL_GAP
+    (_, _), under = name_layout(("", level), (SMALL_SIZE + 2, SMALL_SIZE + 2), room, room, SMALL_SIZE)
+    (_, _), below = name_layout(("", note), (SMALL_SIZE + 2, SMALL_SIZE + 2), 0, inner - total.width - 10)
+    return _Header(marks, (fitted, size), under if level else ("", SMALL_SIZE), below, colour, total)
+
+
+def name_sizes(
+    view: Mapping[str, Any], names: Sequence[str] | None = None, labels: Mapping[str, str] | None = None
+) -> list[tuple[str, int]]:
+    """Each seat's name as :func:`render_table` draws it: (the text, cut or whole, and its size)."""
+    return [name for name, _, _ in header_texts(view, names, labels)]
+
+
+def header_texts(
+    view: Mapping[str, Any], names: Sequence[str] | None = None, labels: Mapping[str, str] | None = None
+) -> list[tuple[tuple[str, int], tuple[str, int], tuple[str, int]]]:
+    """Each seat's header words as :func:`render_table` draws them: its name, a computer's level
+    (``""`` for a person) and the cards showing or the round's score, each (text, size)."""
+    words = _labels(labels)
+    table = _read(view, names, words)
+    theme = theme_named("dark")
+    _, _, (pw, _), _ = _layout(table)
+    headers = [_header(table, seat, theme, words, pw) for seat in range(len(table.names))]
+    return [(h.name, h.level, h.note) for h in headers]
 
 
 def _draw_panel(
@@ -180,69 +270,39 @@ def _draw_panel(
     border = seat_rgb(seat) if highlighted else None
     canvas.paste(tile(theme, panel_rgb, size, theme, highlighted or winner, border), origin)
     bg = theme.panel
+    header = _header(table, seat, theme, labels, pw)
 
-    # Header: (seat's tag) [mark] name, under it the cards showing or the round score ..... (total)
-    cy = _header_middle(y0)
-    x = x0 + PANEL_PAD + 2
-    canvas.paste(tile(theme, dot_rgb, seat_rgb(seat), bg), (x, cy - 8 - SEAT_DOT // 2))
-    x += SEAT_DOT + 6
-    right = x0 + pw - PANEL_PAD
-    total_text = labels["total"].format(total=table.totals[seat])
-    total = tile(theme, pill_rgb, total_text, SMALL_SIZE + 1, theme.panel, theme.text, bg)
-    right -= total.width
-    # The total sits on the name's line, so that the line under the name (a computer's level, the
-    # cards showing or the round's score) has the panel's whole width and is not cut (name_layout).
-    canvas.paste(total, (right, cy - 10 - total.height // 2))
-    grid = table.grids[seat]
-    if table.round_scores is not None:
-        score = table.round_scores[seat]
-        doubled = table.doubled and seat == table.finisher
-        shown = f"+{score}" if score >= 0 else card_label(score)
-        if doubled:
-            shown += " ×2"
-        note = labels["round_score"].format(score=shown)
-        colour = theme.bad if doubled else theme.text
-    else:
-        note = labels["shown"].format(sum=card_label(sum(c for c in grid if isinstance(c, int))))
-        colour = theme.muted
-    right -= 10
-    marks: list[Image.Image] = []
-    if winner:
-        marks.append(tile(theme, icon_rgb, "crown", theme.accent_ink, bg, 22))
-    elif highlighted:
-        marks.append(tile(theme, icon_rgb, "turn", seat_rgb(seat), bg, 20))
-    if table.finisher == seat:
-        marks.append(tile(theme, icon_rgb, "flag", theme.text, bg, 20))
-    for mark in marks:
-        canvas.paste(mark, (x, cy - 8 - mark.height // 2))
+    # First line: (seat's tag) [marks] the name, a computer's level. Second: the cards showing ... (total)
+    cy = y0 + PANEL_PAD + NAME_LINE // 2
+    left = x0 + PANEL_PAD + 2
+    x = left
+    canvas.paste(tile(theme, dot_rgb, seat_rgb(seat), bg), (x, cy - SEAT_DOT // 2))
+    x += SEAT_DOT + 8
+    for mark in header.marks:
+        canvas.paste(mark, (x, cy - mark.height // 2))
         x += mark.width + 6
     ink = theme.accent_ink if winner else theme.text
-    # Under the name, in words: a computer's level, then the cards showing or the round's score.
-    name, level = table.headers[seat]
-    below = f"{level} · {note}" if level else note
-    width = max(10, right - x)
-    left = x0 + PANEL_PAD + 2
-    under = (left, x0 + pw - PANEL_PAD - left)
-    # The name may get as small as the line under it ("Ordinateur 1" beside a turn mark and "99 pts").
-    sizes = (NAME_SIZE - 2, SMALL_SIZE - 2)
-    paste_name(
-        canvas, palette, (x, cy), (name, below), sizes, width, (ink, colour), bg, under, SMALL_SIZE - 2
-    )
+    (name, name_size), (level, level_size), (note, note_size) = header.name, header.level, header.note
+    width, height = paste_text(canvas, palette, (x, cy), name, name_size, ink, bg, "lm")
+    if level:  # on the name's baseline
+        baseline = cy - height // 2 + _ascent(name_size)
+        xy = (x + width + LEVEL_GAP, baseline - _ascent(level_size))
+        paste_text(canvas, palette, xy, level, level_size, theme.muted, bg)
+    below = y0 + PANEL_PAD + NAME_LINE + 4 + NUMBERS_LINE // 2
+    total = header.total
+    canvas.paste(total, (x0 + pw - PANEL_PAD - 2 - total.width, below - total.height // 2))
+    if note:
+        paste_text(canvas, palette, (left, below), note, note_size, header.note_colour, bg, "lm")
 
     # The grid, column by column (pos = col * rows + row), centred in the panel.
     gw, _ = _grid_size(table.columns, table.rows)
     gx = x0 + (pw - gw) // 2
     gy = y0 + PANEL_PAD + PANEL_HEADER
     rows = table.rows
-    for pos, cell in enumerate(grid):
+    for pos, cell in enumerate(table.grids[seat]):
         col, row = divmod(pos, rows)
         xy = (gx + col * (CARD_W + CARD_GAP), gy + row * (CARD_H + CARD_GAP))
         canvas.paste(tile(theme, card_rgb, cell, bg, theme.cards), xy)
-
-
-def _header_middle(y0: int) -> int:
-    """The middle of a panel's header (the name's two lines), for a panel whose top is at ``y0``."""
-    return y0 + PANEL_PAD + PANEL_HEADER // 2 - 4
 
 
 def _draw_card(
@@ -270,26 +330,28 @@ def _draw_card(
         palette_of(theme),
         (x + CARD_W // 2, y + CARD_H + CAPTION_DY),
         caption,
-        SMALL_SIZE,
+        CAPTION_SIZE,
         ink,
         bg,
         "mm",
     )
 
 
-# The piles (draw pile, discard, the drawn card) stand in a narrow column right of the panels: the
-# round and whose turn it is are said by the message around the picture (its heading and its one
-# line), so the picture has no header strip and a 4-player table is one row, wider than tall.
-PILE_SLOT_H: Final = CARD_H + CAPTION_DY + SMALL_SIZE // 2 + 6  # a card and its caption
-PILES_W: Final = CARD_W + 2 * STACK_STEP + 2 * 10  # the column's width, a pile's stack included
-# Room for three (the drawn card's too, whether or not one is drawn: the picture keeps its height).
-PILES_H: Final = 2 * STACK_STEP + 3 * PILE_SLOT_H
+# The piles (draw pile, discard, the drawn card) stand side by side, in the last row's free place
+# (3, 5 or 7 players) or in a strip under the panels: the round and whose turn it is are said by the
+# message around the picture (its heading and its one line), so the picture has no header strip.
+PILE_SLOT_W: Final = CARD_W + 2 * STACK_STEP + 24  # a card, a pile's stack, the room to the next one
+PILES_W: Final = 3 * PILE_SLOT_W - 24
+# Room for the drawn card's place whether or not one is drawn: the picture keeps its size.
+PILES_H: Final = 2 * STACK_STEP + CARD_H + CAPTION_DY + CAPTION_SIZE // 2 + 4
 
 
-def _draw_piles(canvas: Image.Image, x: int, table: _Table, theme: Theme, labels: Mapping[str, str]) -> None:
-    """The draw pile (its size in a pill), the discard and the drawn card, top down from ``x``."""
-    x += (PILES_W - CARD_W) // 2 - STACK_STEP
-    y = MARGIN + 2 * STACK_STEP
+def _draw_piles(
+    canvas: Image.Image, xy: tuple[int, int], table: _Table, theme: Theme, labels: Mapping[str, str]
+) -> None:
+    """The draw pile (its size in a pill), the discard and the drawn card, left to right from ``xy``
+    (the top-left corner of a :data:`PILES_W` x :data:`PILES_H` box)."""
+    x, y = xy[0], xy[1] + 2 * STACK_STEP
     size = table.draw_pile_size
     if size:
         _draw_card(canvas, (x, y), HIDDEN, theme, labels["draw"], depth=min(2, size - 1))
@@ -298,10 +360,10 @@ def _draw_piles(canvas: Image.Image, x: int, table: _Table, theme: Theme, labels
         canvas.paste(pill, (x + (CARD_W - pill.width) // 2, y + CARD_H - pill.height - 6))
     else:
         _draw_card(canvas, (x, y), GONE, theme, labels["draw"])
-    y += PILE_SLOT_H
+    x += PILE_SLOT_W
     _draw_card(canvas, (x, y), _or_gone(table.discard_top), theme, labels["discard"])
     if table.drawn is not None:
-        _draw_card(canvas, (x, y + PILE_SLOT_H), table.drawn, theme, labels["drawn"], framed=True)
+        _draw_card(canvas, (x + PILE_SLOT_W, y), table.drawn, theme, labels["drawn"], framed=True)
 
 
 def _or_gone(card: int | None) -> int | str:
@@ -313,32 +375,45 @@ def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
     return {**DEFAULT_LABELS, **labels} if labels else DEFAULT_LABELS
 
 
-def _layout(table: _Table) -> tuple[tuple[int, int], list[tuple[int, int]], tuple[int, int]]:
-    """(image size, each panel's top-left corner, panel size) of a table: the panels in at most two
-    rows (:func:`panels_per_row`), the piles' column at their right."""
+def _layout(
+    table: _Table,
+) -> tuple[tuple[int, int], list[tuple[int, int]], tuple[int, int], tuple[int, int]]:
+    """(image size, each panel's top-left corner, panel size, the piles' top-left corner) of a table:
+    the panels in rows of :func:`panels_per_row`, the piles in the last row's free place when it has
+    one, else in a strip under the panels."""
     players = len(table.names)
     per_row = panels_per_row(players)
     pw, ph = _panel_size(table.columns, table.rows)
     panel_rows = -(-players // per_row)
     panels_w = per_row * pw + (per_row - 1) * PANEL_GAP
     panels_h = panel_rows * ph + (panel_rows - 1) * PANEL_GAP
-    width = 2 * MARGIN + panels_w + PANEL_GAP + PILES_W
-    height = 2 * MARGIN + max(panels_h, PILES_H)
-    top = MARGIN + (height - 2 * MARGIN - panels_h) // 2
-    origins = []
-    # A short last row is centred under the full one.
-    for seat in range(players):
-        row, col = divmod(seat, per_row)
-        in_row = min(per_row, players - row * per_row)
-        row_w = in_row * pw + (in_row - 1) * PANEL_GAP
-        x = MARGIN + (panels_w - row_w) // 2 + col * (pw + PANEL_GAP)
-        origins.append((x, top + row * (ph + PANEL_GAP)))
-    return (width, height), origins, (pw, ph)
+    in_last = players - (panel_rows - 1) * per_row
+    origins = [
+        (MARGIN + col * (pw + PANEL_GAP), MARGIN + row * (ph + PANEL_GAP))
+        for row, col in (divmod(seat, per_row) for seat in range(players))
+    ]
+    free_x = MARGIN + in_last * (pw + PANEL_GAP)
+    free_w = MARGIN + panels_w - free_x
+    if in_last < per_row and free_w >= PILES_W and ph >= PILES_H:  # the last row's free place
+        width, height = 2 * MARGIN + panels_w, 2 * MARGIN + panels_h
+        top = MARGIN + (panel_rows - 1) * (ph + PANEL_GAP)
+        piles = (free_x + (free_w - PILES_W) // 2, top + (ph - PILES_H) // 2)
+    else:  # a strip under the panels; a short last row is centred under the full ones
+        width = 2 * MARGIN + max(panels_w, PILES_W)
+        height = 2 * MARGIN + panels_h + PANEL_GAP + PILES_H
+        shift = (width - 2 * MARGIN - panels_w) // 2
+        last = (panels_w - (in_last * pw + (in_last - 1) * PANEL_GAP)) // 2
+        origins = [
+            (x + shift + (last if seat >= players - in_last and in_last < per_row else 0), y)
+            for seat, (x, y) in enumerate(origins)
+        ]
+        piles = ((width - PILES_W) // 2, MARGIN + panels_h + PANEL_GAP)
+    return (width, height), origins, (pw, ph), piles
 
 
 def panel_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     """Each seat's panel in :func:`render_table`'s image, as (left, top, right, bottom) pixels."""
-    _, origins, (pw, ph) = _layout(_read(view, None, DEFAULT_LABELS))
+    _, origins, (pw, ph), _ = _layout(_read(view, None, DEFAULT_LABELS))
     return [(x, y, x + pw, y + ph) for x, y in origins]
 
 
@@ -346,7 +421,7 @@ def card_boxes(view: Mapping[str, Any]) -> list[list[tuple[int, int, int, int]]]
     """Each seat's grid places in :func:`render_table`'s image, in the view's order, as (left, top,
     right, bottom) pixels (tests read the cards' colours and shapes there)."""
     table = _read(view, None, DEFAULT_LABELS)
-    _, origins, (pw, _) = _layout(table)
+    _, origins, (pw, _), _ = _layout(table)
     gw, _ = _grid_size(table.columns, table.rows)
     boxes = []
     for x0, y0 in origins:
@@ -371,9 +446,9 @@ def table_image(
     t = theme_named(theme, cards)
     words = _labels(labels)
     table = _read(view, names, words)
-    size, origins, panel = _layout(table)
+    size, origins, panel, piles = _layout(table)
     canvas = palette_of(t).canvas(size, t.background)
-    _draw_piles(canvas, size[0] - MARGIN - PILES_W, table, t, words)
+    _draw_piles(canvas, piles, table, t, words)
     for seat, origin in enumerate(origins):
         _draw_panel(canvas, origin, panel, table, seat, t, words)
     return canvas

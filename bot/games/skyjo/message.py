@@ -25,7 +25,6 @@ from bot.render.messages import (
     MessageBody,
     _clip,
     phrased,
-    short_seat_names,
     shown_seat_names,
 )
 from bot.render.messages import recent_lines as _recent_lines
@@ -144,18 +143,17 @@ def table_body(
     add_sheet(embed, view, names, shown, locale, over=phase == "game_over" and ended_by is None)
     if image_url:
         embed["image"] = {"url": image_url}
-    short = short_seat_names(names, replaced, locale)
     head: list[str] = []
     if ended_by is None and phase in ("play", "reveal"):
-        head.append(short_status(view, short, locale))
+        head.append(short_status(view, shown, locale))
         if resumed:
             head.append(t("table.live_again", locale))
     return MessageBody(
         embed=embed,
-        players=player_lines(view, short, locale),
+        players=player_lines(view, shown, locale),
         recent=recent_lines(recent, shown, locale),
         head=head,
-        moves=recent_lines(recent, short, locale, short=True),
+        moves=recent_lines(recent, shown, locale, short=True),
     )
 
 
@@ -183,7 +181,7 @@ def player_lines(view: JSON, names: Sequence[str], locale: object) -> list[str]:
     """One line per player for the table beside its picture, after the seat's coloured mark (its
     colour in the picture, :mod:`bot.render.seats`): the total and the points showing (a face-down
     cell is only ``"down"``: never read; the picture shows how many there are). Short enough for one
-    line on a phone (390 px) with usual names: ``names`` are :func:`short_seat_names`."""
+    line on a phone (390 px) with usual names: ``names`` are :func:`bot.render.messages.shown_seat_names`."""
     lines = []
     for seat, name in enumerate(names):
         grid = view["grids"][seat]

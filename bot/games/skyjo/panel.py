@@ -19,7 +19,7 @@ from bot.games.base import ButtonSpec
 from bot.games.buttons import encode
 from bot.games.skyjo import engine as skyjo
 from bot.games.skyjo.cards import SHAPES, group
-from bot.games.skyjo.faces import face
+from bot.games.skyjo.faces import BACK, face
 from bot.i18n import a_card, plural
 from bot.i18n import translate as t
 from bot.render.images import SHAPE_MARKS
@@ -54,13 +54,19 @@ def shape_mark(value: int) -> str:
 
 
 def _cell_button(cell: int | str, custom_id: str, enabled: bool) -> ButtonSpec:
+    """A place of the grid: ONE thing on each button (``ButtonSpec.alone``), so that the grid's columns
+    line up on every screen (issue 47 item 7). With the card emojis synced, a card's emoji alone (its
+    face, or the card back); without them, a label alone: the value on its colour band's button, ``?``
+    for a face-down card. A cleared place is a disabled ``·``. Neither the coloured square nor the
+    colour-blind shape mark goes on a grid button (each would widen it): the card emoji's face carries
+    both, and the value says what they say."""
     if cell == "gone":
         return ButtonSpec(custom_id, "·", "secondary", True)
     if cell == "down":
-        return ButtonSpec(custom_id, "?", "secondary", not enabled)
+        return ButtonSpec(custom_id, "?", "secondary", not enabled, face=BACK, alone=True)
     assert isinstance(cell, int)
-    style, emoji = band(cell)
-    return ButtonSpec(custom_id, str(cell), style, not enabled, emoji, shape_mark(cell), face(cell))
+    style, _ = band(cell)
+    return ButtonSpec(custom_id, str(cell), style, not enabled, face=face(cell), alone=True)
 
 
 def panel_title(view: dict[str, Any], locale: object = None) -> str:

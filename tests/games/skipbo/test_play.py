@@ -102,7 +102,7 @@ def test_the_human_sees_only_their_own_hand() -> None:
     play.main(["--seed", "4", "--opponents", "2"], input_fn=scripted(iter(["q"]), []), console=out)
     text = buffer.getvalue()
     assert text.count("your hand:") == 1
-    assert re.search(r"Computer 1 \(normal\): stock 30 \(top \w+\), hand \d, discards", text)
+    assert re.search(r"CPU 1: stock 30 \(top \w+\), hand \d, discards", text)
 
 
 def test_bad_options_are_refused() -> None:
