@@ -76,6 +76,12 @@ def held_seats(lobby: Lobby, now_ms: int) -> list[dict[str, Any]]:
     return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
 
 
+def _title(kind: str | None) -> str | None:
+    """A game's title as players write it, None for a kind no game has (or none)."""
+    game = BY_KIND.get(kind) if kind is not None else None
+    return None if game is None else game.title
+
+
 class LobbyPart(ServiceCore):
     """Open, join, leave, fill with computers, cancel, start and expire a lobby."""
 
@@ -253,17 +259,20 @@ class LobbyPart(ServiceCore):
         return computer_name(number, level, locale)
 
     async def _check_channel_free(self, guild_id: int | None, channel_id: int) -> None:
+        """Refused, with the table's link and its game, when the channel has a game or a lobby."""
         game_id = await self.storage.games.active_in_channel(channel_id)
         if game_id is not None:
             table = self.tables.get(game_id)
             message_id = table.stored.message_id if table else None
+            kind = table.stored.kind if table else None
             if table is None:
                 with contextlib.suppress(StorageError):
-                    message_id = (await self.rules.get_game(game_id)).message_id
-            raise ChannelTaken(guild_id, channel_id, message_id)
+                    stored = await self.rules.get_game(game_id)
+                    message_id, kind = stored.message_id, stored.kind
+            raise ChannelTaken(guild_id, channel_id, message_id, _title(kind))
         lobby = await self.lobbies.open_in_channel(channel_id)
         if lobby is not None:
-            raise ChannelTaken(guild_id, channel_id, lobby.message_id)
+            raise ChannelTaken(guild_id, channel_id, lobby.message_id, _title(lobby.kind))
 
     async def kind_in_channel(self, channel_id: int) -> str | None:
         """The game (its kind's name) of this channel's running table or open lobby, or None."""

@@ -71,10 +71,16 @@ class Refused(Exception):
 
 
 class ChannelTaken(Refused):
-    """The channel already has a lobby or a game: where it is, so the reply can link to it."""
+    """The channel already has a lobby or a game: where it is, so the reply can link to it, and its
+    game's title (``game``: None when it could not be read), which may not be the one being opened."""
 
-    def __init__(self, guild_id: int | None, channel_id: int, message_id: int | None) -> None:
-        super().__init__("table.error.channel_busy")
+    def __init__(
+        self, guild_id: int | None, channel_id: int, message_id: int | None, game: str | None = None
+    ) -> None:
+        if game is None:
+            super().__init__("table.error.channel_busy")
+        else:
+            super().__init__("table.error.channel_taken", game=game)
         self.guild_id = guild_id
         self.channel_id = channel_id
         self.message_id = message_id
