@@ -183,6 +183,15 @@ async def test_a_cancelled_lobby_is_titled_cancelled(fake_discord: Any, skybo: A
     assert description_of(lobby) == t("table.lobby.cancelled", language)
     assert title_of(lobby) == t("table.lobby.title_cancelled", language, game="Skyjo")
     assert title_of(lobby) != open_title
+    # Said once (issue 47 item 10): the title says it was cancelled, the text what that means.
+    said = "cancel" if language == "en-US" else "annul"
+    assert said in title_of(lobby).lower() and said not in description_of(lobby).lower()
+    assert description_of(lobby) == (
+        "It closed before the start: nothing was played. A new table may be opened in this channel."
+        if language == "en-US"
+        else "Elle s'est fermée avant de commencer : rien n'a été joué. Une nouvelle table peut s'ouvrir "
+        "dans ce salon."
+    )
 
 
 async def test_remove_a_computer_is_offered_only_while_one_sits(fake_discord: Any, skybo: Any) -> None:
