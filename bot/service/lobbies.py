@@ -20,7 +20,8 @@ Join by anyone else, or a computer player added, is refused when only held seats
 player's Join always finds their seat. An invited player's Leave declines (seated or not): it ends their
 invitation and frees their seat. When the hold is over the lobby's deadline (the sweeper) takes
 ``held_until`` out of the lobby and has it drawn again; the invited may still join a free seat. The
-host's Start deals whoever sits, as in any lobby."""
+host's Start while the hold lasts and someone invited has not sat down asks the host first
+(:class:`SeatsHeld`, naming them); confirmed, it deals whoever sits, as Start does in any lobby."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from bot.service.types import (
     TURN_LIMITS,
     ChannelTaken,
     Refused,
+    SeatsHeld,
     Table,
     _counted,
     lobby_due,
@@ -398,10 +400,12 @@ class LobbyPart(ServiceCore):
         message_id: int | None = None,
         *,
         place: Place | None = None,
+        confirmed: bool = False,
     ) -> Table:
         """Deal the game; ``message_id`` is the clicked lobby message (it becomes the table message).
         A lobby with the ``thread`` option asks ``place`` for the thread to deal it in, once everything
-        else is checked (see the module docstring)."""
+        else is checked (see the module docstring). While a rematch holds seats for players not seated
+        yet, :class:`SeatsHeld` asks the host first; ``confirmed`` (their Yes) deals without them."""
         async with self.lock(channel_id):
             lobby = await self._open_lobby(lobby_id)
             spec = self._game(lobby.kind)
@@ -419,6 +423,10 @@ class LobbyPart(ServiceCore):
                 spec.engine.Options.from_dict(dict(options)).validate(len(seats))
             except GameError as error:
                 raise Refused(error.key, **error.params) from None
+            held = held_seats(lobby, self.clock.now_ms())
+            if held and not confirmed:  # their seats would go without a word: the host is asked
+                names = [str(p.get("name") or "") for p in held]
+                raise SeatsHeld(names, int(lobby.options[HELD_UNTIL]))
             # /skybo settings: a server may not rate games with computer players (dealt unrated).
             computers = any(s.ai_level is not None for s in seats)
             rated = not computers or self.settings_of(lobby.guild_id).rate_computers

@@ -86,6 +86,17 @@ class ChannelTaken(Refused):
         self.message_id = message_id
 
 
+class SeatsHeld(Refused):
+    """The host's Start while a rematch still holds seats for players who have not sat down: the host
+    is asked first (``players``: their names; ``until``: when the hold ends, in ms), and Start again
+    with ``confirmed`` deals without them (issue 47 item 10)."""
+
+    def __init__(self, players: list[str], until: int) -> None:
+        super().__init__(_counted("table.confirm.start_held", len(players)))
+        self.players = players
+        self.until = until
+
+
 class Stale(Refused):
     """The clicked panel is out of date; ``panel`` is the fresh one."""
 

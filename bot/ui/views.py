@@ -30,7 +30,9 @@ from bot.ui import boards, display, history, ids
 from bot.ui.card_emojis import CardEmojis
 
 JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
-LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL}
+# The host's private "start without them?" while a rematch holds seats (bot.service.SeatsHeld): Yes, No.
+START_YES, START_NO = "sy", "sn"
+LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL, START_YES, START_NO}
 # Table-message acts, the same two letters in every kind's panel module.
 OPEN_PANEL, RULES, LEAVE, NEXT_ROUND, REMATCH = "op", "ru", "lv", "nx", "rm"
 # The buttons of a private "are you sure?" (Leave, /<game> end): game-level ids, version 0, so a
