@@ -34,6 +34,7 @@ from bot.service import Refused
 from bot.service.seasons import MAX_NAME as MAX_SEASON_NAME
 from bot.storage import Season, ServerSettings, UserPrefs
 from bot.ui import seasons as seasons_ui
+from bot.ui.command_names import slash
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
@@ -269,9 +270,24 @@ class SettingsCog(commands.Cog):
     ) -> None:
         _admin_here(interaction)
         started = await self.bot.service.start_season(interaction.guild_id, name, interaction.user.id)
+        season_name = escape_name(started.name)
         await interaction.response.send_message(
-            t("season.started", interaction.locale, name=escape_name(started.name)),
+            t(
+                "season.started",
+                interaction.locale,
+                name=season_name,
+                leaderboard=slash(interaction.locale, "cmd.lb.name"),
+            ),
             ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        # Everyone's news (issue 47 item 10): said in the channel too, in the server's public language.
+        public = self.bot.service.public_locale(
+            interaction.guild_id, interaction.guild_locale or interaction.locale
+        )
+        board = slash(public, "cmd.lb.name")
+        await interaction.followup.send(
+            t("season.announced", public, name=season_name, leaderboard=board),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
