@@ -98,11 +98,14 @@ class SeatsHeld(Refused):
 
 
 class Stale(Refused):
-    """The clicked panel is out of date; ``panel`` is the fresh one."""
+    """The clicked panel is out of date; ``panel`` is the fresh one. Not an error to the player, who
+    gets that panel with a gentle word (issue 47 item 10): ``own``, they played since that panel was
+    drawn (a double click: the first click did it), else the game moved on without them."""
 
-    def __init__(self, fresh: PanelState) -> None:
-        super().__init__("table.error.stale_panel")
+    def __init__(self, fresh: PanelState, *, own: bool = False) -> None:
+        super().__init__("table.notice.already_done" if own else "table.notice.moved_on")
         self.panel = fresh
+        self.own = own
 
 
 class SeatTaken(Refused):
@@ -152,6 +155,9 @@ class Table:
     # reloader stores it (bot.service.reloads ``keep_message_id``).
     message_unsaved: bool = False
     ai_task: asyncio.Task[None] | None = None
+    # The version each seat's own last move (a click) made: a click on a panel older than it comes
+    # after the player's own move (a double click), told "already done" rather than "out of date".
+    played: dict[int, int] = field(default_factory=dict)
 
     @property
     def id(self) -> int:
