@@ -163,8 +163,8 @@ async def test_a_page_past_the_end_of_the_board_says_how_many_pages_there_are(
     assert description.startswith(only_one), description
     assert alice.mention in description and bob.mention in description, "the last page is shown"
     assert t("lb.footer", language, page=1, pages=1, players=2) in past.text
-    assert only_one == (
-        "There is only 1 page: here it is." if language == "en-US" else "Il n'y a que 1 page : la voici."
+    assert only_one == (  # one page said in words, not "Il n'y a que 1 page" (issue 47 item 10)
+        "There is only one page: here it is." if language == "en-US" else "Il n'y a qu'une page : la voici."
     )
 
 
