@@ -125,6 +125,8 @@ async def test_a_held_seat_refuses_a_stranger_and_a_computer_and_survives_a_rest
     await (await fake.click(bob, lobby, lobby_button(lobby, "st"))).response()
     table = await fake.wait_until(lambda: bot.service.table_in_channel(lobby.channel_id), what="the game")
     assert [s.user_id for s in table.stored.seats if s.ai_level is None] == [bob.id, carol.id]
+    # The start done (its timer stored, the table drawn) before the bot closes at the test's end.
+    await fake.wait_until(lambda: any(act_of(c) == "op" for c in lobby.custom_ids), what="the table buttons")
 
 
 async def test_the_hold_ends_on_time_and_a_stranger_may_then_join(fake_discord: Any, skybo: Any) -> None:
