@@ -1,4 +1,5 @@
-"""The Previous / Next / End of round / Next round / End of game buttons of a replay (``/<game> replay``).
+"""The Start / Previous / Next / End of game and Previous round / End of round / Next round buttons of a
+replay (``/<game> replay``).
 
 The commands live in their game's cog; this cog registers the replay buttons' route with the one router
 (custom_id prefix ``rpl:``, see :mod:`bot.ui.replay` and :mod:`bot.ui.router`). The buttons carry their

@@ -1,12 +1,14 @@
 """``/skybo``: a server's admins choose what its new tables get, each player their own choices (issue 28).
 
-``/skybo settings`` is for members who may manage the server: the handler checks the permission
-(Discord's default permissions apply to a whole top-level command, and ``/skybo notify`` and
-``/skybo display`` are for everyone). Without options it shows the settings; each option given changes
-one. ``/skybo notify on|off``: direct messages when a long game's turn comes. ``/skybo display``: the
-card theme and the table as text. Every answer is private, in the asker's language, but the podium
-``/skybo season end`` posts in the channel (issue 41: ``/skybo season start|end|podium``, Manage Server
-for start and end; :mod:`bot.service.seasons`). What they do,
+``/skybo settings`` changes a server's settings for members who may manage the server: the handler
+checks the permission (Discord's default permissions apply to a whole top-level command, and ``/skybo
+notify`` and ``/skybo display`` are for everyone). Without options it shows the settings, to anyone (a
+member reads them, and who may change them: issue 47 item 9); each option given changes one, or is
+refused to a member. ``/skybo notify on|off``: direct messages when a long game's turn comes.
+``/skybo display``: the card theme and the table as text. Every answer is private, in the asker's
+language, but what a season's start and end post in the channel, in the server's public language
+(issue 41: ``/skybo season start|end|podium``, Manage Server for start and end;
+:mod:`bot.service.seasons`; the start's announcement: issue 47 item 10). What they do,
 and their storage: :mod:`bot.service.settings`, :mod:`bot.service.prefs`. The words: ``settings.*``,
 ``cmd.settings.*``, ``prefs.*`` and ``cmd.prefs.*``. ``threads:on``: a thread per game (docs/discord.md,
 "Threads"; each table's ``/<game> new thread:`` overrides it). ``tournament_role:<role>``: its members
@@ -32,6 +34,7 @@ from bot.service import Refused
 from bot.service.seasons import MAX_NAME as MAX_SEASON_NAME
 from bot.storage import Season, ServerSettings, UserPrefs
 from bot.ui import seasons as seasons_ui
+from bot.ui.command_names import slash
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
@@ -71,8 +74,9 @@ def prefs_text(prefs: UserPrefs, locale: object) -> str:
     )
 
 
-def settings_text(settings: ServerSettings, locale: object) -> str:
-    """The settings as the private answer shows them, one line each (changed or not)."""
+def settings_text(settings: ServerSettings, locale: object, *, may_change: bool = True) -> str:
+    """The settings as the private answer shows them, one line each (changed or not), then how to
+    change them (``may_change``: the reader manages the server) or who may."""
     limit = settings.turn_limit
     if limit is None:
         limit_text = t("settings.turn_limit.default", locale)
@@ -100,7 +104,7 @@ def settings_text(settings: ServerSettings, locale: object) -> str:
             t(rated_key, locale),
             t(threads_key, locale),
             organisers,
-            t("settings.how", locale),
+            t("settings.how" if may_change else "settings.how_member", locale),
         ]
     )
 
@@ -116,7 +120,7 @@ class SettingsCog(commands.Cog):
 
     @skybo.command(
         name=_("settings", key="cmd.settings.name"),
-        description=_("Show or change this server's settings (admins)", key="cmd.settings.description"),
+        description=_("Show this server's settings; admins change them", key="cmd.settings.description"),
     )
     @app_commands.rename(
         turn_limit=TURN_LIMIT,
@@ -165,7 +169,25 @@ class SettingsCog(commands.Cog):
         if interaction.guild_id is None:
             raise Refused("settings.error.guild_only")
         if not interaction.permissions.manage_guild:
-            raise Refused("settings.error.not_admin")
+            # Anyone may look (issue 47 item 9): the settings as they are, and who may change them.
+            given = (
+                turn_limit,
+                allow_channel,
+                remove_channel,
+                language,
+                rate_computers,
+                threads,
+                tournament_role,
+            )
+            if all_channels or clear_tournament_role or any(value is not None for value in given):
+                raise Refused("settings.error.not_admin")
+            shown = await self.bot.service.read_settings(interaction.guild_id)
+            await interaction.response.send_message(
+                settings_text(shown, interaction.locale, may_change=False),
+                ephemeral=True,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
         if threads not in (None, "on", "off"):
             raise Refused("settings.error.threads")
         settings = await self.bot.service.change_settings(
@@ -248,9 +270,24 @@ class SettingsCog(commands.Cog):
     ) -> None:
         _admin_here(interaction)
         started = await self.bot.service.start_season(interaction.guild_id, name, interaction.user.id)
+        season_name = escape_name(started.name)
         await interaction.response.send_message(
-            t("season.started", interaction.locale, name=escape_name(started.name)),
+            t(
+                "season.started",
+                interaction.locale,
+                name=season_name,
+                leaderboard=slash(interaction.locale, "cmd.lb.name"),
+            ),
             ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        # Everyone's news (issue 47 item 10): said in the channel too, in the server's public language.
+        public = self.bot.service.public_locale(
+            interaction.guild_id, interaction.guild_locale or interaction.locale
+        )
+        board = slash(public, "cmd.lb.name")
+        await interaction.followup.send(
+            t("season.announced", public, name=season_name, leaderboard=board),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

@@ -28,6 +28,11 @@ and the slash commands' French names and descriptions, the ``cmd.*`` keys) by ``
   A partner is "l'autre membre de ton équipe" or, in a short label, "Stock allié" / "Défausse alliée" (the
   adjective agrees with the pile). Generic rule text ("le joueur qui…", "chacun") names nobody and stays.
 
+A message posted for everyone in a channel (a lobby's or a table's lines, a reminder mentioning several
+players, the final table's footer) says "tu" to nobody: "l'ordinateur joue le tour", not "joue à ta
+place" (``PUBLIC_KEYS`` in ``tests/i18n/test_french.py``). A ``.one`` message says one thing in words
+("Il n'y a qu'une page"), never "que 1".
+
 French command and option names keep their accents (``réglages``, ``état``, ``règles``): Discord accepts
 any lowercase letter in a name (``bot.command_check``). A French counted word follows :func:`plural`
 ("0 point", "1 point", "2 points").

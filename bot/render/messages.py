@@ -264,10 +264,15 @@ def shown_seat_names(names: Sequence[str], replaced: Iterable[int], locale: obje
 
 def counts_or(counts: Sequence[int], locale: object) -> str:
     """``4 or 6``, ``2, 4 or 6``: numbers of players, in words of ``locale``."""
-    said = [str(c) for c in counts]
-    if len(said) == 1:
-        return said[0]
-    return t("table.lobby.counts_or", locale, first=", ".join(said[:-1]), last=said[-1])
+    return or_list([str(c) for c in counts], locale)
+
+
+def or_list(items: Sequence[str], locale: object) -> str:
+    """``a``, ``a or b``, ``a, b or c`` in words of ``locale`` (``a, b ou c``): the games' commands of
+    /help and of a refusal, listed from the registry, or numbers of players."""
+    if len(items) <= 1:
+        return "".join(items)
+    return t("table.lobby.counts_or", locale, first=", ".join(items[:-1]), last=items[-1])
 
 
 def lobby_closed_body(locale: object, *, game: str, expired: bool = False) -> MessageBody:

@@ -54,6 +54,7 @@ DM = "dm"  # what a page asks to view for its user's direct messages with the bo
 HISTORY = 100  # messages a page shows per channel
 WORLD_FIRST_ID = (1_735_689_600_000 - 1_420_070_400_000) << 22  # the same world ids at each start (--keep)
 PUSH_DELAY = 0.015  # seconds: changes are batched this long before being pushed
+MAX_DISPLAY_NAME = 32  # Discord's limit on a user's display name (global_name)
 
 
 @dataclass(eq=False)
@@ -386,9 +387,14 @@ class Sandbox:
             return {"user": str(page.user.id), "channel": str(page.channel.id), "dm": dm, "thread": thread,
                     "name": name}  # fmt: skip
         if op == "add_user":
-            name = str(data.get("name") or "").strip()[:32]
+            # Discord's display name (global_name): 1 to 32 characters. A longer one is refused with the
+            # reason rather than cut without a word (the page keeps what was typed, to shorten it).
+            name = str(data.get("name") or "").strip()
             if not name:
                 raise ValueError("a name is needed")
+            if len(name) > MAX_DISPLAY_NAME:
+                limit = f"A Discord display name is at most {MAX_DISPLAY_NAME} characters"
+                raise ValueError(f"{limit}; this one has {len(name)}.")
             username = _username(name)
             if any(u.username == username for u in fake.users.values()):
                 raise ValueError(f"{name} is already here")

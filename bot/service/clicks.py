@@ -65,7 +65,7 @@ class ClickPart(ServiceCore):
             if act == REFRESH_ACT:
                 return self._panel(table, seat)
             if version > table.version or version < table.marks[seat]:
-                raise Stale(self._panel(table, seat))
+                raise Stale(self._panel(table, seat), own=table.played.get(seat, -1) > version)
             panel = table.game.panel
             if act == MODE_ACT:
                 if arg not in panel.MODES:
@@ -172,6 +172,8 @@ class ClickPart(ServiceCore):
             table.marks = [version] * len(stored.seats)
         else:
             table.marks[seat] = version
+        if by_player:
+            table.played[seat] = version
         dicts = [e.to_dict() for e in events]
         table.recent.append((seat, dicts))
         log.debug(  # one per move: DEBUG (an operator's INFO is one line per table event, bot/logs.py)

@@ -20,7 +20,8 @@ Join by anyone else, or a computer player added, is refused when only held seats
 player's Join always finds their seat. An invited player's Leave declines (seated or not): it ends their
 invitation and frees their seat. When the hold is over the lobby's deadline (the sweeper) takes
 ``held_until`` out of the lobby and has it drawn again; the invited may still join a free seat. The
-host's Start deals whoever sits, as in any lobby."""
+host's Start while the hold lasts and someone invited has not sat down asks the host first
+(:class:`SeatsHeld`, naming them); confirmed, it deals whoever sits, as Start does in any lobby."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from bot.service.types import (
     TURN_LIMITS,
     ChannelTaken,
     Refused,
+    SeatsHeld,
     Table,
     _counted,
     lobby_due,
@@ -74,6 +76,12 @@ def held_seats(lobby: Lobby, now_ms: int) -> list[dict[str, Any]]:
         return []
     seated = {s.user_id for s in lobby.seats if s.user_id is not None}
     return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
+
+
+def _title(kind: str | None) -> str | None:
+    """A game's title as players write it, None for a kind no game has (or none)."""
+    game = BY_KIND.get(kind) if kind is not None else None
+    return None if game is None else game.title
 
 
 class LobbyPart(ServiceCore):
@@ -253,17 +261,20 @@ class LobbyPart(ServiceCore):
         return computer_name(number, level, locale)
 
     async def _check_channel_free(self, guild_id: int | None, channel_id: int) -> None:
+        """Refused, with the table's link and its game, when the channel has a game or a lobby."""
         game_id = await self.storage.games.active_in_channel(channel_id)
         if game_id is not None:
             table = self.tables.get(game_id)
             message_id = table.stored.message_id if table else None
+            kind = table.stored.kind if table else None
             if table is None:
                 with contextlib.suppress(StorageError):
-                    message_id = (await self.rules.get_game(game_id)).message_id
-            raise ChannelTaken(guild_id, channel_id, message_id)
+                    stored = await self.rules.get_game(game_id)
+                    message_id, kind = stored.message_id, stored.kind
+            raise ChannelTaken(guild_id, channel_id, message_id, _title(kind))
         lobby = await self.lobbies.open_in_channel(channel_id)
         if lobby is not None:
-            raise ChannelTaken(guild_id, channel_id, lobby.message_id)
+            raise ChannelTaken(guild_id, channel_id, lobby.message_id, _title(lobby.kind))
 
     async def kind_in_channel(self, channel_id: int) -> str | None:
         """The game (its kind's name) of this channel's running table or open lobby, or None."""
@@ -389,10 +400,12 @@ class LobbyPart(ServiceCore):
         message_id: int | None = None,
         *,
         place: Place | None = None,
+        confirmed: bool = False,
     ) -> Table:
         """Deal the game; ``message_id`` is the clicked lobby message (it becomes the table message).
         A lobby with the ``thread`` option asks ``place`` for the thread to deal it in, once everything
-        else is checked (see the module docstring)."""
+        else is checked (see the module docstring). While a rematch holds seats for players not seated
+        yet, :class:`SeatsHeld` asks the host first; ``confirmed`` (their Yes) deals without them."""
         async with self.lock(channel_id):
             lobby = await self._open_lobby(lobby_id)
             spec = self._game(lobby.kind)
@@ -410,6 +423,10 @@ class LobbyPart(ServiceCore):
                 spec.engine.Options.from_dict(dict(options)).validate(len(seats))
             except GameError as error:
                 raise Refused(error.key, **error.params) from None
+            held = held_seats(lobby, self.clock.now_ms())
+            if held and not confirmed:  # their seats would go without a word: the host is asked
+                names = [str(p.get("name") or "") for p in held]
+                raise SeatsHeld(names, int(lobby.options[HELD_UNTIL]))
             # /skybo settings: a server may not rate games with computer players (dealt unrated).
             computers = any(s.ai_level is not None for s in seats)
             rated = not computers or self.settings_of(lobby.guild_id).rate_computers

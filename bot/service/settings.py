@@ -74,6 +74,12 @@ class SettingsPart(ServiceCore):
         """A server's settings from the cache (the defaults outside a server)."""
         return self.server_settings.of(guild_id)
 
+    async def read_settings(self, guild_id: int) -> ServerSettings:
+        """A server's stored settings (the cache refreshed): what ``/skybo settings`` shows anyone."""
+        settings = await self.storage.settings.get(guild_id)
+        self.server_settings.remember(guild_id, settings)
+        return settings
+
     def public_locale(self, guild_id: int | None, locale: object) -> object:
         """The language of a public message in ``guild_id``: the server's fixed one, else ``locale``
         (the server's own)."""

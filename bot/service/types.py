@@ -71,21 +71,41 @@ class Refused(Exception):
 
 
 class ChannelTaken(Refused):
-    """The channel already has a lobby or a game: where it is, so the reply can link to it."""
+    """The channel already has a lobby or a game: where it is, so the reply can link to it, and its
+    game's title (``game``: None when it could not be read), which may not be the one being opened."""
 
-    def __init__(self, guild_id: int | None, channel_id: int, message_id: int | None) -> None:
-        super().__init__("table.error.channel_busy")
+    def __init__(
+        self, guild_id: int | None, channel_id: int, message_id: int | None, game: str | None = None
+    ) -> None:
+        if game is None:
+            super().__init__("table.error.channel_busy")
+        else:
+            super().__init__("table.error.channel_taken", game=game)
         self.guild_id = guild_id
         self.channel_id = channel_id
         self.message_id = message_id
 
 
-class Stale(Refused):
-    """The clicked panel is out of date; ``panel`` is the fresh one."""
+class SeatsHeld(Refused):
+    """The host's Start while a rematch still holds seats for players who have not sat down: the host
+    is asked first (``players``: their names; ``until``: when the hold ends, in ms), and Start again
+    with ``confirmed`` deals without them (issue 47 item 10)."""
 
-    def __init__(self, fresh: PanelState) -> None:
-        super().__init__("table.error.stale_panel")
+    def __init__(self, players: list[str], until: int) -> None:
+        super().__init__(_counted("table.confirm.start_held", len(players)))
+        self.players = players
+        self.until = until
+
+
+class Stale(Refused):
+    """The clicked panel is out of date; ``panel`` is the fresh one. Not an error to the player, who
+    gets that panel with a gentle word (issue 47 item 10): ``own``, they played since that panel was
+    drawn (a double click: the first click did it), else the game moved on without them."""
+
+    def __init__(self, fresh: PanelState, *, own: bool = False) -> None:
+        super().__init__("table.notice.already_done" if own else "table.notice.moved_on")
         self.panel = fresh
+        self.own = own
 
 
 class SeatTaken(Refused):
@@ -135,6 +155,9 @@ class Table:
     # reloader stores it (bot.service.reloads ``keep_message_id``).
     message_unsaved: bool = False
     ai_task: asyncio.Task[None] | None = None
+    # The version each seat's own last move (a click) made: a click on a panel older than it comes
+    # after the player's own move (a double click), told "already done" rather than "out of date".
+    played: dict[int, int] = field(default_factory=dict)
 
     @property
     def id(self) -> int:

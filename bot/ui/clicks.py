@@ -27,6 +27,7 @@ import discord
 from bot import discord_patches
 from bot.games.registry import BY_PREFIX
 from bot.i18n import translate as t
+from bot.render.names import escape_name
 from bot.service import (
     HINT_ACT,
     MISSES_BEFORE_REPLACE,
@@ -34,6 +35,7 @@ from bot.service import (
     REFRESH_ACT,
     PanelState,
     Refused,
+    SeatsHeld,
     SeatTaken,
     Stale,
     Table,
@@ -62,6 +64,8 @@ from bot.ui.views import (
     REMOVE_COMPUTER,
     RULES,
     START,
+    START_NO,
+    START_YES,
     ButtonsView,
     button,
     final_panel_content,
@@ -491,7 +495,13 @@ class TableUI:
         user = interaction.user
         channel_id = interaction.channel_id or 0
         name = getattr(user, "display_name", None) or user.name
-        if not await self.acknowledge(interaction):  # every lobby button changes the lobby
+        if act == START_NO:  # the host's No to "start without them?": nothing changes
+            await self._settle(interaction, t("table.confirm.lobby_waits", interaction.locale))
+            return
+        if not await self.acknowledge(interaction):  # every other lobby button changes the lobby
+            return
+        if act in (START, START_YES):
+            await self._lobby_start(interaction, lobby_id, channel_id, confirmed=act == START_YES)
             return
         if act == JOIN:
             await self.service.lobby_join(lobby_id, channel_id, user.id, name)
@@ -509,13 +519,47 @@ class TableUI:
         elif act == CANCEL:
             perms = interaction.permissions
             await self.service.lobby_cancel(lobby_id, channel_id, user.id, can_manage=perms.manage_channels)
-        elif act == START:
-            message_id = interaction.message.id if interaction.message else None
-            table = await self.service.lobby_start(
-                lobby_id, channel_id, user.id, message_id, place=threads.place(self.bot, interaction)
-            )
-            if threads.parent_of(table) is not None and message_id is not None:
-                self.presenter.lobby_moved(table, message_id)  # the game went to its thread
-            self.presenter.table_changed(table)
-            return
         self.presenter.lobby_changed(lobby_id)
+
+    async def _lobby_start(
+        self, interaction: discord.Interaction[Any], lobby_id: int, channel_id: int, *, confirmed: bool
+    ) -> None:
+        """Start (acknowledged): the lobby's message becomes the table's. While a rematch holds seats
+        for players not seated yet, the host is asked privately first (:class:`SeatsHeld`, naming
+        them); their Yes (``confirmed``, clicked on that question) deals without them."""
+        if confirmed:  # clicked on the private question: the lobby's own message becomes the table
+            message_id = (await self.service.lobbies.get(lobby_id)).message_id
+        else:
+            message_id = interaction.message.id if interaction.message else None
+        place = threads.place(self.bot, interaction)
+        try:
+            table = await self.service.lobby_start(
+                lobby_id, channel_id, interaction.user.id, message_id, place=place, confirmed=confirmed
+            )
+        except SeatsHeld as held:
+            await self._ask_start(interaction, lobby_id, held)
+            return
+        if threads.parent_of(table) is not None and message_id is not None:
+            self.presenter.lobby_moved(table, message_id)  # the game went to its thread
+        self.presenter.table_changed(table)
+        if confirmed:
+            await self._settle(interaction, t("table.confirm.started", interaction.locale))
+
+    async def _ask_start(self, interaction: discord.Interaction[Any], lobby_id: int, held: SeatsHeld) -> None:
+        """The host's private question before a Start that leaves held rematch seats empty: who is
+        waited for and until when (Discord timestamps), *Start now* or *No* (lobby ids: they work after
+        a restart; a second Yes meets a started table and is refused with that reason)."""
+        locale = interaction.locale
+        names = ", ".join(escape_name(name) for name in held.players)
+        seconds = held.until // 1000
+        question = t(held.key, locale, players=names, at=f"<t:{seconds}:t>", until=f"<t:{seconds}:R>")
+        buttons = [
+            button(f"{LOBBY_PREFIX}{lobby_id}:{START_YES}", t("table.confirm.yes_start", locale), "primary"),
+            button(f"{LOBBY_PREFIX}{lobby_id}:{START_NO}", t("table.confirm.no", locale)),
+        ]
+        await interaction.followup.send(
+            question,
+            view=ButtonsView([buttons]),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )

@@ -33,10 +33,11 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
+from bot.i18n import placeholders, template
 from bot.i18n import translate as t
 from bot.service import ChannelTaken, Refused
 from bot.service.computers import transient_fault
-from bot.ui import card_emojis, ids
+from bot.ui import card_emojis, command_names, ids
 from bot.ui.views import message_link
 
 log = logging.getLogger(__name__)
@@ -44,9 +45,16 @@ log = logging.getLogger(__name__)
 Source = Literal["command", "click"]
 
 
+# Placeholders of a refusal that its reader's side fills: the service knows no reader's language, nor
+# how their Discord names a command. ``{end_commands}``: every game's ``/<game> end`` (the registry's).
+READER_PLACEHOLDERS = {"end_commands": lambda locale: command_names.game_commands("cmd.end.name", locale)}
+
+
 def refusal_text(refused: Refused, locale: object) -> str:
     """A refusal's reason in ``locale`` (a busy channel: with the link to the table holding it)."""
-    text = t(refused.key, locale, **refused.params)
+    wanted = placeholders(template(refused.key, locale)) & READER_PLACEHOLDERS.keys()
+    params = {name: READER_PLACEHOLDERS[name](locale) for name in wanted} | refused.params
+    text = t(refused.key, locale, **params)
     if isinstance(refused, ChannelTaken):
         text += "\n" + message_link(refused.guild_id, refused.channel_id, refused.message_id)
     return text

@@ -7,8 +7,9 @@ view (``game.view(None)``: a face-down card stays hidden exactly as it was then)
 n/N, the round, and what the n-th action did (the engine's events, told as the live table tells them:
 events carry nothing hidden).
 
-Five buttons edit that private message in place: Previous, Next, End of round, Next round, End of
-game (one row: Discord takes 5 buttons a row). Rounds are cut where the engine cuts them (issue 38):
+Seven buttons edit that private message in place, in two rows (Discord takes 5 buttons a row): by
+steps, Start, Previous, Next, End of game; by rounds, Previous round, End of round, Next round.
+Rounds are cut where the engine cuts them (issue 38):
 
 - round r **starts** at its deal: step 0 for the first round, else the step whose action (Next round)
   dealt it, where the game's round number becomes r;
@@ -18,11 +19,15 @@ game (one row: Discord takes 5 buttons a row). Rounds are cut where the engine c
 *End of round* goes to the end of the round shown (off when the step shown is that end), *Next round*
 to the start of the next round (off in the last round: it never runs past a round's end without
 showing it, since the end of a round comes before the next deal), *End of game* to the last step.
+*Start* goes to step 0 (the deal), *Previous round* to the start (the deal) of the round before the
+one shown (off in the first round), the mirror of *Next round* (issue 47 item 10).
 The caption counts the steps ("step 12 of 189", step 0 being the deal).
 
-Each button's custom_id (``rpl:<game id>:<step>:<p|n|e|r|g>``, the letter only keeps the ids of a
-message distinct when two buttons lead to the same step) carries all a click needs, nothing is kept in
-memory: they work after a restart. Each click reads the game
+Each button's custom_id (``rpl:<game id>:<step>:<letter>``, the letter only keeps the ids of a message
+distinct when two buttons lead to the same step: ``p`` Previous, ``n`` Next, ``e`` End of round, ``r``
+Next round, ``g`` End of game, and since issue 47 ``s`` Start and ``b`` Previous round; the forgery
+check takes these seven letters, so the buttons of replays posted before still work) carries all a
+click needs, nothing is kept in memory: they work after a restart. Each click reads the game
 again and checks it as the command does: only a finished game of the clicker's server is shown
 (another server's, or an unknown id, gets the same refusal, so ids of other servers are not revealed).
 """
@@ -54,7 +59,10 @@ log = logging.getLogger(__name__)
 
 PREFIX = "rpl:"
 IMAGE = "replay.png"
-BUTTON_ID = re.compile(r"rpl:(\d{1,19}):(\d{1,7}):([pnerg])")
+# The letters of the buttons (see the module docstring); a posted replay's ids keep working, so a letter
+# is only ever added, never taken back or reused.
+LETTERS = "pnergsb"
+BUTTON_ID = re.compile(rf"rpl:(\d{{1,19}}):(\d{{1,7}}):([{LETTERS}])")
 _GAME = re.compile(r"\s*#?\s*(\d{1,19})\s*")
 FINISHED = "finished"
 ROUND_OVER = "round_over"  # the phase of every game's engine between a round's scoring and the next deal
@@ -71,6 +79,7 @@ class Frame:
     events: list[dict[str, Any]]  # what the step's action did (step 0: the opening)
     round_end: int  # the step where the round shown ends (see the module docstring)
     next_round: int | None  # the step where the next round starts (its deal); None in the last round
+    previous_round: int | None = None  # where the round before starts (its deal); None in the first
 
 
 def parse_game_id(text: str) -> int | None:
@@ -100,10 +109,13 @@ def frame_at(stored: StoredGame, actions: Sequence[StoredAction], step: int) -> 
     view: dict[str, Any] = state.view(None)
     events: list[dict[str, Any]] = [game.opening_event(state)]
     shown_round = int(getattr(state, "round", 1))
+    starts = {shown_round: 0}  # each round's first step (its deal), up to the step shown
     round_end: int | None = None
     next_round: int | None = None
     for n, action in enumerate(actions, start=1):
         applied = state.apply(action.seat, engine.action_from_dict(action.action))
+        if n <= step:
+            starts.setdefault(int(getattr(state, "round", 1)), n)
         if n == step:
             view = state.view(None)
             events = [e.to_dict() for e in applied]
@@ -116,7 +128,14 @@ def frame_at(stored: StoredGame, actions: Sequence[StoredAction], step: int) -> 
         if round_end is None and (state.is_over or getattr(state, "phase", None) == ROUND_OVER):
             round_end = n
     return Frame(
-        step, total, shown_round, view, events, total if round_end is None else round_end, next_round
+        step,
+        total,
+        shown_round,
+        view,
+        events,
+        total if round_end is None else round_end,
+        next_round,
+        starts.get(shown_round - 1),
     )
 
 
@@ -172,15 +191,19 @@ def buttons(stored: StoredGame, frame: Frame, locale: object) -> ButtonsView:
         }
 
     first, last = frame.step == 0, frame.step >= frame.total
-    next_round = frame.next_round
-    row = [
+    next_round, previous_round = frame.next_round, frame.previous_round
+    steps = [
+        spec("replay.start", 0, "s", first),
         spec("replay.previous", max(frame.step - 1, 0), "p", first),
         spec("replay.next", min(frame.step + 1, frame.total), "n", last),
-        spec("replay.round_end", frame.round_end, "e", frame.round_end <= frame.step),
-        spec("replay.next_round", frame.step if next_round is None else next_round, "r", next_round is None),
         spec("replay.game_end", frame.total, "g", last),
     ]
-    return ButtonsView([row])
+    rounds = [
+        spec("replay.previous_round", previous_round or 0, "b", previous_round is None),
+        spec("replay.round_end", frame.round_end, "e", frame.round_end <= frame.step),
+        spec("replay.next_round", frame.step if next_round is None else next_round, "r", next_round is None),
+    ]
+    return ButtonsView([steps, rounds])
 
 
 async def _finished_game(bot: Any, interaction: discord.Interaction[Any], game_id: int) -> StoredGame | str:
@@ -304,6 +327,7 @@ async def click(bot: Any, interaction: discord.Interaction[Any], custom_id: str)
 __all__ = [
     "BUTTON_ID",
     "IMAGE",
+    "LETTERS",
     "PREFIX",
     "Frame",
     "button_id",

@@ -12,7 +12,7 @@ prefix      custom_id                                    registered by
             (one prefix per game of the registry)           per game, :mod:`bot.games.buttons`)
 ``sl:``     ``sl:<lobby>:<act>``                          :meth:`bot.ui.clicks.TableUI.routes`
 ``lb:``     ``lb:<kind>:<server|global>:<page>[:h]``      ``cogs/stats.py`` (:mod:`bot.ui.boards`)
-``rpl:``    ``rpl:<game>:<step>:<p|n|e|r|g>``             ``cogs/replay.py`` (:mod:`bot.ui.replay`)
+``rpl:``    ``rpl:<game>:<step>:<p|n|e|r|g|s|b>``         ``cogs/replay.py`` (:mod:`bot.ui.replay`)
 ==========  ===========================================  =========================================
 
 It is discord.py's ``DynamicItem`` pattern (a template per kind of button, registered once), without

@@ -17,6 +17,7 @@ import discord
 from bot.discord_patches import ButtonsView as ButtonsView  # the payload builders' view, given here
 from bot.discord_patches import LayoutPayload as LayoutPayload
 from bot.games.base import Game, seat_counts, seat_limit
+from bot.games.places import places
 from bot.games.registry import BY_KIND
 from bot.i18n import plural
 from bot.i18n import translate as t
@@ -25,11 +26,13 @@ from bot.render.names import escape_name, shown_name
 from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
 from bot.storage.lobbies import HELD_UNTIL, INVITED, THREAD, TURN_LIMIT, Lobby, engine_options
 from bot.storage.settings import DEFAULTS, ServerSettings
-from bot.ui import boards, display, ids
+from bot.ui import boards, display, history, ids
 from bot.ui.card_emojis import CardEmojis
 
 JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
-LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL}
+# The host's private "start without them?" while a rematch holds seats (bot.service.SeatsHeld): Yes, No.
+START_YES, START_NO = "sy", "sn"
+LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL, START_YES, START_NO}
 # Table-message acts, the same two letters in every kind's panel module.
 OPEN_PANEL, RULES, LEAVE, NEXT_ROUND, REMATCH = "op", "ru", "lv", "nx", "rm"
 # The buttons of a private "are you sure?" (Leave, /<game> end): game-level ids, version 0, so a
@@ -344,7 +347,9 @@ def final_panel_content(table: Table, seat: int, locale: object, words: bool = F
         if seat in winners:
             lines.append(t("table.panel.final_won", locale))
         elif seat < len(ranks):
-            lines.append(t("table.panel.final_place", locale, place=ranks[seat], count=len(ranks)))
+            # Its side's place (a team's in a team game), by the one rule /history says it with.
+            where = places(ranks, table.game.sides(table.stored.options, len(ranks)))[seat]
+            lines.append(t("table.panel.final_place", locale, place=history.shown_place(where, locale)))
     if table.hinted:
         lines.append(t("hints.unrated", locale))
     lines.append(t("table.panel.final_see_table", locale))

@@ -26,11 +26,11 @@ from .conftest import FAST, act_of, bot_on, button, play_turns, private_answer, 
 COOLDOWN = Limits().cooldown_seconds  # 10 s, the default every test here keeps
 
 USER_CAP_EN = (
-    "You already host 3 tables, the most one player may: end one (/skyjo end or /skipbo end in its "
+    "You already host 3 tables, the most one player may: end one (`/skyjo end` or `/skipbo end` in its "
     "channel) or let it finish before opening another."
 )
 USER_CAP_FR = (
-    "Tu héberges déjà 3 tables, le maximum pour un joueur : termine-en une (/skyjo fin ou /skipbo fin "
+    "Tu héberges déjà 3 tables, le maximum pour un joueur : termine-en une (`/skyjo fin` ou `/skipbo fin` "
     "dans son salon) ou laisse-la finir avant d'en ouvrir une autre."
 )
 

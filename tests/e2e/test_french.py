@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from bot.command_check import name_problem
-from tests.i18n.test_french import french_problems
+from tests.i18n.test_french import ONE_READER, french_problems
 
-from .conftest import button, private_answer, reveal_own_cards, start_table
+from .conftest import button, open_lobby, private_answer, reveal_own_cards, start_table
 from .skipbo_helpers import Clicker, start_skipbo
 from .test_display import words_of
 from .test_prefs import skybo_command
@@ -164,3 +164,18 @@ async def test_the_words_table_says_the_cards_showing_add_up(
     words = words_of(panel, user.locale)
     assert any(line.endswith(said) for line in words), words
     assert not any(re.search(r"\d visibles", line) for line in words)
+
+
+async def test_a_public_lobby_addresses_no_one_reader(fake_discord: Any, skybo: Any) -> None:
+    """Issue 47 item 10: the French lobby said "puis l'ordinateur joue à ta place" to everyone in the
+    channel; a lobby (its turn limit, a long game's, the pointer to /aide) now says "tu" to nobody."""
+    fake = fake_discord
+    fake.guild.preferred_locale = "fr"
+    await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    short = await open_lobby(fake, alice, turn_limit=30)
+    long = await open_lobby(fake, bob, fake.channel("games"), turn_limit=3600)
+    assert "⏱ 30 s par tour ; au-delà, l'ordinateur joue le tour" in short.text
+    assert "⏱ 1 heure par tour ; au-delà, l'ordinateur joue le tour" in long.text
+    for lobby in (short, long):
+        assert not ONE_READER.search(lobby.text), lobby.text

@@ -119,7 +119,7 @@ async def test_a_skyjo_game_without_hints_stays_rated_and_bad_hints_change_nothi
     newer = await open_panel(fake, alice, table_message)
     await (await fake.click(alice, newer, button(newer, "dr"))).answer()
     stale = await (await fake.click(alice, panel, button(panel, "hn"))).original()
-    assert t("table.error.stale_panel", alice.locale) in stale.text
+    assert t("table.notice.already_done", alice.locale) in stale.text  # she drew since
     assert not any(line.startswith("Hint") for line in stale.text.splitlines())
     # A hint for someone else's turn (forged: no such button then): refused, nothing stored.
     await (await fake.click(alice, newer, button(newer, "rp"))).answer()

@@ -22,7 +22,7 @@ fake. Checked after every kill, and at the end:
   a click answered with the refreshed panel or a refusal changed nothing;
 - old buttons work: after a restart, clicks on messages from before the kill (the unanswered click
   again, the panels the players held, an older panel, the table message) get a proper answer, the
-  move if the button is still current or the refreshed panel with its "out of date" notice; a button
+  move if the button is still current or the refreshed panel with its "already done" notice; a button
   older than the game is never applied; never "This interaction failed", never a refusal, never the
   internal-error apology, never an ERROR or a traceback in any process's log;
 - the games go on: both are played to their end (results written) after the last kill.
@@ -64,7 +64,9 @@ FINAL_BUDGET_S = 90.0  # since the start, for the play to the end after the last
 ANSWER_TIMEOUT_S = 15.0  # a live bot answers a click in milliseconds; the machine may be loaded
 START_TIMEOUT_S = 20.0
 LOCALE = "en-US"  # Alice's and Bob's
-STALE_NOTICE = t("table.error.stale_panel", LOCALE)
+# A click on a panel older than the game: the panel as it stands, with a gentle word (after a restart the
+# bot no longer knows who played since, so either word may come).
+STALE_NOTICES = (t("table.notice.already_done", LOCALE), t("table.notice.moved_on", LOCALE))
 INTERNAL_ERROR = t("table.error.internal", LOCALE)
 FORGED = t("table.error.forged", LOCALE)
 PANEL_ONLY_ACTS = {"md", "rf", "hn"}  # panel clicks that change nothing in the game (a hint plays no move)
@@ -712,7 +714,7 @@ class Result:
 
     @property
     def stale(self) -> bool:
-        return STALE_NOTICE in self.content
+        return any(notice in self.content for notice in STALE_NOTICES)
 
 
 def result_of(inter: FakeInteraction) -> Result | None:

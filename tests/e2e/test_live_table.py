@@ -107,7 +107,7 @@ async def test_an_open_panel_follows_the_game_without_a_click(fake_discord: Any,
     await play_turns(fake, bot, game_id, table_message, [alice], rng)
     last = _panels_of(fake, alice)[-1]
     await fake.wait_until(lambda: "the game is over" in last.text, what="the final result on her panel")
-    assert ("You won" in last.text) or ("You finished in place" in last.text)
+    assert ("You won" in last.text) or ("You finished 2nd of 2." in last.text)
     assert "Won by" in last.text
     assert not last.custom_ids  # nothing left to click on a finished game's panel
     assert assert_mentions_locked(fake) > 20

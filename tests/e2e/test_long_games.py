@@ -250,7 +250,8 @@ async def test_a_long_lobby_in_french(fake_discord: Any, skybo: Any) -> None:
     shown = await private_answer(await fake.run_command(fake.owner, *path, options={"language": "fr"}))
     assert shown.ephemeral
     lobby = await open_lobby(fake, carol, turn_limit=24 * HOUR)
-    assert "⏱ 24 heures par tour, puis l'ordinateur joue à ta place" in lobby.text
+    # A public lobby addresses no one reader (issue 47 item 10: it said "joue à ta place").
+    assert "⏱ 24 heures par tour ; au-delà, l'ordinateur joue le tour" in lobby.text
     assert "✉️ Partie longue : chaque joueur reçoit un message privé quand son tour arrive" in lobby.text
     settings = await private_answer(
         await fake.run_command(fake.owner, *path, options={"turn_limit": 4 * HOUR})

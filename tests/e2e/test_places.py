@@ -1,5 +1,6 @@
 """Issue 38 item 2: one place for one fact. In a team game a player's place is their team's place, and
-``/history``, ``/stats`` and the final standings say the same, in English and in French.
+``/history``, ``/stats``, the final standings and each player's private end message (issue 47 item
+10: it said "place 3 of 4") say the same, in English and in French.
 
 Alice and Bob play two team Skip-Bo games (seeded, five-card stocks) against two computer players,
 clicking their panels; the second table is in French (the server's language). Then each asks
@@ -38,7 +39,8 @@ async def command(fake: Any, who: FakeUser, name: str, **options: Any) -> FakeMe
 
 async def team_game(fake: Any, bot: Any, host: FakeUser, guest: FakeUser, seed: int) -> tuple[int, int, str]:
     """A whole team game, Alice & Bob (seats 0 and 2: partners) against two computers; its id, the
-    team's place by the engine's result (1: both stocks emptied first) and the final table's text."""
+    team's place by the engine's result (1: both stocks emptied first) and the final table's text.
+    Each human's private panel, which follows the game, ends on the team's place."""
     table_message, game_id = await start_skipbo(
         fake,
         bot,
@@ -52,13 +54,20 @@ async def team_game(fake: Any, bot: Any, host: FakeUser, guest: FakeUser, seed: 
         turn_limit=0,
     )
     assert sorted(bot.service.tables[game_id].names()[:3:2]) == ["Alice", "Bob"]
-    await Clicker(fake, bot, game_id, table_message, [host, guest], random.Random(seed)).play(max_moves=1500)
+    clicker = Clicker(fake, bot, game_id, table_message, [host, guest], random.Random(seed))
+    await clicker.play(max_moves=1500)
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
     await bot.presenter.flush()
     stored = await GameRules(bot.service.storage).get_game(game_id)
     game: skipbo.Game = stored.state
     assert game.winners() in ([0, 2], [1, 3])
-    return game_id, 1 if 0 in game.winners() else 2, table_message.text
+    place = 1 if 0 in game.winners() else 2
+    for user in (host, guest):  # both speak English; their panels follow the game to its end
+        panel = clicker.panels[user.id]
+        await fake.wait_until(lambda p=panel: "the game is over" in p.text, what="the panel's end")
+        said = "You won!" if place == 1 else "You finished 2nd of 2 teams."
+        assert said in panel.text.splitlines(), panel.text
+    return game_id, place, table_message.text
 
 
 def standing_place(text: str, pattern: re.Pattern[str]) -> int:

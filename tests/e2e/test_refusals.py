@@ -163,8 +163,8 @@ async def test_a_page_past_the_end_of_the_board_says_how_many_pages_there_are(
     assert description.startswith(only_one), description
     assert alice.mention in description and bob.mention in description, "the last page is shown"
     assert t("lb.footer", language, page=1, pages=1, players=2) in past.text
-    assert only_one == (
-        "There is only 1 page: here it is." if language == "en-US" else "Il n'y a que 1 page : la voici."
+    assert only_one == (  # one page said in words, not "Il n'y a que 1 page" (issue 47 item 10)
+        "There is only one page: here it is." if language == "en-US" else "Il n'y a qu'une page : la voici."
     )
 
 
@@ -183,6 +183,15 @@ async def test_a_cancelled_lobby_is_titled_cancelled(fake_discord: Any, skybo: A
     assert description_of(lobby) == t("table.lobby.cancelled", language)
     assert title_of(lobby) == t("table.lobby.title_cancelled", language, game="Skyjo")
     assert title_of(lobby) != open_title
+    # Said once (issue 47 item 10): the title says it was cancelled, the text what that means.
+    said = "cancel" if language == "en-US" else "annul"
+    assert said in title_of(lobby).lower() and said not in description_of(lobby).lower()
+    assert description_of(lobby) == (
+        "It closed before the start: nothing was played. A new table may be opened in this channel."
+        if language == "en-US"
+        else "Elle s'est fermée avant de commencer : rien n'a été joué. Une nouvelle table peut s'ouvrir "
+        "dans ce salon."
+    )
 
 
 async def test_remove_a_computer_is_offered_only_while_one_sits(fake_discord: Any, skybo: Any) -> None:

@@ -125,6 +125,8 @@ async def test_a_held_seat_refuses_a_stranger_and_a_computer_and_survives_a_rest
     await (await fake.click(bob, lobby, lobby_button(lobby, "st"))).response()
     table = await fake.wait_until(lambda: bot.service.table_in_channel(lobby.channel_id), what="the game")
     assert [s.user_id for s in table.stored.seats if s.ai_level is None] == [bob.id, carol.id]
+    # The start done (its timer stored, the table drawn) before the bot closes at the test's end.
+    await fake.wait_until(lambda: any(act_of(c) == "op" for c in lobby.custom_ids), what="the table buttons")
 
 
 async def test_the_hold_ends_on_time_and_a_stranger_may_then_join(fake_discord: Any, skybo: Any) -> None:
@@ -159,3 +161,57 @@ async def test_the_hold_ends_on_time_and_a_stranger_may_then_join(fake_discord: 
     assert lobby.component(join)["label"] == t("table.button.join", "en-US")
     answer = await private_answer(await fake.click(alice, lobby, lobby_button(lobby, "lv")))
     assert t("table.error.not_seated", alice.locale) in answer.text
+
+    # The hold is over: Bob's Start deals at once, asking nothing (Alice was waited for 2 minutes).
+    await (await fake.click(bob, lobby, lobby_button(lobby, "st"))).response()
+    table = await fake.wait_until(lambda: bot.service.table_in_channel(lobby.channel_id), what="the game")
+    assert [s.user_id for s in table.stored.seats if s.ai_level is None] == [bob.id, carol.id]
+    await fake.wait_until(lambda: any(act_of(c) == "op" for c in lobby.custom_ids), what="the table")
+    private = [m.text for m in fake.messages.values() if m.ephemeral and m.visible_to == bob.id]
+    assert private and not [text for text in private if "Start without waiting" in text]
+
+
+async def test_start_while_a_seat_is_held_asks_the_host_naming_who_is_waited_for(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """Issue 47 item 10: Bob's Start while Alice's seat is held no longer drops it without a word: Bob
+    is asked privately, naming Alice and until when; No changes nothing (the lobby still holds her
+    seat), Start now deals without her and the question says it was started; the public lobby
+    becomes the table."""
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
+    lobby = await rematch_lobby(fake, bot, alice, bob)
+    stored = await bot.service.lobbies.open_in_channel(lobby.channel_id)
+    assert stored is not None
+    until = stored.options[HELD_UNTIL] // 1000
+
+    question = await private_answer(await fake.click(bob, lobby, lobby_button(lobby, "st")))
+    assert question.id in fake.messages  # (the check after the hold's end reads them there)
+    assert question.text == (
+        f"🔒 The seat of {alice.global_name} is held for this rematch until <t:{until}:t> (<t:{until}:R>), "
+        "and not taken yet. Start without waiting?"
+    )
+    assert question.button_labels == ["Start now", "No"]
+    assert bot.service.table_in_channel(lobby.channel_id) is None
+    assert (await bot.service.lobbies.get(stored.id)).version == stored.version, "asking changes nothing"
+
+    await (
+        await fake.click(bob, question, next(c for c in question.custom_ids if c.endswith(":sn")))
+    ).response()
+    await fake.wait_until(lambda: not question.custom_ids, what="No settled")
+    assert question.text == "Nothing changed: the table waits."
+    assert held_line(alice, stored.options[HELD_UNTIL]) in lobby.text
+    assert bot.service.table_in_channel(lobby.channel_id) is None
+
+    question = await private_answer(await fake.click(bob, lobby, lobby_button(lobby, "st")))
+    await (
+        await fake.click(bob, question, next(c for c in question.custom_ids if c.endswith(":sy")))
+    ).response()
+    table = await fake.wait_until(lambda: bot.service.table_in_channel(lobby.channel_id), what="the game")
+    assert [s.user_id for s in table.stored.seats if s.ai_level is None] == [bob.id]
+    assert table.stored.message_id == lobby.id, "the lobby's message became the table"
+    await fake.wait_until(lambda: any(act_of(c) == "op" for c in lobby.custom_ids), what="the table buttons")
+    await fake.wait_until(lambda: not question.custom_ids, what="the question settled")
+    assert question.text == "You started the game."

@@ -20,7 +20,7 @@ from .skipbo_helpers import Clicker, start_skipbo
 
 
 def ids_of(message: Any) -> dict[str, str]:
-    """The replay buttons of ``message`` by their letter (p, n, e, r, g)."""
+    """The replay buttons of ``message`` by their letter (s, p, n, g; b, e, r)."""
     return {c.split(":")[-1]: c for c in message.custom_ids if c.startswith(replay.PREFIX)}
 
 
@@ -86,7 +86,7 @@ async def test_a_finished_skyjo_game_replays_step_by_step_privately(
     assert shown.ephemeral and shown.visible_to == user.id
     step, total, round_number = await step_of(shown)
     assert (step, round_number) == (0, 1) and total == len(await bot.service.storage.games.actions(game_id))
-    assert disabled(shown) == {"p"}
+    assert disabled(shown) == {"s", "p", "b"}  # nothing before the deal, nor a round before the first
     # Step 0: every card face down in the spectator view, and that is the picture shown.
     stored = await GameRules(bot.service.storage).get_game(game_id)
     frame = replay.frame_at(stored, await bot.service.storage.games.actions(game_id), 0)
@@ -115,7 +115,7 @@ async def test_a_finished_skyjo_game_replays_step_by_step_privately(
         rounds = max(rounds, after[2])
     assert rounds == stored_rounds(table) > 1
     shown = await click(fake, user, shown, "g")
-    # The last step: the final state, every button but Previous off.
+    # The last step: the final state; nothing ahead, only ways back.
     assert t("replay.end", locale) in shown.text
     assert disabled(shown) == {"n", "e", "r", "g"}
     assert shown.attachments[0].data == await picture_of(bot, game_id, total, locale)

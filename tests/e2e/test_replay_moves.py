@@ -1,6 +1,7 @@
 """Moving through a replay (issue 38 item 8), both games, through the fake Discord: a step counter in
 the asker's language, End of round / Next round / End of game jumps that stop where rounds end and
-start (bot/ui/replay.py says where), and the deal said once at step 0."""
+start (bot/ui/replay.py says where), and the deal said once at step 0; and back (issue 47 item 10):
+Previous round to the start of each round before, Start to the deal."""
 
 from __future__ import annotations
 
@@ -16,8 +17,12 @@ from .conftest import forged_click, play_turns, reveal_own_cards, start_table
 from .skipbo_helpers import Clicker, start_skipbo
 
 COUNTER = {"en": r"step (\d+) of (\d+), round (\d+)", "fr": r"étape (\d+) sur (\d+), manche (\d+)"}
-LETTERS = ["p", "n", "e", "r", "g"]  # Previous, Next, End of round, Next round, End of game
-LABELS = ["replay.previous", "replay.next", "replay.round_end", "replay.next_round", "replay.game_end"]
+# By steps: Start, Previous, Next, End of game; by rounds: Previous round, End of round, Next round.
+LETTERS = [["s", "p", "n", "g"], ["b", "e", "r"]]
+LABELS = [
+    ["replay.start", "replay.previous", "replay.next", "replay.game_end"],
+    ["replay.previous_round", "replay.round_end", "replay.next_round"],
+]
 
 
 def game_at(stored: Any, actions: list[Any], step: int) -> Any:
@@ -42,10 +47,15 @@ def counter(message: Any, lang: str) -> tuple[int, int, int]:
     return int(match.group(1)), int(match.group(2)), int(match.group(3))
 
 
+def rows(message: Any) -> list[list[dict[str, Any]]]:
+    found = [list(c["components"]) for c in message.all_components() if c.get("type") == 1]
+    assert len(found) == 2, message.components
+    return found
+
+
 def row(message: Any) -> list[dict[str, Any]]:
-    rows = [c for c in message.all_components() if c.get("type") == 1]
-    assert len(rows) == 1, message.components
-    return list(rows[0]["components"])
+    """Every replay button, row after row."""
+    return [button for line in rows(message) for button in line]
 
 
 def enabled(message: Any) -> set[str]:
@@ -71,9 +81,12 @@ async def walk(fake: Any, bot: Any, user: Any, command: str, game_id: int) -> in
     actions = list(await storage.games.actions(game_id))
     total = len(actions)
     shown = await (await fake.run_command(user, command, "replay", options={"game": str(game_id)})).original()
-    # Five buttons on one row (Discord's limit), labelled in the asker's language, ids checked as before.
-    assert [c["custom_id"].split(":")[-1] for c in row(shown)] == LETTERS
-    assert [c["label"] for c in row(shown)] == [t(key, user.locale) for key in LABELS]
+    # Seven buttons on two rows (Discord takes five a row), labelled in the asker's language, their ids
+    # checked by the one pattern (the five letters of replays posted before, and two more).
+    assert [[c["custom_id"].split(":")[-1] for c in line] for line in rows(shown)] == LETTERS
+    assert [[c["label"] for c in line] for line in rows(shown)] == [
+        [t(key, user.locale) for key in line] for line in LABELS
+    ]
     assert all(replay.parse_button(c["custom_id"]) is not None for c in row(shown))
     # Step 0: the counter, and the deal said once (the opening event's line only).
     assert counter(shown, lang) == (0, total, 1)
@@ -110,16 +123,36 @@ async def walk(fake: Any, bot: Any, user: Any, command: str, game_id: int) -> in
         rounds = number
     # The last round ended with the game: nothing left but going back.
     assert counter(shown, lang)[:2] == (total, total)
-    assert enabled(shown) == {"p"} and t("replay.end", user.locale) in shown.text
+    assert enabled(shown) == {"s", "p"} | ({"b"} if rounds > 1 else set())
+    assert t("replay.end", user.locale) in shown.text
     # End of game from anywhere: the last step.
     shown = await press(fake, user, await press(fake, user, shown, "p"), "p")
     assert counter(shown, lang)[0] == total - 2
     shown = await press(fake, user, shown, "g")
     assert counter(shown, lang)[0] == total
+    # Back by rounds: each Previous round is the deal of the round before, down to the first.
+    starts = [0] + [n for n in range(1, total + 1) if game_at(stored, actions, n).round > game_at(
+        stored, actions, n - 1).round]  # fmt: skip
+    assert len(starts) == rounds
+    number = rounds
+    while "b" in enabled(shown):
+        shown = await press(fake, user, shown, "b")
+        step, _, shown_round = counter(shown, lang)
+        assert shown_round == number - 1 and step == starts[number - 2]
+        number = shown_round
+    assert number == 1
+    if rounds > 1:  # (a one-round game has no round before: Previous round stays off)
+        assert counter(shown, lang)[0] == 0 and enabled(shown) == {"n", "e", "r", "g"}
+    # Start, from the end: the deal, with nothing before it.
+    if "g" in enabled(shown):
+        shown = await press(fake, user, shown, "g")
+    shown = await press(fake, user, shown, "s")
+    assert counter(shown, lang)[0] == 0 and not {"s", "p", "b"} & enabled(shown)
     # A forged letter or game is refused privately, the replay unchanged.
     text = shown.text
     for forged, key in (
         (f"rpl:{game_id}:1:z", "replay.error.malformed"),
+        (f"rpl:{game_id}:1:q", "replay.error.malformed"),
         (f"rpl:{game_id + 1000}:1:g", "replay.error.not_found"),
         (f"rpl:{game_id + 1000}:1:e", "replay.error.not_found"),
     ):

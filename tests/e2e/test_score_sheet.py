@@ -161,7 +161,7 @@ async def test_a_french_server_final_sheet_and_history_outside_a_server(
         f"victoire : {said}" if len(winners) == 1 else f"victoire partagée : {said}"
     )
     assert block_rows(sheet)[0][-1] == "Total" and block_rows(sheet)[0][0] == "M1"
-    assert footer_of(table_message) == f"Partie #{game_id} · /historique liste tes parties"
+    assert footer_of(table_message) == f"Partie #{game_id} · /historique liste les parties de chaque joueur"
 
     # The command is registered with its French name; outside a server it says why, privately.
     registered = fake.registered_command("history", fake.guild.id)

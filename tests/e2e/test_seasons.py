@@ -294,3 +294,35 @@ async def test_a_season_board_pages_and_refuses_another_servers_season(fake_disc
     answer = await forged.original()
     assert answer.ephemeral and answer.text == "This button is not valid."
     assert len(board.history) == edits
+
+
+async def test_a_seasons_start_is_announced_in_the_channel_in_the_servers_language(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """Issue 47 item 10: the start was told only to the organiser; everyone now reads it in the channel,
+    in the server's language (French here), the organiser's own answer staying private in theirs."""
+    fake = fake_discord
+    fake.guild.preferred_locale = "fr"
+    await skybo()
+    owner, general = fake.owner, fake.channel("general")
+    assert owner.locale == "en-US"
+    inter = await fake.run_command(owner, "skybo", "season start", options={"name": "Spring *1*"})
+    started = await private_answer(inter)
+    assert started.text.startswith("Season **Spring \\*1\\*** has started")
+    assert started.text.endswith("`/leaderboard` shows its board.")  # the asker's words for it
+    announced = await fake.wait_until(
+        lambda: next(
+            (m for m in fake.messages.values() if m.channel_id == general.id and not m.ephemeral), None
+        ),
+        what="the announcement",
+    )
+    assert announced.text == (
+        "📅 La saison **Spring \\*1\\*** commence sur ce serveur : dès maintenant ses parties classées "
+        "comptent pour elle, sur des classements qui partent de zéro (et pour toujours, comme avant). "
+        "`/classement` montre le classement de la saison."
+    )
+    assert announced.payload()["mentions"] == []
+    # A refused start announces nothing.
+    await private_answer(await fake.run_command(owner, "skybo", "season start", options={"name": "Summer"}))
+    public = [m for m in fake.messages.values() if m.channel_id == general.id and not m.ephemeral]
+    assert public == [announced]

@@ -64,6 +64,37 @@ async def test_only_a_server_manager_changes_the_settings(fake_discord: Any, sky
     assert await bot.service.storage.settings.get(fake.guild.id) == ServerSettings(turn_limit=0)
 
 
+async def test_a_member_reads_the_settings_and_who_may_change_them(fake_discord: Any, skybo: Any) -> None:
+    """Issue 47 item 9: a member who runs /skybo settings to look is shown them, read-only, with who may
+    change them (was: only the refusal); an option given is still refused and changes nothing."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, carol = fake.user("alice"), fake.user("carol")
+    games = fake.channel("games")
+    await settings(fake, fake.owner, turn_limit=30, allow_channel=games, threads="on")
+    stored = await bot.service.storage.settings.get(fake.guild.id)
+
+    shown = (await settings(fake, alice)).splitlines()
+    assert shown[:3] == [
+        "**Server settings**",
+        "⏱ Turn limit of a new table: 30 s",
+        f"📍 Games may be opened in: <#{games.id}>",
+    ]
+    assert "🧵 Each game is played in a thread of its own" in shown
+    assert shown[-1] == (
+        "Only someone who can manage this server (the Manage Server permission) may change them."
+    )
+    assert "Change them with" not in "\n".join(shown)  # no way to change them is offered to a member
+    french = (await settings(fake, carol)).splitlines()
+    assert french[:2] == ["**Réglages du serveur**", "⏱ Temps par tour d'une nouvelle table : 30 s"]
+    assert french[-1].startswith("Seule une personne qui peut gérer ce serveur")
+
+    assert await settings(fake, alice, threads="off") == REFUSED_EN
+    assert await bot.service.storage.settings.get(fake.guild.id) == stored
+    owner_view = (await settings(fake, fake.owner)).splitlines()
+    assert owner_view[-1] == "Change them with the options of /skybo settings."
+
+
 async def test_the_turn_limit_and_channels_apply_to_new_tables(fake_discord: Any, skybo: Any) -> None:
     fake = fake_discord
     bot = await skybo()

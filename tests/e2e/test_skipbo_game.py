@@ -399,13 +399,13 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     age_panels()
     inter = await fake.click(carol, stale, stale_discard)
     assert (await inter.answer()).id == stale.id, "a stale panel is replaced in place"
-    assert t("table.error.stale_panel", "fr") in stale.text  # "Ce panneau n'est plus à jour…"
+    assert t("table.notice.already_done", "fr") in stale.text  # "C'est déjà fait — voici ton panneau…"
     assert stale.text.startswith("Ta main")
     assert {ids.decode(c).version for c in stale.custom_ids} == {table.version}  # type: ignore[union-attr]
     await frozen.check("a click on a stale panel")
     assert_panel_shows_own_hand(stale, bot, game_id, carol)
 
-    # --- A double click on a discard: one discard, the other click is told its panel is out of date.
+    # --- A double click on a discard: one discard, the other click is told gently it is done.
     if not table.state.hands[c_seat]:  # (the play emptied the hand: 5 new cards were drawn)
         raise AssertionError("Carol has no card to discard")
     card = table.state.hands[c_seat][0]
@@ -426,7 +426,7 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
         for i in inters
         for r in i.requests
     ]
-    assert sum(t("table.error.stale_panel", "fr") in text for text in texts) == 1, texts
+    assert sum(t("table.notice.already_done", "fr") in text for text in texts) == 1, texts
     log = await bot.service.storage.games.actions(game_id)
     pile = ids.decode(discard).arg // 100  # type: ignore[union-attr]
     assert len(log) == table.version and log[-1].action == skipbo.Discard(card, pile).to_dict()
@@ -436,7 +436,7 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
     age_panels()
     inter = await fake.click(carol, out_of_turn, late_discard)
     assert (await inter.answer()).id == out_of_turn.id
-    assert t("table.error.stale_panel", "fr") in out_of_turn.text
+    assert t("table.notice.already_done", "fr") in out_of_turn.text  # Carol discarded since
     assert "Alice joue" in out_of_turn.text
     assert not game_act_buttons(out_of_turn), "the fresh panel offers no move out of turn"
     await frozen.check("a click out of turn")

@@ -25,7 +25,7 @@ from bot.render import messages
 from bot.render.messages import MAX_LAYOUT_COMPONENTS, MAX_LAYOUT_TEXT, SEAT_COLOURS, layout_of
 from bot.render.seats import seat_mark
 from bot.service.rules import GameRules
-from bot.ui import views
+from bot.ui import replay, views
 from fakecord.constants import FLAG_COMPONENTS_V2
 from fakecord.errors import FormErrors
 from fakecord.validation import validate_components
@@ -129,7 +129,7 @@ async def test_a_whole_skyjo_game_in_the_new_look(fake_discord: Any, skybo: Any)
     shown = await inter.original()
     assert shown.ephemeral and is_v2(shown) and len(containers_of(shown)) == 1
     assert gallery_urls(shown) and shown.attachments[0].filename == "replay.png"
-    assert {b["custom_id"].rsplit(":", 1)[1] for b in buttons_of(shown)} == set("pnerg")
+    assert {b["custom_id"].rsplit(":", 1)[1] for b in buttons_of(shown)} == set(replay.LETTERS)
 
 
 async def test_a_skipbo_table_in_french_to_its_end(fake_discord: Any, skybo: Any) -> None:

@@ -1,4 +1,5 @@
-"""French talks to a player with "tu" and never genders a player (issue 38 item 3).
+"""French talks to a player with "tu" and never genders a player (issue 38 item 3), says one thing with
+words and no "que 1", and a public message addresses no one reader (issue 47 item 10).
 
 Every value of every ``bot/i18n/fr/*.json`` file is scanned: the messages, the image labels, the errors
 and the slash commands' French names and descriptions (``cmd.*`` keys, which
@@ -145,3 +146,34 @@ def test_the_check_finds_what_it_looks_for(text: str) -> None:
 )
 def test_the_check_passes_sound_french(text: str) -> None:
     assert french_problems(text) == []
+
+
+# What the bot posts for everyone in a channel (a lobby's and a table's lines, the reminders that
+# mention several players, the final table's footer): "tu" there speaks to one reader among many.
+PUBLIC_KEYS = (
+    "table.lobby.intro", "table.lobby.how", "table.lobby.how_counts", "table.lobby.help",
+    "table.lobby.rematch_invited", "table.lobby.rematch_held.one", "table.lobby.rematch_held.other",
+    "table.lobby.cancelled", "table.lobby.expired", "table.options.turn_limit", "table.options.no_turn_limit",
+    "long_games.lobby.limit", "long_games.lobby.letters", "table.turn.reminder", "long_games.reminder",
+    "sheet.game_id", "threads.lobby", "season.announced",
+)  # fmt: skip
+ONE_READER = re.compile(r"\b(tu|ta|ton|tes|toi|te)\b|\bt'", re.IGNORECASE)
+
+
+def test_a_public_message_addresses_no_one_reader() -> None:
+    french = french_catalogue()
+    addressed = {key: french[key] for key in PUBLIC_KEYS if ONE_READER.search(french[key])}
+    assert addressed == {}
+
+
+def test_a_counted_french_message_says_one_thing_in_words() -> None:
+    """A ``.one`` message read with 1: "Il n'y a qu'une page", never "Il n'y a que 1 page"."""
+    french = french_catalogue()
+    wrong = {}
+    for key, text in french.items():
+        if key.endswith(".one"):
+            said = re.sub(r"\{count\}", "1", text)
+            if re.search(r"\bque 1\b", said):
+                wrong[key] = said
+    assert wrong == {}
+    assert re.search(r"\bque 1\b", "Il n'y a que 1 page : la voici.")  # the check sees what it looks for

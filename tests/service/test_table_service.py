@@ -73,6 +73,7 @@ async def test_a_stale_or_out_of_turn_click_is_refused_and_changes_nothing(servi
     with pytest.raises(Stale) as stale:
         await service.click(table.id, old.version, ANN, *click_for(second))
     assert stale.value.panel.version == version
+    assert stale.value.own and stale.value.key == "table.notice.already_done"  # her own move made it so
     # a version the table never reached is no better
     with pytest.raises(Stale):
         await service.click(table.id, version + 5, ANN, *click_for(second))
@@ -87,6 +88,14 @@ async def test_a_stale_or_out_of_turn_click_is_refused_and_changes_nothing(servi
         await service.click(table.id, panel.version, USERS[waiting], *click_for(skyjo.Draw()))
     assert refused.value.key == "error.not_your_turn"
     assert len(await service.storage.games.actions(table.id)) == before == table.version
+
+    # The other seat's turn ends: that older panel is stale, and its player did nothing since: the game
+    # moved on without them (not "already done", issue 47 item 10).
+    while table.state.turn != waiting:
+        await play(service, table, 1, rng)
+    with pytest.raises(Stale) as stale:
+        await service.click(table.id, panel.version, USERS[waiting], *click_for(skyjo.Draw()))
+    assert not stale.value.own and stale.value.key == "table.notice.moved_on"
 
 
 async def test_turn_timers_remind_then_play_for_the_player_on_the_manual_clock(

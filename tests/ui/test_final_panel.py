@@ -47,7 +47,8 @@ def test_each_seat_reads_who_won_and_its_own_place(seed: int) -> None:
         if seat in results["winners"]:
             assert "You won!" in text and "You finished" not in text
         else:
-            assert f"You finished in place {results['ranks'][seat]} of 3." in text
+            rank = results["ranks"][seat]
+            assert f"You finished {rank}{'nd' if rank == 2 else 'rd'} of 3." in text
         assert "@everyone" not in text.replace("\\@everyone", "")  # the name is escaped
     french = final_panel_content(table, 0, "fr")
     assert french.startswith("**Skyjo : la partie est finie**") and "Victoire de " in french

@@ -1,5 +1,7 @@
 """A game is one folder (issue 39 item 2): no module of ``bot/`` or ``cogs/`` outside a game's folder
-names a game, but the registry's lines that list them.
+names a game, but the registry's lines that list them; no shared catalogue (``bot/i18n/<language>/*.json``)
+names one either (issue 47 item 11): a shared string says "this table" or takes the game's name as a
+placeholder, and a list of games is built from the registry.
 
 Every game the registry knows is looked for, and the test-only third game of tests/e2e/highcard/ too
 (proof that adding it changed nothing shared): its name (``skipbo``), its title (``Skip-Bo``) and the
@@ -12,6 +14,7 @@ read and update it). The few exceptions are listed in ``ALLOWED``, each with its
 from __future__ import annotations
 
 import io
+import json
 import re
 import tokenize
 from pathlib import Path
@@ -21,6 +24,7 @@ from bot.games import registry
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("bot", "cogs")
 GAMES_FOLDER = ROOT / "bot" / "games"
+SHARED_CATALOGUES = ROOT / "bot" / "i18n"  # <language>/*.json: the strings every game shares
 THIRD_GAME = ("highcard", "Highest card")  # tests/e2e/highcard: lives outside bot/, named nowhere in it
 # The only lines that name the games: the registry's list.
 REGISTRY = "bot/games/registry.py"
@@ -78,6 +82,34 @@ def test_no_shared_module_names_a_game() -> None:
             if found:
                 naming[relative] = found
     assert naming == {}, f"shared modules that name a game (move it to the game's folder): {naming}"
+
+
+def _naming_entries(path: Path, pattern: re.Pattern[str]) -> list[str]:
+    """The keys of the catalogue ``path`` whose key or message names a game."""
+    messages: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return [key for key, text in messages.items() if pattern.search(key) or pattern.search(text)]
+
+
+def test_no_shared_catalogue_names_a_game() -> None:
+    """A shared message read at any game's table names none ("This channel already has a Skyjo table"
+    told Skip-Bo players; /help and the caps listed two games by hand, so a third was missing)."""
+    pattern = re.compile("|".join(re.escape(word) for word in _game_words()), re.IGNORECASE)
+    files = sorted(SHARED_CATALOGUES.glob("*/*.json"))
+    assert len(files) > 20 and {p.parent.name for p in files} == {"en", "fr"}
+    naming = {}
+    for path in files:
+        found = _naming_entries(path, pattern)
+        if found:
+            naming[path.relative_to(ROOT).as_posix()] = found
+    assert naming == {}, f"shared catalogue keys naming a game (say 'this table', or a placeholder): {naming}"
+
+
+def test_the_catalogue_scan_sees_a_name_in_a_key_and_in_a_message(tmp_path: Path) -> None:
+    catalogue = tmp_path / "shared.json"
+    messages = {"a.skyjo.key": "plain", "b.key": "A Skip-Bo table", "c.key": "this table"}
+    catalogue.write_text(json.dumps(messages), encoding="utf-8")
+    pattern = re.compile("|".join(re.escape(word) for word in _game_words()), re.IGNORECASE)
+    assert _naming_entries(catalogue, pattern) == ["a.skyjo.key", "b.key"]
 
 
 def test_the_allowed_files_still_name_a_game() -> None:

@@ -226,4 +226,4 @@ def standings_lines(view: JSON, names: Sequence[str], locale: object) -> list[st
 
 
 def turn_mention(user_id: int, locale: object) -> str:
-    return t("table.your_turn", locale, user=f"<@{user_id}>")
+    return t("skyjo.table.your_turn", locale, user=f"<@{user_id}>")

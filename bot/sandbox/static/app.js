@@ -320,7 +320,10 @@ function renderEmbed(embed) {
   }
   if (embed.title) {
     const title = el("div", { class: "e-title md", html: markdown(embed.title) });
-    body.append(embed.url ? el("a", { href: embed.url, target: "_blank", rel: "noreferrer" }, title) : title);
+    const target = typeof embed.url === "string" ? sandboxTarget(embed.url) : null;
+    body.append(!embed.url ? title : target
+      ? el("a", { class: "jump", href: jumpHref(target.channel, target.message), dataset: { channel: target.channel, message: target.message || "" } }, title)
+      : el("a", { href: embed.url, target: "_blank", rel: "noreferrer" }, title));
   }
   if (embed.description) body.append(el("div", { class: "e-desc md", html: markdown(embed.description) }));
   if (embed.fields && embed.fields.length) {
@@ -381,6 +384,11 @@ function renderComponent(comp, msg) {
     case 2: {
       const label = comp.label || "";
       if (comp.style === 5) {
+        const target = typeof comp.url === "string" ? sandboxTarget(comp.url) : null;
+        if (target) { // a link button to a Discord message: inside the sandbox too
+          return el("a", { class: "btn s5 jump", href: jumpHref(target.channel, target.message), title: comp.url,
+            dataset: { channel: target.channel, message: target.message || "" } }, emoji(comp.emoji), label);
+        }
         return el("a", { class: "btn s5", href: comp.url, target: "_blank", rel: "noreferrer" }, emoji(comp.emoji), label, " ↗");
       }
       const button = el("button", { class: `btn s${comp.style || 2}`, type: "button", disabled: !!comp.disabled,
@@ -460,6 +468,44 @@ function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
 
+// A link to a Discord channel or message (a busy channel's "here it is", a long game's letter, a thread's
+// result): in the sandbox it goes to that channel of this page (and to that message in it, scrolled to and
+// lit a moment), as Discord's client does, instead of leaving for discord.com. Any other link opens apart.
+const DISCORD_LINK = /^https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/channels\/(@me|\d+)\/(\d+)(?:\/(\d+))?\/?$/;
+function sandboxTarget(url) {
+  const match = DISCORD_LINK.exec(url);
+  if (!match) return null;
+  const [, guild, channel, message] = match;
+  return { channel: guild === "@me" ? "dm" : channel, message: message || null };
+}
+function jumpHref(channel, message) {
+  return `?user=${encodeURIComponent(wanted.user)}&channel=${encodeURIComponent(channel)}${message ? `#message-${message}` : ""}`;
+}
+function linkHtml(url, label) {
+  // url and label are HTML-escaped already (inline's text is)
+  const target = sandboxTarget(url.replace(/&amp;/g, "&"));
+  if (!target) return `<a href="${url}" target="_blank" rel="noreferrer">${label}</a>`;
+  return `<a class="jump" href="${escapeHtml(jumpHref(target.channel, target.message))}" data-channel="${target.channel}"`
+    + ` data-message="${target.message || ""}" title="${url}">${label}</a>`;
+}
+async function jumpTo(channel, message) {
+  const here = channel === "dm" ? S.dm : channel === S.channel;
+  if (!here) await view(wanted.user, channel);
+  if (!message) return;
+  const node = document.querySelector(`#messages .message[data-id="${message}"]`);
+  if (!node) { toast("That message is not in this channel any more."); return; }
+  S.stick = false;
+  node.scrollIntoView({ block: "center" });
+  for (const lit of document.querySelectorAll("#messages .message.highlight")) lit.classList.remove("highlight");
+  node.classList.add("highlight"); // lit, then fading out (style.css): the message jumped to
+}
+document.addEventListener("click", (event) => {
+  const link = event.target instanceof Element ? event.target.closest("a.jump") : null;
+  if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  event.preventDefault();
+  jumpTo(link.dataset.channel, link.dataset.message || null);
+});
+
 function inline(text) {
   // text is already HTML-escaped
   return text
@@ -473,11 +519,12 @@ function inline(text) {
     })
     .replace(/&lt;#(\d+)&gt;/g, (_, id) => {
       const chan = channelById(id);
-      return `<span class="mention">#${escapeHtml(chan ? chan.name : "unknown")}</span>`;
+      if (!chan) return '<span class="mention">#unknown</span>';
+      return `<a class="mention jump" href="${escapeHtml(jumpHref(id, null))}" data-channel="${id}">#${escapeHtml(chan.name)}</a>`;
     })
     .replace(/&lt;@&amp;(\d+)&gt;/g, '<span class="mention">@role</span>')
-    .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, '<a href="$2" target="_blank" rel="noreferrer">$1</a>')
-    .replace(/(^|[\s(])(https?:\/\/[^\s<]+[^\s<.,:;"')\]])/g, '$1<a href="$2" target="_blank" rel="noreferrer">$2</a>')
+    .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, (_, label, url) => linkHtml(url, label))
+    .replace(/(^|[\s(])(https?:\/\/[^\s<]+[^\s<.,:;"')\]])/g, (_, before, url) => before + linkHtml(url, url))
     .replace(/\*\*\*([^*]+?)\*\*\*/g, "<strong><em>$1</em></strong>")
     .replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>")
     .replace(/__(.+?)__/g, "<u>$1</u>")
