@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run sandbox test test-image image-deps lint typecheck pytest browser-deps postgres-deps bench clean discord-spec
+.PHONY: run sandbox test test-image image-deps lint typecheck pytest browser-deps postgres-deps bench clean discord-spec \
+	activity-sdk
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -78,6 +79,12 @@ image-deps:
 SPEC ?= ../shared/discord-api-spec
 discord-spec: $(STAMP)
 	$(BIN)/python -m fakecord.openapi refresh $(SPEC)
+
+# Take Discord's Embedded App SDK from npm (Node 20's npm) and bundle it into one ES module for the Activity's
+# page (bot/activity/static/vendor: the bundle, its LICENSE, a SOURCE.md naming the version and its hash);
+# SDK_VERSION defaults to the one devtools/activity_sdk.py names.
+activity-sdk: $(STAMP)
+	$(BIN)/python -m devtools.activity_sdk refresh $(SDK_VERSION)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

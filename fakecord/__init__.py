@@ -18,6 +18,7 @@ from fakecord.errors import (
 from fakecord.fake import FakeDiscord
 from fakecord.interaction import FakeInteraction
 from fakecord.records import CallbackRecord, FailedClick, RecordedRequest, Rejection
+from fakecord.routes_activities import FakeActivityInstance
 from fakecord.sessions import GatewaySession
 from fakecord.state import (
     FakeAttachment,
@@ -38,6 +39,7 @@ __all__ = [
     "DiscordAPIError",
     "ErrorLogCollector",
     "FailedClick",
+    "FakeActivityInstance",
     "FakeAttachment",
     "FakeChannel",
     "FakeClock",

@@ -8,6 +8,7 @@ import json
 import logging
 import math
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -15,10 +16,10 @@ import aiohttp
 from aiohttp import web
 
 from fakecord import openapi
-from fakecord.actions import UserActions
 from fakecord.constants import API_PREFIX
 from fakecord.errors import DiscordAPIError
 from fakecord.records import RECORD_KEY, FailureRule, RateLimitRule, RecordedRequest, Rejection
+from fakecord.routes_oauth2 import OAuth2Routes
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ def _take_rule(rules: list[_Rule], record: RecordedRequest) -> _Rule | None:
     return None
 
 
-class HttpFront(UserActions):
+class HttpFront(OAuth2Routes):
     """The aiohttp application of the fake and the faults a test injects into it."""
 
     # ------------------------------------------------------------------ rate limits
@@ -116,6 +117,9 @@ class HttpFront(UserActions):
         r.add_get("/", self._ws_handler)
         r.add_get("/resume", self._ws_handler)
         r.add_get("/attachments/{channel_id}/{attachment_id}/{filename}", self._h_cdn)
+        # the fake's own, not Discord's: a code for a chosen user, for a browser test (routes_oauth2.py)
+        r.add_route("POST", "/_fake/oauth2/authorize", self._h_fake_authorize)
+        r.add_route("OPTIONS", "/_fake/oauth2/authorize", self._h_fake_authorize)
         routes: list[tuple[str, str, Callable[..., Any]]] = [
             ("GET", "/gateway", self._h_gateway),
             ("GET", "/gateway/bot", self._h_gateway_bot),
@@ -141,6 +145,12 @@ class HttpFront(UserActions):
                 "/applications/{application_id}/guilds/{guild_id}/commands/{command_id}",
                 self._h_delete_command,
             ),
+            (
+                "GET",
+                "/applications/{application_id}/activity-instances/{instance_id}",
+                self._h_activity_instance,
+            ),
+            ("POST", "/oauth2/token", self._h_token),
             ("GET", "/applications/{application_id}/emojis", self._h_list_emojis),
             ("POST", "/applications/{application_id}/emojis", self._h_create_emoji),
             ("GET", "/applications/{application_id}/emojis/{emoji_id}", self._h_get_emoji),
@@ -200,7 +210,7 @@ class HttpFront(UserActions):
     async def _middleware(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
-        if request.path in ("/", "/resume") or request.path.startswith("/attachments/"):
+        if request.path in ("/", "/resume") or request.path.startswith(("/attachments/", "/_fake/")):
             return await handler(request)
         resource = request.match_info.route.resource
         route = None
@@ -228,7 +238,7 @@ class HttpFront(UserActions):
                 if rule is not None:
                     return self._rate_limited_response(record, rule)
                 needs_auth = not record.path.startswith(("/webhooks/", "/interactions/"))
-                if needs_auth and request.headers.get("Authorization") != f"Bot {self.token}":
+                if needs_auth and not self._authorized(request.headers.get("Authorization"), record):
                     raise DiscordAPIError(401, 0, "401: Unauthorized")
                 self._judge_request(record)
                 failure = self._take_failure(record)
@@ -301,6 +311,9 @@ class HttpFront(UserActions):
                     record.files[part.name or ""] = (part.filename, bytes(await part.read()))
             return
         raw = await request.read()
+        if ctype.startswith("application/x-www-form-urlencoded"):  # the OAuth2 token exchange's form
+            record.json = dict(urllib.parse.parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True))
+            return
         if raw:
             try:
                 record.json = json.loads(raw)

@@ -18,7 +18,7 @@ What it offers (see ``tests/fakecord/conftest.py`` for the pytest fixtures):
   ``FakeDiscord(owner="alice")``). Permissions are Discord's: the owner has them all, a member those
   of @everyone (Discord's defaults for a new server: no Manage Server, no Manage Channels) and of its
   roles, then the channel's overwrites; each interaction carries them.  Add more with
-  :meth:`FakeDiscord.add_user` / :meth:`FakeDiscord.add_channel`
+  :meth:`FakeDiscord.add_user` / :meth:`FakeDiscord.add_channel` / :meth:`FakeDiscord.add_voice_channel`
   *before* the bot connects, and more guilds with :meth:`FakeDiscord.add_guild` (``shard=(1, 2)``
   picks an id on that shard; added while a bot runs, it is the bot joining a guild).
 * **Gateway**: HELLO, heartbeat/ACK, IDENTIFY -> READY -> GUILD_CREATE, zlib-stream
@@ -59,7 +59,7 @@ What it offers (see ``tests/fakecord/conftest.py`` for the pytest fixtures):
   shard (the restarted process) takes over and *retires* it (its RESUME then gets
   INVALID_SESSION), as does one of an older shard count.
 * **REST**: users, application info, command sync, interaction callbacks (types
-  4, 5, 6, 7, 8, 9), follow-ups and original-response edits through the interaction
+  4, 5, 6, 7, 8, 9, 12), follow-ups and original-response edits through the interaction
   webhook, channel messages (create/edit/delete/fetch/history, embeds, components,
   multipart file attachments served back from ``/attachments/...``), DM channels,
   typing, guild members, application emojis (``routes_emojis``: list, create, fetch, rename, delete,
@@ -67,7 +67,11 @@ What it offers (see ``tests/fakecord/conftest.py`` for the pytest fixtures):
   ``FakeDiscord(emojis=False)`` is a Discord without them), threads (``routes_threads``: started
   from a message or without one, posted in, archived and locked, THREAD_CREATE / THREAD_UPDATE, the
   permissions each step needs; :meth:`FakeDiscord.archive_thread` archives one under the bot,
-  :meth:`FakeDiscord.threads_of` lists a channel's).  :meth:`FakeDiscord.rate_limit` makes the next N
+  :meth:`FakeDiscord.threads_of` lists a channel's), Activities (``routes_activities``,
+  ``activity_actions``, ``routes_oauth2``: :meth:`FakeDiscord.enable_activities`, instances and
+  ``GET /applications/{id}/activity-instances/{instance_id}``, the Entry Point command, LAUNCH_ACTIVITY
+  (callback type 12), ``POST /oauth2/token`` and ``GET /users/@me`` with a bearer token; the rules are
+  in those modules' docstrings).  :meth:`FakeDiscord.rate_limit` makes the next N
   calls to a route answer 429 the way Discord does, so discord.py sleeps ``retry_after`` and retries;
   :meth:`FakeDiscord.fail` makes them answer 500/502/503/504, before or after acting on them.
 * **Test-side actions**: :meth:`FakeDiscord.run_command`, :meth:`FakeDiscord.click`,
@@ -115,8 +119,11 @@ class built in layers, each a subclass of the one before it, so that a layer onl
 it: ``core``
 (the fake's state, waiting, strictness checks) <- ``gateway`` <- ``routes_guilds`` (application,
 commands, guilds) <- ``routes_emojis`` (application emojis) <- ``routes_messages`` <-
-``routes_threads`` (threads: start, archive, post in one) <- ``routes_interactions`` (callbacks, webhooks) <-
-``actions`` (what a user does) <- ``app`` (route table, middleware, injected 429s and 5xx) <- this
+``routes_threads`` (threads: start, archive, post in one) <- ``routes_activities`` (the app's Activity:
+its instances, its Entry Point command's rules, voice channels) <- ``routes_interactions`` (callbacks,
+webhooks) <- ``actions`` (what a user does) <- ``activity_actions`` (running the Entry Point command) <-
+``routes_oauth2`` (codes, the token exchange, ``/users/@me`` with a bearer token) <- ``app`` (route
+table, middleware, injected 429s and 5xx) <- this
 module's :class:`FakeDiscord` (lifecycle, and the world changing under the bot).
 """
 

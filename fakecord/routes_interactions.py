@@ -19,11 +19,11 @@ from fakecord.constants import (
 from fakecord.errors import DiscordAPIError, FormErrors, unknown_message
 from fakecord.interaction import FakeInteraction
 from fakecord.records import CallbackRecord, RecordedRequest
-from fakecord.routes_threads import ThreadRoutes
+from fakecord.routes_activities import LAUNCH_ACTIVITY, ActivityRoutes, FakeActivityInstance
 from fakecord.state import FakeMessage
 
 
-class InteractionRoutes(ThreadRoutes):
+class InteractionRoutes(ActivityRoutes):
     """The interaction callback and webhook routes."""
 
     async def _h_callback(
@@ -41,7 +41,8 @@ class InteractionRoutes(ThreadRoutes):
         raw_type = body.get("type")
         ctype = raw_type if isinstance(raw_type, int) else -1
         data = body.get("data") or {}
-        allowed = {2: {4, 5, 9}, 3: {4, 5, 6, 7, 9}, 4: {8}, 5: {4, 5, 6, 7}}[inter.type]
+        # LAUNCH_ACTIVITY (12) answers a command, a component or a modal submit (routes_activities.py)
+        allowed = {2: {4, 5, 9, 12}, 3: {4, 5, 6, 7, 9, 12}, 4: {8}, 5: {4, 5, 6, 7, 12}}[inter.type]
         if ctype not in allowed or (ctype in (6, 7) and inter.message is None):
             errors = FormErrors()
             errors.add(
@@ -51,7 +52,10 @@ class InteractionRoutes(ThreadRoutes):
             )
             errors.raise_if_any()
         message: FakeMessage | None = None
-        if ctype == 4:
+        instance: FakeActivityInstance | None = None
+        if ctype == LAUNCH_ACTIVITY:
+            instance = self._launch_by_callback(inter)
+        elif ctype == 4:
             message = self._create_message(
                 inter.channel, data, record.files, author=self.bot_user, interaction=inter, path=["data"]
             )
@@ -113,7 +117,7 @@ class InteractionRoutes(ThreadRoutes):
             return None
         # Discord's interaction callback response: the interaction, with the message the callback
         # made (4, 5) or updated (7); the resource, a message, only for 4 and 7 (a deferral, an
-        # autocomplete or a modal has none).
+        # autocomplete or a modal has none), the Activity's instance for 12.
         interaction_part: dict[str, Any] = {"id": str(inter.id), "type": inter.type}
         result: dict[str, Any] = {"interaction": interaction_part}
         if message is not None and ctype in (4, 5, 7):
@@ -124,6 +128,9 @@ class InteractionRoutes(ThreadRoutes):
             )
         if message is not None and ctype in (4, 7):
             result["resource"] = {"type": ctype, "message": message.payload()}
+        if instance is not None:
+            interaction_part["activity_instance_id"] = instance.instance_id
+            result["resource"] = {"type": ctype, "activity_instance": {"id": instance.instance_id}}
         return result
 
     def _interaction_for_token(self, application_id: str, token: str) -> FakeInteraction:

@@ -83,7 +83,7 @@ class FakeRole:
 class FakeChannel:
     id: int
     name: str
-    type: int = 0  # 0 guild text, 1 DM, 11 public thread, 12 private thread
+    type: int = 0  # 0 guild text, 1 DM, 2 guild voice, 11 public thread, 12 private thread
     guild_id: int | None = None
     position: int = 0
     recipient: FakeUser | None = None
@@ -156,6 +156,9 @@ class FakeChannel:
         }
         if self.guild_id is not None:
             data["guild_id"] = str(self.guild_id)
+        if self.type == 2:  # a voice channel (the docs' example): no topic, its voice settings
+            del data["topic"]
+            data.update(bitrate=64000, user_limit=0, rtc_region=None)
         return data
 
 

@@ -308,6 +308,7 @@ async def test_every_route_answers_what_discord_would(fake_discord: FakeDiscord,
     assert status == 429 and body["global"] is True
 
     await walk_interactions(fake, api)
+    await walk_activity_routes(fake, api)  # the Activity's instance route and the OAuth2 token exchange
 
     assert_all_answers_described(fake)
     answered = {(r.method, r.route) for r in fake.requests if r.route is not None and 200 <= r.status < 300}
@@ -421,6 +422,29 @@ async def walk_interactions(fake: FakeDiscord, api: Api) -> None:
     fake.rate_limit("POST", "/interactions/{interaction_id}/{token}/callback", 1, retry_after=0.01)
     status, body = await api.call("POST", callback(click), {"type": 6})
     assert status == 429 and body["message"] == "You are being rate limited."
+
+
+async def walk_activity_routes(fake: FakeDiscord, api: Api) -> None:
+    """The Activity's routes to their answers: an instance and a token exchange answered, an ended
+    instance and a reused code refused (test_activities.py and test_oauth2.py walk their rules)."""
+    fake.enable_activities()
+    alice = fake.user("alice")
+    instance = fake.launch_activity(alice, fake.channel("games"))
+    route = f"/applications/{fake.application_id}/activity-instances"
+    assert (await api.ok("GET", f"{route}/{instance.instance_id}")) == instance.payload()
+    fake.leave_activity(alice, instance)
+    await api.error(404, 0, "GET", f"{route}/{instance.instance_id}")
+    form = {
+        "grant_type": "authorization_code",
+        "code": fake.authorize(alice),
+        "client_id": str(fake.application_id),
+        "client_secret": fake.client_secret,
+    }
+    for status in (200, 400):  # the code, then the same code again
+        async with api.session.post(f"{fake.api_base}/oauth2/token", data=form) as response:
+            assert response.status == status
+    [reused] = fake.take_rejections()
+    assert reused.message == "invalid_grant"
 
 
 # ---------------------------------------------------------------------------------- the gateway

@@ -186,7 +186,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.storage", "bot.render", "bot.lifecycle"),
     ("bot.games",),
     ("bot.service",),
-    ("bot.ui",),
+    ("bot.ui", "bot.activity"),  # bot.activity: the Activity's page (issue 50), a surface like the ui
     ("bot.client",),
     ("cogs", "bot.command_check", "bot.sandbox"),
     ("bot.run",),
