@@ -41,6 +41,7 @@ NAME_LIMIT = 100  # Discord's most characters in a thread's name
 # thread refuses the edits of its table message (50083).
 AUTO_ARCHIVE_MINUTES: Final[Literal[10080]] = 10080
 PUBLIC_THREAD: Final[Literal[11]] = 11
+THREAD_EXISTS = 160004  # Discord's "A thread has already been created for this message"
 ARCHIVED = 50083  # Discord's "Operation cannot be performed on an archived thread" (an edit there)
 NO_MENTIONS = discord.AllowedMentions.none()
 
@@ -76,6 +77,8 @@ async def open_thread(bot: Host, *, channel_id: int, name: str, message_id: int 
         )
         return None
     except discord.HTTPException as error:  # a 400 (e.g. 50024: no threads in this kind of channel)
+        if error.code == THREAD_EXISTS and message_id is not None:
+            return message_id  # started by an earlier try of this Start (its deal not stored): that one
         log.warning(
             "thread refused", extra={"channel_id": channel_id, "status": error.status, "code": error.code}
         )
