@@ -187,9 +187,9 @@ class ServiceCore(ABC):
 
     async def remember_messages(self, table: Table, **messages: Any) -> None:
         """Keep the presenter's turn mention and reminder (None: gone) in the stored meta, so that after
-        a restart a turn is not mentioned twice and an old mention still gets deleted; and that a game's
-        thread result was posted (``result_posted``: bot.service.resume). The database not answering
-        leaves the meta as it was."""
+        a restart a turn is not mentioned twice and an old mention still gets deleted (that a game's
+        thread result was posted: ``keep_result_posted``, bot.service.reloads). The database not
+        answering (after :meth:`_set_meta`'s tries) leaves the meta as it was."""
         async with self.lock(table.channel_id):
             meta = {k: v for k, v in table.stored.meta.items() if k not in messages}
             meta.update({k: v for k, v in messages.items() if v is not None})
