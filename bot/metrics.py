@@ -179,12 +179,23 @@ async def health(bot: Any) -> tuple[bool, dict[str, str]]:
     if lease is None:
         checks["shards"] = "ok (not a fleet)"  # every shard in this one process: nothing to hold
     else:
-        checks["shards"] = "ok" if await lease.alive() else "lease lost"
+        checks["shards"] = _shards_check(bot, lease)
     service = getattr(bot, "service", None)
     waiting = service.tables_waiting() if service is not None else 0
     checks["tables"] = "ok" if not waiting else f"{waiting} waiting for the database"
     healthy = all(value.startswith("ok") for value in checks.values())
     return healthy, checks
+
+
+def _shards_check(bot: Any, lease: Any) -> str:
+    """A fleet's process: "ok" only while it serves its shards, as its clicks are dropped whenever it
+    does not (``SkyboBot.may_serve``): the locks lost or being taken back, and also once taken (back),
+    during the new holder's wait (bot.storage.postgres.leases) and while its games load again."""
+    if bot.may_serve():
+        return "ok"
+    if lease.state == "held":
+        return "not serving yet (shards just taken)"
+    return "lease lost"
 
 
 class MetricsServer:

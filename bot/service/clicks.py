@@ -196,11 +196,7 @@ class ClickPart(ServiceCore):
         if table.ai_task is not None and table.ai_task is not asyncio.current_task():
             table.ai_task.cancel()
         finished = table.stored.finished
-        log.info(
-            "game finished",
-            extra={
-                "game_id": table.id,
-                "rated": table.stored.rated,
-                "ratings": len(finished.rating_changes) if finished else 0,
-            },
-        )
+        # Rated: finished by the rules with rating changes written. A game ended by hand or cancelled
+        # (no results), or finished unrated (a hint taken), is not, whatever it was dealt as.
+        ratings = len(finished.rating_changes) if finished and table.stored.status == "finished" else 0
+        log.info("game finished", extra={"game_id": table.id, "rated": ratings > 0, "ratings": ratings})

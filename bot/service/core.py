@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import Any, ParamSpec, TypedDict, Unpack
@@ -23,9 +24,16 @@ from bot.service.types import (
     log,
 )
 from bot.storage import GameNotFound, ServerSettings, Storage, StorageError, StoredGame, UserPrefs
+from bot.storage.game_commit import RELOAD_WITHIN_S, SETTLE_PAUSES_S, SETTLE_WITHIN_S
 from bot.storage.tournaments import Tournament, TournamentTable
 
 P = ParamSpec("P")
+
+# A meta write that meets a transient fault (:meth:`ServiceCore._set_meta`) is tried again after a
+# first short pause (the backend reconnects meanwhile), then as a move's read-back is
+# (bot/storage/game_commit.py), while within a move's settling time of its first try.
+META_RETRY_PAUSES_S = (0.2, *SETTLE_PAUSES_S)
+META_RETRY_WITHIN_S = SETTLE_WITHIN_S
 
 
 class ServiceOptions(TypedDict, total=False):
@@ -179,9 +187,9 @@ class ServiceCore(ABC):
 
     async def remember_messages(self, table: Table, **messages: Any) -> None:
         """Keep the presenter's turn mention and reminder (None: gone) in the stored meta, so that after
-        a restart a turn is not mentioned twice and an old mention still gets deleted; and that a game's
-        thread result was posted (``result_posted``: bot.service.resume). The database not answering
-        leaves the meta as it was."""
+        a restart a turn is not mentioned twice and an old mention still gets deleted (that a game's
+        thread result was posted: ``keep_result_posted``, bot.service.reloads). The database not
+        answering (after :meth:`_set_meta`'s tries) leaves the meta as it was."""
         async with self.lock(table.channel_id):
             meta = {k: v for k, v in table.stored.meta.items() if k not in messages}
             meta.update({k: v for k, v in messages.items() if v is not None})
@@ -190,14 +198,59 @@ class ServiceCore(ABC):
                     await self._set_meta(table, meta)
 
     async def _set_meta(self, table: Table, meta: dict[str, Any]) -> None:
+        """Store the table's meta (the channel lock held): a vote, a hint, a seat given or taken back,
+        a timer, the presenter's message ids. The one write of those, retried like a move's commit
+        (docs/faults.md, "Database faults"): a transient fault (a blink) is tried again after each of
+        :data:`META_RETRY_PAUSES_S` while within :data:`META_RETRY_WITHIN_S`; the write replaces the
+        whole meta, so a try whose answer was lost and the next one write the same thing. Still not
+        written, the meta is read back: found as written, done; as before, Refused "could not be saved"
+        (nothing changed); unreadable, the live table waits for the database (``needs_reload``: its
+        reload reads the meta as stored) and Refused "reconnecting"."""
         if table.needs_reload:  # its stored meta may have moved with a commit that landed after all
             self._reload_later(table)
             raise Refused("table.error.reconnecting")
+        began = time.monotonic()
+        pauses = iter(META_RETRY_PAUSES_S)
+        tries = 0
+        while True:
+            try:
+                await self.storage.games.set_meta(table.id, meta)
+            except StorageError as error:
+                if not error.transient:
+                    raise Refused("table.error.unavailable") from None
+                tries += 1
+                if tries == 1:
+                    log.warning(
+                        "meta not saved: trying again",
+                        extra={"game_id": table.id, "error": type(error).__name__},
+                    )
+                pause = next(pauses, META_RETRY_PAUSES_S[-1])
+                if time.monotonic() + pause - began > META_RETRY_WITHIN_S:
+                    break
+                await asyncio.sleep(pause)
+                continue
+            table.stored.meta = meta
+            if tries:
+                log.info("meta saved after a retry", extra={"game_id": table.id, "tries": tries + 1})
+            return
+        await self._meta_read_back(table, meta)
+
+    async def _meta_read_back(self, table: Table, meta: dict[str, Any]) -> None:
+        """The meta's write failed for good (:meth:`_set_meta`): what does the database hold?"""
         try:
-            await self.storage.games.set_meta(table.id, meta)
-        except StorageError:
-            raise Refused("table.error.unavailable") from None
-        table.stored.meta = meta
+            fresh = await asyncio.wait_for(self.rules.get_game(table.id), RELOAD_WITHIN_S)
+        except (StorageError, TimeoutError):
+            if not table.finished:
+                table.stored.needs_reload = True  # the last try may have landed: read it all again
+                self._reload_later(table)
+            log.warning("meta not saved, table waiting for the database", extra={"game_id": table.id})
+            raise Refused("table.error.reconnecting") from None
+        table.stored.meta = fresh.meta
+        if fresh.meta == meta:
+            log.info("meta saved (found by its read-back)", extra={"game_id": table.id})
+            return
+        log.warning("meta not saved", extra={"game_id": table.id})
+        raise Refused("table.error.unavailable")
 
     # ------------------------------------------------------------------ what the parts ask of one another
 

@@ -34,6 +34,7 @@ from bot.engine.errors import GameError
 from bot.games.base import Game, seat_limit
 from bot.games.registry import AI_LEVELS, BY_KIND
 from bot.render.names import computer_name, escape_name
+from bot.service.core import META_RETRY_WITHIN_S as DEAL_RETRY_WITHIN_S
 from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.types import (
     DEFAULT_TURN_LIMIT,
@@ -261,10 +262,18 @@ class LobbyPart(ServiceCore):
         return computer_name(number, level, locale)
 
     async def _check_channel_free(self, guild_id: int | None, channel_id: int) -> None:
-        """Refused, with the table's link and its game, when the channel has a game or a lobby."""
+        """ChannelTaken (with the link to its message and its game) if the channel has a game or an
+        open lobby. A game of this process's shards that it does not hold (a Start whose deal landed after
+        it was refused) is held and shown now, so the link leads to a table with its buttons; the lobby of
+        a game dealt meanwhile is closed (its close met the database away)."""
         game_id = await self.storage.games.active_in_channel(channel_id)
         if game_id is not None:
             table = self.tables.get(game_id)
+            if table is None and self.owns(guild_id):
+                with contextlib.suppress(Refused):
+                    table = await self._dealt(await self._table(game_id), None)
+                    log.warning("dealt game found: shown now", extra={"game_id": game_id})
+                    self._notify(table)
             message_id = table.stored.message_id if table else None
             kind = table.stored.kind if table else None
             if table is None:
@@ -273,7 +282,13 @@ class LobbyPart(ServiceCore):
                     message_id, kind = stored.message_id, stored.kind
             raise ChannelTaken(guild_id, channel_id, message_id, _title(kind))
         lobby = await self.lobbies.open_in_channel(channel_id)
-        if lobby is not None:
+        dealt = next(
+            (t for t in self.tables.values() if lobby and t.stored.meta.get("lobby_id") == lobby.id), None
+        )
+        if lobby is not None and dealt is not None:  # its game went to a thread: the channel is free
+            with contextlib.suppress(LobbyChanged):
+                await self.lobbies.close(lobby, STARTED, dealt.id)
+        elif lobby is not None:
             raise ChannelTaken(guild_id, channel_id, lobby.message_id, _title(lobby.kind))
 
     async def kind_in_channel(self, channel_id: int) -> str | None:
@@ -432,12 +447,16 @@ class LobbyPart(ServiceCore):
             rated = not computers or self.settings_of(lobby.guild_id).rate_computers
             meta: dict[str, Any] = {"lobby_id": lobby.id, "turn_limit": turn_limit}
             table_channel, table_message = lobby.channel_id, lobby.message_id
-            thread_id = await place(lobby) if place is not None and lobby.options.get(THREAD) else None
+            # A Start whose deal landed but whose answer was lost, in the thread started from the lobby
+            # message (same id): that game, not a second one (the thread exists: place would refuse).
+            wanted, thread = lobby.options.get(THREAD), lobby.message_id
+            dealt = await self.rules.dealt(thread, lobby.id) if wanted and thread is not None else None
+            thread_id = await place(lobby) if place is not None and wanted and dealt is None else None
             if thread_id is not None:
                 table_channel, table_message = thread_id, None
                 meta[THREAD_PARENT] = lobby.channel_id
             try:
-                stored = await self.rules.create_game(
+                stored = dealt or await self.rules.create_game(
                     guild_id=lobby.guild_id,
                     channel_id=table_channel,
                     kind=lobby.kind,
@@ -448,23 +467,39 @@ class LobbyPart(ServiceCore):
                     message_id=table_message,
                     meta=meta,
                     rated=rated,
+                    retry_within=DEAL_RETRY_WITHIN_S,  # a blink: tried again, read back
                 )
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None
             except GameError as error:
                 raise Refused(error.key, **error.params) from None
-            # Cached before the lobby closes: the table caps (_create_lobby) never miss this table.
-            table = self._cache(stored)
-            with contextlib.suppress(LobbyChanged):
-                await self.lobbies.close(lobby, STARTED, stored.id)
-            self._forget(("lobby", lobby_id))
-            table.recent.append((-1, [spec.opening_event(stored.state)]))
-            await self._sync_timer(table)
-            self._arm(table)
+            except StorageError as error:  # a try may have landed: Start again deals it, or finds it
+                if not error.transient:
+                    raise
+                log.warning("game not dealt: the database did not answer", extra={"lobby_id": lobby_id})
+                raise Refused("table.error.reconnecting") from None
+            table = await self._dealt(self._cache(stored), lobby)
         log.info(
             "game started",
             extra={"game_id": stored.id, "kind": lobby.kind, "lobby_id": lobby_id, "seats": len(seats)},
         )
+        return table
+
+    async def _dealt(self, table: Table, lobby: Lobby | None) -> Table:
+        """A game just dealt, cached (before its lobby closes: the table caps, _create_lobby, never miss
+        it): its lobby closed, its opening shown, its timer and computer players set. The deal is
+        stored: what fails now (the database away) is left for later (an open lobby of a dealt game
+        is closed by the next look at its channel, or the next start), never a failed Start."""
+        lobby_id = table.stored.meta.get("lobby_id")
+        if isinstance(lobby_id, int):
+            with contextlib.suppress(LobbyChanged, LobbyNotFound, StorageError):
+                lobby = lobby or await self.lobbies.get(lobby_id)
+                if lobby.status == "open":
+                    await self.lobbies.close(lobby, STARTED, table.id)
+            self._forget(("lobby", lobby_id))
+        table.recent.append((-1, [table.game.opening_event(table.state)]))
+        await self._sync_timer(table)
+        self._arm(table)
         return table
 
     async def _expire_lobby(self, lobby_id: int) -> None:

@@ -20,6 +20,10 @@ A table message posted while the database is away (the presenter's first post, o
 deleted message) keeps its id in memory (``Table.message_unsaved``: every later edit goes to it) and
 the reloader stores it as soon as the database answers, before any reload could read the old id back:
 a restart before that would post a second table message (the first one's buttons still work).
+
+So is the fact that a game's thread result was posted in its channel (``RESULT_POSTED`` in its meta,
+``keep_result_posted``): in memory at once (this process never posts it again), and stored by the
+reloader once the database answers, so that no start posts it again.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import contextlib
 from typing import Unpack
 
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.types import Refused, Table, log
+from bot.service.types import RESULT_POSTED, Refused, Table, log
 from bot.storage import GameNotFound, GameQuarantined, Storage, StorageError
 
 # The reloader's first pause, and its longest: it doubles after each round that left a table waiting.
@@ -46,6 +50,8 @@ class ReloadPart(ServiceCore):
         super().__init__(storage, **options)
         # Reloads the tables whose database did not answer, while there are any.
         self._reloader: asyncio.Task[None] | None = None
+        # Ended games whose thread result was posted, that fact not stored yet (keep_result_posted).
+        self._results_unsaved: dict[int, Table] = {}
 
     def _stop_background(self) -> list[asyncio.Task[None]]:
         return [*super()._stop_background(), *([self._reloader] if self._reloader is not None else [])]
@@ -75,6 +81,29 @@ class ReloadPart(ServiceCore):
                 self._reload_later(table)
                 return
             table.message_unsaved = False
+
+    async def keep_result_posted(self, table: Table) -> None:
+        """A game's thread result was just posted in its channel (bot.ui.threads): store that with the
+        game (``RESULT_POSTED``), so no start posts it again. The fact holds in memory at once; the
+        database away, the reloader stores it as soon as it answers (tried with the tables' reloads,
+        until the process stops: a start then reads the channel before posting)."""
+        async with self.lock(table.channel_id):
+            table.stored.meta = {**table.stored.meta, RESULT_POSTED: True}
+            if await self._store_result_posted(table):
+                return
+            log.warning("thread result not stored as posted: tried again later", extra={"game_id": table.id})
+            self._results_unsaved[table.id] = table
+            self._reload_later(table)
+
+    async def _store_result_posted(self, table: Table) -> bool:
+        """Write a finished game's meta, which holds RESULT_POSTED (the channel lock held)."""
+        try:
+            await self.storage.games.set_meta(table.id, table.stored.meta)
+        except StorageError:
+            return False
+        if self._results_unsaved.pop(table.id, None) is not None:
+            log.info("thread result stored as posted", extra={"game_id": table.id})
+        return True
 
     async def _store_message_id(self, table: Table) -> None:
         """The reloader: store a table message's id kept in memory (``message_unsaved``)."""
@@ -138,7 +167,10 @@ class ReloadPart(ServiceCore):
                         await self._reload_now(table)
                     elif self.tables.get(table.id) is table and table.message_unsaved:
                         await self._store_message_id(table)
-            if not any(_waits(table) for table in list(self.tables.values())):
+            for table in list(self._results_unsaved.values()):
+                async with self.lock(table.channel_id):
+                    await self._store_result_posted(table)
+            if not self._results_unsaved and not any(_waits(table) for table in list(self.tables.values())):
                 return
             pause = min(pause * 2, RELOAD_LONGEST_PAUSE_S)
 

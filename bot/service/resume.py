@@ -12,7 +12,10 @@ backends with no migration, and only the few games played in threads ever carry 
 games of this process's shards that ended in a thread within :data:`RESULT_OWED_WITHIN_MS` (a day: a
 bot down for longer leaves stale results unposted) without that key are loaded and handed back with
 the live tables: the presenter renders their table's final state, posts the result, writes the key,
-and archives the thread, so a second start finds nothing owed."""
+and archives the thread, so a second start finds nothing owed. The key written once the database
+answers (a blink after the post: :meth:`bot.service.reloads.ReloadPart.keep_result_posted`), and the
+channel read first for a result posted without it (a stop before the database answered, or during the
+post's own request: ``bot.ui.threads``), a restart never posts a result twice."""
 
 from __future__ import annotations
 
@@ -124,7 +127,7 @@ class ResumePart(ServiceCore):
             note = stored.note or ""
             if stored.kind not in BY_KIND or stored.meta.get(RESULT_POSTED) is not None:
                 continue
-            table = Table(stored, [stored.version] * len(stored.seats))
+            table = Table(stored, [stored.version] * len(stored.seats), result_owed=True)
             if stored.status != FINISHED:
                 user = note[len(ENDED_BY_HAND) :] if note.startswith(ENDED_BY_HAND) else ""
                 if not user.isdigit():

@@ -31,7 +31,16 @@ from bot.engine.base import GameState
 from bot.engine.errors import GameError
 from bot.games.registry import BY_KIND, get_engine
 from bot.service.outcomes import game_end
-from bot.storage import GameNotOver, GameQuarantined, NeedsReload, Seat, Storage, StorageError, StoredGame
+from bot.storage import (
+    ChannelBusy,
+    GameNotOver,
+    GameQuarantined,
+    NeedsReload,
+    Seat,
+    Storage,
+    StorageError,
+    StoredGame,
+)
 from bot.storage.game_commit import (
     COMMIT_RETRY_WITHIN_S,
     RELOAD_WITHIN_S,
@@ -57,6 +66,10 @@ from bot.storage.games import check_seats, is_same_action
 log = logging.getLogger("bot.storage.games")  # the log lines of loading and commits keep their name
 
 RawLog = Sequence[tuple[int, int, str | dict[str, Any]]]
+
+# A deal that met a transient fault (create_game's retry_within) is read back, then tried again, after
+# a first short pause (the backend reconnects meanwhile), then as a move's read-back is.
+DEAL_PAUSES_S = (0.2, *SETTLE_PAUSES_S)
 
 
 @cache
@@ -189,28 +202,71 @@ class GameRules:
         message_id: int | None = None,
         rated: bool = True,
         meta: Mapping[str, Any] | None = None,
+        retry_within: float = 0.0,
     ) -> StoredGame:
         """Deal a new game with the engine and store it; :class:`ChannelBusy` if the channel has one.
 
         Seats must be numbered 0, 1, 2... in order; a user may sit only once.
+
+        ``retry_within`` (seconds, with a ``lobby_id`` in ``meta``: one lobby deals one game, the
+        deal's idempotency key): a transient fault is tried again, as a move's commit is, while within
+        that time, each try after a pause (:data:`DEAL_PAUSES_S`) and a read-back of the channel's
+        active game (:meth:`dealt`): found with that lobby id, it is the game dealt by a try whose
+        answer was lost, and it is returned; ChannelBusy is read back the same way.
         """
         engine = get_engine(kind)
         check_seats(seats)
         options_obj = engine.Options.from_dict(dict(options or {}))
         state = engine.Game.new([s.engine_name for s in seats], seed, options_obj)
-        return await self.storage.games.create_game(
-            guild_id=guild_id,
-            channel_id=channel_id,
-            kind=kind,
-            seats=seats,
-            seed=seed,
-            options=options_obj.to_dict(),
-            state=state,
-            host_id=host_id,
-            message_id=message_id,
-            rated=rated,
-            meta=meta,
-        )
+        lobby_id = (meta or {}).get("lobby_id")
+        began = time.monotonic()
+        pauses = iter(DEAL_PAUSES_S)
+        while True:
+            try:
+                return await self.storage.games.create_game(
+                    guild_id=guild_id,
+                    channel_id=channel_id,
+                    kind=kind,
+                    seats=seats,
+                    seed=seed,
+                    options=options_obj.to_dict(),
+                    state=state,
+                    host_id=host_id,
+                    message_id=message_id,
+                    rated=rated,
+                    meta=meta,
+                )
+            except ChannelBusy:
+                dealt = await self.dealt(channel_id, lobby_id) if retry_within and lobby_id else None
+                if dealt is None:
+                    raise
+                return dealt
+            except StorageError as error:
+                if not (retry_within and lobby_id and error.transient):
+                    raise
+                failed = error
+            log.warning("storage.deal_retry channel_id=%d error=%s", channel_id, type(failed).__name__)
+            while True:  # read back, until the game is found, or not (then dealt again)
+                pause = next(pauses, DEAL_PAUSES_S[-1])
+                if time.monotonic() + pause - began > retry_within:
+                    raise failed
+                await asyncio.sleep(pause)
+                try:
+                    dealt = await asyncio.wait_for(self.dealt(channel_id, lobby_id), RELOAD_WITHIN_S)
+                except (StorageError, TimeoutError):
+                    continue
+                if dealt is not None:
+                    log.info("storage.deal_found game_id=%d", dealt.id)
+                    return dealt
+                break
+
+    async def dealt(self, channel_id: int, lobby_id: Any) -> StoredGame | None:
+        """The active game of ``channel_id`` if lobby ``lobby_id`` dealt it (its meta says so), else None."""
+        game_id = await self.storage.games.active_in_channel(channel_id)
+        if game_id is None:
+            return None
+        stored = await self.get_game(game_id)
+        return stored if stored.meta.get("lobby_id") == lobby_id else None
 
     # ---------------------------------------------------------------- applying
 

@@ -154,6 +154,9 @@ class Table:
     # Its public message was posted while the database was away: the id serves from memory until the
     # reloader stores it (bot.service.reloads ``keep_message_id``).
     message_unsaved: bool = False
+    # Ended in a thread while the bot was stopped (bot.service.resume): its result is owed in the
+    # channel, unless the last process posted it without storing that (bot.ui.threads looks first).
+    result_owed: bool = False
     ai_task: asyncio.Task[None] | None = None
     # The version each seat's own last move (a click) made: a click on a panel older than it comes
     # after the player's own move (a double click), told "already done" rather than "out of date".

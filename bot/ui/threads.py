@@ -41,6 +41,7 @@ NAME_LIMIT = 100  # Discord's most characters in a thread's name
 # thread refuses the edits of its table message (50083).
 AUTO_ARCHIVE_MINUTES: Final[Literal[10080]] = 10080
 PUBLIC_THREAD: Final[Literal[11]] = 11
+THREAD_EXISTS = 160004  # Discord's "A thread has already been created for this message"
 ARCHIVED = 50083  # Discord's "Operation cannot be performed on an archived thread" (an edit there)
 NO_MENTIONS = discord.AllowedMentions.none()
 
@@ -76,6 +77,8 @@ async def open_thread(bot: Host, *, channel_id: int, name: str, message_id: int 
         )
         return None
     except discord.HTTPException as error:  # a 400 (e.g. 50024: no threads in this kind of channel)
+        if error.code == THREAD_EXISTS and message_id is not None:
+            return message_id  # started by an earlier try of this Start (its deal not stored): that one
         log.warning(
             "thread refused", extra={"channel_id": channel_id, "status": error.status, "code": error.code}
         )
@@ -170,26 +173,62 @@ async def close_thread(bot: Host, table: Table, locale: object) -> None:
     """The end of a game played in a thread: its result in the channel, that fact stored with the
     game (:data:`RESULT_POSTED`: a start posts the results a stop skipped, never one twice), then the
     thread archived (not locked: that needs Manage Threads, and talking on after the game does no harm;
-    a message there unarchives it). Each step is tried once: a refusal (the channel or thread deleted
-    meanwhile, a permission gone) is logged, never retried. A stop during the post itself, before the
-    fact is stored, posts it again at the next start: the one window left, one request wide."""
+    a message there unarchives it). The post and the archive are tried once: a refusal (the channel or
+    thread deleted meanwhile, a permission gone) is logged, never retried. The fact is stored as soon as
+    the database answers (``TableService.keep_result_posted``). A result owed at start
+    (``table.result_owed``) is looked for in the channel first (:func:`found_posted`): the last process
+    may have posted it without storing the fact (stopped while the database was away, or during the
+    post's own request), and it is not posted twice."""
     parent = parent_of(table)
     if parent is None:
         return
     stored = table.stored
     channel = bot.get_partial_messageable(parent, guild_id=stored.guild_id)
-    try:
-        await channel.send(view=in_a_container(result_text(table, locale), messages.COLOUR_OVER),
-                           allowed_mentions=NO_MENTIONS)  # fmt: skip
-    except discord.HTTPException as error:
-        log.warning("thread result not posted", extra={"game_id": stored.id, "status": error.status})
-    await bot.service.remember_messages(table, **{RESULT_POSTED: True})
-    if not result_posted(table):  # the database did not answer: the next start posts it again
-        log.warning("thread result not stored as posted", extra={"game_id": stored.id})
+    if table.result_owed and await found_posted(bot, parent, table):
+        log.info("thread result found in the channel: not posted again", extra={"game_id": stored.id})
+    else:
+        try:
+            await channel.send(view=in_a_container(result_text(table, locale), messages.COLOUR_OVER),
+                               allowed_mentions=NO_MENTIONS)  # fmt: skip
+        except discord.HTTPException as error:
+            log.warning("thread result not posted", extra={"game_id": stored.id, "status": error.status})
+    await bot.service.keep_result_posted(table)
     try:
         await bot.http.edit_channel(stored.channel_id, archived=True)
     except discord.HTTPException as error:
         log.warning("thread not archived", extra={"game_id": stored.id, "status": error.status})
+
+
+# How many of the channel's last messages a start reads for a result owed (Discord's most per request).
+RESULT_LOOKBACK = 100
+
+
+def _texts(payload: Any) -> list[str]:
+    """Every text of a message payload: its content and its components' (Components V2 text displays)."""
+    if isinstance(payload, dict):
+        own = [payload["content"]] if isinstance(payload.get("content"), str) else []
+        return own + [text for value in payload.get("components") or [] for text in _texts(value)]
+    return []
+
+
+async def found_posted(bot: Host, parent: int, table: Table) -> bool:
+    """True if the channel's last :data:`RESULT_LOOKBACK` messages hold a bot's result of this game
+    (it starts with 🏁 and links the game's thread, which no other result links). A read Discord
+    refuses (no Read Message History: Discord then answers no message) finds nothing: the result is
+    posted, twice at worst, as before."""
+    try:
+        recent: Any = await bot.http.logs_from(parent, RESULT_LOOKBACK)
+    except discord.HTTPException as error:
+        log.warning(
+            "channel not read for a thread result", extra={"game_id": table.id, "status": error.status}
+        )
+        return False
+    link = f"<#{table.channel_id}>"
+    for message in recent if isinstance(recent, list) else []:
+        text = "\n".join(_texts(message)).lstrip()
+        if (message.get("author") or {}).get("bot") and text.startswith("🏁") and link in text:
+            return True
+    return False
 
 
 async def unarchive(bot: Host, thread_id: int) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import os
 import random
 import signal
@@ -45,6 +46,7 @@ from .conftest import (
     start_table,
     until_turn,
 )
+from .test_metrics import get
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -289,12 +291,14 @@ def connections_refused(pg_server: Any, name: str) -> Iterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def leased_bot(pg_dsn: str, connect_bot: Any, retake_s: float) -> AsyncIterator[SkyboBot]:
+async def leased_bot(
+    pg_dsn: str, connect_bot: Any, retake_s: float, timing: LeaseTiming = LEASE, **options: Any
+) -> AsyncIterator[SkyboBot]:
     storage = await Storage.open(url=pg_dsn)
     try:
-        lease = await storage.hold_shards(1, (0,), timing=dataclasses.replace(LEASE, retake_s=retake_s))
+        lease = await storage.hold_shards(1, (0,), timing=dataclasses.replace(timing, retake_s=retake_s))
         assert lease is not None
-        bot = create_bot(storage=storage, tuning=FAST, shards=shards_from("1", "0"))
+        bot = create_bot(storage=storage, tuning=FAST, shards=shards_from("1", "0"), **options)
         bot.shard_lease = lease
         try:
             yield await connect_bot(bot, sync_commands=True)
@@ -372,6 +376,40 @@ async def test_a_process_takes_its_shards_back_after_a_blink_and_serves_on_witho
         assert status(pg_dsn, game_id) == "finished"
         assert version_in_db(peek, game_id) > version + 1
         peek.close()
+
+
+async def test_healthz_is_503_while_a_process_that_took_its_shards_back_waits_before_serving(
+    fake_discord: FakeDiscord, connect_bot: Any, pg_server: Any, pg_dsn: str
+) -> None:
+    """After a blink the process takes its shard back at once, then waits ``valid_s`` before it serves
+    (whoever held it meanwhile must have stopped trusting its lease) and loads its games again: every
+    click is dropped all that time, so ``/healthz`` must say 503 all that time, not only while the
+    locks are lost (before: 200 "shards": "ok" during the wait, 0 of 6 polls 503 after a short blink).
+    Each poll is compared with what a click met at the same moment (``may_serve``, the gate of every
+    interaction, read before and after the poll)."""
+    timing = dataclasses.replace(LEASE, valid_s=1.0)  # a wait long enough to poll many times
+    async with leased_bot(pg_dsn, connect_bot, retake_s=5.0, timing=timing, metrics_port=0) as bot:
+        lease = bot.shard_lease
+        assert bot.may_serve() and bot.metrics_server is not None
+        port = bot.metrics_server.port
+        assert (await get(port, "/healthz"))[0] == 200
+        end_lease_session(pg_server)
+        await fake_discord.wait_until(lambda: not bot.may_serve(), 2, what="the process to stop serving")
+        polls: list[tuple[bool, int, dict[str, Any], str]] = []  # (serving, status, body, lease state)
+        deadline = time.monotonic() + 15
+        while not (polls and polls[-1][0] and lease.epoch == 2):
+            assert time.monotonic() < deadline, f"not serving again: {polls[-3:]}"
+            before = bot.may_serve()
+            status, body = await get(port, "/healthz")
+            if bot.may_serve() == before:  # nothing changed during the poll
+                polls.append((before, status, json.loads(body), lease.state))
+            await asyncio.sleep(0.01)
+        dropping = [poll for poll in polls if not poll[0]]
+        waiting = [poll for poll in dropping if poll[3] == "held"]  # taken back, not serving yet
+        assert len(waiting) >= 5, polls  # the wait (1 s) was polled
+        assert all(status == 503 for _, status, _, _ in dropping), [p for p in dropping if p[1] != 503]
+        assert {body["shards"] for _, _, body, _ in waiting} == {"not serving yet (shards just taken)"}
+        assert all(status == 200 and body["shards"] == "ok" for ok, status, body, _ in polls if ok)
 
 
 @pytest.mark.parametrize("why", ["taken", "expired"])

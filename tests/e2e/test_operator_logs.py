@@ -43,7 +43,28 @@ async def test_a_whole_game_logs_its_table_events_at_info_and_its_moves_at_debug
     records = [r for r in caplog.records if ours(r)]
     info = [r.getMessage() for r in records if r.levelno >= logging.INFO]
     assert info == TABLE_EVENTS, info
+    finished = next(r for r in records if r.getMessage() == "game finished")
+    # Dealt rated (computers are rated by default) and finished by the rules: rated, with its changes.
+    assert getattr(finished, "rated", None) is True and getattr(finished, "ratings", 0) > 0
     debug = [r.getMessage() for r in records if r.levelno == logging.DEBUG]
     moves = debug.count("move committed")
     assert moves >= clicks > 10, (moves, clicks)  # Alice's moves and the computer's, each one line
     assert debug.count("click refused") == 1
+
+
+async def test_the_finished_line_of_a_game_ended_by_hand_says_unrated(
+    fake_discord: Any, skybo: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two humans: a game dealt rated. Ended by hand (``/skyjo end``), it is cancelled, unrated, and
+    its "game finished" line says so (before: ``rated=True``, as it was dealt)."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    caplog.set_level(logging.INFO, logger="bot")
+    _, game_id = await start_table(fake, bot, alice, [bob])
+    assert bot.service.tables[game_id].stored.rated
+    question = await (await fake.run_command(alice, "skyjo", "end")).answer()
+    await (await fake.click(alice, question, button(question, "ey"))).answer()
+    finished = [r for r in caplog.records if r.getMessage() == "game finished"]
+    assert len(finished) == 1 and getattr(finished[0], "game_id", None) == game_id
+    assert getattr(finished[0], "rated", None) is False and getattr(finished[0], "ratings", None) == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 from typing import Any
 
@@ -19,7 +20,10 @@ from bot.ui import panels, threads
 from bot.ui.threads import NAME_LIMIT, thread_name
 from fakecord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 
+from . import test_db_blink
 from .conftest import BOTH_BACKENDS, FAST, BotDatabase, act_of, button, open_lobby, play_turns
+
+blackout_for = test_db_blink.blackout_for  # the database away: on PostgreSQL for real, on SQLite injected
 
 
 async def set_threads(fake: FakeDiscord, value: str, **more: Any) -> None:
@@ -353,3 +357,72 @@ async def test_a_game_ended_by_hand_before_a_stop_in_a_thread_archived_meanwhile
     changes = [r.json for r in fake.requests_to("PATCH", "/channels/{channel_id}")]
     assert len(refused) == 1 and changes == [{"archived": False}, {"archived": True}]
     assert "arrêtée par" in fake.messages[table.stored.message_id].text
+
+
+@BOTH_BACKENDS
+@pytest.mark.parametrize("stop", ["once the database answered", "while the database was away"])
+async def test_a_thread_result_posted_during_a_blink_is_never_posted_again_by_a_restart(
+    fake_discord: FakeDiscord,
+    skybo: Any,
+    database: BotDatabase,
+    monkeypatch: pytest.MonkeyPatch,
+    blackout_for: Any,
+    caplog: pytest.LogCaptureFixture,
+    stop: str,
+) -> None:
+    """A game ends in its thread and its result is posted in the channel while the database is away:
+    that the result was posted cannot be stored then. It is kept in memory and stored as soon as the
+    database answers, so the next start owes nothing; and a process stopped before the database
+    answered leaves a start that reads the channel first and finds the result there. Either way the
+    channel holds one result (before: a second one after the restart, "thread result not stored as
+    posted" in the log)."""
+    fake = fake_discord
+    caplog.set_level(logging.INFO, logger="bot")
+    alice, bob = fake.user("alice"), fake.user("bob")
+    general = fake.channel("general")
+    real = threads.close_thread
+    go, reached = asyncio.Event(), asyncio.Event()
+
+    async def at_the_result(*args: Any) -> None:
+        reached.set()
+        await go.wait()
+        await real(*args)
+
+    monkeypatch.setattr(threads, "close_thread", at_the_result)
+    first = database.bot(FAST)
+    async with fake.running(first, sync_commands=True):
+        await set_threads(fake, "on")
+        _, table = await start_lobby(fake, first, alice, [bob], score_limit=10, columns=2, rows=2)
+        thread, game_id, message_id = thread_of(fake, table), table.id, table.stored.message_id
+        await play_turns(fake, first, game_id, fake.messages[message_id], [alice, bob], random.Random(2))
+        await fake.wait_until(reached.is_set, what="the presenter at the result's post")
+        blackout = blackout_for(first)
+        blackout.begin()
+        go.set()
+        await result_in(fake, general, game_id)
+        await fake.wait_until(lambda: thread.archived, what="the thread archived")
+        assert any(r.getMessage().startswith("thread result not stored as posted") for r in caplog.records)
+        assert table.stored.meta.get("result_posted") is True  # in memory: never posted twice here
+        if stop == "once the database answered":
+            blackout.end()
+            await fake.wait_until(
+                lambda: any(r.getMessage() == "thread result stored as posted" for r in caplog.records),
+                timeout=10,
+                what="the fact stored",
+            )
+            stored = await first.service.rules.get_game(game_id)
+            assert stored.meta.get("result_posted") is True
+    if stop == "while the database was away":
+        blackout.end()
+    monkeypatch.setattr(threads, "close_thread", real)
+    assert len(results_in(fake, general, game_id)) == 1
+
+    second = await skybo()  # the restart
+    await second.presenter.flush()
+    assert len(results_in(fake, general, game_id)) == 1 and thread.archived
+    stored = await second.service.rules.get_game(game_id)
+    assert stored.meta.get("result_posted") is True
+    found = [r for r in caplog.records if r.getMessage().startswith("thread result found in the channel")]
+    assert len(found) == (1 if stop == "while the database was away" else 0)
+    if found:  # owed: the final table shown in the archived thread (unarchived for that edit, 50083)
+        assert len(fake.take_rejections(50083)) == 1

@@ -39,6 +39,7 @@ OWNED = {
     "locale_writes": "prefs",  # users' languages being stored in the background
     "outbox": "letters",  # the postman, the letters on their way, their tasks
     "_reloader": "reloads",
+    "_results_unsaved": "reloads",
     "_opening": "lobbies",  # fair use: one table opening at a time
     "_opened_at": "lobbies",  # fair use: each host's last opening
     "expired_lobbies": "lobbies",

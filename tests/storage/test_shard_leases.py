@@ -119,6 +119,16 @@ def admin(pg_server: PostgresServer) -> psycopg.Connection[Any]:
     return psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True)
 
 
+def lock_holders(pg_server: PostgresServer) -> int:
+    """How many sessions hold a shard lock now."""
+    with admin(pg_server) as conn:
+        row = conn.execute(
+            "SELECT count(DISTINCT pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s",
+            (SHARD_LOCK,),
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def end_lease_sessions(pg_server: PostgresServer) -> int:
     """Ends every session holding a shard lock (as a restart of the server or a cut does); how many."""
     with admin(pg_server) as conn:
@@ -138,26 +148,48 @@ async def until(predicate: Callable[[], bool], timeout: float, what: str) -> Non
 
 
 async def test_two_processes_never_serve_one_shard_at_once_while_the_database_flaps(
-    storage: Storage, pg_server: PostgresServer
+    pg_server: PostgresServer, pg_database: Any
 ) -> None:
     """Two processes want shards 0 and 1 (each starts again, as a supervisor would start it, when it is
     refused or its lease is lost); their lease sessions are ended again and again, at random moments.
-    Sampled every millisecond or so, at one instant for both: at most one of them may serve. The shards
-    must also have changed hands both ways: taken back by the process that lost them, and taken over by
-    the other one."""
+    Sampled every millisecond or so, at one instant for both: at most one of them may serve.
+
+    What the test counts it also causes, so no run depends on chance for it: between the random
+    blinks, the lease sessions are ended while only the holder may take the shards (the other process
+    held back from starting): the holder takes them back; and while the holder's network is cut (its
+    own TCP relay to the server), so that only the other process can: the shards change hands, once
+    each way."""
     rng = random.Random(37)
+    relays = [Cuttable(pg_server.port), Cuttable(pg_server.port)]
+    storages = []
+    for relay in relays:  # each process reaches the server through a network of its own
+        port = await relay.start()
+        storages.append(
+            await Storage.open(url=pg_database.tcp_dsn.replace(f":{pg_server.port}/", f":{port}/"))
+        )
     leases: list[ShardLease | None] = [None, None]
     starts = [0, 0]  # leases taken at a start (the first included)
     retakes = [0, 0]  # shards taken back by the same lease after a blink
+    may_start = [asyncio.Event(), asyncio.Event()]  # a process held back waits here before a start
+    starting = [False, False]
     done = asyncio.Event()
+    for gate in may_start:
+        gate.set()
 
     async def process(i: int) -> None:
         while not done.is_set():
+            if not may_start[i].is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(may_start[i].wait(), 0.1)
+                continue
+            starting[i] = True
             try:
-                lease = await storage.hold_shards(2, [0, 1], timing=FAST)
+                lease = await storages[i].hold_shards(2, [0, 1], timing=FAST)
             except (ShardsTaken, ConnectionLost):  # refused, or a blink met the start itself
                 await asyncio.sleep(rng.uniform(0.0, 0.1))
                 continue
+            finally:
+                starting[i] = False
             assert lease is not None
             starts[i] += 1
             leases[i] = lease
@@ -187,20 +219,81 @@ async def test_two_processes_never_serve_one_shard_at_once_while_the_database_fl
                 last_holder = serving[0]
             await asyncio.sleep(0.001)
 
+    async def hold_back(i: int) -> None:
+        """Process ``i`` starts no lease from now on (one being taken is let finish)."""
+        may_start[i].clear()
+        await until(lambda: not starting[i], 10, f"process {i}'s start to finish")
+
+    async def settled() -> int:
+        """The process serving the shards on a live session of its lease, the other one held back
+        (no lease, none being taken): after a blink, whoever takes the shards serves ``valid_s`` later,
+        and the last holder may still serve meanwhile on the session the blink ended."""
+        deadline = time.monotonic() + 20
+        while True:
+            assert time.monotonic() < deadline, "no process settled as the shards' holder"
+            h = last_holder
+            lease = leases[h] if h is not None else None
+            if h is not None and lease is not None and lease.serving():
+                await hold_back(1 - h)
+                if (
+                    leases[1 - h] is None
+                    and lease.state == HELD
+                    and lease.serving()
+                    and await asyncio.to_thread(lock_holders, pg_server) == 1
+                ):
+                    return h
+                may_start[1 - h].set()
+            await asyncio.sleep(0.02)
+
+    async def taken_back() -> None:
+        """The sessions ended while the other process is held back: the holder takes its shards back."""
+        h = await settled()
+        lease = leases[h]
+        assert lease is not None
+        epoch = lease.epoch
+        assert await asyncio.to_thread(end_lease_sessions, pg_server) == 1
+        await until(lambda: lease.epoch > epoch and lease.serving(), 10, "the shards taken back")
+        may_start[1 - h].set()
+
+    async def handed_over() -> None:
+        """The holder's network cut and its sessions ended: the other process takes the shards over."""
+        h = await settled()
+        await hold_back(h)  # once its lease is lost, it does not start again before the other took them
+        relays[h].cut()
+        await until(lambda: (lease := leases[h]) is None or not lease.serving(), 10, "the holder to stop")
+        assert await asyncio.to_thread(end_lease_sessions, pg_server) == 1  # its frozen session
+        may_start[1 - h].set()
+        await until(lambda: last_holder == 1 - h, 10, "the other process serving the shards")
+        relays[h].mend()  # back on the network: its lease finds the shards taken and is lost
+        await until(lambda: leases[h] is None, FAST.retake_s + 5, "the old holder's lease given up")
+        may_start[h].set()
+
     tasks = [asyncio.create_task(process(0)), asyncio.create_task(process(1)), asyncio.create_task(sample())]
     blinks = 0
     try:
-        for _ in range(40):
+        for step in range(40):
             await asyncio.sleep(rng.choice([0.02, 0.1, 0.2, 0.4, 0.6]))
             blinks += await asyncio.to_thread(end_lease_sessions, pg_server) > 0
+            if step in (10, 25):
+                await taken_back()
+            if step in (15, 30):
+                await handed_over()
     finally:
         done.set()
+        for gate in may_start:
+            gate.set()
         await asyncio.gather(*tasks)
+        for opened in storages:
+            await opened.close()
+        for relay in relays:
+            await relay.close()
     stats = f"{samples=} {overlaps=} {served=} {blinks=} {starts=} {retakes=} {holder_changes=}"
+    print(stats)
     assert overlaps == 0, f"both processes serving in {overlaps} samples: {stats}"
     assert samples > 2000 and blinks >= 25, stats
-    # Both paths were taken: a lease took its shards back, and the other process took them over.
-    assert sum(retakes) >= 3 and holder_changes >= 2 and sum(starts) >= 3, stats
+    # Both paths were taken (at least as often as the test forced them): a lease took its shards
+    # back, and the other process took them over, each way.
+    assert sum(retakes) >= 2 and holder_changes >= 2 and sum(starts) >= 3, stats
     # And the shards were served between the blinks (not a lease that never serves).
     assert sum(served) > samples * 0.1, stats
 

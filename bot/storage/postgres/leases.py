@@ -234,7 +234,8 @@ class PostgresShardLease:
 
     async def alive(self) -> bool:
         """True while the locks are known held (the last round trip is trusted), the new holder's wait
-        included: the health check's "shards"."""
+        included. Not whether the process may act: :meth:`serving` (the health check asks the bot's
+        ``may_serve``, which is False during that wait too)."""
         now = time.monotonic()
         with self._lock:
             return self._state == HELD and now < self._valid_until
