@@ -265,18 +265,24 @@ class FakeDiscord(HttpFront):
         shard: tuple[int, int] | None = None,
         channels: Iterable[str] = (),
         members: Iterable[FakeUser] = (),
+        bot: bool = True,
     ) -> FakeGuild:
         """Adds a guild the bot is in, with text ``channels`` (names unique in the whole fake, for
         :meth:`channel`) and human ``members``. ``shard=(shard_id, shard_count)`` picks its id so that
         it lands on that shard (``(id >> 22) % shard_count``). Added while bots are connected, it is
-        the bot joining a guild: GUILD_CREATE goes to the sessions of its shard."""
+        the bot joining a guild: GUILD_CREATE goes to the sessions of its shard.
+
+        ``bot=False``: a guild where the app is not installed (the bot is not a member): the bot hears
+        nothing of it (no GUILD_CREATE, no event), its channel routes answer 403 50001, and its members
+        reach the app only through their own install (:meth:`install_for_user`; fakecord/places.py)."""
         gid = self.new_id() if shard is None else self.new_id.on_shard(*shard)
-        guild = self._new_guild(gid, name)
+        guild = self._new_guild(gid, name, bot=bot)
         for channel_name in channels:
             self.add_channel(channel_name, guild=guild)
         for user in members:
             guild.members[user.id] = FakeMember(user)
-        await self._guild_event(guild.id, "GUILD_CREATE", guild.payload())
+        if bot:
+            await self._guild_event(guild.id, "GUILD_CREATE", guild.payload())
         self._notify()
         return guild
 
