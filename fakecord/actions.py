@@ -33,6 +33,12 @@ class UserActions(InteractionRoutes):
     async def _send_interaction(self, inter: FakeInteraction) -> FakeInteraction:
         if self.session is None:
             raise FakeDiscordError("no bot has identified on the gateway")
+        if inter.owners is None:
+            # A payload a test forges (the client's checks bypassed, as a crafted request would): the
+            # installations of the place, else what an unplaced handle says.
+            self._place(
+                inter, self._installs(inter.channel, inter.user, [0, 1]) or inter.integration_owners()
+            )
         payload = self._interaction_payload(inter)
         guild_id = inter.channel.guild_id
         sessions = self.sessions_for(guild_id)
