@@ -143,7 +143,7 @@ class FakeDiscordBase:
         self._interactions_by_token: dict[str, FakeInteraction] = {}
         # The synced commands of each scope (None: global; else a guild's id), by (command type, name):
         # Discord's names are unique per type and scope. ``global_commands`` / ``guild_commands`` show
-        # the slash commands (type 1) by name.
+        # them by name.
         self.commands: dict[int | None, dict[tuple[int, str], dict[str, Any]]] = {None: {}}
         self.user_installs: set[int] = set()  # the users who installed the app to their account
         self.modals: list[tuple[FakeInteraction, dict[str, Any]]] = []
@@ -371,17 +371,15 @@ class FakeDiscordBase:
 
     @property
     def global_commands(self) -> dict[str, dict[str, Any]]:
-        """The synced global slash commands (type 1) by name, as Discord answers them."""
-        return {name: cmd for (kind, name), cmd in self.commands[None].items() if kind == 1}
+        """The synced global commands by name, as Discord answers them (every type; where a slash
+        command and a user or message command share a name, the slash command). :attr:`commands` is
+        the store by (type, name)."""
+        return _by_name(self.commands[None])
 
     @property
     def guild_commands(self) -> dict[int, dict[str, dict[str, Any]]]:
-        """Each guild's synced slash commands (type 1) by name."""
-        return {
-            gid: {name: cmd for (kind, name), cmd in bucket.items() if kind == 1}
-            for gid, bucket in self.commands.items()
-            if gid is not None
-        }
+        """Each guild's synced commands by name (as :attr:`global_commands`)."""
+        return {gid: _by_name(bucket) for gid, bucket in self.commands.items() if gid is not None}
 
     def registered_command(
         self, name: str, guild_id: int | None = None, kind: int = 1
@@ -406,3 +404,9 @@ class FakeDiscordBase:
         403 50001 Missing Access, as Discord does."""
         if not self._bot_permissions(channel) & discord.Permissions(view_channel=True).value:
             raise DiscordAPIError(403, 50001, "Missing Access")
+
+
+def _by_name(bucket: dict[tuple[int, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A scope's commands by name, a slash command (type 1) before another type of the same name."""
+    ordered = sorted(bucket.items(), key=lambda item: item[0][0] == 1)
+    return {name: cmd for (_, name), cmd in ordered}

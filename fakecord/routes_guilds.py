@@ -170,9 +170,9 @@ class GuildRoutes(Gateway):
         that ``integration_types`` and ``contexts`` hold known values, are checked by the description
         before this route runs): a slash command's and option's name is one lowercase word and a slash
         command has a description; a user or message command (types 2, 3) has neither description nor
-        options; a command's installation contexts are among the application's
-        (:attr:`integration_types`: "as long as any included contexts are already supported on the
-        application-level")."""
+        options (an Entry Point command, type 4: routes_activities); a command's installation contexts
+        are among the application's (:attr:`integration_types`: "as long as any included contexts are
+        already supported on the application-level")."""
         if not isinstance(cmd, dict):
             return
         ctype = cmd.get("type") or CHAT_INPUT_COMMAND
@@ -184,18 +184,18 @@ class GuildRoutes(Gateway):
                 errors.add(
                     [*path, "description"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length."
                 )
-        else:  # the docs: "The description field is not allowed when creating user commands"
+        elif ctype in (USER_COMMAND, MESSAGE_COMMAND):  # the docs: "The description field is not allowed"
             if cmd.get("description"):
                 errors.add(
                     [*path, "description"],
                     "APPLICATION_COMMAND_DESCRIPTION_NOT_ALLOWED",
-                    "Only slash commands (type 1) take a description.",
+                    "A user or message command takes no description.",
                 )
             if cmd.get("options"):
                 errors.add(
                     [*path, "options"],
                     "APPLICATION_COMMAND_OPTIONS_NOT_ALLOWED",
-                    "Only slash commands (type 1) take options.",
+                    "A user or message command takes no options.",
                 )
         allowed = sorted(self.integration_types)
         for j, kind in enumerate(cmd.get("integration_types") or []):

@@ -107,4 +107,5 @@ async def test_the_sync_checks_user_commands_as_discords_docs_say(
     assert len(stored) == 16
     slash, user = fake.registered_command("stats"), fake.registered_command("stats", kind=2)
     assert slash is not None and user is not None and slash["id"] != user["id"]
-    assert set(fake.global_commands) == {"stats"} and fake.registered_command("Challenge", kind=2) is None
+    assert fake.global_commands["stats"] is slash  # the by-name view: the slash command
+    assert set(fake.commands[None]) == {(1, "stats"), (2, "stats")} | {(2, f"User {i}") for i in range(14)}
