@@ -128,6 +128,8 @@ def table_rows(table: Table, locale: object) -> list[list[dict[str, Any]]]:
     if table.ended_by is not None:
         return []
     if table.finished:
+        if table.stored.meta.get("tournament_id") is not None:
+            return []  # a tournament's table: the tournament seats the next round (no Rematch)
         return [[button(cid(REMATCH), t("table.button.rematch", locale), "success")]]
     buttons = []
     between_rounds = table.state.phase == "round_over"

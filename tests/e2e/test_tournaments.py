@@ -253,7 +253,7 @@ async def test_bad_options_are_refused_privately_and_change_nothing(fake_discord
     assert full.text == "Ce tournoi est complet (2 places)."  # Carol reads French
     before = await bot.service.tournament_view(tournament_id)
     stranger = await _command(fake, carol, "drop", games, player=alice)
-    assert stranger.ephemeral and stranger.text.startswith("Seule l'organisation du tournoi")
+    assert stranger.ephemeral and stranger.text.startswith("Seule la personne qui organise le tournoi")
     elsewhere = await _command(fake, fake.owner, "drop", fake.channel("general"), player=alice)
     assert elsewhere.text == "There is no tournament running in this channel."
     assert await bot.service.tournament_view(tournament_id) == before

@@ -1,6 +1,6 @@
-"""The tournament messages' words (bot/ui/tournaments.py): within Discord's 2,000 characters for the
-biggest tournament, names escaped, a bye and a dropped player said, in English and French; and their
-look, the table's: one Components V2 container within Discord's limits."""
+"""The tournament messages' words (bot/ui/tournament_texts.py): within Discord's 4,000 characters of a
+Components V2 message for the biggest tournament, names escaped, a bye and a dropped player said, in
+English and French; and their look, the table's: one Components V2 container within Discord's limits."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_the_biggest_tournament_fits_a_message() -> None:
     view = _view(pairing.MAX_PLAYERS, name="A rather long display name")
     for locale in ("en-US", "fr"):
         for text in (signup_text(view, locale), standings_text(view, locale), final_text(view, locale)):
-            assert 0 < len(text) <= 2000
+            assert 0 < len(text) <= messages.MAX_LAYOUT_TEXT - len("## ")
 
 
 def test_the_standings_say_the_tables_the_bye_and_the_dropped() -> None:
@@ -63,10 +63,11 @@ def test_the_standings_say_the_tables_the_bye_and_the_dropped() -> None:
     text = standings_text(view, "en-US")
     assert "**Standings**, round 1 of 3" in text
     assert "Table 1: Player 1 \\*bold\\* \\@everyone, Player 2 \\*bold\\* \\@everyone, in <#701>" in text
-    assert "Bye this round: Player 5" in text
+    assert "Bye this round: Player 5 \\*bold\\* \\@everyone (2 points, as a win)" in text
     assert "(dropped)" in text and "@everyone" not in text.replace("\\@everyone", "")
     french = standings_text(view, "fr")
-    assert "Au repos cette manche : Player 5" in french and "(hors tournoi)" in french
+    assert "Au repos cette ronde : Player 5" in french and "(hors tournoi)" in french
+    assert "manche" not in french  # a tournament's rounds are "rondes", a Skyjo round a "manche"
     assert "Classement" in french
 
 
@@ -86,7 +87,7 @@ def test_the_messages_have_the_tables_look_one_v2_container() -> None:
     gallery = [c for c in box["components"] if c["type"] == messages.MEDIA_GALLERY]
     assert gallery == [messages.media_gallery(f"attachment://{BRACKET_FILE}")]
     said = "\n".join(c["content"] for c in messages.walk([box]) if c["type"] == messages.TEXT_DISPLAY)
-    assert "**Classement**" in said and "Au repos cette manche : Player 5" in said
+    assert "**Classement**" in said and "Au repos cette ronde : Player 5" in said
     (box,) = final_layout(_view(4), "en-US").to_components()
     assert box["accent_color"] == COLOUR_WON and "Winner" in box["components"][0]["content"]
     biggest = _view(pairing.MAX_PLAYERS, name="A rather long display name")
