@@ -25,7 +25,7 @@ INK: RGB = (235, 236, 240)
 MUTED: RGB = (140, 144, 156)
 GOLD: RGB = (212, 175, 55)
 COLUMN_WIDTH = 230
-GAP = 36
+GAP = 48
 LINE = 22
 PAD = 8
 TITLE_SIZE = 24
@@ -85,17 +85,22 @@ def draw_bracket(title: str, rounds: Sequence[BracketRound]) -> bytes:
         tops.append([int(TOP + n * slot + (slot - _box_height(t)) / 2) for n, t in enumerate(stage.tables)])
     for index, stage in enumerate(rounds[:-1]):  # the connectors first: the boxes are drawn over them
         right = MARGIN + index * (COLUMN_WIDTH + GAP) + COLUMN_WIDTH
-        middle = right + GAP // 2
+        joined = [
+            (number, table.winner, table.to)
+            for number, table in enumerate(stage.tables)
+            if table.winner is not None and table.to is not None and table.to[0] < len(tops[index + 1])
+        ]
+        for order, (number, line, (following, place)) in enumerate(joined):
+            # Each connector turns at an x of its own, so that two never share a vertical stroke.
+            turn = right + (order + 1) * GAP // (len(joined) + 1)
+            start = _line_y(tops[index][number], line) - NAME_SIZE // 3
+            end = _line_y(tops[index + 1][following], place) - NAME_SIZE // 3
+            points = [(right, start), (turn, start), (turn, end), (right + GAP, end)]
+            draw.line(points, fill=GOLD, width=2, joint="curve")
         for number, table in enumerate(stage.tables):
-            top = tops[index][number]
-            if table.winner is not None and table.to is not None and table.to[0] < len(tops[index + 1]):
-                start = _line_y(top, table.winner) - NAME_SIZE // 3
-                end = _line_y(tops[index + 1][table.to[0]], table.to[1]) - NAME_SIZE // 3
-                points = [(right, start), (middle, start), (middle, end), (right + GAP, end)]
-                draw.line(points, fill=GOLD, width=2, joint="curve")
-            else:
-                y = top + _box_height(table) // 2
-                draw.line([(right, y), (middle, y)], fill=EDGE, width=2)
+            if all(number != n for n, _, _ in joined):
+                y = tops[index][number] + _box_height(table) // 2
+                draw.line([(right, y), (right + GAP // 3, y)], fill=EDGE, width=2)
     for index, stage in enumerate(rounds):
         left = MARGIN + index * (COLUMN_WIDTH + GAP)
         heading = fit_text(drawable(stage.heading) or "?", HEADING_SIZE, COLUMN_WIDTH)

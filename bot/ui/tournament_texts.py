@@ -334,9 +334,8 @@ def bracket_picture(view: TournamentView, locale: object) -> bytes:
         if rows:
             tables = []
             for row in rows:
-                going_on = [
-                    p for p in row.players if p not in view.beaten and p not in _dropped(view, number)
-                ]
+                out = _dropped(view, number)  # beaten here, or dropped by then (a later loss is later)
+                going_on = [p for p in row.players if view.beaten.get(p) != number and p not in out]
                 decided = row.status in (ENDED, BYE)
                 winner = row.players.index(going_on[0]) if decided and len(going_on) == 1 else None
                 if number == held.rounds and held.winner_id is not None:

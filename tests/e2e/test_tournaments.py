@@ -87,7 +87,7 @@ async def _expected_points(bot: Any, view: Any) -> dict[int, int]:
 async def _new_and_sign_up(fake: Any, bot: Any, users: list[Any], **options: Any) -> tuple[int, FakeMessage]:
     games = fake.channel("games")
     signup = await _command(fake, fake.owner, "new", games, game="skyjo", turn_limit=LIMIT, **options)
-    assert not signup.ephemeral and "tournament" in signup.text
+    assert not signup.ephemeral and "🏆" in signup.text
     tournament_id = (await bot.service.storage.tournaments.open())[0].id
     for user in users:
         answer = await _click(fake, user, signup, button_id(tournament_id, "join"))
