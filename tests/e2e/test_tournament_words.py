@@ -13,6 +13,7 @@ French (the server's language):
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 import pytest
@@ -180,3 +181,19 @@ async def test_a_final_ended_by_hand_says_how_it_counted_and_offers_no_replay(
     assert words["table"].format(players=players) in final.text
     assert words["replay"] not in final.text and f"#{row.game_id}" not in final.text  # nothing to replay
     fake.assert_clean()
+
+
+async def test_french_commands_say_rondes_and_who_organises(fake_discord: Any, skybo: Any) -> None:
+    """``/skybo tournoi`` as Discord holds it: a tournament's rounds are "rondes" (a Skyjo round is a
+    "manche"), and the organiser's subcommands say "réservé à qui l'organise", not "son organisation"."""
+    fake = fake_discord
+    await skybo()
+    (skybo_command,) = [c for c in fake.global_commands.values() if c["name"] == "skybo"]
+    (group,) = [o for o in skybo_command["options"] if o["name"] == "tournament"]
+    subs = {o["name"]: o for o in group["options"]}
+    said = json.dumps(group, ensure_ascii=False)
+    assert "manche" not in said and "son organisation" not in said
+    assert "rondes" in said
+    for name in ("drop", "pause", "resume", "cancel"):
+        assert subs[name]["description_localizations"]["fr"].endswith("(réservé à qui l'organise)")
+    assert subs["standings"]["name_localizations"]["fr"] == "classement"
