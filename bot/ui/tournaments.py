@@ -204,9 +204,16 @@ class Hall:
 
     def table_seated(self, seated: SeatedTable) -> None:
         """Tell a table's players it is seated (in the background: see the module docstring)."""
-        task = asyncio.create_task(self._tell_seated(seated), name="tournament-seated")
+        task = asyncio.create_task(self._tell_seated_safely(seated), name="tournament-seated")
         self._telling.add(task)
         task.add_done_callback(self._telling.discard)
+
+    async def _tell_seated_safely(self, seated: SeatedTable) -> None:
+        try:
+            await self._tell_seated(seated)
+        except Exception:
+            if not self.bot.is_closed():  # a stop cut it short: nothing to report
+                log.exception("tournament table's players not told", extra={"game_id": seated.game_id})
 
     async def _tell_seated(self, seated: SeatedTable) -> None:
         held = seated.tournament
