@@ -56,10 +56,13 @@ WORDS = {
 LANGUAGES = pytest.mark.parametrize("language", ["en", "fr"])
 
 
-async def _in_language(fake: Any, language: str) -> None:
+async def _bot_in(fake: Any, skybo: Any, language: str, **tuning: Any) -> Any:
+    """The bot, its server's public messages in ``language``."""
+    bot = await skybo(edit_interval=EDITS, **tuning)
     if language == "fr":
         command = await fake.run_command(fake.owner, "skybo", "settings", options={"language": "fr"})
         await private_answer(command)
+    return bot
 
 
 def _standings(fake: Any) -> Any:
@@ -86,8 +89,7 @@ async def test_a_knockout_says_who_went_out_labels_the_bye_and_joins_its_bracket
     fake = fake_discord
     words = WORDS[language]
     clock = ManualClock()
-    bot = await skybo(clock=clock, edit_interval=EDITS)
-    await _in_language(fake, language)
+    bot = await _bot_in(fake, skybo, language, clock=clock)
     users = [fake.user("alice"), fake.user("bob"), fake.user("carol")]
     tournament_id, signup = await _new_and_sign_up(fake, bot, users, format="knockout", seats=2, rounds=2)
     await _click(fake, fake.owner, signup, button_id(tournament_id, "start"))
@@ -131,8 +133,7 @@ async def test_a_knockout_says_who_went_out_labels_the_bye_and_joins_its_bracket
 async def test_with_computers_on_nobody_has_a_bye(fake_discord: Any, skybo: Any, language: str) -> None:
     fake = fake_discord
     words = WORDS[language]
-    bot = await skybo(edit_interval=EDITS)
-    await _in_language(fake, language)
+    bot = await _bot_in(fake, skybo, language)
     users = [fake.user("alice"), fake.user("bob"), fake.user("carol")]
     tournament_id, signup = await _new_and_sign_up(
         fake, bot, users, format="swiss", seats=2, rounds=1, computers="on"
@@ -158,8 +159,7 @@ async def test_a_final_ended_by_hand_says_how_it_counted_and_offers_no_replay(
 ) -> None:
     fake = fake_discord
     words = WORDS[language]
-    bot = await skybo(edit_interval=EDITS)
-    await _in_language(fake, language)
+    bot = await _bot_in(fake, skybo, language)
     users = [fake.user("alice"), fake.user("bob")]
     tournament_id, signup = await _new_and_sign_up(fake, bot, users, format="knockout", seats=2, rounds=1)
     await _click(fake, fake.owner, signup, button_id(tournament_id, "start"))

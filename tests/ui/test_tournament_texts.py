@@ -4,8 +4,11 @@ English and French; and their look, the table's: one Components V2 container wit
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 from bot.render import messages
-from bot.service.tournaments import TournamentView, records, still_in
+from bot.service.tournament_view import BY_HAND, LOST, PLAYED, TournamentView, records, still_in
 from bot.storage.tournaments import (
     BYE,
     ENDED,
@@ -23,6 +26,7 @@ from bot.ui.tournaments import (
     button_id,
     final_layout,
     final_text,
+    private_standings,
     signup_layout,
     signup_text,
     standings_layout,
@@ -99,3 +103,38 @@ def test_the_messages_have_the_tables_look_one_v2_container() -> None:
         components = layout.to_components()
         assert len(list(messages.walk(components))) <= messages.MAX_LAYOUT_COMPONENTS
         assert messages.layout_text_size(components) <= messages.MAX_LAYOUT_TEXT
+
+
+def test_a_sign_up_too_long_counts_the_names_it_leaves_out() -> None:
+    view = _view(pairing.MAX_PLAYERS, name="N" * 90)
+    for locale, more in (("en-US", "… and {} more"), ("fr", "… et {} de plus")):
+        text = signup_text(view, locale)
+        shown = text.count("N" * 90)
+        assert 0 < shown < pairing.MAX_PLAYERS and len(text) <= messages.MAX_LAYOUT_TEXT - len("## ")
+        assert more.format(pairing.MAX_PLAYERS - 1 - shown) in text  # one of them was dropped
+
+
+def test_the_private_standings_hold_every_line_in_parts_within_the_budget() -> None:
+    view = _view(pairing.MAX_PLAYERS, name="A rather long display name with ___ to escape")
+    parts = private_standings(view, "en-US", 7)
+    assert len(parts) > 1 and all(len(part) <= messages.MAX_LAYOUT_TEXT - len("## ") for part in parts)
+    lines = [line for part in parts for line in part.splitlines() if re.match(r"^\**\d+\. ", line)]
+    assert len(lines) == pairing.MAX_PLAYERS
+    assert [line for line in lines if line.startswith("**")] == [
+        line
+        for line in lines
+        if re.match(r"^\*\*\d+\. A rather long display name with \\_\\_\\_ to escape 7 ", line)
+    ]
+
+
+def test_the_final_says_how_tables_ended_and_lists_only_replayable_games() -> None:
+    played, by_hand, lost = _view(8).tables[1:4]
+    view = dataclasses.replace(
+        _view(8), endings={played.game_id: PLAYED, by_hand.game_id: BY_HAND, lost.game_id: LOST}
+    )
+    text = final_text(view, "en-US")
+    assert f"game #{played.game_id}" in text and "/skyjo replay" in text
+    assert f"game #{by_hand.game_id}" not in text and f"game #{lost.game_id}" not in text
+    assert "Round 1, table 3: Player 5" in text and "ended by hand (counted as it stood, no replay)" in text
+    assert "its thread was lost (a draw, no replay)" in text
+    assert "A table ended by hand counts as its game stood when it was stopped" in text
