@@ -191,10 +191,11 @@ class TournamentPart(ServiceCore):
         players = await self.storage.tournaments.players(held.id)
         tables = await self.storage.tournaments.tables(held.id)
         lines = pairing.standings([p.user_id for p in players], records(tables), held.seed)
+        ended = {t.game_id for t in tables if t.status == ENDED}
         endings = {
             game: ending(status, note)
             for game, (status, note) in (await self.storage.tournaments.game_endings(held.id)).items()
-            if any(t.game_id == game and t.status == ENDED for t in tables)
+            if game in ended
         }
         beaten = knocked_out(held, players, tables)
         left = [p.user_id for p in players if not p.dropped and p.user_id not in beaten]
