@@ -127,8 +127,10 @@ class TimerPart(ServiceCore):
         if old is not None and old.get("token") == token and old.get("what") == "turn":
             return old
         grace = table.stored.meta.get(FIRST_TURN_GRACE)
-        if table.turns == 0 and isinstance(grace, int) and grace > 0:
-            limit += grace  # the game's first turn (no turn has moved yet): see FIRST_TURN_GRACE
+        if old is None and table.turns == 0 and isinstance(grace, int) and grace > 0:
+            # The game's first timer (made at its deal; the next turn's replaces a timer, and its
+            # commit counts the turn only after this is computed): see FIRST_TURN_GRACE.
+            limit += grace
         return {
             "what": "turn",
             "token": token,
