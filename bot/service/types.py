@@ -32,6 +32,9 @@ TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900, 3600, 7200, 14400, 28
 # turn it is gets a direct message, then a reminder at half time (bot.service.letters).
 LONG_GAME = 3600  # seconds
 MISSES_BEFORE_REPLACE = 3
+# A game's meta key: seconds its first turn has on top of the turn limit (a tournament's table, whose
+# players must first find its thread: bot.service.tournaments). Every later turn has the limit alone.
+FIRST_TURN_GRACE = "first_turn_grace"
 # How the note of a game ended by hand begins (``/<game> end``, the End vote: ``ended by <user id>``);
 # a tournament's table so ended is placed by its standing (bot/service/tournament_ends.py ``_record``).
 ENDED_BY_HAND = "ended by "

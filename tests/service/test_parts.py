@@ -1,6 +1,7 @@
 """The table service's parts (bot/service/) keep their layering: ``types`` imports no other part, the
-rules below the parts (``outcomes`` none, ``rules`` only ``outcomes``, ``replay_file`` none), ``core``
-only ``types`` and ``rules``, every other part only ``types`` and ``core``, so no circle can form; and what
+rules below the parts (``outcomes`` none, ``rules`` only ``outcomes``, ``replay_file`` none,
+``tournament_view`` only ``types``), ``core`` only ``types`` and ``rules``, every other part only ``types``
+and ``core`` (the tournaments part also ``tournament_view``), so no circle can form; and what
 one part asks of another (the abstract methods of ``ServiceCore``) is implemented by exactly one part."""
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ def test_each_part_imports_only_the_shared_modules() -> None:
         "outcomes": set(),
         "rules": {"outcomes"},
         "replay_file": set(),
+        "tournament_view": {"types"},
         "core": {"types", "rules"},
+        "tournaments": {"types", "core", "tournament_view"},
     }
     parts = sorted(p for p in PARTS.glob("*.py") if p.name != "__init__.py")
     assert {p.stem for p in parts} >= {"types", "core", "lobbies", "clicks", "votes", "timers", "seats"}
