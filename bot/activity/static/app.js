@@ -14,7 +14,10 @@ const TOAST_MS = 6000;
 const $ = (id) => document.getElementById(id);
 
 // Everything the page knows, also for tests and debugging (nothing here that the bot did not send it).
-const state = {hello: null, table: null, ended: null, board: null, pending: null, deadline: null, connection: 'connecting'};
+const state = {
+  hello: null, table: null, ended: null, board: null, pending: null, deadline: null,
+  connection: 'connecting', connections: [], // the connection's state, and every state it went through
+};
 window.skybo = state;
 let connection = null;
 let frames = Promise.resolve();
@@ -57,6 +60,7 @@ function askHint() {
 
 function connectionState(name, error) {
   state.connection = name;
+  state.connections.push(name);
   const words = {
     connecting: 'status.connecting', reconnecting: 'status.reconnecting', restarting: 'status.restarting',
     waiting: 'status.waiting',

@@ -154,10 +154,10 @@ export function render(ctx) {
   if (seat !== null) order.push(...order.splice(0, seat));
   const others = order.filter((s) => s !== seat && s !== partner).map((s) => seatPanel(ctx, s, 'other'));
   ctx.board.className = `board players-${view.players.length}${view.teams ? ' teams' : ''}`;
-  ctx.board.replaceChildren(building(ctx),
+  ctx.board.replaceChildren(...[building(ctx),
     seat !== null ? seatPanel(ctx, seat, 'mine') : null,
     partner !== null ? seatPanel(ctx, partner, 'partner') : null,
-    el('div', {class: 'others'}, ...others));
+    el('div', {class: 'others'}, ...others)].filter(Boolean));
   const end = ctx.moves.find((m) => m.act === END_TURN);
   if (end) ctx.actions.append(el('button', {type: 'button', class: 'action stop', 'data-key': 'end', text: t('skipbo.end_turn'), onclick: () => ctx.send(end.act, end.arg)}));
   if (ctx.moves.some((m) => m.act === NEXT)) ctx.actions.append(el('button', {type: 'button', class: 'action go', 'data-key': 'next', text: t('next_round'), onclick: () => ctx.send(NEXT, 0)}));

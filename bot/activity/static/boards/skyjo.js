@@ -140,7 +140,7 @@ export function render(ctx) {
   const mine = ctx.seat !== null ? seatPanel(ctx, view, ctx.seat, act, playable) : null;
   const others = order.filter((s) => s !== ctx.seat).map((s) => seatPanel(ctx, view, s, null, new Set()));
   ctx.board.className = `board players-${view.grids.length}`;
-  ctx.board.replaceChildren(piles(ctx, view, by), mine, el('div', {class: 'others'}, ...others));
+  ctx.board.replaceChildren(...[piles(ctx, view, by), mine, el('div', {class: 'others'}, ...others)].filter(Boolean));
   if (by[NEXT]) ctx.actions.append(el('button', {type: 'button', class: 'action go', 'data-key': 'next',
     text: t('next_round'), onclick: () => ctx.send(NEXT, 0)}));
   if (mode !== 'main') ctx.actions.append(el('button', {type: 'button', class: 'action', 'data-key': 'cancel',
