@@ -57,3 +57,22 @@ def test_the_moves_are_the_legal_actions(kind: str, players: int, options: dict[
                     k: v for k, v in action.to_dict().items() if k in move
                 }
     assert steps > 20  # a real game, several turns long
+
+
+def test_the_test_games_moves_too() -> None:
+    """A new game brings its ``moves`` with its panel (tests/e2e/highcard, the test-only third game)."""
+    from bot.games import registry
+    from tests.e2e.highcard import HIGHCARD
+
+    registry.register(HIGHCARD)
+    try:
+        steps = list(_playout(HIGHCARD.name, 3, 1, {}))
+        for game in steps:
+            for seat in range(3):
+                moves = HIGHCARD.panel.moves(game.view(seat), seat)
+                assert [HIGHCARD.panel.action_for(m["act"], m["arg"]) for m in moves] == game.legal_actions(
+                    seat
+                )
+        assert len(steps) == 4
+    finally:
+        registry.unregister(HIGHCARD)

@@ -36,7 +36,7 @@ class Player:
         return dict(await self.page.evaluate("window.skybo.table"))
 
     async def tap(self, key: str) -> None:
-        await self.page.click(f'[data-key="{key}"]')
+        await self.page.click(f'[data-key="{key}"]', no_wait_after=True)
 
 
 @asynccontextmanager

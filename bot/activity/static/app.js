@@ -7,7 +7,7 @@
 import {aCard, guessLanguage, load, plural, t} from './i18n.js';
 import {SignInError, signIn} from './auth.js';
 import {Connection} from './connection.js';
-import {arrowKeys, card, el} from './cards.js';
+import {action, arrowKeys, card, el} from './cards.js';
 
 const PROTOCOL = 1;
 const TOAST_MS = 6000;
@@ -148,7 +148,7 @@ function renderResult(frame) {
   $('result-line').textContent = state.board.ending ? state.board.ending(results, frame.names, {t}) : '';
   const list = $('standings');
   list.replaceChildren();
-  const order = results.ranks.length ? [...results.ranks.keys()].sort((a, b) => results.ranks[a] - results.ranks[b]) : [];
+  const order = [...results.ranks.keys()].sort((a, b) => results.ranks[a] - results.ranks[b]);
   for (const seat of order) {
     const points = results.totals ? ` — ${t('points', {total: results.totals[seat]})}` : '';
     list.append(el('li', {text: `${results.ranks[seat]}. ${frame.names[seat]}${points}`,
@@ -162,8 +162,9 @@ function render() {
   const focused = document.activeElement?.dataset?.key;
   const ctx = {
     frame, view: frame.view, seat: frame.seat, names: frame.names, computers: frame.computers,
-    moves: state.pending ? [] : frame.moves, busy: Boolean(state.pending), t, plural, aCard, el, card, arrowKeys,
-    send, turnText: () => turnText(frame), board: $('board'), actions: $('actions'), rerender: render,
+    moves: state.pending ? [] : frame.moves, busy: Boolean(state.pending), send, rerender: render,
+    t, plural, aCard, el, card, action, arrowKeys, turnText: () => turnText(frame),
+    board: $('board'), actions: $('actions'),
   };
   $('actions').replaceChildren();
   const said = state.board.render(ctx);

@@ -24,7 +24,9 @@ function mockSdk(clientId, query) {
   sdk.instanceId = query.get('instance_id');
   sdk._updateCommandMocks({
     authorize: async (args) => {
-      const body = new URLSearchParams({user_id: query.get('user_id'), client_id: args.client_id, scope: args.scope.join(' ')});
+      const body = new URLSearchParams({
+        user_id: query.get('user_id'), client_id: args.client_id, scope: args.scope.join(' '),
+      });
       const answer = await fetch(`${fake}/_fake/oauth2/authorize`, {method: 'POST', body});
       if (!answer.ok) throw new SignInError('sign_in_failed');
       return {code: (await answer.json()).code};
@@ -47,7 +49,8 @@ export async function signIn() {
   const query = new URLSearchParams(location.search);
   if (sdk === null) {
     const {client_id: clientId} = await config();
-    sdk = query.has('frame_id') ? new DiscordSDK(clientId, {disableConsoleLogOverride: true}) : mockSdk(clientId, query);
+    const inDiscord = query.has('frame_id');
+    sdk = inDiscord ? new DiscordSDK(clientId, {disableConsoleLogOverride: true}) : mockSdk(clientId, query);
     await sdk.ready();
   }
   let code;

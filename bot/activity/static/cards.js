@@ -36,6 +36,11 @@ export function card({face = null, group = null, kind = null, label, key = null,
   return node;
 }
 
+// A button of the actions' row (Next round, End turn, Cancel): `kind` 'go', 'stop' or none.
+export function action(key, text, onclick, kind = '') {
+  return el('button', {type: 'button', class: `action ${kind}`.trim(), 'data-key': key, text, onclick});
+}
+
 // Arrow keys move the focus among a container's buttons laid out in `columns` columns (row after row);
 // only one of them is in the Tab order (the one focused last, else the first move, else the first).
 export function arrowKeys(container, columns) {

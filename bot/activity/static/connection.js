@@ -39,6 +39,9 @@ export class Connection {
         this.attempt = 0;
         this.restartState = null;
         this.onState('open');
+      } else if (frame.type === 'table' && this.restartState === 'waiting') {
+        this.restartState = null; // the table is back from its wait for the database
+        this.onState('open');
       } else if (frame.type === 'sleep') {
         this.restartState = frame.reason === 'restart' ? 'restarting' : 'waiting';
         this.onState(this.restartState);

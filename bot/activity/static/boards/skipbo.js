@@ -13,6 +13,7 @@ const group = (card) => (card === WILD ? 3 : card <= 4 ? 0 : card <= 8 ? 1 : 2);
 const faceOf = (card) => (card === WILD ? 'SB' : String(card));
 const top = (pile) => (pile.length ? pile[pile.length - 1] : null);
 const same = (a, b) => a && b && a.source === b.source && a.index === b.index && a.card === b.card;
+const look = (card) => (card === null ? {kind: 'empty'} : {face: faceOf(card), group: group(card)});
 
 function wordsOf(ctx, card) {
   return card === WILD ? ctx.t('skipbo.wild') : String(card);
@@ -27,6 +28,12 @@ function choosable(moves, choice) {
 function pick(ctx, choice) {
   picked = same(picked, choice) ? null : choice;
   ctx.rerender();
+}
+
+// The second tap: the move goes to the bot, and the next one starts from nothing picked.
+function play(ctx, move) {
+  picked = null;
+  ctx.send(move.act, move.arg);
 }
 
 function sourceCard(ctx, choice, {label, key, small = false, badge = null}) {
@@ -50,23 +57,20 @@ function piles(ctx, seat, role) {
     : t(partner ? 'skipbo.partner_stock' : 'skipbo.stock_top', {value: wordsOf(ctx, stockTop), left});
   const stockChoice = {source: partner ? 'partner_stock' : 'stock', index: 0, card: stockTop};
   const stock = small
-    ? card({face: stockTop === null ? null : faceOf(stockTop), group: stockTop === null ? null : group(stockTop),
-      kind: stockTop === null ? 'empty' : null, label: stockLabel, small, badge: String(left)})
+    ? card({...look(stockTop), label: stockLabel, small, badge: String(left)})
     : sourceCard(ctx, stockChoice, {label: stockLabel, key: `${role}-stock`, badge: String(left)});
   const discards = view.discard_piles[seat].map((pile, i) => {
     const number = i + 1, card0 = top(pile);
+    const words = {number, value: card0 === null ? null : wordsOf(ctx, card0), depth: pile.length};
     const label = card0 === null
-      ? t(partner ? 'skipbo.partner_discard_empty' : 'skipbo.discard_empty', {number})
-      : t(partner ? 'skipbo.partner_discard' : 'skipbo.discard_top', {number, value: wordsOf(ctx, card0), depth: pile.length});
+      ? t(partner ? 'skipbo.partner_discard_empty' : 'skipbo.discard_empty', words)
+      : t(partner ? 'skipbo.partner_discard' : 'skipbo.discard_top', words);
     const key = `${role}-discard-${i}`;
     const badge = pile.length > 1 ? String(pile.length) : null;
-    if (small) {
-      return card0 === null ? card({kind: 'empty', label, small}) : card({face: faceOf(card0), group: group(card0), label, small, badge});
-    }
+    if (small) return card({...look(card0), label, small, badge});
     if (role === 'mine' && picked?.source === 'hand') { // a target: the hand card goes here, the turn ends
       const move = moves.find((m) => m.act === DISCARD && m.card === picked.card && m.pile === i);
-      const shown = card0 === null ? {kind: 'empty'} : {face: faceOf(card0), group: group(card0)};
-      return card({...shown, label, key, badge, can: Boolean(move), onPlay: () => ctx.send(move.act, move.arg)});
+      return card({...look(card0), label, key, badge, can: Boolean(move), onPlay: () => play(ctx, move)});
     }
     const choice = {source: partner ? 'partner_discard' : 'discard', index: i, card: card0};
     return sourceCard(ctx, choice, {label, key, badge});
@@ -83,11 +87,12 @@ function seatHead(ctx, seat) {
   if (ctx.computers.includes(seat)) tags.push('🤖');
   const numbers = [ctx.plural('skipbo.hand_size', view.hand_sizes[seat])];
   if (view.options.several_rounds) numbers.push(t('points', {total: ctx.frame.scores[seat]}));
+  const team = view.teams ? view.teams[seat] : null;
   return el('div', {class: 'seat-head'},
     el('span', {class: 'dot', 'aria-hidden': 'true'}),
     el('span', {class: 'name', text: ctx.names[seat]}),
     tags.length ? el('span', {class: 'tags', text: `(${tags.join(', ')})`}) : null,
-    view.teams ? el('span', {class: `team team-${view.teams[seat]}`, text: t('skipbo.team', {team: view.teams[seat] + 1})}) : null,
+    team === null ? null : el('span', {class: `team team-${team}`, text: t('skipbo.team', {team: team + 1})}),
     el('span', {class: 'numbers', text: numbers.join(' · ')}));
 }
 
@@ -101,7 +106,8 @@ function seatPanel(ctx, seat, role) {
     const hand = el('div', {class: 'hand', role: 'group', 'aria-label': ctx.t('skipbo.hand')});
     view.hand.forEach((c, i) => {
       const choice = {source: 'hand', index: 0, card: c};
-      hand.append(sourceCard(ctx, choice, {label: ctx.t('skipbo.hand_card', {card: wordsOf(ctx, c)}), key: `hand-${i}`}));
+      const label = ctx.t('skipbo.hand_card', {card: wordsOf(ctx, c)});
+      hand.append(sourceCard(ctx, choice, {label, key: `hand-${i}`}));
     });
     section.append(hand);
     ctx.arrowKeys(hand, view.hand.length);
@@ -117,13 +123,17 @@ function building(ctx) {
     const move = picked && moves.find((m) => m.source !== undefined && same(m, picked) && m.pile === pile);
     const topCard = view.building_tops[pile];
     const shownTop = value ? String(value) : '—';
-    const label = picked ? t('skipbo.pile_target', {number, top: shownTop, value: next}) : t('skipbo.pile', {number, top: shownTop});
-    const look = value ? {face: String(value), group: topCard === WILD ? 3 : group(value), badge: topCard === WILD ? 'SB' : null} : {kind: 'empty'};
-    return card({...look, label, key: `pile-${pile}`, can: Boolean(move), onPlay: ctx.seat === null ? null : () => ctx.send(move.act, move.arg)});
+    const label = t(picked ? 'skipbo.pile_target' : 'skipbo.pile', {number, top: shownTop, value: next});
+    // the value the pile has reached; a Skip-Bo card on top keeps its colour and says so
+    const face = value ? {face: String(value), group: group(topCard === WILD ? WILD : value)} : {kind: 'empty'};
+    const onPlay = ctx.seat === null ? null : () => play(ctx, move);
+    const badge = topCard === WILD ? 'SB' : null;
+    return card({...face, label, badge, key: `pile-${pile}`, can: Boolean(move), onPlay});
   });
   const row = el('div', {class: 'building', role: 'group', 'aria-label': t('skipbo.building')}, ...spots);
   if (ctx.seat !== null) ctx.arrowKeys(row, 4);
-  const draw = card({kind: 'back', label: ctx.plural('draw_pile_size', view.draw_pile_size), badge: String(view.draw_pile_size)});
+  const size = view.draw_pile_size;
+  const draw = card({kind: 'back', label: ctx.plural('draw_pile_size', size), badge: String(size)});
   return el('div', {class: 'middle'},
     el('figure', {class: 'pile'}, row, el('figcaption', {text: t('skipbo.building')})),
     el('figure', {class: 'pile'}, draw, el('figcaption', {text: t('draw_pile')})));
@@ -135,10 +145,10 @@ function prompt(ctx) {
   if (view.phase === 'round_over') return t('round_over.prompt', {round: view.round});
   if (view.phase === 'game_over') return t('game_over.prompt');
   if (view.turn !== seat) {
-    if (view.partner !== null && view.turn === view.partner) return t('skipbo.prompt.waiting_partner', {player: ctx.names[view.turn]});
-    return ctx.turnText();
+    const partnerPlays = view.partner !== null && view.turn === view.partner;
+    return partnerPlays ? t('skipbo.prompt.waiting_partner', {player: ctx.names[view.turn]}) : ctx.turnText();
   }
-  if (!picked) return ctx.moves.some((m) => m.act === END_TURN) ? t('skipbo.prompt.empty_hand') : t('skipbo.prompt.turn');
+  if (!picked) return t(ctx.moves.some((m) => m.act === END_TURN) ? 'skipbo.prompt.empty_hand' : 'skipbo.prompt.turn');
   const words = wordsOf(ctx, picked.card);
   if (picked.card === WILD) return t('skipbo.prompt.wild');
   if (picked.source !== 'hand') return t('skipbo.prompt.card', {card: words});
@@ -159,9 +169,11 @@ export function render(ctx) {
     partner !== null ? seatPanel(ctx, partner, 'partner') : null,
     el('div', {class: 'others'}, ...others)].filter(Boolean));
   const end = ctx.moves.find((m) => m.act === END_TURN);
-  if (end) ctx.actions.append(el('button', {type: 'button', class: 'action stop', 'data-key': 'end', text: t('skipbo.end_turn'), onclick: () => ctx.send(end.act, end.arg)}));
-  if (ctx.moves.some((m) => m.act === NEXT)) ctx.actions.append(el('button', {type: 'button', class: 'action go', 'data-key': 'next', text: t('next_round'), onclick: () => ctx.send(NEXT, 0)}));
-  if (picked) ctx.actions.append(el('button', {type: 'button', class: 'action', 'data-key': 'cancel', text: t('cancel'), onclick: () => { picked = null; ctx.rerender(); }}));
+  if (end) ctx.actions.append(ctx.action('end', t('skipbo.end_turn'), () => ctx.send(end.act, end.arg), 'stop'));
+  const next = ctx.moves.find((m) => m.act === NEXT);
+  if (next) ctx.actions.append(ctx.action('next', t('next_round'), () => ctx.send(next.act, next.arg), 'go'));
+  const cancel = () => { picked = null; ctx.rerender(); };
+  if (picked) ctx.actions.append(ctx.action('cancel', t('cancel'), cancel));
   let round = view.options.several_rounds ? t('round', {round: view.round}) : '';
   if (view.phase === 'round_over') round = t('round_over', {round: view.round});
   if (view.phase === 'game_over') round = t('game_over');

@@ -141,10 +141,9 @@ export function render(ctx) {
   const others = order.filter((s) => s !== ctx.seat).map((s) => seatPanel(ctx, view, s, null, new Set()));
   ctx.board.className = `board players-${view.grids.length}`;
   ctx.board.replaceChildren(...[piles(ctx, view, by), mine, el('div', {class: 'others'}, ...others)].filter(Boolean));
-  if (by[NEXT]) ctx.actions.append(el('button', {type: 'button', class: 'action go', 'data-key': 'next',
-    text: t('next_round'), onclick: () => ctx.send(NEXT, 0)}));
-  if (mode !== 'main') ctx.actions.append(el('button', {type: 'button', class: 'action', 'data-key': 'cancel',
-    text: t('cancel'), onclick: () => { mode = 'main'; ctx.rerender(); }}));
+  if (by[NEXT]) ctx.actions.append(ctx.action('next', t('next_round'), () => ctx.send(NEXT, 0), 'go'));
+  const cancel = () => { mode = 'main'; ctx.rerender(); };
+  if (mode !== 'main') ctx.actions.append(ctx.action('cancel', t('cancel'), cancel));
   const top = view.discard_pile.length ? view.discard_pile[view.discard_pile.length - 1] : null;
   let round = t('round', {round: view.round});
   if (view.phase === 'round_over') round = t('round_over', {round: view.round});
