@@ -23,52 +23,29 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.games.registry import BY_KIND
-from bot.service import Table
 from bot.service.bus import EventBus
 from bot.service.events import (
     EVENT_TYPES,
     Event,
+    LobbyChanged,
     SeatReplaced,
     TableChanged,
     TableEnded,
     TableEvent,
     TableWaiting,
     TurnReminder,
+    lobby_copy,
 )
 from bot.service.snapshots import TableSnapshot
-from bot.storage import Seat
-from bot.storage.game_types import GameHead, canonical_json
+from bot.storage.lobbies import Lobby, LobbySeat
 
-ANN, BOB = 101, 102
+from .conftest import ANN, BOB, bare_table
 
 
 @cache
 def snapshot(table_id: int) -> TableSnapshot:
-    """A dealt two-player table of the first registered game (no storage: the bus reads no table)."""
-    kind = sorted(BY_KIND)[0]
-    engine = BY_KIND[kind].engine
-    state = engine.Game.new([f"u{ANN}", f"u{BOB}"], 1, engine.Options())
-    head = GameHead(
-        id=table_id,
-        guild_id=1,
-        channel_id=10 + table_id,
-        kind=kind,
-        seed=1,
-        options=engine.Options().to_dict(),
-        seats=(Seat(0, "Ann", ANN), Seat(1, "Bob", BOB)),
-        status="active",
-        rated=True,
-        host_id=ANN,
-        message_id=None,
-        version=0,
-        meta={},
-        note=None,
-        created_at=0,
-        updated_at=0,
-        finished_at=None,
-    )
-    return TableSnapshot.of(Table(head.with_state(state, canonical_json(state.to_dict())), [0, 0]))
+    """A dealt table's snapshot (no storage: the bus reads no table)."""
+    return TableSnapshot.of(bare_table(table_id))
 
 
 def changed(table: int, label: int) -> TableChanged:
@@ -104,6 +81,15 @@ def test_every_event_has_its_own_wire_name_and_only_plain_changes_coalesce() -> 
     assert len(EVENT_TYPES) == 12 and all(cls.type == name for name, cls in EVENT_TYPES.items())
     coalescable = {name for name, cls in EVENT_TYPES.items() if cls.coalescable}
     assert coalescable == {"table_changed", "lobby_changed", "settings_changed", "tournament_changed"}
+
+
+def test_a_lobby_event_keeps_the_lobby_as_it_was() -> None:
+    lobby = Lobby(1, 1, 10, "any", ANN, None, {"turn_limit": 60}, [LobbySeat("Ann", ANN)], "open", None, 1)
+    event = LobbyChanged(lobby=lobby_copy(lobby), cause="join")
+    lobby.seats.append(LobbySeat("Bob", BOB))
+    lobby.options["turn_limit"] = 30
+    assert event.lobby.seats == [LobbySeat("Ann", ANN)] and event.lobby.options == {"turn_limit": 60}
+    assert event.lobby_id == 1 and event.stream == ("lobby", 1)
 
 
 async def test_a_listener_that_raises_is_logged_alone_and_the_others_hear(

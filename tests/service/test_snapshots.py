@@ -43,6 +43,8 @@ from bot.storage import Storage, StoredGame
 from bot.storage.game_types import canonical_json
 from tests.e2e.highcard import HIGHCARD
 
+from .conftest import bare_table
+
 ANN, BOB = 101, 102
 USERS = (ANN, BOB)
 # Short games, so that a whole game is a few dozen commits (a game not listed plays its defaults).
@@ -296,3 +298,27 @@ def test_a_snapshot_is_its_committed_version_whenever_it_is_asked(
     game = BY_KIND[kind]
     computers = min(max(game.min_players - humans, more), game.max_players - humans)
     asyncio.run(play_out(kind, seed, humans, computers, random.Random(choices)))
+
+
+def test_a_snapshot_keeps_its_version_while_the_table_moves_on() -> None:
+    """The rule of the module, step by step on one table: while an action is being applied the live
+    state runs ahead, and a snapshot asked then (or after) reads its own version's JSON."""
+    table = bare_table(1)
+    stored = table.stored
+    before = TableSnapshot.of(table)
+    seat = table.state.seats_to_act()[0]
+    table.committing = True
+    with pytest.raises(RuntimeError):
+        TableSnapshot.of(table)  # a state that runs ahead has no snapshot
+    events = table.state.apply(seat, table.state.legal_actions(seat)[0])  # applied, not stored yet
+    assert events and table.version == before.version
+    dealt = table.game.engine.Game.from_dict(json.loads(stored.snapshot))
+    assert everyone(before) == {s: dealt.view(s) for s in (None, 0, 1)}  # not the state running ahead
+    assert before.panel(seat).view == dealt.view(seat) and before.results() == dealt.results()
+    stored.snapshot, stored.version = canonical_json(table.state.to_dict()), stored.version + 1  # stored
+    table.committing = False
+    after = TableSnapshot.of(table)
+    assert after.view(None) == table.state.view(None) != before.view(None)
+    assert after.view(0) is after.view(0)  # computed once
+    with pytest.raises(ValueError):
+        after.view(2)  # no such seat
