@@ -63,7 +63,8 @@ import discord
 
 from bot import discord_patches
 from bot.i18n import translate as t
-from bot.service import MISSES_BEFORE_REPLACE, PanelState, Refused, Stale, Table, TableService
+from bot.render.names import escape_name
+from bot.service import MISSES_BEFORE_REPLACE, PanelState, Refused, SeatsHeld, Stale, Table, TableService
 from bot.storage.lobbies import Lobby
 from bot.ui import display, errors, ids, on_time
 from bot.ui.followed_panels import FollowedPanels
@@ -78,6 +79,7 @@ from bot.ui.views import (
     panel_content,
     panel_view,
     seat_back_view,
+    start_question_view,
 )
 
 log = logging.getLogger(__name__)
@@ -225,6 +227,35 @@ class Answers:
         await interaction.response.send_message(
             t(question, locale), view=ButtonsView([buttons]), ephemeral=True
         )
+
+    async def ask_start(self, interaction: Interaction, lobby_id: int, held: SeatsHeld) -> None:
+        """The host's private question (a follow-up of the acknowledged Start) before a Start that leaves
+        held rematch seats empty: who is waited for and until when (Discord timestamps), *Start now* or
+        *No*."""
+        locale = interaction.locale
+        names = ", ".join(escape_name(name) for name in held.players)
+        seconds = held.until // 1000
+        question = t(held.key, locale, players=names, at=f"<t:{seconds}:t>", until=f"<t:{seconds}:R>")
+        await interaction.followup.send(
+            question,
+            view=start_question_view(lobby_id, locale),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    async def announce_end(self, interaction: Interaction) -> None:
+        """After End's Yes (acknowledged and settled): who ended the game, in public."""
+        locale = self.service.public_locale(interaction.guild_id, interaction.guild_locale)
+        await interaction.followup.send(
+            t("table.ended", locale, user=interaction.user.mention),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    async def leave_to_the_table(self, interaction: Interaction) -> None:
+        """A change made from the public table message, which shows it (:mod:`bot.ui.table_messages`):
+        acknowledged without an edit, unless already answered (what fails goes to the funnel)."""
+        if not interaction.response.is_done():
+            await interaction.response.defer()
 
     async def offer_seat_back(self, interaction: Interaction, prefix: str, game_id: int) -> None:
         """A player a computer replaced for missed turns opened their panel: privately, a way back."""

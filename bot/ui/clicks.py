@@ -27,7 +27,6 @@ import discord
 
 from bot.games.registry import BY_PREFIX
 from bot.i18n import translate as t
-from bot.render.names import escape_name
 from bot.service import (
     HINT_ACT,
     MODE_ACT,
@@ -63,8 +62,6 @@ from bot.ui.views import (
     START,
     START_NO,
     START_YES,
-    ButtonsView,
-    button,
 )
 
 log = logging.getLogger(__name__)
@@ -203,14 +200,7 @@ class TableUI:
         if isinstance(ended, Table):
             self.presenter.table_changed(ended)
         await self.answers.settle(interaction, t("table.confirm.ended", interaction.locale))
-        await interaction.followup.send(
-            t(
-                "table.ended",
-                self.service.public_locale(interaction.guild_id, interaction.guild_locale),
-                user=user.mention,
-            ),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+        await self.answers.announce_end(interaction)
 
     async def _confirm_no(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         await self.answers.settle(interaction, t("table.confirm.nothing_changed", interaction.locale))
@@ -251,8 +241,8 @@ class TableUI:
         elif state.notice is not None:  # Next round on the table message
             key, params = state.notice
             await self.answers.tell(interaction, t(key, interaction.locale, **params))
-        elif not interaction.response.is_done():
-            await interaction.response.defer()
+        else:
+            await self.answers.leave_to_the_table(interaction)
 
     # The acts every game shares, each to its handler (any other act: _move).
     ACTS: ClassVar[dict[str, ActHandler]] = {
@@ -317,29 +307,10 @@ class TableUI:
                 lobby_id, channel_id, interaction.user.id, message_id, place=place, confirmed=confirmed
             )
         except SeatsHeld as held:
-            await self._ask_start(interaction, lobby_id, held)
+            await self.answers.ask_start(interaction, lobby_id, held)
             return
         if threads.parent_of(table) is not None and message_id is not None:
             self.presenter.lobby_moved(table, message_id)  # the game went to its thread
         self.presenter.table_changed(table)
         if confirmed:
             await self.answers.settle(interaction, t("table.confirm.started", interaction.locale))
-
-    async def _ask_start(self, interaction: discord.Interaction[Any], lobby_id: int, held: SeatsHeld) -> None:
-        """The host's private question before a Start that leaves held rematch seats empty: who is
-        waited for and until when (Discord timestamps), *Start now* or *No* (lobby ids: they work after
-        a restart; a second Yes meets a started table and is refused with that reason)."""
-        locale = interaction.locale
-        names = ", ".join(escape_name(name) for name in held.players)
-        seconds = held.until // 1000
-        question = t(held.key, locale, players=names, at=f"<t:{seconds}:t>", until=f"<t:{seconds}:R>")
-        buttons = [
-            button(f"{LOBBY_PREFIX}{lobby_id}:{START_YES}", t("table.confirm.yes_start", locale), "primary"),
-            button(f"{LOBBY_PREFIX}{lobby_id}:{START_NO}", t("table.confirm.no", locale)),
-        ]
-        await interaction.followup.send(
-            question,
-            view=ButtonsView([buttons]),
-            ephemeral=True,
-            allowed_mentions=discord.AllowedMentions.none(),
-        )

@@ -52,6 +52,21 @@ def test_only_the_answers_tell_the_followed_panels() -> None:
     assert callers == {"bot/ui/answers.py"}
 
 
+def test_the_click_handlers_answer_nothing_themselves() -> None:
+    """``TableUI`` asks the service; every answer it gives goes through :class:`Answers` (it may
+    only ask whether a click is answered already)."""
+    tree = ast.parse((ROOT / "bot/ui/clicks.py").read_text(encoding="utf-8"))
+    answered = {
+        f"{node.func.value.attr}.{node.func.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Attribute)
+        and node.func.value.attr in {"response", "followup"}
+    }
+    assert answered <= {"response.is_done"}, answered
+
+
 def test_the_presenter_is_composed_of_surfaces_that_inherit_nothing() -> None:
     for module, name in SURFACES.items():
         cls = getattr(importlib.import_module(module), name)
