@@ -2,10 +2,10 @@
 
 Each group holds the game's own ``new``, built by :func:`bot.ui.new_command.new_command` from what the
 game declares as data (``game.new``: its options, in ``bot/games/<game>/options.py``) and answered by
-:func:`bot.ui.new_command.open_table` with the bot's service and table ui, and the subcommands every
-game shares, ``replay``, ``rules``, ``end`` and ``kick``, answered here for any game. A new game adds
-no cog: its folder and its registry line give it its ``/<game>`` (the group's words are the game's, in
-its catalogue files: ``cmd.<game>.description`` and ``cmd.<game>.<new|replay|rules>.description``).
+:meth:`bot.ui.answers.Answers.open_lobby`, and the subcommands every game shares, ``replay``,
+``rules``, ``end`` and ``kick``, answered here for any game. A new game adds no cog: its folder and
+its registry line give it its ``/<game>`` (the group's words are the game's, in its catalogue files:
+``cmd.<game>.description`` and ``cmd.<game>.<new|replay|rules>.description``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from bot.i18n import template
 from bot.i18n import translate as t
 from bot.service import Refused, Table
 from bot.ui import replay as replays
-from bot.ui.new_command import new_command, open_table, public_locale
+from bot.ui.new_command import new_command
 from bot.ui.views import END_YES
 
 if TYPE_CHECKING:
@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 
 def _bot(interaction: discord.Interaction[Any]) -> SkyboBot:
     return cast("SkyboBot", interaction.client)  # the bot that loaded this extension
+
+
+def public_locale(bot: SkyboBot, interaction: discord.Interaction[Any]) -> object:
+    """The language of a public answer: the server's fixed one (``/skybo settings``), else its own."""
+    return bot.service.public_locale(interaction.guild_id, interaction.guild_locale)
 
 
 async def same_game(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str, refusal: str) -> None:
@@ -51,7 +56,7 @@ async def end(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str) -
     can_manage = interaction.permissions.manage_channels
     table = bot.service.game_to_end(channel_id, user_id, can_manage=can_manage)
     if table is not None:
-        await bot.table_ui.confirm(interaction, table.game.prefix, table.id, END_YES)
+        await bot.answers.confirm(interaction, table.game.prefix, table.id, END_YES)
         return
     ended = await bot.service.end(channel_id, user_id, can_manage=can_manage)
     if isinstance(ended, Table):
@@ -59,7 +64,7 @@ async def end(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str) -
     else:
         bot.presenter.lobby_changed(ended.id)
     await interaction.response.send_message(
-        t("table.ended", public_locale(bot.service, interaction), user=interaction.user.mention),
+        t("table.ended", public_locale(bot, interaction), user=interaction.user.mention),
         allowed_mentions=discord.AllowedMentions.none(),
     )
 
@@ -71,7 +76,7 @@ async def kick(bot: SkyboBot, interaction: discord.Interaction[Any], player: dis
         raise Refused("table.error.kick_not_player")
     await bot.service.kick(interaction.channel_id or 0, interaction.user.id, player.id)
     await interaction.response.send_message(
-        t("table.kicked", public_locale(bot.service, interaction), player=player.mention),
+        t("table.kicked", public_locale(bot, interaction), player=player.mention),
         allowed_mentions=discord.AllowedMentions.none(),
     )
 
@@ -101,8 +106,7 @@ def command_group(game: Game) -> app_commands.Group:
     group = app_commands.Group(name=kind, description=_described(kind), guild_only=True)
 
     async def new(interaction: discord.Interaction[Any], given: Mapping[str, Any]) -> None:
-        bot = _bot(interaction)
-        await open_table(bot.service, bot.table_ui, interaction, game, given)
+        await _bot(interaction).answers.open_lobby(interaction, game, given)
 
     group.add_command(new_command(game, _described(kind, "new"), new))
 

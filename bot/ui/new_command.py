@@ -6,16 +6,17 @@ discord.py command: a callback whose signature holds each declared option with i
 (``app_commands.Range[int, least, most]``, ``bool``, ``str``, ``int | None`` for one without a
 default), then its localized name, description and choices (``locale_str`` with the option's
 catalogue keys). The command Discord receives is the one the game's hand-written callback made
-before the data (``python -m bot sync --dry-run --json`` prints it, byte for byte). :func:`open_table`
-answers it: the game's :meth:`~bot.games.new_table.NewTable.table_options` of what was given, the
-table service's ``open_lobby`` (which checks every value), then the lobby's public message.
+before the data (the JSON of :func:`bot.command_check.dry_run`, which ``python -m bot sync --dry-run``
+runs, byte for byte). What was given is answered by :meth:`bot.ui.answers.Answers.open_lobby`: the
+game's :meth:`~bot.games.new_table.NewTable.table_options` of it, the table service's ``open_lobby``
+(which checks every value), then the lobby's public message.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -23,11 +24,7 @@ from discord.app_commands import locale_str as _
 
 from bot.games.base import Game
 from bot.games.new_table import TURN_LIMIT_OPTION, TableOption
-from bot.service import TableService
 from bot.ui import command_options
-
-if TYPE_CHECKING:
-    from bot.ui.clicks import TableUI
 
 # What ``/<game> new`` does with what was given (option name -> value, every declared one).
 Answer = Callable[[discord.Interaction[Any], Mapping[str, Any]], Awaitable[None]]
@@ -101,35 +98,3 @@ def new_command(
         callback=callback,
         extras={command_options.SERVICE_CHECKS_VALUES: True},
     )
-
-
-def public_locale(service: TableService, interaction: discord.Interaction[Any]) -> object:
-    """The language of a public answer: the server's fixed one (``/skybo settings``), else its own."""
-    return service.public_locale(interaction.guild_id, interaction.guild_locale)
-
-
-async def open_table(
-    service: TableService,
-    table_ui: TableUI,
-    interaction: discord.Interaction[Any],
-    game: Game,
-    given: Mapping[str, Any],
-) -> None:
-    """``/<game> new``: open the lobby (the service checks everything) and post its public message;
-    no ``turn_limit`` or ``thread`` given: the server's default (``/skybo settings``)."""
-    asked = game.new.table_options(given)
-    user = interaction.user
-    lobby = await service.open_lobby(
-        kind=game.name,
-        guild_id=interaction.guild_id,
-        channel_id=interaction.channel_id or 0,
-        host_id=user.id,
-        host_name=getattr(user, "display_name", None) or user.name,
-        options=asked.options,
-        computers=asked.computers,
-        level=asked.level,
-        locale=public_locale(service, interaction),  # the computers' names, shown in public
-        turn_limit=asked.turn_limit,
-        thread=asked.thread,
-    )
-    await table_ui.post_lobby(interaction, lobby)
