@@ -35,8 +35,8 @@ import asyncio
 import json
 import logging
 import math
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Iterator, Mapping
+from typing import Any, Protocol
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -50,6 +50,60 @@ INTERACTION_KINDS = {2: "command", 3: "component", 4: "autocomplete", 5: "modal"
 HEALTH_DB_TIMEOUT_S = 2.0
 # Apply-and-commit buckets (seconds): a click's commit is milliseconds; a busy disk, tens.
 COMMIT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+# What the figures read of the bot (``bot.client.SkyboBot``, floors above): described here, not
+# imported, so this module stays on the ground floor and is handed the bot typed, never as ``Any``.
+class _Stored(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+
+class _Table(Protocol):
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def stored(self) -> _Stored: ...
+
+
+class _Service(Protocol):
+    @property
+    def tables(self) -> Mapping[int, _Table]: ...
+    def tables_waiting(self) -> int: ...
+
+
+class _Storage(Protocol):
+    def ping(self) -> Awaitable[None]: ...
+
+
+class _Lease(Protocol):
+    @property
+    def state(self) -> str: ...
+
+
+class _InFlight(Protocol):
+    @property
+    def stopping(self) -> bool: ...
+
+
+class Watched(Protocol):
+    """The bot as the health checks and the live figures read it. ``service`` is read with ``getattr``:
+    a bot not set up yet has none."""
+
+    @property
+    def metrics(self) -> Metrics: ...
+    @property
+    def in_flight(self) -> _InFlight: ...
+    @property
+    def storage(self) -> _Storage | None: ...
+    @property
+    def shard_lease(self) -> _Lease | None: ...
+    @property
+    def latency(self) -> float: ...
+    def is_ready(self) -> bool: ...
+    def is_closed(self) -> bool: ...
+    def may_serve(self) -> bool: ...
+    def shards_run(self) -> tuple[int, ...]: ...
 
 
 class Metrics:
@@ -118,7 +172,7 @@ class Metrics:
 
     # -- what is read when scraped -----------------------------------------------------------------
 
-    def watch(self, bot: Any) -> None:
+    def watch(self, bot: Watched) -> None:
         """Read the bot's live figures at each scrape: active games, gateway latency, shards."""
         self.registry.register(_LiveCollector(bot))
 
@@ -127,13 +181,13 @@ class Metrics:
 
 
 class _LiveCollector(Collector):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: Watched) -> None:
         self.bot = bot
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         games = GaugeMetricFamily("skybo_active_games", "Games this process drives", labels=["kind"])
         counts: dict[str, int] = {}
-        service = getattr(self.bot, "service", None)
+        service: _Service | None = getattr(self.bot, "service", None)
         for table in list(getattr(service, "tables", {}).values()):
             if not table.finished:
                 counts[table.stored.kind] = counts.get(table.stored.kind, 0) + 1
@@ -158,7 +212,7 @@ class _LiveCollector(Collector):
         yield GaugeMetricFamily("skybo_shards_owned", "Shards this process runs", value=len(shards))
 
 
-async def health(bot: Any) -> tuple[bool, dict[str, str]]:
+async def health(bot: Watched) -> tuple[bool, dict[str, str]]:
     """(healthy, check -> "ok" or why not) for ``/healthz``."""
     checks: dict[str, str] = {}
     if bot.in_flight.stopping:
@@ -180,14 +234,14 @@ async def health(bot: Any) -> tuple[bool, dict[str, str]]:
         checks["shards"] = "ok (not a fleet)"  # every shard in this one process: nothing to hold
     else:
         checks["shards"] = _shards_check(bot, lease)
-    service = getattr(bot, "service", None)
+    service: _Service | None = getattr(bot, "service", None)
     waiting = service.tables_waiting() if service is not None else 0
     checks["tables"] = "ok" if not waiting else f"{waiting} waiting for the database"
     healthy = all(value.startswith("ok") for value in checks.values())
     return healthy, checks
 
 
-def _shards_check(bot: Any, lease: Any) -> str:
+def _shards_check(bot: Watched, lease: _Lease) -> str:
     """A fleet's process: "ok" only while it serves its shards, as its clicks are dropped whenever it
     does not (``SkyboBot.may_serve``): the locks lost or being taken back, and also once taken (back),
     during the new holder's wait (bot.storage.postgres.leases) and while its games load again."""
@@ -201,7 +255,7 @@ def _shards_check(bot: Any, lease: Any) -> str:
 class MetricsServer:
     """The HTTP endpoint: ``await start()``, ``await stop()``."""
 
-    def __init__(self, bot: Any, host: str, port: int) -> None:
+    def __init__(self, bot: Watched, host: str, port: int) -> None:
         self.bot = bot
         self.host = host
         self.port = port

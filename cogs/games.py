@@ -1,7 +1,8 @@
 """``/<game>`` for every game of the registry: one command group each, built here the same way.
 
-Each group holds the game's own ``new`` (its options, declared in ``bot/games/<game>/commands.py``:
-the :class:`bot.games.base.Commands` a game gives) and the subcommands every game shares, ``replay``,
+Each group holds the game's own ``new``, built by :func:`bot.ui.new_command.new_command` from what the
+game declares as data (``game.new``: its options, in ``bot/games/<game>/options.py``) and answered by
+:meth:`bot.ui.answers.Answers.open_lobby`, and the subcommands every game shares, ``replay``,
 ``rules``, ``end`` and ``kick``, answered here for any game. A new game adds no cog: its folder and
 its registry line give it its ``/<game>`` (the group's words are the game's, in its catalogue files:
 ``cmd.<game>.description`` and ``cmd.<game>.<new|replay|rules>.description``).
@@ -9,6 +10,7 @@ its registry line give it its ``/<game>`` (the group's words are the game's, in 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -17,12 +19,11 @@ from discord.app_commands import locale_str as _
 
 from bot.games import registry
 from bot.games.base import Game
-from bot.games.commands import public_locale
 from bot.i18n import template
 from bot.i18n import translate as t
 from bot.service import Refused, Table
-from bot.ui import command_options
 from bot.ui import replay as replays
+from bot.ui.new_command import new_command
 from bot.ui.views import END_YES
 
 if TYPE_CHECKING:
@@ -31,6 +32,11 @@ if TYPE_CHECKING:
 
 def _bot(interaction: discord.Interaction[Any]) -> SkyboBot:
     return cast("SkyboBot", interaction.client)  # the bot that loaded this extension
+
+
+def public_locale(bot: SkyboBot, interaction: discord.Interaction[Any]) -> object:
+    """The language of a public answer: the server's fixed one (``/skybo settings``), else its own."""
+    return bot.service.public_locale(interaction.guild_id, interaction.guild_locale)
 
 
 async def same_game(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str, refusal: str) -> None:
@@ -98,15 +104,11 @@ def command_group(game: Game) -> app_commands.Group:
     """``/<game>``: the game's ``new`` and the shared subcommands, in the order Discord lists them."""
     kind = game.name
     group = app_commands.Group(name=kind, description=_described(kind), guild_only=True)
-    group.add_command(
-        app_commands.Command(
-            name=_("new", key="cmd.new.name"),
-            description=_described(kind, "new"),
-            callback=game.commands.new,
-            # The table service checks these values, with reasons of its own (a turn limit from the list...).
-            extras={command_options.SERVICE_CHECKS_VALUES: True},
-        )
-    )
+
+    async def new(interaction: discord.Interaction[Any], given: Mapping[str, Any]) -> None:
+        await _bot(interaction).answers.open_lobby(interaction, game, given)
+
+    group.add_command(new_command(game, _described(kind, "new"), new))
 
     @app_commands.rename(game=_("game", key="cmd.replay.opt.game"))
     @app_commands.describe(

@@ -27,7 +27,6 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.discord_patches import LayoutPayload
-from bot.games.commands import TURN_LIMIT, TURN_LIMIT_CHOICES
 from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.service import Refused
@@ -35,6 +34,7 @@ from bot.service.seasons import MAX_NAME as MAX_SEASON_NAME
 from bot.storage import Season, ServerSettings, UserPrefs
 from bot.ui import seasons as seasons_ui
 from bot.ui.command_names import slash
+from bot.ui.new_command import TURN_LIMIT, TURN_LIMIT_CHOICES
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot

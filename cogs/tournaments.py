@@ -20,11 +20,11 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.games import registry
-from bot.games.commands import TURN_LIMIT, TURN_LIMIT_CHOICES
 from bot.i18n import translate as t
 from bot.service import Refused
 from bot.tournament import pairing
 from bot.ui import tournaments
+from bot.ui.new_command import TURN_LIMIT, TURN_LIMIT_CHOICES
 from bot.ui.router import Route
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ The service, the presenter, timers, storage, the boards, the simulator and the b
 and know a game only through this protocol; each game folder (``bot/games/<game>/``) exports one object
 implementing it, and :mod:`bot.games.registry` maps names and custom_id prefixes to those objects.
 
-The parts a Discord table needs (panel, table message, rules, picture, commands, words) are
+The parts a Discord table needs (panel, table message, rules, picture, words) are
 :class:`Part` attributes that import the game's modules on first use, so the engine-only tools
 (simulator, terminal games) never load them. Nothing here imports discord. Everything a game has of
 its own is reached through this protocol (no ``getattr`` for an optional part: it is typed, None when
@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, overload
+
+from bot.games.new_table import NewTable
 
 if TYPE_CHECKING:
     from bot.render.messages import MessageBody
@@ -153,19 +155,6 @@ class Picture(Protocol):
     ) -> bytes: ...
 
 
-class Commands(Protocol):
-    """A game's slash commands (``bot/games/<game>/commands.py``): :mod:`cogs.games` builds the group
-    ``/<game>`` from them, its ``new`` the game's own, ``replay``, ``rules``, ``end`` and ``kick`` shared.
-    The words naming the game are in its catalogue: ``cmd.<game>.description`` (the group's) and
-    ``cmd.<game>.<new|replay|rules>.description``, their English the description Discord shows by default.
-    """
-
-    # ``/<game> new``: an app command callback ``(interaction, **options)`` whose options end with
-    # ``computers``, ``level`` and ``turn_limit`` (bot.games.commands.table_options).
-    @property
-    def new(self) -> Callable[..., Coroutine[Any, Any, None]]: ...
-
-
 T = TypeVar("T")
 
 
@@ -214,7 +203,7 @@ class Game(Protocol):
     @property
     def default_options(self) -> Mapping[str, Any] | None: ...
     @property
-    def option_ranges(self) -> Mapping[str, tuple[int, int]]: ...  # the integer options' bounds
+    def option_ranges(self) -> Mapping[str, tuple[int, int]]: ...  # its ``new``'s integer bounds
     @property
     def panel_button(self) -> str: ...  # message key of the table's "open my panel" button
     @property
@@ -230,7 +219,7 @@ class Game(Protocol):
     @property
     def image(self) -> Picture | None: ...
     @property
-    def commands(self) -> Commands: ...  # its ``/<game>`` group (cogs.games builds it)
+    def new(self) -> NewTable: ...  # its ``/<game> new`` as data (cogs.games builds the command)
     @property
     def strings(self) -> Path | None: ...  # its own catalogues, ``<language>/*.json`` (bot.i18n)
     @property

@@ -56,12 +56,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 import discord
 
 from bot import discord_patches
+from bot.games.base import Game
 from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Refused, SeatsHeld, Stale, Table, TableService
@@ -287,6 +288,30 @@ class Answers:
                 await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)
             raise
         await self.service.set_lobby_message(lobby, message.id)
+
+    async def open_lobby(self, interaction: Interaction, game: Game, given: Mapping[str, Any]) -> None:
+        """``/<game> new`` (built by :mod:`bot.ui.new_command`): the table's options from what was
+        ``given``, by the game's own declaration (``game.new.table_options``); the lobby opened by the
+        service, which checks every value (no ``turn_limit`` or ``thread`` given: the server's
+        default, ``/skybo settings``); then its public message (:meth:`post_lobby`)."""
+        asked = game.new.table_options(given)
+        user = interaction.user
+        # The language of what everyone reads, the computers' names among it (the server's setting).
+        locale = self.service.public_locale(interaction.guild_id, interaction.guild_locale)
+        lobby = await self.service.open_lobby(
+            kind=game.name,
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id or 0,
+            host_id=user.id,
+            host_name=getattr(user, "display_name", None) or user.name,
+            options=asked.options,
+            computers=asked.computers,
+            level=asked.level,
+            locale=locale,
+            turn_limit=asked.turn_limit,
+            thread=asked.thread,
+        )
+        await self.post_lobby(interaction, lobby)
 
     async def post_lobby(self, interaction: Interaction, lobby: Lobby) -> None:
         """Answer ``/<game> new`` with the public lobby message (the lobby is committed already)."""

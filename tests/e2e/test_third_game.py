@@ -2,7 +2,7 @@
 else) played from lobby to result by the real bot through the fake Discord.
 
 The registry learns the game for this test only, by one call (``registry.register``: a real game's one
-line in ``GAMES``); its ``/highcard`` group is built from the game's own ``commands`` like every
+line in ``GAMES``); its ``/highcard`` group is built from the game's own ``new`` (data) like every
 game's, and everything after it is the shared machinery: the lobby's Join and Start buttons, the table
 message, private panels, the computer player, the rules button and the result. No module of ``bot/``
 or ``cogs/`` names it (tests/unit/test_games_named.py checks every game's name, this one's too).

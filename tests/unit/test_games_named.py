@@ -20,6 +20,7 @@ import tokenize
 from pathlib import Path
 
 from bot.games import registry
+from bot.games.new_table import NewTable
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("bot", "cogs")
@@ -129,10 +130,10 @@ def test_the_scan_sees_a_name_in_code_in_a_docstring_and_in_a_comment(tmp_path: 
 
 
 def test_every_game_lives_in_its_folder() -> None:
-    """Each game's object comes from its own folder, which holds its commands, strings and words."""
+    """Each game's object comes from its own folder, which holds its ``new`` (as data), strings and words."""
     for game in registry.GAMES:
         folder = GAMES_FOLDER / game.name
         assert type(game).__module__.startswith(f"bot.games.{game.name}.")
-        assert (folder / "commands.py").is_file()
+        assert (folder / "options.py").is_file() and isinstance(game.new, NewTable)
         assert game.strings is not None and game.strings.parent == folder
         assert {p.name for p in game.strings.iterdir()} == {"en", "fr"}

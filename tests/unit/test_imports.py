@@ -15,13 +15,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("bot", "cogs", "fakecord")  # fakecord: the fake Discord, a package of its own
+# The test-only third game: a game's folder, walked as part of the games' room (issue 48): it may import
+# what a game may, and nothing a game may not.
+THIRD_GAME = "tests.e2e.highcard"
 MAX_LINES = 600
 
 
 def _modules() -> dict[str, Path]:
     """Every first-party module by dotted name (a package by its own name, for its ``__init__``)."""
     found: dict[str, Path] = {}
-    for package in PACKAGES:
+    for package in (*PACKAGES, THIRD_GAME.replace(".", "/")):
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
             if parts[-1] == "__init__":
@@ -172,7 +175,7 @@ def test_storage_imports_no_game_nor_the_service() -> None:
 # package (``cogs``, ``fakecord``) or a module or folder right under ``bot/``; a room imports only rooms
 # of the floors below its own, never one beside it. So: render is the toolkit the games draw with and
 # reads no registry (what shows every game, the leaderboards and ``/history``, is the ui's); the games
-# stand on render and the engines, never on the ui (a game's ``new`` shares ``bot/games/commands.py``);
+# stand on render and the engines, never on the ui (a game declares its ``new`` as data, the ui builds it);
 # the discord.py patches know Discord and take their policies from whoever installs them; storage
 # stands below the games. A new room is placed here by whoever adds it.
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -201,6 +204,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 
 def _room(module: str) -> str:
+    if module == THIRD_GAME or module.startswith(THIRD_GAME + "."):
+        return "bot.games"
     parts = module.split(".")
     return parts[0] if parts[0] != "bot" or len(parts) == 1 else ".".join(parts[:2])
 
@@ -235,6 +240,14 @@ def test_the_floor_check_finds_an_arrow_up() -> None:
         "bot.render.boards -> bot.games.registry",
         "bot.storage.games -> bot.render.names",
     ]
+
+
+def test_the_third_game_is_walked_as_a_game() -> None:
+    """The test-only game stands where a game's folder stands: what it imports is checked like a game's."""
+    graph = _graph()
+    assert _room("tests.e2e.highcard.parts") == "bot.games"
+    assert "bot.games.base" in graph["tests.e2e.highcard.parts"]
+    assert "tests.e2e.highcard.engine" in graph["tests.e2e.highcard"]
 
 
 def test_every_import_runs_down_a_floor() -> None:

@@ -10,7 +10,6 @@ from bot import i18n
 from bot.games.base import (
     JSON,
     CardFaces,
-    Commands,
     DescribeEvents,
     Panel,
     Part,
@@ -21,8 +20,9 @@ from bot.games.base import (
     TableMessage,
     Words,
 )
+from bot.games.new_table import NewTable
 from bot.games.skipbo import ai, engine
-from bot.games.skipbo.options import OPTION_RANGES
+from bot.games.skipbo.options import NEW, OPTION_RANGES
 
 STRINGS = Path(__file__).resolve().parent / "i18n"  # its catalogues: i18n/<language>/*.json
 # Loaded with the game's code, so its words are there even where the registry is not imported (a
@@ -42,6 +42,7 @@ class SkipBo:
     max_players = engine.MAX_PLAYERS
     default_options: Mapping[str, Any] | None = None
     option_ranges: Mapping[str, tuple[int, int]] = OPTION_RANGES
+    new: NewTable = NEW  # /skipbo new as data (options.py)
     panel_button = "table.button.my_hand"
     lower_score_wins = False
     # A Skip-Bo game is most often one round, scored 0 for everybody (points exist only with several
@@ -54,7 +55,6 @@ class SkipBo:
     message: Part[TableMessage] = Part(f"{__package__}.message")
     rules: Part[Rules] = Part(f"{__package__}.rules")
     image: Part[Picture] = Part(f"{__package__}.image")
-    commands: Part[Commands] = Part(f"{__package__}.commands")
     words: Part[Words] = Part(f"{__package__}.words", "words")
     suggestion: Part[Suggestion] = Part(f"{__package__}.panel", "suggestion")
     describe_events: Part[DescribeEvents] = Part(f"{__package__}.message", "describe_events")

@@ -10,7 +10,6 @@ from bot import i18n
 from bot.games.base import (
     JSON,
     CardFaces,
-    Commands,
     DescribeEvents,
     Panel,
     Part,
@@ -21,8 +20,9 @@ from bot.games.base import (
     TableMessage,
     Words,
 )
+from bot.games.new_table import NewTable
 from bot.games.skyjo import ai, engine
-from bot.games.skyjo.options import OPTION_RANGES
+from bot.games.skyjo.options import NEW, OPTION_RANGES
 
 STRINGS = Path(__file__).resolve().parent / "i18n"  # its catalogues: i18n/<language>/*.json
 # Loaded with the game's code, so its words are there even where the registry is not imported (a
@@ -40,7 +40,7 @@ class Skyjo:
     max_players = engine.MAX_PLAYERS
     default_options: Mapping[str, Any] | None = None
     option_ranges: Mapping[str, tuple[int, int]] = OPTION_RANGES
-    editions: tuple[str, ...] = tuple(engine.EDITIONS)  # the choices of /skyjo new's edition
+    new: NewTable = NEW  # /skyjo new as data (options.py)
     panel_button = "table.button.my_grid"
     lower_score_wins = True
     scored = True
@@ -51,7 +51,6 @@ class Skyjo:
     message: Part[TableMessage] = Part(f"{__package__}.message")
     rules: Part[Rules] = Part(f"{__package__}.rules")
     image: Part[Picture] = Part(f"{__package__}.image")
-    commands: Part[Commands] = Part(f"{__package__}.commands")
     words: Part[Words] = Part(f"{__package__}.words", "words")
     suggestion: Part[Suggestion] = Part(f"{__package__}.panel", "suggestion")
     describe_events: Part[DescribeEvents] = Part(f"{__package__}.text", "describe_events")

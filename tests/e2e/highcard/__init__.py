@@ -1,6 +1,6 @@
 """A third game, test-only ("highest card wins"): a new game needs only its folder and its registry line.
-``HIGHCARD`` implements :class:`bot.games.base.Game`, its ``/highcard new`` included (``commands``);
-``registry.register(HIGHCARD)`` is all a test does to play it."""
+``HIGHCARD`` implements :class:`bot.games.base.Game`, its ``/highcard new`` included (``new``, as data:
+the computer players only); ``registry.register(HIGHCARD)`` is all a test does to play it."""
 
 from __future__ import annotations
 
@@ -9,11 +9,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import discord
-
 from bot.games.base import (
     CardFaces,
-    Commands,
     DescribeEvents,
     Game,
     Panel,
@@ -24,7 +21,7 @@ from bot.games.base import (
     TableMessage,
     Words,
 )
-from bot.games.commands import open_table
+from bot.games.new_table import COMPUTERS, NewTable
 
 from . import engine, parts
 
@@ -46,16 +43,15 @@ class HighCard:
     message: TableMessage = parts
     rules: Rules = parts
     image: Picture | None = None
-    commands: Commands
+    # /highcard new: the computer players only (its words: i18n/<language>/highcard.json); they play
+    # at the normal level, with no turn limit, in the channel or a thread as the server says.
+    new = NewTable(engine.MAX_PLAYERS, shared=(COMPUTERS,), fixed={"level": "normal", "turn_limit": 0})
     strings: Path | None = Path(__file__).resolve().parent / "i18n"  # its commands' words; the rest: English
     words: Words | None = None
     suggestion: Suggestion | None = None
     describe_events: DescribeEvents | None = None
     bench: Callable[[], None] | None = None
     card_faces: CardFaces | None = None
-
-    def __init__(self) -> None:
-        self.commands = _Commands()
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         return (game.phase, game.turn)
@@ -77,17 +73,6 @@ class HighCard:
 
     def simulate(self, args: list[str]) -> int:
         return 2
-
-
-async def _new(interaction: discord.Interaction[Any], computers: int = 0) -> None:
-    """``/highcard new`` (a function of the module: discord.py reads a function in a class as a method)."""
-    await open_table(interaction, engine.KIND, {}, computers=computers, level="normal", turn_limit=0)
-
-
-class _Commands:
-    """``/highcard new``, with the computer players only (its words: i18n/<language>/highcard.json)."""
-
-    new = staticmethod(_new)
 
 
 HIGHCARD: Game = HighCard()

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bot.games.base import ButtonSpec
+from bot.games.buttons import encode
 from bot.render.messages import MessageBody, recent_lines, shown_seat_names
-from bot.ui.ids import encode
 
 from .engine import Show
 
