@@ -1,4 +1,4 @@
-"""``/skybo tournament new|drop|pause|resume|cancel`` and the sign-up buttons' route (issue 41).
+"""``/skybo tournament new|drop|pause|resume|standings|cancel`` and the sign-up buttons' route (issue 41).
 
 The subcommands are a group added under ``/skybo`` (the settings cog's group, loaded before this one).
 Creating a tournament needs Manage Server or the role the server's admins named (``/skybo settings
@@ -46,6 +46,7 @@ _IN = re.compile(r"(?P<count>\d{1,5})\s*(?P<unit>m|min|h|d|j)?", re.IGNORECASE)
 _STAMP = re.compile(r"(?:<t:)?(?P<seconds>\d{9,11})(?::[a-zA-Z])?>?")
 _UNIT_MS = {"m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000, "j": 86_400_000}
 MAX_AHEAD_MS = 30 * 86_400_000
+NO_MENTIONS = discord.AllowedMentions.none()
 
 
 def parse_start(text: str, now_ms: int) -> int:
@@ -189,6 +190,25 @@ class TournamentCommands(app_commands.Group):
         await interaction.response.defer(ephemeral=True, thinking=True)  # may seat a round: threads
         await service.tournament_resume(held.id, interaction.user.id, can_manage=_manager(interaction))
         await interaction.followup.send(t("tournament.resumed", interaction.locale), ephemeral=True)
+
+    @app_commands.command(
+        name=_("standings", key="cmd.tournament.standings.name"),
+        description=_(
+            "Every line of this channel's tournament's standings, shown only to you",
+            key="cmd.tournament.standings.description",
+        ),
+    )
+    async def standings(self, interaction: discord.Interaction[Any]) -> None:
+        """Anyone: the whole standings privately, in the reader's language (the public message shows
+        what fits in Discord's 4,000 characters, the rest counted, and points here)."""
+        service = _bot(interaction).service
+        held = await service.tournament_shown_in(interaction.channel_id or 0)
+        view = await service.tournament_view(held.id)
+        parts = tournaments.private_standings(view, interaction.locale, interaction.user.id)
+        first, *rest = [tournaments.private_layout(text) for text in parts]
+        await interaction.response.send_message(view=first, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        for more in rest:
+            await interaction.followup.send(view=more, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     @app_commands.command(
         name=_("cancel", key="cmd.tournament.cancel.name"),

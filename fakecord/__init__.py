@@ -7,7 +7,16 @@ description, for the end-to-end tests, the benches and the sandbox.
 """
 
 from fakecord.clock import FakeClock, RealClock, shard_of
-from fakecord.constants import CALLBACK_DEADLINE, FLAG_EPHEMERAL
+from fakecord.constants import (
+    BOT_DM_CONTEXT,
+    CALLBACK_DEADLINE,
+    FLAG_EPHEMERAL,
+    GUILD_CONTEXT,
+    GUILD_INSTALL,
+    PRIVATE_CHANNEL_CONTEXT,
+    USER_INSTALL,
+    USER_INSTALL_FOLLOWUP_LIMIT,
+)
 from fakecord.errors import (
     DiscordAPIError,
     ErrorLogCollector,
@@ -33,8 +42,14 @@ from fakecord.state import (
 from fakecord.validation import walk_components
 
 __all__ = [
+    "BOT_DM_CONTEXT",
     "CALLBACK_DEADLINE",
     "FLAG_EPHEMERAL",
+    "GUILD_CONTEXT",
+    "GUILD_INSTALL",
+    "PRIVATE_CHANNEL_CONTEXT",
+    "USER_INSTALL",
+    "USER_INSTALL_FOLLOWUP_LIMIT",
     "CallbackRecord",
     "DiscordAPIError",
     "ErrorLogCollector",

@@ -12,20 +12,15 @@ import discord
 
 from fakecord.clock import to_int
 from fakecord.constants import (
-    ACTION_ROW,
-    ATTACHMENT_SIZE_LIMIT,
-    AUTO_SELECTS,
     BUTTON,
-    LABEL,
     STRING_SELECT,
-    TEXT_INPUT,
 )
 from fakecord.errors import FakeDiscordError, InteractionRefused
 from fakecord.interaction import FakeInteraction
+from fakecord.modals import submit_data
 from fakecord.records import FailedClick
 from fakecord.routes_interactions import InteractionRoutes
 from fakecord.state import FakeChannel, FakeMessage, FakeRole, FakeUser
-from fakecord.validation import walk_components
 
 log = logging.getLogger(__name__)
 
@@ -35,53 +30,15 @@ class UserActions(InteractionRoutes):
 
     # ------------------------------------------------------------------ test-side actions
 
-    def _interaction_payload(self, inter: FakeInteraction) -> dict[str, Any]:
-        channel = inter.channel
-        if self.channels.get(channel.id) is not channel:
-            raise InteractionRefused(f"channel {channel.id} was deleted")
-        if channel.guild_id is not None and not self._bot_in(channel.guild_id):
-            raise InteractionRefused(f"the bot is no longer in guild {channel.guild_id}")
-        if channel.archived and inter.type == 2:  # Discord: no slash command in an archived thread
-            raise InteractionRefused(f"thread {channel.id} is archived")
-        payload: dict[str, Any] = {
-            "id": str(inter.id),
-            "application_id": str(self.application_id),
-            "type": inter.type,
-            "token": inter.token,
-            "version": 1,
-            "data": inter.data,
-            "channel_id": str(channel.id),
-            "channel": channel.payload(),
-            "locale": inter.user.locale,
-            "entitlements": [],
-            "authorizing_integration_owners": inter.integration_owners(),
-            "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
-        }
-        if channel.guild_id is not None:
-            guild = self.guilds[channel.guild_id]
-            member = guild.members.get(inter.user.id)
-            if member is None:
-                raise FakeDiscordError(f"{inter.user.username} is not a member of {guild.name}")
-            payload.update(
-                guild_id=str(guild.id),
-                guild={"id": str(guild.id), "locale": guild.preferred_locale, "features": []},
-                guild_locale=guild.preferred_locale,
-                # Both in this channel, overwrites included, as Discord computes them.
-                member={**member.payload(), "permissions": str(guild.permissions_of(inter.user.id, channel))},
-                app_permissions=str(guild.permissions_of(self.bot_user.id, channel)),
-                context=0,
-            )
-        else:
-            payload.update(
-                user=inter.user.payload(), app_permissions=str(discord.Permissions.text().value), context=1
-            )
-        if inter.message is not None:
-            payload["message"] = inter.message.payload()
-        return payload
-
     async def _send_interaction(self, inter: FakeInteraction) -> FakeInteraction:
         if self.session is None:
             raise FakeDiscordError("no bot has identified on the gateway")
+        if inter.owners is None:
+            # A payload a test forges (the client's checks bypassed, as a crafted request would): the
+            # installations of the place, else what an unplaced handle says.
+            self._place(
+                inter, self._installs(inter.channel, inter.user, [0, 1]) or inter.integration_owners()
+            )
         payload = self._interaction_payload(inter)
         guild_id = inter.channel.guild_id
         sessions = self.sessions_for(guild_id)
@@ -96,20 +53,21 @@ class UserActions(InteractionRoutes):
         self._notify()
         return inter
 
-    async def _find_command(self, name: str, channel: FakeChannel, timeout: float) -> dict[str, Any] | None:
+    async def _find_command(
+        self, name: str, channel: FakeChannel, timeout: float, kind: int = 1
+    ) -> dict[str, Any] | None:
         if not self.strict_commands:
-            return self.registered_command(name, channel.guild_id)
+            return self.registered_command(name, channel.guild_id, kind)
         try:
             return await self.wait_until(
-                lambda: self.registered_command(name, channel.guild_id),
+                lambda: self.registered_command(name, channel.guild_id, kind),
                 timeout,
-                what=f"command /{name} to be synced",
+                what=f"command {name!r} (type {kind}) to be synced",
             )
         except TimeoutError:
-            known = sorted(
-                set(self.global_commands) | set(self.guild_commands.get(channel.guild_id or 0, {}))
-            )
-            raise FakeDiscordError(f"/{name} was never synced (known commands: {known})") from None
+            scopes = [self.commands[None], self.commands.get(channel.guild_id or 0, {})]
+            known = sorted({key for scope in scopes for key in scope})
+            raise FakeDiscordError(f"{name!r} (type {kind}) was never synced (known: {known})") from None
 
     def _build_options(
         self,
@@ -209,7 +167,10 @@ class UserActions(InteractionRoutes):
         if command and command.get("guild_id"):
             data["guild_id"] = command["guild_id"]
         inter = FakeInteraction(self, type=itype, user=user, channel=channel, data=data, command_name=name)
-        return await self._send_interaction(inter)
+        owners = (
+            self._command_owners(command, channel, user) if command else self._installs(channel, user, [0])
+        )
+        return await self._send_interaction(self._place(inter, owners))
 
     async def run_command(
         self,
@@ -245,6 +206,49 @@ class UserActions(InteractionRoutes):
         values = dict(options or {})
         values.setdefault(focused, "")
         return await self._command_interaction(4, user, name, subcommand, values, channel, focused, timeout)
+
+    async def run_user_command(
+        self,
+        user: FakeUser,
+        name: str,
+        target: FakeUser,
+        *,
+        channel: FakeChannel | None = None,
+        timeout: float = 5.0,
+    ) -> FakeInteraction:
+        """``user`` right-clicks ``target`` in ``channel`` (default #general) and picks the user command
+        (type 2) ``name`` under Apps. Like Discord's client: the command must be synced (waits up to
+        ``timeout``) and offered there (its contexts and installations, fakecord/places.py), ``target``
+        must be someone ``user`` sees there (a member of the server, a user of the DM or group DM), and in
+        a server ``user`` needs Send Messages in the channel (the docs' "Permission Denied"); else
+        :class:`InteractionRefused`. The interaction's data holds ``target_id`` and the resolved user
+        (and member, in a server)."""
+        channel = channel or self.channel("general")
+        command = await self._find_command(name, channel, timeout, kind=2)
+        if command is None:
+            raise FakeDiscordError(f"user command {name!r} is not synced")
+        if channel.guild_id is not None:
+            guild = self.guilds[channel.guild_id]
+            if target.id not in guild.members:
+                raise InteractionRefused(f"{target.username} is not a member of {guild.name}")
+            send = discord.Permissions(send_messages=True).value
+            if not guild.permissions_of(user.id, channel) & send:
+                raise InteractionRefused(f"{user.username} may not send messages in #{channel.name}")
+        elif target not in [channel.recipient, self.bot_user, *channel.recipients]:
+            raise InteractionRefused(f"{target.username} is not in channel {channel.id}")
+        resolved: dict[str, dict[str, Any]] = {}
+        self._build_options([{"name": "target", "type": 6}], {"target": target}, resolved, channel.guild_id)
+        data: dict[str, Any] = {
+            "id": command["id"],
+            "name": name,
+            "type": 2,
+            "target_id": str(target.id),
+            "resolved": resolved,
+        }
+        if command.get("guild_id"):
+            data["guild_id"] = command["guild_id"]
+        inter = FakeInteraction(self, type=2, user=user, channel=channel, data=data, command_name=name)
+        return await self._send_interaction(self._place(inter, self._command_owners(command, channel, user)))
 
     async def click(
         self,
@@ -306,21 +310,12 @@ class UserActions(InteractionRoutes):
                 data["values"] = picked
             else:
                 resolved: dict[str, dict[str, Any]] = {}
-                otype = {5: 6, 6: 8, 7: 6, 8: 7}[ctype]
-                ids = []
-                for value in picked:
-                    if ctype == 7 and isinstance(value, FakeRole):
-                        self._build_options(None, {"v": value}, resolved, seen.guild_id)
-                    else:
-                        self._build_options(
-                            [{"name": "v", "type": otype}], {"v": value}, resolved, seen.guild_id
-                        )
-                    ids.append(str(getattr(value, "id", value)))
-                data["values"] = ids
+                data["values"] = [self._resolve_pick(ctype, v, resolved, seen.guild_id) for v in picked]
                 data["resolved"] = resolved
         channel = self.channels[seen.channel_id]
         # the bot receives the message as Discord holds it, not the user's stale copy
         inter = FakeInteraction(self, type=3, user=user, channel=channel, data=data, message=current)
+        self._place(inter, self._click_owners(current, channel, user))
         reason = self._component_validation(current, custom_id, ctype, data.get("values"))
         if reason is not None:
             failure = FailedClick(
@@ -338,6 +333,18 @@ class UserActions(InteractionRoutes):
             self._notify()
             return inter
         return await self._send_interaction(inter)
+
+    def _resolve_pick(
+        self, ctype: int, value: Any, resolved: dict[str, dict[str, Any]], guild_id: int | None
+    ) -> str:
+        """A user, role or channel picked in an auto-populated select (types 5-8): its id, with its
+        data added to ``resolved`` as Discord sends it."""
+        if ctype == 7 and isinstance(value, FakeRole):
+            self._build_options(None, {"v": value}, resolved, guild_id)
+        else:
+            otype = {5: 6, 6: 8, 7: 6, 8: 7}[ctype]
+            self._build_options([{"name": "v", "type": otype}], {"v": value}, resolved, guild_id)
+        return str(getattr(value, "id", value))
 
     @staticmethod
     def _component_validation(
@@ -369,7 +376,11 @@ class UserActions(InteractionRoutes):
     ) -> FakeInteraction:
         """``user`` submits the modal the bot opened in answer to ``source`` (type 9 callback).
 
-        ``values`` maps text input custom_ids to strings (select custom_ids to lists).
+        ``values`` maps each input's custom_id to its answer: a text input's string, a radio group's
+        option value (or None), a checkbox's bool, a list for a select (option values; users, roles or
+        channels for the auto-populated ones) or a checkbox group. Inputs left out keep what the modal
+        pre-fills. The MODAL_SUBMIT data is Discord's (fakecord/modals.py, which says what the user's
+        client refuses to submit: :class:`InteractionRefused`); the submit is authorized as ``source``.
         """
         if user is not source.user:
             raise InteractionRefused("only the user who opened a modal can submit it")
@@ -377,34 +388,15 @@ class UserActions(InteractionRoutes):
         modal = next((m for i, m in self.modals if i is source), None)
         if modal is None:
             raise InteractionRefused(f"{source!r} was not answered with a modal")
-        unknown = set(values) - {c.get("custom_id") for c in walk_components(modal.get("components") or [])}
-        if unknown:
-            raise InteractionRefused(f"the modal has no inputs {sorted(unknown)}")
 
-        def answer(comp: dict[str, Any]) -> dict[str, Any]:
-            ctype = comp.get("type")
-            if ctype == ACTION_ROW:
-                return {"type": ACTION_ROW, "components": [answer(c) for c in comp.get("components") or []]}
-            if ctype == LABEL:
-                return {"type": LABEL, "component": answer(comp["component"])}
-            out: dict[str, Any] = {"type": ctype, "custom_id": comp.get("custom_id")}
-            if ctype == TEXT_INPUT:
-                value = values.get(comp.get("custom_id") or "", comp.get("value") or "")
-                if comp.get("required", True) and not value:
-                    raise InteractionRefused(f"text input {comp.get('custom_id')!r} is required")
-                out["value"] = value
-            elif ctype in (STRING_SELECT, *AUTO_SELECTS):
-                out["values"] = [str(v) for v in values.get(comp.get("custom_id") or "", [])]
-            return out
+        def resolve(ctype: int, value: Any, resolved: dict[str, dict[str, Any]]) -> str:
+            return self._resolve_pick(ctype, value, resolved, source.channel.guild_id)
 
-        components = [
-            answer(c) for c in modal.get("components") or [] if c.get("type") in (ACTION_ROW, LABEL)
-        ]
-        data = {"custom_id": modal.get("custom_id"), "components": components}
+        data = submit_data(modal, values, resolve)
         inter = FakeInteraction(
             self, type=5, user=user, channel=source.channel, data=data, message=source.message, source=source
         )
-        return await self._send_interaction(inter)
+        return await self._send_interaction(self._place(inter, source.integration_owners()))
 
     async def send_user_message(self, user: FakeUser, channel: FakeChannel, content: str) -> FakeMessage:
         """``user`` posts ``content`` in ``channel``; the bot gets MESSAGE_CREATE if it has the intent."""

@@ -46,6 +46,7 @@ class ActivityActions(UserActions):
         inter = FakeInteraction(
             self, type=2, user=user, channel=channel, data=data, command_name=command["name"]
         )
+        self._place(inter, self._command_owners(command, channel, user))  # offered there (places.py)
         if command.get("handler") != DISCORD_LAUNCH_ACTIVITY:
             return await self._send_interaction(inter)
         self.activity_launches[inter.id] = self._join_or_launch(user, channel)

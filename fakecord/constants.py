@@ -8,6 +8,9 @@ API_PREFIX = "/api/v10"
 DISCORD_EPOCH_MS = 1420070400000
 CALLBACK_DEADLINE = 3.0  # seconds to give the initial answer to an interaction
 TOKEN_LIFETIME = 15 * 60.0  # seconds an interaction token stays valid
+# Follow-ups (Create Followup Message) an interaction may have when only a user install authorized it
+# (its authorizing_integration_owners holds USER_INSTALL alone): Discord's docs, then 400 / 40094.
+USER_INSTALL_FOLLOWUP_LIMIT = 5
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 # The permissions Discord gives @everyone in a new server (what its guild-creation answer holds): members
 # may talk, read, react, use commands and voice, but not manage anything (no Manage Channels, Manage
@@ -26,6 +29,13 @@ HEARTBEAT_ACK_DELAY_S = 0.05
 # Close codes after which Discord wants a new session: the closed one can no longer be resumed (a RESUME
 # of it gets INVALID_SESSION). 4007 Invalid seq, 4009 Session timed out.
 NEW_SESSION_CLOSE_CODES = {4007: "Invalid seq.", 4009: "Session timed out."}
+
+# installation contexts (application integration types) and interaction contexts
+GUILD_INSTALL, USER_INSTALL = 0, 1
+GUILD_CONTEXT, BOT_DM_CONTEXT, PRIVATE_CHANNEL_CONTEXT = 0, 1, 2
+# channel types of the places the fake models besides guild channels and threads
+DM_CHANNEL, GROUP_DM_CHANNEL = 1, 3
+GROUP_DM_MAX_RECIPIENTS = 10  # a group DM holds at most 10 users
 
 # message flags
 FLAG_SUPPRESS_EMBEDS = 1 << 2
@@ -47,3 +57,6 @@ TEXT_INPUT = 4
 AUTO_SELECTS = (5, 6, 7, 8)  # user, role, mentionable, channel selects
 SECTION, TEXT_DISPLAY, THUMBNAIL, MEDIA_GALLERY, FILE, SEPARATOR, CONTAINER = 9, 10, 11, 12, 13, 14, 17
 LABEL = 18
+FILE_UPLOAD, RADIO_GROUP, CHECKBOX_GROUP, CHECKBOX = 19, 21, 22, 23
+# command types
+CHAT_INPUT_COMMAND, USER_COMMAND, MESSAGE_COMMAND = 1, 2, 3

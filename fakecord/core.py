@@ -45,6 +45,7 @@ class FakeDiscordBase:
         sharding_required: bool = False,
         allow_shard_overlap: bool = False,
         world_first_id: int | None = None,
+        integration_types: Iterable[int] = (0,),
     ) -> None:
         """``clock``: anything with ``now()`` (default a manual :class:`FakeClock`); ``users``:
         ``(username, locale, global_name)`` of the human members (default alice, bob, carol (fr));
@@ -59,9 +60,19 @@ class FakeDiscordBase:
         shard formula selects), instead of refusing the newcomer with 4010 (the default).
 
         ``world_first_id``: the bot, the guild, its roles, channels and users take the ids from this
-        one on, the same at every start (a snowflake in the past); default: from the clock."""
+        one on, the same at every start (a snowflake in the past); default: from the clock.
+
+        ``integration_types``: where the application may be installed (its installation contexts, the
+        Developer Portal's setting): 0 to servers (the default, as for an app created before 2024), 1 to
+        users; ``(0, 1)`` both. A command may only declare installation contexts of this set, and a
+        user installs the app (:meth:`install_for_user`) only if 1 is in it (fakecord/places.py)."""
         if recommended_shards < 1:
             raise ValueError("recommended_shards must be at least 1")
+        self.integration_types = frozenset(integration_types)
+        if not self.integration_types or not self.integration_types <= {0, 1}:
+            raise ValueError(
+                f"integration_types must be a non-empty subset of (0, 1), not {integration_types}"
+            )
         self.token = token
         self.recommended_shards = recommended_shards
         self.sharding_required = sharding_required
@@ -130,8 +141,11 @@ class FakeDiscordBase:
         self.messages: dict[int, FakeMessage] = {}
         self.interactions: dict[int, FakeInteraction] = {}
         self._interactions_by_token: dict[str, FakeInteraction] = {}
-        self.global_commands: dict[str, dict[str, Any]] = {}
-        self.guild_commands: dict[int, dict[str, dict[str, Any]]] = {}
+        # The synced commands of each scope (None: global; else a guild's id), by (command type, name):
+        # Discord's names are unique per type and scope. ``global_commands`` / ``guild_commands`` show
+        # them by name.
+        self.commands: dict[int | None, dict[tuple[int, str], dict[str, Any]]] = {None: {}}
+        self.user_installs: set[int] = set()  # the users who installed the app to their account
         self.modals: list[tuple[FakeInteraction, dict[str, Any]]] = []
         self.dm_channels: dict[int, FakeChannel] = {}
 
@@ -163,19 +177,18 @@ class FakeDiscordBase:
         if self._owner_name is not None and self.owner.global_name is None:
             raise ValueError(f"the owner {self._owner_name!r} is not one of the users")
 
-    def _new_guild(self, gid: int, name: str) -> FakeGuild:
-        """A guild with @everyone, the bot's role, the owner and the bot as members."""
+    def _new_guild(self, gid: int, name: str, *, bot: bool = True) -> FakeGuild:
+        """A guild with @everyone and the owner as a member, and (``bot``: the app installed there) the
+        bot as a member with its role."""
         everyone = FakeRole(gid, "@everyone", EVERYONE_DEFAULT_PERMISSIONS)
-        bot_role = FakeRole(
-            self.new_id(),
-            "Skybo",
-            (discord.Permissions.text() | discord.Permissions(view_channel=True)).value,
-            1,
-        )
-        guild = FakeGuild(gid, name, owner_id=self.owner.id, roles=[everyone, bot_role])
+        guild = FakeGuild(gid, name, owner_id=self.owner.id, roles=[everyone])
         self.guilds[gid] = guild
         guild.members[self.owner.id] = FakeMember(self.owner)
-        guild.members[self.bot_user.id] = FakeMember(self.bot_user, roles=[bot_role.id])
+        if bot:
+            permissions = (discord.Permissions.text() | discord.Permissions(view_channel=True)).value
+            bot_role = FakeRole(self.new_id(), "Skybo", permissions, 1)
+            guild.roles.append(bot_role)
+            guild.members[self.bot_user.id] = FakeMember(self.bot_user, roles=[bot_role.id])
         return guild
 
     def add_user(self, username: str, *, locale: str = "en-US", global_name: str | None = None) -> FakeUser:
@@ -356,7 +369,30 @@ class FakeDiscordBase:
         guild = self.guilds.get(guild_id or 0)
         return guild is not None and self.bot_user.id in guild.members
 
+    @property
+    def global_commands(self) -> dict[str, dict[str, Any]]:
+        """The synced global commands by name, as Discord answers them (every type; where a slash
+        command and a user or message command share a name, the slash command). :attr:`commands` is
+        the store by (type, name)."""
+        return _by_name(self.commands[None])
+
+    @property
+    def guild_commands(self) -> dict[int, dict[str, dict[str, Any]]]:
+        """Each guild's synced commands by name (as :attr:`global_commands`)."""
+        return {gid: _by_name(bucket) for gid, bucket in self.commands.items() if gid is not None}
+
+    def registered_command(
+        self, name: str, guild_id: int | None = None, kind: int = 1
+    ) -> dict[str, Any] | None:
+        """The synced command ``name`` of type ``kind`` (1 slash, 2 user) visible in ``guild_id``: the
+        guild's own first, then the global one."""
+        if guild_id is not None and (kind, name) in self.commands.get(guild_id, {}):
+            return self.commands[guild_id][kind, name]
+        return self.commands[None].get((kind, name))
+
     def _bot_permissions(self, channel: FakeChannel) -> int:
+        if channel.type == 3 or (channel.type == 1 and channel.recipient is None):
+            return 0  # a group DM or a DM between users: the bot is not in it (fakecord/places.py)
         if channel.type == 1:
             return discord.Permissions.text().value | discord.Permissions(view_channel=True).value
         if channel.guild_id is None or not self._bot_in(channel.guild_id):
@@ -368,3 +404,9 @@ class FakeDiscordBase:
         403 50001 Missing Access, as Discord does."""
         if not self._bot_permissions(channel) & discord.Permissions(view_channel=True).value:
             raise DiscordAPIError(403, 50001, "Missing Access")
+
+
+def _by_name(bucket: dict[tuple[int, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A scope's commands by name, a slash command (type 1) before another type of the same name."""
+    ordered = sorted(bucket.items(), key=lambda item: item[0][0] == 1)
+    return {name: cmd for (_, name), cmd in ordered}

@@ -74,7 +74,20 @@ What it offers (see ``tests/fakecord/conftest.py`` for the pytest fixtures):
   in those modules' docstrings).  :meth:`FakeDiscord.rate_limit` makes the next N
   calls to a route answer 429 the way Discord does, so discord.py sleeps ``retry_after`` and retries;
   :meth:`FakeDiscord.fail` makes them answer 500/502/503/504, before or after acting on them.
-* **Test-side actions**: :meth:`FakeDiscord.run_command`, :meth:`FakeDiscord.click`,
+* **Places and installations** (``places``, from Discord's developer docs): the app installed to a
+  server (its bot a member; ``add_guild(..., bot=False)`` a server without it) and to users
+  (:meth:`FakeDiscord.install_for_user`, for ``FakeDiscord(integration_types=(0, 1))``); group DMs
+  (:meth:`FakeDiscord.add_group_dm`) and DMs between users (:meth:`FakeDiscord.add_user_dm`), which the
+  bot is not in (403 50001, no events); USE_EXTERNAL_APPS (:meth:`FakeDiscord.set_external_apps`).
+  Each interaction carries ``context``, ``authorizing_integration_owners``, ``app_permissions`` and a
+  partial ``channel`` as Discord sends them there; a command runs only where its ``contexts`` and
+  ``integration_types`` (checked at sync against the application's) reach, else the user action raises
+  :class:`InteractionRefused`; where only a user install authorized it, 5 follow-ups then 400 40094;
+  answers forced ephemeral where the server forbids external apps. User commands (type 2):
+  :meth:`FakeDiscord.run_user_command`. Modals with labels, selects, radio groups, checkbox groups and
+  checkboxes (``modals``), submitted in Discord's MODAL_SUBMIT shapes.
+* **Test-side actions**: :meth:`FakeDiscord.run_command`, :meth:`FakeDiscord.run_user_command`,
+  :meth:`FakeDiscord.click`,
   :meth:`FakeDiscord.autocomplete`, :meth:`FakeDiscord.submit_modal`,
   :meth:`FakeDiscord.send_user_message` send a real gateway event and return a handle
   (:class:`FakeInteraction`) whose coroutines wait for the bot's answers (``response()``: the
@@ -113,12 +126,14 @@ The package, one job per module. Plain data, imported by everything above it: ``
 ``clock`` (clocks, snowflakes, shards), ``validation`` (payload limits), ``state`` (the world
 model and the payload Discord sends for each thing), ``stored`` (a message's components and embeds as
 Discord stores and returns them), ``records`` (requests, rejections, failed clicks), ``sessions``
-(gateway sockets and sessions), ``interaction`` (the handle on an interaction). ``openapi`` holds
+(gateway sockets and sessions), ``interaction`` (the handle on an interaction), ``modals`` (a modal's
+rules, and what submitting it sends). ``openapi`` holds
 Discord's own description of its API, which judges every request and answer. The server is one
 class built in layers, each a subclass of the one before it, so that a layer only calls what is below
 it: ``core``
 (the fake's state, waiting, strictness checks) <- ``gateway`` <- ``routes_guilds`` (application,
-commands, guilds) <- ``routes_emojis`` (application emojis) <- ``routes_messages`` <-
+commands, guilds) <- ``places`` (installations, group DMs, what an interaction carries in each
+place) <- ``routes_emojis`` (application emojis) <- ``routes_messages`` <-
 ``routes_threads`` (threads: start, archive, post in one) <- ``routes_activities`` (the app's Activity:
 its instances, its Entry Point command's rules, voice channels) <- ``routes_interactions`` (callbacks,
 webhooks) <- ``actions`` (what a user does) <- ``activity_actions`` (running the Entry Point command) <-
@@ -265,18 +280,24 @@ class FakeDiscord(HttpFront):
         shard: tuple[int, int] | None = None,
         channels: Iterable[str] = (),
         members: Iterable[FakeUser] = (),
+        bot: bool = True,
     ) -> FakeGuild:
         """Adds a guild the bot is in, with text ``channels`` (names unique in the whole fake, for
         :meth:`channel`) and human ``members``. ``shard=(shard_id, shard_count)`` picks its id so that
         it lands on that shard (``(id >> 22) % shard_count``). Added while bots are connected, it is
-        the bot joining a guild: GUILD_CREATE goes to the sessions of its shard."""
+        the bot joining a guild: GUILD_CREATE goes to the sessions of its shard.
+
+        ``bot=False``: a guild where the app is not installed (the bot is not a member): the bot hears
+        nothing of it (no GUILD_CREATE, no event), its channel routes answer 403 50001, and its members
+        reach the app only through their own install (:meth:`install_for_user`; fakecord/places.py)."""
         gid = self.new_id() if shard is None else self.new_id.on_shard(*shard)
-        guild = self._new_guild(gid, name)
+        guild = self._new_guild(gid, name, bot=bot)
         for channel_name in channels:
             self.add_channel(channel_name, guild=guild)
         for user in members:
             guild.members[user.id] = FakeMember(user)
-        await self._guild_event(guild.id, "GUILD_CREATE", guild.payload())
+        if bot:
+            await self._guild_event(guild.id, "GUILD_CREATE", guild.payload())
         self._notify()
         return guild
 

@@ -64,6 +64,13 @@ class FakeInteraction:
         self.webhook_writes: list[FakeMessage] = []
         self.failure: FailedClick | None = None  # set when Discord failed the click (never sent)
         self.sessions: list[GatewaySession] = []  # the gateway sessions INTERACTION_CREATE went to
+        # Where it happened, as the fake computed it when sending it (fakecord/places.py): the interaction
+        # context (0 guild, 1 the bot's DM, 2 a group DM or a DM between users), the installations that
+        # authorized it (authorizing_integration_owners), and whether Discord shows every message it makes
+        # only to the user (a user-installed app where the server forbids external apps' public answers).
+        self.context: int | None = None
+        self.owners: dict[str, str] | None = None
+        self.forced_ephemeral = False
 
     def __repr__(self) -> str:
         return f"<FakeInteraction id={self.id} type={self.type} user={self.user.username}>"
@@ -83,10 +90,20 @@ class FakeInteraction:
         return self.channel.guild_id
 
     @property
+    def user_install_only(self) -> bool:
+        """Only a user install authorized it (the app is not installed where it ran): Discord caps its
+        follow-ups (USER_INSTALL_FOLLOWUP_LIMIT)."""
+        return set(self.integration_owners()) == {"1"}
+
+    @property
     def acknowledged(self) -> bool:
         return self.callback is not None
 
     def integration_owners(self) -> dict[str, str]:
+        """Discord's ``authorizing_integration_owners``: installation type ("0" guild, "1" user) -> the
+        guild's id ("0" in the bot's DM) or the authorizing user's id."""
+        if self.owners is not None:
+            return dict(self.owners)
         if self.guild_id is not None:
             return {"0": str(self.guild_id)}
         return {"1": str(self.user.id)}

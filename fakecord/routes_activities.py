@@ -170,13 +170,13 @@ class ActivityRoutes(ThreadRoutes):
             "type": PRIMARY_ENTRY_POINT,
             "handler": DISCORD_LAUNCH_ACTIVITY,
         }
-        stored = self._store_command(self.global_commands, command, None)
+        stored = self._store_command(self.commands[None], command, None)
         self._notify()
         return stored
 
     def entry_point_command(self) -> dict[str, Any] | None:
         """The app's Entry Point command (global, type 4), if it has one."""
-        return next((c for c in self.global_commands.values() if c.get("type") == PRIMARY_ENTRY_POINT), None)
+        return next((c for c in self.commands[None].values() if c.get("type") == PRIMARY_ENTRY_POINT), None)
 
     # ------------------------------------------------------------------ instances
 
@@ -355,7 +355,7 @@ class ActivityRoutes(ThreadRoutes):
         return await super()._h_post_command(request, record, application_id, guild_id)
 
     def _store_command(
-        self, bucket: dict[str, dict[str, Any]], cmd: dict[str, Any], guild_id: str | None
+        self, bucket: dict[tuple[int, str], dict[str, Any]], cmd: dict[str, Any], guild_id: str | None
     ) -> dict[str, Any]:
         stored = super()._store_command(bucket, cmd, guild_id)
         if stored.get("type") == PRIMARY_ENTRY_POINT:

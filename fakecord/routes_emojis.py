@@ -27,8 +27,8 @@ from aiohttp import web
 
 from fakecord.clock import to_int
 from fakecord.errors import DiscordAPIError, FormErrors
+from fakecord.places import Places
 from fakecord.records import RecordedRequest
-from fakecord.routes_guilds import GuildRoutes
 from fakecord.state import FakeEmoji
 
 EMOJI_NAME = re.compile(r"[A-Za-z0-9_]{2,32}")
@@ -37,7 +37,7 @@ APPLICATION_EMOJI_LIMIT = 2000
 _DATA_URI = re.compile(r"data:(image/(?:png|jpeg|jpg|gif|webp|avif));base64,(.*)", re.DOTALL)
 
 
-class EmojiRoutes(GuildRoutes):
+class EmojiRoutes(Places):
     """The application's emojis and the check of the custom emojis a message's components carry."""
 
     def __init__(self, *, emojis: bool = True, **kwargs: Any) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from aiohttp import web
 
 from fakecord.clock import to_int
+from fakecord.constants import CHAT_INPUT_COMMAND, MESSAGE_COMMAND, USER_COMMAND
 from fakecord.errors import DiscordAPIError, FormErrors
 from fakecord.gateway import Gateway
 from fakecord.records import RecordedRequest
@@ -31,6 +32,9 @@ GATEWAY_ONLY_GUILD_FIELDS = (
     "unavailable",
     "joined_at",
 )
+
+# How many commands of each type a scope (global, or one guild) holds (Discord's docs, Registering a Command).
+COMMAND_LIMITS = {CHAT_INPUT_COMMAND: 100, USER_COMMAND: 15, MESSAGE_COMMAND: 15}
 
 
 class GuildRoutes(Gateway):
@@ -72,8 +76,9 @@ class GuildRoutes(Gateway):
         return self.dm_channel(recipient).payload()
 
     async def _h_application(self, request: web.Request, record: RecordedRequest) -> Any:
-        # Discord's application object as its owner's bot reads it: a guild-install-only bot, owned by
-        # a user (no team), no verification, none of the optional URLs.
+        # Discord's application object as its owner's bot reads it: installable where
+        # ``integration_types`` says (guild install only by default), owned by a user (no team), no
+        # verification, none of the optional URLs.
         return {
             "id": str(self.application_id),
             "name": self.bot_user.username,
@@ -95,11 +100,11 @@ class GuildRoutes(Gateway):
             "owner": self.owner.payload(),
             "team": None,
             "approximate_guild_count": len(self.guilds),
-            "approximate_user_install_count": 0,
+            "approximate_user_install_count": len(self.user_installs),
             "approximate_user_authorization_count": 0,
             "explicit_content_filter": 0,
             "eligible_oauth2_scopes": ["bot", "applications.commands"],
-            "integration_types_config": {"0": {}},
+            "integration_types_config": {str(kind): {} for kind in sorted(self.integration_types)},
         }
 
     async def _h_cdn(self, request: web.Request) -> web.StreamResponse:
@@ -149,27 +154,57 @@ class GuildRoutes(Gateway):
 
     # ------------------------------------------------------------------ application commands
 
-    def _command_bucket(self, application_id: str, guild_id: str | None) -> dict[str, dict[str, Any]]:
+    def _command_bucket(
+        self, application_id: str, guild_id: str | None
+    ) -> dict[tuple[int, str], dict[str, Any]]:
         if to_int(application_id) != self.application_id:
             raise DiscordAPIError(403, 50001, "Missing Access")
         if guild_id is None:
-            return self.global_commands
+            return self.commands[None]
         if to_int(guild_id) not in self.guilds or not self._bot_in(to_int(guild_id)):
             raise DiscordAPIError(403, 50001, "Missing Access")
-        return self.guild_commands.setdefault(to_int(guild_id), {})
+        return self.commands.setdefault(to_int(guild_id), {})
 
     def _validate_command(self, cmd: Any, path: list[str | int], errors: FormErrors) -> None:
-        """What Discord's description does not say about a command (its lengths, counts and types are
-        checked by the description before this route runs): a chat-input command's and option's name
-        is one lowercase word, and a chat-input command has a description."""
+        """What Discord's description does not say about a command (its lengths, counts and types, and
+        that ``integration_types`` and ``contexts`` hold known values, are checked by the description
+        before this route runs): a slash command's and option's name is one lowercase word and a slash
+        command has a description; a user or message command (types 2, 3) has neither description nor
+        options (an Entry Point command, type 4: routes_activities); a command's installation contexts
+        are among the application's (:attr:`integration_types`: "as long as any included contexts are
+        already supported on the application-level")."""
         if not isinstance(cmd, dict):
             return
-        ctype = cmd.get("type", 1)
+        ctype = cmd.get("type") or CHAT_INPUT_COMMAND
         name = cmd.get("name") or ""
-        if ctype == 1 and (not re.fullmatch(r"[-_'\w]{1,32}", name) or name != name.lower()):
-            errors.add([*path, "name"], "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
-        if ctype == 1 and not cmd.get("description"):
-            errors.add([*path, "description"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+        if ctype == CHAT_INPUT_COMMAND:
+            if not re.fullmatch(r"[-_'\w]{1,32}", name) or name != name.lower():
+                errors.add([*path, "name"], "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
+            if not cmd.get("description"):
+                errors.add(
+                    [*path, "description"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length."
+                )
+        elif ctype in (USER_COMMAND, MESSAGE_COMMAND):  # the docs: "The description field is not allowed"
+            if cmd.get("description"):
+                errors.add(
+                    [*path, "description"],
+                    "APPLICATION_COMMAND_DESCRIPTION_NOT_ALLOWED",
+                    "A user or message command takes no description.",
+                )
+            if cmd.get("options"):
+                errors.add(
+                    [*path, "options"],
+                    "APPLICATION_COMMAND_OPTIONS_NOT_ALLOWED",
+                    "A user or message command takes no options.",
+                )
+        allowed = sorted(self.integration_types)
+        for j, kind in enumerate(cmd.get("integration_types") or []):
+            if kind not in allowed:
+                errors.add(
+                    [*path, "integration_types", j],
+                    "BASE_TYPE_CHOICES",
+                    f"Value must be one of {tuple(allowed)} (the application's installation contexts).",
+                )
         self._validate_options(cmd.get("options") or [], [*path, "options"], errors)
 
     def _validate_options(
@@ -183,12 +218,13 @@ class GuildRoutes(Gateway):
                 self._validate_options(opt.get("options") or [], [*path, i, "options"], errors)
 
     def _store_command(
-        self, bucket: dict[str, dict[str, Any]], cmd: dict[str, Any], guild_id: str | None
+        self, bucket: dict[tuple[int, str], dict[str, Any]], cmd: dict[str, Any], guild_id: str | None
     ) -> dict[str, Any]:
         """Stores a command as Discord does and returns what Discord answers for it: what the bot sent,
         with Discord's defaults where it sent nothing (or null), the permissions as a string, and
         Discord's ids."""
-        existing = bucket.get(cmd["name"])
+        key = (cmd.get("type") or CHAT_INPUT_COMMAND, cmd["name"])
+        existing = bucket.get(key)
         stored = {
             "type": 1,
             "description": "",
@@ -202,19 +238,39 @@ class GuildRoutes(Gateway):
         }
         permissions = cmd.get("default_member_permissions")
         stored["default_member_permissions"] = None if permissions is None else str(permissions)
-        # Unset, the installation contexts are the application's (integration_types_config: guild
-        # install only), and a global command may be used everywhere ("By default, all interaction
-        # context types included for new commands") but in DMs if dm_permission says no; a guild
-        # command has no contexts.
+        # Unset, the installation contexts are the application's ("Defaults to your app's configured
+        # contexts"), and a global command may be used everywhere ("By default, all interaction context
+        # types included for new commands") but in DMs if dm_permission says no; a guild command has
+        # no contexts (it is used in its guild only).
         if not cmd.get("integration_types"):
-            stored["integration_types"] = [0]
+            stored["integration_types"] = sorted(self.integration_types)
         if cmd.get("contexts") is None:
             everywhere = [0, 1, 2] if stored["dm_permission"] else [0]
             stored["contexts"] = everywhere if guild_id is None else None
         if guild_id is not None:
             stored["guild_id"] = guild_id
-        bucket[cmd["name"]] = stored
+        bucket[key] = stored
         return stored
+
+    @staticmethod
+    def _check_command_list(payload: list[Any], errors: FormErrors) -> None:
+        """A whole list's rules (Discord's docs, Registering a Command): names are unique per command
+        type, and a scope holds at most 100 slash, 15 user and 15 message commands."""
+        seen: set[tuple[Any, Any]] = set()
+        counts: dict[Any, int] = {}
+        for cmd in payload:
+            if not isinstance(cmd, dict):
+                continue
+            key = (cmd.get("type") or CHAT_INPUT_COMMAND, cmd.get("name"))
+            if key in seen:
+                errors.add(
+                    [], "APPLICATION_COMMANDS_DUPLICATE_NAME", "Application command names must be unique"
+                )
+            seen.add(key)
+            counts[key[0]] = counts.get(key[0], 0) + 1
+        for kind, limit in COMMAND_LIMITS.items():
+            if counts.get(kind, 0) > limit:  # the description says 130 commands in all
+                errors.add([], "BASE_TYPE_MAX_LENGTH", f"Must be {limit} or fewer in length (type {kind}).")
 
     async def _h_get_commands(
         self, request: web.Request, record: RecordedRequest, application_id: str, guild_id: str | None = None
@@ -234,16 +290,16 @@ class GuildRoutes(Gateway):
                 "Invalid Form Body",
                 {"_errors": [{"code": "BASE_TYPE_ARRAY", "message": "Must be an array."}]},
             )
-        if len([c for c in payload if c.get("type", 1) == 1]) > 100:  # the description says 130 in all
-            errors.add([], "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length.")
+        self._check_command_list(payload, errors)
         for i, cmd in enumerate(payload):
             self._validate_command(cmd, [i], errors)
         errors.raise_if_any()
         old = dict(bucket)
         bucket.clear()
         for cmd in payload:
-            if cmd["name"] in old:
-                bucket[cmd["name"]] = old[cmd["name"]]
+            key = (cmd.get("type") or CHAT_INPUT_COMMAND, cmd["name"])
+            if key in old:
+                bucket[key] = old[key]
             self._store_command(bucket, cmd, guild_id)
         return list(bucket.values())
 
@@ -278,14 +334,8 @@ class GuildRoutes(Gateway):
         guild_id: str | None = None,
     ) -> Any:
         bucket = self._command_bucket(application_id, guild_id)
-        for name, cmd in list(bucket.items()):
+        for key, cmd in list(bucket.items()):
             if cmd["id"] == command_id:
-                del bucket[name]
+                del bucket[key]
                 return None
         raise DiscordAPIError(404, 10063, "Unknown application command")
-
-    def registered_command(self, name: str, guild_id: int | None = None) -> dict[str, Any] | None:
-        """The synced command ``name`` visible in ``guild_id`` (guild commands first)."""
-        if guild_id is not None and name in self.guild_commands.get(guild_id, {}):
-            return self.guild_commands[guild_id][name]
-        return self.global_commands.get(name)

@@ -1,5 +1,7 @@
 """Interaction routes: the callback (3 s to answer, 40060 on a second answer) and the interaction's
-webhook (follow-ups, original-response edits and deletes while the 15-minute token lives).
+webhook (follow-ups, original-response edits and deletes while the 15-minute token lives: after it, every
+webhook call answers 401 50027); a follow-up cap of 5 where only a user install authorized the
+interaction (400 40094), and the ephemerality Discord forces (fakecord/places.py).
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from fakecord.constants import (
     FLAG_EPHEMERAL,
     FLAG_LOADING,
     TOKEN_LIFETIME,
+    USER_INSTALL_FOLLOWUP_LIMIT,
 )
 from fakecord.errors import DiscordAPIError, FormErrors, unknown_message
 from fakecord.interaction import FakeInteraction
+from fakecord.modals import numbered_modal, validate_modal
 from fakecord.records import CallbackRecord, RecordedRequest
 from fakecord.routes_activities import LAUNCH_ACTIVITY, ActivityRoutes, FakeActivityInstance
 from fakecord.state import FakeMessage
@@ -53,15 +57,22 @@ class InteractionRoutes(ActivityRoutes):
             errors.raise_if_any()
         message: FakeMessage | None = None
         instance: FakeActivityInstance | None = None
+        forced = FLAG_EPHEMERAL if inter.forced_ephemeral else 0  # Discord shows it to the user alone
         if ctype == LAUNCH_ACTIVITY:
             instance = self._launch_by_callback(inter)
         elif ctype == 4:
             message = self._create_message(
-                inter.channel, data, record.files, author=self.bot_user, interaction=inter, path=["data"]
+                inter.channel,
+                data,
+                record.files,
+                author=self.bot_user,
+                interaction=inter,
+                path=["data"],
+                extra_flags=forced,
             )
             inter.original_message = message
         elif ctype == 5:
-            flags = int(data.get("flags") or 0) & FLAG_EPHEMERAL
+            flags = (int(data.get("flags") or 0) & FLAG_EPHEMERAL) | forced
             message = self._create_message(
                 inter.channel,
                 {"flags": flags},
@@ -102,14 +113,9 @@ class InteractionRoutes(ActivityRoutes):
                 )
         elif ctype == 9:
             errors = FormErrors()
-            errors.max_length(["data", "title"], data.get("title"), 45)
-            errors.max_length(["data", "custom_id"], data.get("custom_id"), 100)
-            if not 1 <= len(data.get("components") or []) <= 5:
-                errors.add(
-                    ["data", "components"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 5 in length."
-                )
+            validate_modal(data, errors)
             errors.raise_if_any()
-            self.modals.append((inter, data))
+            self.modals.append((inter, numbered_modal(data)))
         inter.callback = CallbackRecord(ctype, data, message, record)
         if message is not None and ctype in (4, 7):
             await self._message_event("MESSAGE_CREATE" if ctype == 4 else "MESSAGE_UPDATE", message)
@@ -157,9 +163,16 @@ class InteractionRoutes(ActivityRoutes):
     async def _h_webhook_execute(
         self, request: web.Request, record: RecordedRequest, application_id: str, token: str
     ) -> Any:
+        """Create Followup Message. Where only a user install authorized the interaction, Discord allows
+        it 5 follow-ups (this endpoint's calls, the one replacing a "thinking" message included), then
+        400 40094."""
         inter = self._interaction_for_token(application_id, token)
         body = record.json or {}
         original = inter.original_message
+        if inter.user_install_only and len(inter.followups) >= USER_INSTALL_FOLLOWUP_LIMIT:
+            raise DiscordAPIError(
+                400, 40094, "This interaction has hit the maximum number of follow up messages"
+            )
         if original is not None and original.loading and not original.deleted:
             # Discord: the first follow-up after a "thinking" defer replaces the loading message
             flags = original.flags | (int(body.get("flags") or 0) & FLAG_COMPONENTS_V2)
@@ -167,11 +180,12 @@ class InteractionRoutes(ActivityRoutes):
             msg = self._edit_message(original, body, record.files)
             await self._message_event("MESSAGE_UPDATE", msg)
         else:
-            public = not int(body.get("flags") or 0) & FLAG_EPHEMERAL
+            forced = FLAG_EPHEMERAL if inter.forced_ephemeral else 0
+            public = not (int(body.get("flags") or 0) | forced) & FLAG_EPHEMERAL
             if public:  # a public follow-up in an archived thread unarchives it (routes_threads)
                 await self._before_post(inter.channel)
             msg = self._create_message(
-                inter.channel, body, record.files, author=self.bot_user, interaction=inter
+                inter.channel, body, record.files, author=self.bot_user, interaction=inter, extra_flags=forced
             )
             if public:
                 self._after_post(inter.channel)

@@ -134,7 +134,7 @@ class MessageRoutes(EmojiRoutes):
             author=author,
             content=body.get("content") or "",
             flags=flags,
-            type=20 if interaction is not None and interaction.type == 2 else 0,
+            type=_message_type(interaction),
             visible_to=visible_to,
             interaction=interaction,
             webhook_id=self.application_id if interaction is not None else None,
@@ -185,7 +185,7 @@ class MessageRoutes(EmojiRoutes):
         if msg.visible_to is not None:
             return
         channel = self.channels.get(msg.channel_id)
-        if channel is None or (channel.guild_id is not None and not self._bot_in(channel.guild_id)):
+        if channel is None or not self._bot_receives(channel):  # a server without the bot, a group DM
             return
         intent = INTENT_DIRECT_MESSAGES if channel.type == 1 else INTENT_GUILD_MESSAGES
         for session in self.sessions_for(channel.guild_id):
@@ -291,3 +291,11 @@ class MessageRoutes(EmojiRoutes):
         msg.deleted = True
         await self._message_event("MESSAGE_DELETE", msg)
         return None
+
+
+def _message_type(interaction: FakeInteraction | None) -> int:
+    """A message's type: 20 CHAT_INPUT_COMMAND answering a slash command, 23 CONTEXT_MENU_COMMAND
+    answering a user or message command, else 0 DEFAULT."""
+    if interaction is None or interaction.type != 2:
+        return 0
+    return 20 if interaction.data.get("type", 1) == 1 else 23

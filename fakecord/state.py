@@ -83,10 +83,13 @@ class FakeRole:
 class FakeChannel:
     id: int
     name: str
-    type: int = 0  # 0 guild text, 1 DM, 2 guild voice, 11 public thread, 12 private thread
+    type: int = 0  # 0 guild text, 1 DM, 2 guild voice, 3 group DM, 11 public thread, 12 private thread
     guild_id: int | None = None
     position: int = 0
-    recipient: FakeUser | None = None
+    recipient: FakeUser | None = None  # the bot's DM channel with this user
+    # A group DM (type 3) or a DM between two users (type 1 without ``recipient``): its users, none of
+    # them the bot (fakecord/places.py); ``owner_id`` is a group DM's creator.
+    recipients: list[FakeUser] = field(default_factory=list)
     # Permission overwrites as Discord's overwrite objects: target id -> (type 0 role / 1 member, allow,
     # deny); the @everyone role's id is the guild's. See FakeGuild.permissions_of and set_overwrite.
     overwrites: dict[int, tuple[int, int, int]] = field(default_factory=dict)
@@ -130,14 +133,13 @@ class FakeChannel:
                 "member_count": 1,
                 "total_message_sent": self.message_count,
             }
-        if self.type == 1:
-            return {
-                "id": str(self.id),
-                "type": 1,
-                "last_message_id": None,
-                "recipients": [self.recipient.payload()] if self.recipient else [],
-                "flags": 0,
-            }
+        if self.type in (1, 3):
+            users = [self.recipient] if self.recipient else self.recipients
+            private: dict[str, Any] = {"id": str(self.id), "type": self.type, "last_message_id": None}
+            private.update(flags=0, recipients=[u.payload() for u in users])
+            if self.type == 3:
+                private.update(name=self.name or None, icon=None, owner_id=str(self.owner_id))
+            return private
         data: dict[str, Any] = {
             "id": str(self.id),
             "type": self.type,
@@ -318,6 +320,9 @@ def interaction_metadata(inter: MessageInteraction, message: FakeMessage | None 
     original = inter.original_message
     if message is not None and original is not None and message.id != original.id:
         meta["original_response_message_id"] = str(original.id)
+    if inter.type == 2 and inter.data.get("type") == 2:  # a user command: the user it was run on
+        users = (inter.data.get("resolved") or {}).get("users") or {}
+        meta["target_user"] = users[str(inter.data["target_id"])]
     if inter.type == 3 and inter.message is not None:
         meta["interacted_message_id"] = str(inter.message.id)
     if inter.type == 5 and inter.source is not None:

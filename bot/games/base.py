@@ -104,6 +104,11 @@ class Panel(Protocol):
 
     def action_for(self, act: str, arg: int, /) -> Any: ...  # None for a panel-only click
 
+    # The moves ``seat`` (None: a spectator) may make now, read from its own view, each as the panel's
+    # buttons encode it (``{"act", "arg", ...}``, ``action_for`` reads it back): the Activity's page
+    # offers exactly these (docs/activity.md).
+    def moves(self, view: JSON, seat: int | None, /) -> list[JSON]: ...
+
 
 class TableMessage(Protocol):
     """A game's public table message and lobby settings in words (see :mod:`bot.render.messages`)."""

@@ -95,6 +95,13 @@ def shown_names(names: Sequence[str], locale: object = None) -> list[str]:
     return [shown_name(name, locale) for name in names]
 
 
+def page_name(name: str, locale: object = None) -> str:
+    """A seat name for a web page that shows it as text (the Activity's page sets ``textContent``, never
+    HTML): the words of :func:`plain_name`, on one line, without invisible direction or control
+    characters, and not escaped (a backslash would show)."""
+    return _visible(plain_name(name, locale)).strip() or "\u2014"
+
+
 def code_name(name: str, locale: object = None) -> str:
     """A seat name inside a code block (``` … ```), where markdown is not read: no backslashes (they
     would show), but no backtick either, so the name cannot close the block."""

@@ -556,6 +556,8 @@ class LobbyPart(ServiceCore):
             raise Refused("table.error.unknown_table") from None
         if stored.status == "active":
             raise Refused("table.error.game_running")
+        if stored.meta.get("tournament_id") is not None:  # the tournament seats its next round itself
+            raise Refused("tournament.error.rematch")
         me = next((s for s in stored.seats if s.user_id == user_id), None)
         if me is None:
             raise Refused("error.not_a_player")

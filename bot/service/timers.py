@@ -18,6 +18,7 @@ from bot.clock import Clock
 from bot.engine.errors import GameError
 from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.types import (
+    FIRST_TURN_GRACE,
     MAX_COVER_ACTIONS,
     MISSES_BEFORE_REPLACE,
     REVEAL,
@@ -125,6 +126,11 @@ class TimerPart(ServiceCore):
             return None  # nobody to wait for (a computer took the last human's seat, say)
         if old is not None and old.get("token") == token and old.get("what") == "turn":
             return old
+        grace = table.stored.meta.get(FIRST_TURN_GRACE)
+        if old is None and table.turns == 0 and isinstance(grace, int) and grace > 0:
+            # The game's first timer (made at its deal; the next turn's replaces a timer, and its
+            # commit counts the turn only after this is computed): see FIRST_TURN_GRACE.
+            limit += grace
         return {
             "what": "turn",
             "token": token,

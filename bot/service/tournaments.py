@@ -11,8 +11,11 @@ standings and the next round are computed from them by the pure rules of ``bot/t
   seated players in a room of its own (a thread of the tournament's channel, opened by the
   :class:`TournamentHall` the bot gives: ``set_tournament_hall``), with the tournament's turn limit,
   rated unless the organiser said ``rated:off`` (and as the server's settings rate games with
-  computers), computer players filling the table up to ``seats`` only with ``computers:on``. Each table
-  then plays as today: its timers cover and replace absent players;
+  computers), computer players filling the table up to ``seats`` only with ``computers:on`` (then
+  nobody has a bye: the player it would go to plays the computers). Its first turn has
+  :data:`FIRST_TURN_GRACE_S` more than the limit, then each table plays as today: its timers cover and
+  replace absent players. Once dealt, the hall is given it to tell its players (:class:`SeatedTable`:
+  a mention in its room, a direct message to those whose ``/skybo notify`` is on, in their language);
 - **a table's end**: recorded by :mod:`~bot.service.tournament_ends` (its places; a database that does
   not take it is tried again until it does), which then calls ``_go_on``: when every table of the round
   has ended the next round is seated (or the tournament finishes: Swiss after ``rounds`` rounds, the
@@ -33,15 +36,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol, Unpack
 
 from bot.games.registry import BY_KIND
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.types import DEFAULT_TURN_LIMIT, THREAD_PARENT, TURN_LIMITS, Refused, log
+from bot.service.tournament_view import TournamentView, ending, knocked_out, records, still_in
+from bot.service.types import (
+    DEFAULT_TURN_LIMIT,
+    FIRST_TURN_GRACE,
+    THREAD_PARENT,
+    TURN_LIMITS,
+    Refused,
+    Table,
+    log,
+)
 from bot.storage import ChannelBusy, Seat, Storage, StorageError
+from bot.storage.prefs import DEFAULT_PREFS
 from bot.storage.tournaments import (
     BYE,
     CANCELLED,
@@ -56,12 +69,30 @@ from bot.storage.tournaments import (
     Tournament,
     TournamentChanged,
     TournamentNotFound,
-    TournamentPlayer,
     TournamentTable,
 )
 from bot.tournament import pairing
 
 COMPUTER_LEVEL = "normal"
+# A tournament table's first turn has this much more than the turn limit (its players must first find
+# their thread: the notices say where); every later turn has the limit alone.
+FIRST_TURN_GRACE_S = 120
+
+
+@dataclass(frozen=True)
+class SeatedTable:
+    """A table just dealt, for the hall to tell its players (:meth:`TournamentHall.table_seated`):
+    where it plays, when its first turn ends, and who gets a direct message (those whose
+    ``/skybo notify`` is on), each with their language (None: the server's)."""
+
+    tournament: Tournament
+    round_no: int
+    table_no: int
+    room: int  # the table's channel (its thread)
+    game_id: int
+    players: tuple[int, ...]  # the people seated (computers are not told)
+    first_turn_due_ms: int | None  # None: no turn limit
+    letters: tuple[tuple[int, str | None], ...]  # (user id, language) of those to tell in private
 
 
 class TournamentHall(Protocol):
@@ -75,6 +106,9 @@ class TournamentHall(Protocol):
     def tournament_changed(self, tournament_id: int) -> None:
         """Something players see changed (sign-ups, standings, the end): redraw its messages."""
 
+    def table_seated(self, seated: SeatedTable) -> None:
+        """A table was dealt: tell its players where and by when (in its room, and in private)."""
+
 
 class QuietHall:
     """A service nobody watches: its rooms are numbered from its channel (tests, tools)."""
@@ -85,6 +119,9 @@ class QuietHall:
         return tournament.channel_id * 1000 + round_no * 100 + table_no
 
     def tournament_changed(self, tournament_id: int) -> None:
+        pass
+
+    def table_seated(self, seated: SeatedTable) -> None:
         pass
 
 
@@ -98,60 +135,6 @@ class Desk:
 
     def lock(self, tournament_id: int) -> asyncio.Lock:
         return self.locks.setdefault(tournament_id, asyncio.Lock())
-
-
-@dataclass(frozen=True)
-class TournamentView:
-    """All a message about a tournament shows."""
-
-    tournament: Tournament
-    players: list[TournamentPlayer]
-    tables: list[TournamentTable]
-    standings: list[pairing.Standing]
-    still_in: list[int]  # knockout: the players not out (Swiss: every player not dropped)
-
-    def names(self) -> dict[int, str]:
-        return {p.user_id: p.name for p in self.players}
-
-    def round_tables(self, round_no: int) -> list[TournamentTable]:
-        return [t for t in self.tables if t.round == round_no]
-
-
-def records(tables: Sequence[TournamentTable]) -> list[pairing.RoundRecord]:
-    """The finished rounds' records (tables ended, and byes), round by round, for the pure rules."""
-    rounds: dict[int, list[TournamentTable]] = {}
-    for table in tables:
-        rounds.setdefault(table.round, []).append(table)
-    return [
-        pairing.RoundRecord(
-            tuple(pairing.TableResult(t.result) for t in held if t.status == ENDED and t.result),
-            tuple(t.players[0] for t in held if t.status == BYE),
-        )
-        for _, held in sorted(rounds.items())
-    ]
-
-
-def still_in(
-    tournament: Tournament, players: Sequence[TournamentPlayer], tables: Sequence[TournamentTable]
-) -> list[int]:
-    """Who may still be seated: not dropped, and in a knockout not beaten (by each ended round)."""
-    left = [p.user_id for p in players if not p.dropped]
-    if tournament.format != pairing.KNOCKOUT:
-        return left
-    history = records(tables)
-    for number, record in enumerate(history, start=1):
-        if any(t.round == number and t.status not in (ENDED, BYE) for t in tables):
-            break  # a round still playing: its tables have not decided yet
-        ranked = [
-            s.player
-            for s in pairing.standings([p.user_id for p in players], history[: number - 1], tournament.seed)
-        ]
-        # Out of this round's tables: who was dropped by then (a win before the drop stands, so a
-        # later drop never brings back a player that winner beat).
-        out = {p.user_id for p in players if p.dropped_round is not None and p.dropped_round <= number}
-        winners = {pairing.advancing(table, ranked, out) for table in record.tables} | set(record.byes)
-        left = [player for player in left if player in winners]
-    return left
 
 
 class TournamentPart(ServiceCore):
@@ -192,12 +175,31 @@ class TournamentPart(ServiceCore):
                 return held
         raise Refused("tournament.error.none_here")
 
+    async def tournament_shown_in(self, channel_id: int) -> Tournament:
+        """The tournament whose standings a channel shows: the one not over of this channel or of one
+        of its tables' threads, else the channel's latest (over); Refused if none."""
+        try:
+            return await self.tournament_in_channel(channel_id)
+        except Refused:
+            latest = await self.storage.tournaments.latest_in(channel_id)
+            if latest is None:
+                raise
+            return latest
+
     async def tournament_view(self, tournament_id: int) -> TournamentView:
         held = await self.tournament(tournament_id)
         players = await self.storage.tournaments.players(held.id)
         tables = await self.storage.tournaments.tables(held.id)
         lines = pairing.standings([p.user_id for p in players], records(tables), held.seed)
-        return TournamentView(held, players, tables, lines, still_in(held, players, tables))
+        ended = {t.game_id for t in tables if t.status == ENDED}
+        endings = {
+            game: ending(status, note)
+            for game, (status, note) in (await self.storage.tournaments.game_endings(held.id)).items()
+            if game in ended
+        }
+        beaten = knocked_out(held, players, tables)
+        left = [p.user_id for p in players if not p.dropped and p.user_id not in beaten]
+        return TournamentView(held, players, tables, lines, left, endings, beaten)
 
     # ------------------------------------------------------------------ sign-ups
 
@@ -390,7 +392,10 @@ class TournamentPart(ServiceCore):
         if held.format == pairing.KNOCKOUT:
             seating = pairing.knockout_round(active, held.seats, held.rounds - held.round)
         else:
-            seating = pairing.swiss_round(active, held.seats, pairing.met(history), pairing.byes_had(history))
+            alone = pairing.byes_had(history) + pairing.alone_had(history)
+            seating = pairing.swiss_round(active, held.seats, pairing.met(history), alone)
+        if held.computers:  # computers fill every seat: a player left alone plays them, no bye
+            seating = pairing.Seating(seating.tables + tuple((bye,) for bye in seating.byes))
         held = await self._write(
             self.storage.tournaments.seat_round(held, number, seating.tables, seating.byes)
         )
@@ -440,7 +445,10 @@ class TournamentPart(ServiceCore):
                 stored = await self.rules.create_game(
                     guild_id=held.guild_id, channel_id=room, kind=held.kind, seats=seats, seed=self._seed(),
                     options=game.engine.Options.from_dict({}).to_dict(), host_id=held.organiser_id,
-                    meta={"turn_limit": turn_limit, "tournament_id": held.id, THREAD_PARENT: held.channel_id},
+                    meta={
+                        "turn_limit": turn_limit, "tournament_id": held.id, THREAD_PARENT: held.channel_id,
+                        FIRST_TURN_GRACE: FIRST_TURN_GRACE_S,
+                    },
                     rated=rated,
                 )  # fmt: skip
             except ChannelBusy:
@@ -455,6 +463,28 @@ class TournamentPart(ServiceCore):
             extra={"tournament_id": held.id, "game_id": stored.id, "round": row.round},
         )
         self._notify(table)
+        await self._tell_seated(held, row, table)
+
+    async def _tell_seated(self, held: Tournament, row: TournamentTable, table: Table) -> None:
+        """Give the hall a table just dealt to tell its players: in its room, and by direct message
+        to those whose ``/skybo notify`` is on, in their language (a database that does not answer:
+        the defaults, everyone told in the server's language)."""
+        players = tuple(row.players)
+        try:
+            prefs = await self.prefs_of(players)
+        except StorageError:
+            prefs = {}
+        timer = table.timer()
+        due = int(timer["due"]) if timer is not None and timer.get("what") == "turn" else None
+        chosen = [(user, prefs.get(user, DEFAULT_PREFS)) for user in players]
+        seated = SeatedTable(
+            held, row.round, row.table_no, table.channel_id, table.id, players, due,
+            tuple((user, choice.locale) for user, choice in chosen if choice.notify),
+        )  # fmt: skip
+        try:
+            self.tournament_desk.hall.table_seated(seated)
+        except Exception:
+            log.exception("tournament hall failed", extra={"tournament_id": held.id})
 
     async def _go_on(self, held: Tournament) -> Tournament:
         """After a table's end (or a resume): deal what is undealt, and when the round is over, seat the

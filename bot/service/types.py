@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -17,7 +18,7 @@ from bot.engine.base import GameState
 from bot.games.base import Game
 from bot.games.registry import BY_KIND
 from bot.render.names import ComputerName, computer_name
-from bot.storage import StorageError, StoredGame
+from bot.storage import Seat, StorageError, StoredGame
 from bot.storage.lobbies import HELD_UNTIL, Lobby
 
 log = logging.getLogger("bot.service")  # one name for every part
@@ -32,6 +33,9 @@ TURN_LIMITS = (0, 30, 45, 60, 90, 120, 180, 300, 600, 900, 3600, 7200, 14400, 28
 # turn it is gets a direct message, then a reminder at half time (bot.service.letters).
 LONG_GAME = 3600  # seconds
 MISSES_BEFORE_REPLACE = 3
+# A game's meta key: seconds its first turn has on top of the turn limit (a tournament's table, whose
+# players must first find its thread: bot.service.tournaments). Every later turn has the limit alone.
+FIRST_TURN_GRACE = "first_turn_grace"
 # How the note of a game ended by hand begins (``/<game> end``, the End vote: ``ended by <user id>``);
 # a tournament's table so ended is placed by its standing (bot/service/tournament_ends.py ``_record``).
 ENDED_BY_HAND = "ended by "
@@ -139,8 +143,156 @@ class TableListener(Protocol):
         """The same for an open lobby."""
 
 
+class TableFacts(ABC):
+    """What is read from a table's seats, meta and turn, written once for the two that have them: the
+    live :class:`Table` and the :class:`~bot.service.snapshots.TableSnapshot` an event carries. Each
+    gives the few raw reads below (``_kind``, ``_seats``, ``_meta``, ``_status``, ``_phase``, ``_turn``,
+    ``_to_act``, ``_ended_by``); every derived read is here."""
+
+    __slots__ = ()
+
+    @property
+    @abstractmethod
+    def _kind(self) -> str:
+        """The game's name, its key in the registry."""
+
+    @property
+    @abstractmethod
+    def _seats(self) -> Sequence[Seat]: ...
+
+    @property
+    @abstractmethod
+    def _meta(self) -> Mapping[str, Any]: ...
+
+    @property
+    @abstractmethod
+    def _status(self) -> str:
+        """``active``, ``finished``, ``cancelled`` or ``quarantined``."""
+
+    @property
+    @abstractmethod
+    def _phase(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def _turn(self) -> int | None: ...
+
+    @abstractmethod
+    def _to_act(self) -> Sequence[int]:
+        """The seats the game waits for now."""
+
+    @property
+    @abstractmethod
+    def _ended_by(self) -> int | None: ...
+
+    @property
+    def game(self) -> Game:
+        """The game played here (its rules, panel, messages, picture), from its ``kind``."""
+        return BY_KIND[self._kind]
+
+    @property
+    def turn_limit(self) -> int:
+        """Seconds a human has for a turn (0: no limit)."""
+        limit = self._meta.get("turn_limit", DEFAULT_TURN_LIMIT)
+        return limit if isinstance(limit, int) and limit >= 0 else DEFAULT_TURN_LIMIT
+
+    @property
+    def long_game(self) -> bool:
+        """A turn limit of an hour or more: players are told of their turn by direct message."""
+        return self.turn_limit >= LONG_GAME
+
+    def timer(self) -> dict[str, Any] | None:
+        timer = self._meta.get("timer")
+        return timer if isinstance(timer, dict) else None
+
+    @property
+    def turns(self) -> int:
+        """Turns started so far (kept in the stored meta): with the player, the key of a turn mention,
+        so a restart does not mention the same turn twice."""
+        value = self._meta.get("turns", 0)
+        return value if isinstance(value, int) else 0
+
+    @property
+    def votes(self) -> frozenset[int]:
+        """Seats that asked for the next round: kept in the stored meta, so a restart keeps them."""
+        raw = self._meta.get("votes") or []
+        return frozenset(s for s in raw if isinstance(s, int))
+
+    @property
+    def hinted(self) -> bool:
+        """Someone took a hint (meta ``hints``: their seats): the game finishes unrated."""
+        return bool(self._meta.get("hints"))
+
+    def missed(self, seat: int) -> int:
+        value = (self._meta.get("missed") or {}).get(str(seat), 0)
+        return value if isinstance(value, int) else 0
+
+    @property
+    def finished(self) -> bool:
+        return self._status != "active"
+
+    def replaced(self) -> dict[int, str]:
+        """Human seats a computer player took over (left, kicked or missed turns): seat -> level."""
+        raw = self._meta.get("replaced") or {}
+        return {int(k): str(v) for k, v in raw.items()}
+
+    def idle(self) -> frozenset[int]:
+        """Replaced seats whose human missed too many turns (meta ``idle``), as opposed to one who left
+        or was kicked: only these may be taken back."""
+        raw = self._meta.get("idle") or []
+        replaced = self.replaced()
+        return frozenset(s for s in raw if isinstance(s, int) and s in replaced)
+
+    def ai_level(self, seat: int) -> str | None:
+        level = self._seats[seat].ai_level
+        return level if level is not None else self.replaced().get(seat)
+
+    def human_seats(self) -> list[int]:
+        return [s.seat for s in self._seats if self.ai_level(s.seat) is None]
+
+    def waited_for(self) -> list[int]:
+        """The human seats the game waits for now."""
+        return [s for s in self._to_act() if self.ai_level(s) is None]
+
+    def seat_of(self, user_id: int) -> int | None:
+        return next((s.seat for s in self._seats if s.user_id == user_id), None)
+
+    def names(self, locale: object = None) -> list[str]:
+        """Seat names. A computer seat's is a :class:`ComputerName` (a ``str``), which renderers say in
+        their message's language; given ``locale``, its text is already in that language."""
+        names: list[str] = []
+        computers = 0
+        for s in self._seats:
+            if s.ai_level is None:
+                names.append(s.display_name)
+                continue
+            computers += 1
+            text = s.display_name if locale is None else computer_name(computers, s.ai_level, locale)
+            names.append(ComputerName(computers, s.ai_level, text))
+        return names
+
+    def turn_seat(self) -> int | None:
+        """The seat whose turn it is, or None: nobody's (everyone reveals, a round is over) or no more
+        turns (the game is over, or stopped by ``/<game> end`` before the stop is stored)."""
+        turn = self._turn
+        if self.finished or self._ended_by is not None or self._phase != PLAY or turn is None:
+            return None
+        return turn
+
+    def turn_user(self) -> int | None:
+        """The human whose turn it is (to mention), or None (nobody's turn, or a computer's)."""
+        seat = self.turn_seat()
+        if seat is None or self.ai_level(seat) is not None:
+            return None
+        return self._seats[seat].user_id
+
+    def round_waiting(self) -> list[int]:
+        """Human seats that have not asked for the next round yet."""
+        return [s for s in self.human_seats() if s not in self.votes]
+
+
 @dataclass
-class Table:
+class Table(TableFacts):
     """A game being played: the stored game (state included) and what the service keeps beside it."""
 
     stored: StoredGame
@@ -161,6 +313,10 @@ class Table:
     # The version each seat's own last move (a click) made: a click on a panel older than it comes
     # after the player's own move (a double click), told "already done" rather than "out of date".
     played: dict[int, int] = field(default_factory=dict)
+    # An action is being applied and committed (set around it by the one writer of tables): the state
+    # runs ahead of ``version`` meanwhile, so a snapshot's view reads the committed JSON instead
+    # (bot.service.snapshots).
+    committing: bool = False
 
     @property
     def id(self) -> int:
@@ -178,48 +334,6 @@ class Table:
         return self.stored.needs_reload
 
     @property
-    def game(self) -> Game:
-        """The game played here (its rules, panel, messages, picture), from its ``kind``."""
-        return BY_KIND[self.stored.kind]
-
-    @property
-    def turn_limit(self) -> int:
-        """Seconds a human has for a turn (0: no limit)."""
-        limit = self.stored.meta.get("turn_limit", DEFAULT_TURN_LIMIT)
-        return limit if isinstance(limit, int) and limit >= 0 else DEFAULT_TURN_LIMIT
-
-    @property
-    def long_game(self) -> bool:
-        """A turn limit of an hour or more: players are told of their turn by direct message."""
-        return self.turn_limit >= LONG_GAME
-
-    def timer(self) -> dict[str, Any] | None:
-        timer = self.stored.meta.get("timer")
-        return timer if isinstance(timer, dict) else None
-
-    @property
-    def turns(self) -> int:
-        """Turns started so far (kept in the stored meta): with the player, the key of a turn mention,
-        so a restart does not mention the same turn twice."""
-        value = self.stored.meta.get("turns", 0)
-        return value if isinstance(value, int) else 0
-
-    @property
-    def votes(self) -> frozenset[int]:
-        """Seats that asked for the next round: kept in the stored meta, so a restart keeps them."""
-        raw = self.stored.meta.get("votes") or []
-        return frozenset(s for s in raw if isinstance(s, int))
-
-    @property
-    def hinted(self) -> bool:
-        """Someone took a hint (meta ``hints``: their seats): the game finishes unrated."""
-        return bool(self.stored.meta.get("hints"))
-
-    def missed(self, seat: int) -> int:
-        value = (self.stored.meta.get("missed") or {}).get(str(seat), 0)
-        return value if isinstance(value, int) else 0
-
-    @property
     def version(self) -> int:
         return self.stored.version
 
@@ -227,65 +341,38 @@ class Table:
     def channel_id(self) -> int:
         return self.stored.channel_id
 
+    # The raw reads of TableFacts, from the stored game.
+
     @property
-    def finished(self) -> bool:
-        return self.stored.status != "active"
+    def _kind(self) -> str:
+        return self.stored.kind
 
-    def replaced(self) -> dict[int, str]:
-        """Human seats a computer player took over (left, kicked or missed turns): seat -> level."""
-        raw = self.stored.meta.get("replaced") or {}
-        return {int(k): str(v) for k, v in raw.items()}
+    @property
+    def _seats(self) -> Sequence[Seat]:
+        return self.stored.seats
 
-    def idle(self) -> frozenset[int]:
-        """Replaced seats whose human missed too many turns (meta ``idle``), as opposed to one who left
-        or was kicked: only these may be taken back."""
-        raw = self.stored.meta.get("idle") or []
-        replaced = self.replaced()
-        return frozenset(s for s in raw if isinstance(s, int) and s in replaced)
+    @property
+    def _meta(self) -> Mapping[str, Any]:
+        return self.stored.meta
 
-    def ai_level(self, seat: int) -> str | None:
-        level = self.stored.seats[seat].ai_level
-        return level if level is not None else self.replaced().get(seat)
+    @property
+    def _status(self) -> str:
+        return self.stored.status
 
-    def human_seats(self) -> list[int]:
-        return [s.seat for s in self.stored.seats if self.ai_level(s.seat) is None]
+    @property
+    def _phase(self) -> str:
+        return self.state.phase
 
-    def seat_of(self, user_id: int) -> int | None:
-        return next((s.seat for s in self.stored.seats if s.user_id == user_id), None)
+    @property
+    def _turn(self) -> int | None:
+        return self.state.turn
 
-    def names(self, locale: object = None) -> list[str]:
-        """Seat names. A computer seat's is a :class:`ComputerName` (a ``str``), which renderers say in
-        their message's language; given ``locale``, its text is already in that language."""
-        names: list[str] = []
-        computers = 0
-        for s in self.stored.seats:
-            if s.ai_level is None:
-                names.append(s.display_name)
-                continue
-            computers += 1
-            text = s.display_name if locale is None else computer_name(computers, s.ai_level, locale)
-            names.append(ComputerName(computers, s.ai_level, text))
-        return names
+    def _to_act(self) -> Sequence[int]:
+        return self.state.seats_to_act()
 
-    def turn_seat(self) -> int | None:
-        """The seat whose turn it is, or None: nobody's (everyone reveals, a round is over) or no more
-        turns (the game is over, or stopped by ``/<game> end`` before the stop is stored)."""
-        game = self.state
-        if self.finished or self.ended_by is not None or game.phase != PLAY or game.turn is None:
-            return None
-        seat: int = game.turn
-        return seat
-
-    def turn_user(self) -> int | None:
-        """The human whose turn it is (to mention), or None (nobody's turn, or a computer's)."""
-        seat = self.turn_seat()
-        if seat is None or self.ai_level(seat) is not None:
-            return None
-        return self.stored.seats[seat].user_id
-
-    def round_waiting(self) -> list[int]:
-        """Human seats that have not asked for the next round yet."""
-        return [s for s in self.human_seats() if s not in self.votes]
+    @property
+    def _ended_by(self) -> int | None:
+        return self.ended_by
 
 
 @dataclass

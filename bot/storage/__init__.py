@@ -185,8 +185,9 @@ class Storage:
     ``prefs`` (:class:`PrefsRepository`): a user's ``/skybo notify`` and ``/skybo display``: ``get``,
         ``many``, ``save``.
     ``tournaments`` (:class:`TournamentRepository`): tournaments, their players and tables (issue 41):
-        ``create``, ``get``, ``open``, ``update``, ``players``, ``join``, ``leave``, ``drop``, ``tables``,
-        ``seat_round``, ``table_room``, ``table_playing``, ``table_ended``, ``table_of_game``.
+        ``create``, ``get``, ``open``, ``latest_in``, ``update``, ``players``, ``join``, ``leave``, ``drop``,
+        ``tables``, ``seat_round``, ``table_room``, ``table_playing``, ``table_ended``, ``game_endings``,
+        ``table_of_game``.
     ``db`` (:class:`~bot.storage.backend.Database`): bookkeeping: ``schema_version``, ``stats`` (group
         commit counters), ``where``; ``run`` / ``write`` are for the repositories and for tests.
     """

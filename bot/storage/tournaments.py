@@ -177,6 +177,16 @@ class TournamentRepository:
         )
         return [_tournament(r) for r in rows]
 
+    async def latest_in(self, channel_id: int) -> Tournament | None:
+        """The channel's latest tournament, over or not."""
+        row = await self.db.run(
+            lambda c: c.execute(
+                f"SELECT {_COLUMNS} FROM tournaments WHERE channel_id = ? ORDER BY id DESC LIMIT 1",
+                (channel_id,),
+            ).fetchone()
+        )
+        return None if row is None else _tournament(row)
+
     async def update(self, tournament: Tournament, **changes: Any) -> Tournament:
         """Change some of :data:`_CHANGEABLE` of a tournament read at ``tournament.version``."""
         if not changes or set(changes) - _CHANGEABLE:
@@ -260,21 +270,17 @@ class TournamentRepository:
         self, tournament: Tournament, round_no: int, tables: Sequence[Sequence[int]], byes: Sequence[int]
     ) -> Tournament:
         """Store a new round (its tables, then its byes as tables of one) and make it the current one,
-        the tournament running; in one transaction."""
+        the tournament running; in one transaction. A table of ``tables`` may hold one player (with
+        ``computers: on`` the computers fill it): it is seated and played, not a bye."""
+        rows = [*((players, SEATED) for players in tables), *(((bye,), BYE) for bye in byes)]
 
         def work(conn: Connection) -> None:
             _bump(conn, tournament, ["round", "status"], [round_no, RUNNING])
-            for number, players in enumerate([*tables, *([b] for b in byes)], start=1):
+            for number, (players, status) in enumerate(rows, start=1):
                 conn.execute(
                     f"INSERT INTO tournament_tables ({_TABLE_COLUMNS})"
                     " VALUES (?, ?, ?, ?, NULL, NULL, NULL, ?)",
-                    (
-                        tournament.id,
-                        round_no,
-                        number,
-                        json.dumps(list(players)),
-                        SEATED if len(players) > 1 else BYE,
-                    ),
+                    (tournament.id, round_no, number, json.dumps(list(players)), status),
                 )
 
         await self.db.write(work)
@@ -326,6 +332,18 @@ class TournamentRepository:
             return bool(cursor.rowcount == 1)
 
         return bool(await self.db.write(work))
+
+    async def game_endings(self, tournament_id: int) -> dict[int, tuple[str, str | None]]:
+        """Each of its tables' games: its status and note (how it ended: played to its end, ended by
+        hand, lost with its channel), in one read."""
+        rows = await self.db.run(
+            lambda c: c.execute(
+                "SELECT g.id, g.status, g.note FROM tournament_tables t JOIN games g ON g.id = t.game_id"
+                " WHERE t.tournament_id = ?",
+                (tournament_id,),
+            ).fetchall()
+        )
+        return {int(r[0]): (str(r[1]), None if r[2] is None else str(r[2])) for r in rows}
 
     async def table_of_game(self, game_id: int) -> TournamentTable | None:
         row = await self.db.run(

@@ -15,7 +15,9 @@ The rules (docs/discord.md, "Tournaments", tells the players the same):
 - **Table sizes.** A round of ``n`` players at tables of at most ``seats`` has as few tables as hold
   them (Swiss: ``ceil(n / seats)``; knockout: the bracket's, below), their sizes as even as possible
   (they differ by one seat at most, the larger first). A "table" of one is a bye: with Swiss that only
-  happens for tables of two and an odd count.
+  happens for tables of two and an odd count. With ``computers: on`` (the service's choice) there is
+  no bye: the player it would go to plays at a table of their own that computers fill (and the
+  fairness below counts such a table as a bye).
 - **Swiss.** The bye goes to the lowest-ranked of those with the fewest byes so far (so nobody gets a
   second bye while another active player has none). The others are grouped in rank order (each table
   started by the best-ranked player not yet seated), taking the first grouping in that order with the
@@ -120,6 +122,12 @@ def met(rounds: Sequence[RoundRecord]) -> dict[int, set[int]]:
 
 def byes_had(rounds: Sequence[RoundRecord]) -> Counter[int]:
     return Counter(player for record in rounds for player in record.byes)
+
+
+def alone_had(rounds: Sequence[RoundRecord]) -> Counter[int]:
+    """How often each player sat alone with computers (``computers: on`` gives no bye: the player a
+    bye would go to plays the computers instead), counted as byes when the next one is given."""
+    return Counter(table.humans[0] for record in rounds for table in record.tables if len(table.humans) == 1)
 
 
 def standings(players: Sequence[int], rounds: Sequence[RoundRecord], seed: int) -> list[Standing]:
@@ -342,6 +350,7 @@ __all__ = [
     "Standing",
     "TableResult",
     "advancing",
+    "alone_had",
     "byes_had",
     "capacity",
     "group",

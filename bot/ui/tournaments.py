@@ -1,14 +1,24 @@
-"""Tournaments on Discord (issue 41): the sign-up, standings and final messages, the Join / Leave /
-Start buttons, and the hall the service asks for a table's room (a thread of the tournament's channel).
+"""Tournaments on Discord (issues 41 and 47): the sign-up, standings and final messages, the Join /
+Leave / Start buttons, and the hall the service asks for a table's room (a thread of the tournament's
+channel) and tells of a table seated.
 
 The messages are drawn again from the stored tournament whenever the service says it changed
 (:meth:`Hall.tournament_changed`, coalesced: one redraw at a time per tournament, the last change
-always drawn), in the server's language for public messages. They have the table's look: one
-Components V2 container (:func:`layout`, by :func:`bot.render.messages.layout_of`), its first line the
-heading, a knockout's bracket picture under it, the buttons inside, its accent colour saying the state
-(sign-ups: the lobby's blue; on: green; paused: yellow; over: grey; the final: gold). The buttons keep
+always drawn), in the server's language for public messages; their words are
+:mod:`bot.ui.tournament_texts`'. They have the table's look: one Components V2 container (:func:`layout`,
+by :func:`bot.render.messages.layout_of`), its first line the heading, a knockout's bracket picture under
+it, the buttons inside, its accent colour saying the state (sign-ups: the lobby's blue; on: green;
+paused: yellow; over: grey; the final: gold). The standings are three text displays (the head, the
+round's tables with their threads' links, the standings: :func:`standings_layout`). The buttons keep
 one custom_id for the tournament's life (``tn:<id>:join|leave|start``): nothing is kept in memory, so
 they work after a restart.
+
+**A table seated** (:meth:`Hall.table_seated`, after its deal): its players are named in its thread
+(a mention, which adds them to it and notifies them; the server's language) with the first turn's
+deadline, and each whose ``/skybo notify`` is on gets a direct message in their own language (which
+table, a link to its thread, the deadline). A user whose direct messages are closed (Discord's 50007)
+is no error: logged at INFO. Both are sent in the background, never under the click that started the
+round; a stop between the deal and the notices loses them (the thread keeps the table).
 """
 
 from __future__ import annotations
@@ -23,27 +33,28 @@ from typing import Any, Protocol
 import discord
 
 from bot.discord_patches import LayoutPayload
-from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.render import messages
-from bot.render.bracket import BracketRound, BracketTable, draw_bracket
-from bot.render.names import escape_name
 from bot.service import Refused
-from bot.service.tournaments import TournamentView
-from bot.storage.tournaments import (
-    BYE,
-    CANCELLED,
-    ENDED,
-    FINISHED,
-    PAUSED,
-    PLAYING,
-    RUNNING,
-    SIGNUP,
-    Tournament,
-)
+from bot.service.tournament_view import TournamentView
+from bot.service.tournaments import SeatedTable
+from bot.storage.tournaments import CANCELLED, FINISHED, PAUSED, RUNNING, SIGNUP, Tournament
 from bot.tournament import pairing
 from bot.ui.host import Host
-from bot.ui.views import button
+from bot.ui.tournament_texts import (
+    bracket_picture,
+    final_text,
+    game_title,
+    private_standings,
+    seated_letter,
+    signup_text,
+    standings_blocks,
+    standings_text,
+    welcome_text,
+)
+from bot.ui.views import button, message_link
+
+CANNOT_SEND_TO_USER = 50007  # Discord: the user's privacy settings refuse the bot's direct messages
 
 
 class TournamentHost(Host, Protocol):
@@ -88,80 +99,6 @@ def button_id(tournament_id: int, act: str) -> str:
     return f"{PREFIX}{tournament_id}:{act}"
 
 
-def _game_title(kind: str) -> str:
-    game = BY_KIND.get(kind)
-    return game.title if game is not None else kind
-
-
-def _head(held: Tournament, locale: object) -> str:
-    return t(
-        "tournament.head",
-        locale,
-        game=_game_title(held.kind),
-        format=t(f"tournament.format.{held.format}", locale),
-        seats=held.seats,
-        rounds=held.rounds,
-    )
-
-
-MAX_CONTENT = 2000
-
-
-def _fit(lines: list[str]) -> str:
-    """The lines within a message's 2,000 characters: the last that do not fit become "…" (a big
-    tournament's standings show their top; the final's games are found with /history too)."""
-    kept: list[str] = []
-    used = 0
-    for line in lines:
-        if used + len(line) + 1 > MAX_CONTENT - 2:
-            kept.append("…")
-            break
-        kept.append(line)
-        used += len(line) + 1
-    return "\n".join(kept)
-
-
-def signup_text(view: TournamentView, locale: object) -> str:
-    """The sign-up message: the tournament, its options, its start, who signed up."""
-    held = view.tournament
-    lines = [
-        _head(held, locale),
-        t("tournament.signup.organiser", locale, organiser=f"<@{held.organiser_id}>"),
-    ]
-    options = [t("tournament.option.rated" if held.rated else "tournament.option.unrated", locale)]
-    if held.computers:
-        options.append(t("tournament.option.computers", locale))
-    if held.turn_limit is not None:
-        options.append(
-            t(
-                "tournament.option.turn_limit",
-                locale,
-                limit=t(f"cmd.turn_limit.{held.turn_limit or 'off'}", locale),
-            )
-        )
-    lines.append(" · ".join(options))
-    if held.status == SIGNUP:
-        if held.starts_at is not None:
-            lines.append(t("tournament.signup.starts_at", locale, when=f"<t:{held.starts_at // 1000}:R>"))
-        else:
-            lines.append(t("tournament.signup.starts_by_hand", locale))
-    else:
-        lines.append(t(f"tournament.signup.closed.{held.status}", locale))
-    names = [escape_name(p.name) for p in view.players if not p.dropped]
-    most = pairing.capacity(held.format, held.seats, held.rounds)
-    lines.append(
-        t(
-            "tournament.signup.players",
-            locale,
-            count=len(names),
-            max=most,
-            names=", ".join(names) or t("tournament.signup.nobody", locale),
-        )
-    )
-    text = "\n".join(lines)
-    return text if len(text) <= MAX_CONTENT else text[: MAX_CONTENT - 1] + "…"
-
-
 def layout(
     text: str,
     rows: list[list[dict[str, Any]]] | None = None,
@@ -186,8 +123,21 @@ def signup_layout(view: TournamentView, locale: object) -> LayoutPayload:
 
 
 def standings_layout(view: TournamentView, locale: object, *, picture: str | None = None) -> LayoutPayload:
+    """The standings: the head (a heading), a knockout's bracket, the round's tables with their threads'
+    links, then the standings, each its own text display, within Discord's 4,000 characters."""
     held = view.tournament
-    return layout(standings_text(view, locale), accent=ACCENTS.get(held.status), picture=picture)
+    heading, tables, lines = standings_blocks(view, locale)
+    title, _, rest = heading.partition("\n")
+    children = [messages.text_display(f"## {title}\n{rest}".rstrip())]
+    if picture is not None:
+        children.append(messages.media_gallery(f"attachment://{picture}"))
+    children += [messages.text_display(text) for text in (tables, lines) if text]
+    return LayoutPayload([messages.container(children, ACCENTS.get(held.status))])
+
+
+def private_layout(text: str) -> LayoutPayload:
+    """A part of ``/skybo tournament standings``' private answer: one container, its text."""
+    return LayoutPayload([messages.container([messages.text_display(text)])])
 
 
 def final_layout(view: TournamentView, locale: object) -> LayoutPayload:
@@ -207,106 +157,7 @@ def signup_buttons(view: TournamentView, locale: object) -> list[list[dict[str, 
     ]
 
 
-def standings_text(view: TournamentView, locale: object) -> str:
-    """The standings: the round, every player's points, the round's tables and where they play."""
-    held = view.tournament
-    names = view.names()
-    lines = [
-        _head(held, locale),
-        t("tournament.standings.round", locale, round=held.round, rounds=held.rounds),
-    ]
-    if held.status == PAUSED:
-        lines.append(t("tournament.standings.paused", locale))
-    dropped = {p.user_id for p in view.players if p.dropped}
-    left = set(view.still_in)
-    for line in view.standings:
-        text = t(
-            "tournament.standings.line",
-            locale,
-            rank=line.rank,
-            name=escape_name(names.get(line.player, "?")),
-            points=line.points,
-            opponents=line.opponents_points,
-        )
-        if line.player in dropped:
-            text += " " + t("tournament.standings.dropped", locale)
-        elif held.format == pairing.KNOCKOUT and line.player not in left:
-            text += " " + t("tournament.standings.out", locale)
-        lines.append(text)
-    if held.status not in (FINISHED, CANCELLED):
-        for row in view.round_tables(held.round):
-            players = ", ".join(escape_name(names.get(p, "?")) for p in row.players)
-            if row.status == BYE:
-                lines.append(t("tournament.standings.bye", locale, name=players))
-            elif row.status == ENDED:
-                lines.append(
-                    t("tournament.standings.table_over", locale, number=row.table_no, players=players)
-                )
-            else:
-                where = (
-                    f"<#{row.channel_id}>"
-                    if row.status == PLAYING
-                    else t("tournament.standings.dealing", locale)
-                )
-                lines.append(
-                    t("tournament.standings.table", locale, number=row.table_no, players=players, where=where)
-                )
-    return _fit(lines)
-
-
-def final_text(view: TournamentView, locale: object) -> str:
-    """The final message: the winner, and each table's game to replay (``/<game> replay game:<id>``)."""
-    held = view.tournament
-    names = view.names()
-    winner = (
-        escape_name(names[held.winner_id])
-        if held.winner_id in names
-        else t("tournament.final.nobody", locale)
-    )
-    lines = [t("tournament.final.title", locale, game=_game_title(held.kind), winner=winner)]
-    lines.append(t("tournament.final.replays", locale, command=f"/{held.kind} replay"))
-    for row in view.tables:
-        if row.game_id is not None:
-            players = ", ".join(escape_name(names.get(p, "?")) for p in row.players)
-            lines.append(
-                t(
-                    "tournament.final.table",
-                    locale,
-                    round=row.round,
-                    number=row.table_no,
-                    players=players,
-                    game=row.game_id,
-                )
-            )
-    return _fit(lines)
-
-
 BRACKET_FILE = "bracket.png"
-
-
-def bracket_picture(view: TournamentView, locale: object) -> bytes:
-    """A knockout's bracket: every round's tables (those not seated yet as empty boxes), who went on."""
-    held = view.tournament
-    names = view.names()
-    stages = []
-    for number in range(1, held.rounds + 1):
-        rows = view.round_tables(number)
-        following = {p for row in view.round_tables(number + 1) for p in row.players}
-        if number == held.rounds and held.winner_id is not None:
-            following = {held.winner_id}
-        if rows:
-            tables = []
-            for row in rows:
-                ended = row.status in (ENDED, BYE) and bool(following)
-                winner = (
-                    next((i for i, p in enumerate(row.players) if p in following), None) if ended else None
-                )
-                tables.append(BracketTable([names.get(p, "?") for p in row.players], winner))
-        else:
-            tables = [BracketTable(["…"]) for _ in range(held.seats ** (held.rounds - number))]
-        key = "tournament.bracket.final" if number == held.rounds else "tournament.bracket.round"
-        stages.append(BracketRound(t(key, locale, round=number), tables))
-    return draw_bracket(t("tournament.bracket.title", locale, game=_game_title(held.kind)), stages)
 
 
 class Hall:
@@ -317,6 +168,7 @@ class Hall:
         self._drawing: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
         self._told: set[tuple[int, int]] = set()  # (tournament, round) told that threads are refused
+        self._telling: set[asyncio.Task[None]] = set()  # tables seated, their players being told
 
     def _locale(self, guild_id: int) -> object:
         guild = self.bot.get_guild(guild_id)
@@ -325,8 +177,8 @@ class Hall:
     async def open_room(
         self, tournament: Tournament, round_no: int, table_no: int, players: list[int]
     ) -> int:
-        """A public thread of the tournament's channel for one table; its players are mentioned in it
-        (which adds them to the thread)."""
+        """A public thread of the tournament's channel for one table (its players are named in it once
+        the table is dealt: :meth:`table_seated`)."""
         channel = self.bot.get_channel(tournament.channel_id) or await self.bot.fetch_channel(
             tournament.channel_id
         )
@@ -334,7 +186,7 @@ class Hall:
             raise Refused("tournament.error.no_threads")
         locale = self._locale(tournament.guild_id)
         name = t(
-            "tournament.room.name", locale, game=_game_title(tournament.kind), round=round_no, number=table_no
+            "tournament.room.name", locale, game=game_title(tournament.kind), round=round_no, number=table_no
         )
         try:
             thread = await channel.create_thread(
@@ -348,10 +200,50 @@ class Hall:
             )
             await self._no_threads(tournament, round_no, locale)
             raise Refused("tournament.error.no_threads") from None
-        mentions = " ".join(f"<@{p}>" for p in players)
-        text = t("tournament.room.welcome", locale, mentions=mentions, round=round_no)
-        await thread.send(text, allowed_mentions=discord.AllowedMentions(users=True))
         return thread.id
+
+    def table_seated(self, seated: SeatedTable) -> None:
+        """Tell a table's players it is seated (in the background: see the module docstring)."""
+        task = asyncio.create_task(self._tell_seated_safely(seated), name="tournament-seated")
+        self._telling.add(task)
+        task.add_done_callback(self._telling.discard)
+
+    async def _tell_seated_safely(self, seated: SeatedTable) -> None:
+        try:
+            await self._tell_seated(seated)
+        except Exception:
+            if not self.bot.is_closed():  # a stop cut it short: nothing to report
+                log.exception("tournament table's players not told", extra={"game_id": seated.game_id})
+
+    async def _tell_seated(self, seated: SeatedTable) -> None:
+        held = seated.tournament
+        locale = self._locale(held.guild_id)
+        mentions = " ".join(f"<@{p}>" for p in seated.players)
+        try:
+            await self.bot.get_partial_messageable(seated.room).send(
+                welcome_text(seated.round_no, mentions, seated.first_turn_due_ms, locale),
+                allowed_mentions=discord.AllowedMentions(users=True),
+            )
+        except discord.HTTPException as error:
+            log.warning(
+                "tournament table's players not named",
+                extra={"game_id": seated.game_id, "status": error.status},
+            )
+        link = f"<#{seated.room}> ({message_link(held.guild_id, seated.room, None)})"
+        for user_id, language in seated.letters:
+            text = seated_letter(
+                held, seated.round_no, seated.table_no, link, seated.first_turn_due_ms, language or locale
+            )
+            try:
+                channel = await self.bot.create_dm(discord.Object(user_id))
+                await channel.send(text, allowed_mentions=NO_MENTIONS)
+            except discord.HTTPException as error:
+                level = logging.INFO if error.code == CANNOT_SEND_TO_USER else logging.WARNING
+                log.log(
+                    level,
+                    "tournament seat letter not delivered",
+                    extra={"user_id": user_id, "game_id": seated.game_id, "code": error.code},
+                )
 
     async def _no_threads(self, tournament: Tournament, round_no: int, locale: object) -> None:
         """Say once a round in the tournament's channel that its tables wait for threads (the organiser
@@ -372,9 +264,9 @@ class Hall:
         self._drawing[tournament_id] = asyncio.create_task(self._draw(tournament_id), name="tournament-draw")
 
     async def settled(self) -> None:
-        """Every redraw done (tests, a graceful stop)."""
-        while any(not task.done() for task in self._drawing.values()):
-            await asyncio.gather(*self._drawing.values(), return_exceptions=True)
+        """Every redraw and every notice done (tests, a graceful stop)."""
+        while any(not task.done() for task in [*self._drawing.values(), *self._telling]):
+            await asyncio.gather(*self._drawing.values(), *self._telling, return_exceptions=True)
 
     async def _draw(self, tournament_id: int) -> None:
         while True:
@@ -456,6 +348,7 @@ async def click(bot: TournamentHost, interaction: discord.Interaction[Any], cust
 
 
 __all__ = [
-    "BUTTON_ID", "PREFIX", "Hall", "button_id", "click", "final_layout", "final_text", "layout",
-    "may_organise", "signup_layout", "signup_text", "standings_layout", "standings_text",
+    "BRACKET_FILE", "BUTTON_ID", "PREFIX", "Hall", "bracket_picture", "button_id", "click", "final_layout",
+    "final_text", "layout", "may_organise", "private_layout", "private_standings", "signup_layout",
+    "signup_text", "standings_layout", "standings_text",
 ]  # fmt: skip

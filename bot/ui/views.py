@@ -129,6 +129,8 @@ def table_rows(table: Table, locale: object) -> list[list[dict[str, Any]]]:
     if table.ended_by is not None:
         return []
     if table.finished:
+        if table.stored.meta.get("tournament_id") is not None:
+            return []  # a tournament's table: the tournament seats the next round (no Rematch)
         return [[button(cid(REMATCH), t("table.button.rematch", locale), "success")]]
     # The same row in every phase, in words: open my panel, Rules, Leave (one row on a 390-px phone in
     # both languages, tests/browser/test_sandbox_phone.py). Between two rounds Next round comes on a

@@ -68,6 +68,11 @@ DEVIATIONS: dict[str, str] = {
         "the description says 4,000 (what Nitro users may post); Discord's developer docs say 2,000 for "
         "a bot's message, and the docs win: the fake's own check (validation.py) keeps 2,000."
     ),
+    "a modal holds at most 5 components": (
+        "the description lets a MODAL callback hold 40 top-level components; Discord's developer docs say "
+        "between 1 and 5 (receiving-and-responding, Modal), and the docs win: the fake's own check "
+        "(modals.py) keeps 5."
+    ),
 }
 
 

@@ -36,7 +36,8 @@ async def test_display_notify_and_settings_answer_with_tu(fake_discord: Any, sky
     answer = await skybo_command(fake, carol, "notify", state="off")
     assert answer.text.splitlines() == [
         "**Tes choix** (sur tous les serveurs)",
-        "✉️ Un message privé quand ton tour arrive dans une partie longue : désactivé",
+        "✉️ Un message privé quand ton tour arrive dans une partie longue"
+        " ou qu'une table de tournoi t'attend : désactivé",
         "🎨 Cartes : couleurs classiques",
         "🖼 Table : une image",
         "Change-les avec /skybo notifications et /skybo affichage.",

@@ -202,7 +202,10 @@ async def test_no_letter_to_who_turned_them_off_and_closed_messages_stop_nothing
     bot = await skybo(clock=clock)
     alice, bob, carol = fake.user("alice"), fake.user("bob"), fake.user("carol")
     answer = await private_answer(await fake.run_command(bob, "skybo", "notify", options={"state": "off"}))
-    assert "A direct message when your turn comes in a long game: off" in answer.text
+    assert (
+        "A direct message when your turn comes in a long game or your tournament table is seated: off"
+        in answer.text
+    )
     carol.dms_closed = True  # her privacy settings refuse the bot's direct messages
     caplog.set_level(logging.INFO)
 

@@ -27,7 +27,7 @@ async def test_each_player_sets_their_own_choices_in_their_language(fake_discord
     assert answer.ephemeral and answer.visible_to == alice.id
     assert answer.text.splitlines() == [
         "**Your choices** (on every server)",
-        "✉️ A direct message when your turn comes in a long game: off",
+        "✉️ A direct message when your turn comes in a long game or your tournament table is seated: off",
         "🎨 Cards: classic colours",
         "🖼 Table: a picture",
         "Change them with /skybo notify and /skybo display.",
@@ -35,7 +35,8 @@ async def test_each_player_sets_their_own_choices_in_their_language(fake_discord
     answer = await skybo_command(fake, carol, "display", cards="colourblind", table="text")
     assert answer.text.splitlines()[:4] == [
         "**Tes choix** (sur tous les serveurs)",
-        "✉️ Un message privé quand ton tour arrive dans une partie longue (1 heure ou plus par tour) : activé",
+        "✉️ Un message privé quand ton tour arrive dans une partie longue (1 heure ou plus par tour)"
+        " ou qu'une table de tournoi t'attend : activé",
         "🎨 Cartes : daltonien (une forme par couleur)",
         "📝 Table : en mots, dans ton panneau privé",
     ]

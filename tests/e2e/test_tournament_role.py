@@ -67,7 +67,8 @@ async def test_a_member_with_the_tournament_role_organises_across_a_restart(
     # A player without the role may not start it; bob may.
     early = await private_answer(await fake.click(carol, signup, button_id(held.id, "start")))
     assert early.text == (
-        "Seule l'organisation du tournoi (ou la gestion du serveur, ou le rôle des tournois) peut faire ça."
+        "Seule la personne qui organise le tournoi (ou qui gère le serveur, ou qui a le rôle des tournois)"
+        " peut faire ça."
     )
     assert (await bot.service.tournament_view(held.id)).tournament.status == "signup"
     started = await private_answer(await fake.click(bob, signup, button_id(held.id, "start")))

@@ -87,7 +87,7 @@ async def _expected_points(bot: Any, view: Any) -> dict[int, int]:
 async def _new_and_sign_up(fake: Any, bot: Any, users: list[Any], **options: Any) -> tuple[int, FakeMessage]:
     games = fake.channel("games")
     signup = await _command(fake, fake.owner, "new", games, game="skyjo", turn_limit=LIMIT, **options)
-    assert not signup.ephemeral and "tournament" in signup.text
+    assert not signup.ephemeral and "🏆" in signup.text
     tournament_id = (await bot.service.storage.tournaments.open())[0].id
     for user in users:
         answer = await _click(fake, user, signup, button_id(tournament_id, "join"))
@@ -253,7 +253,7 @@ async def test_bad_options_are_refused_privately_and_change_nothing(fake_discord
     assert full.text == "Ce tournoi est complet (2 places)."  # Carol reads French
     before = await bot.service.tournament_view(tournament_id)
     stranger = await _command(fake, carol, "drop", games, player=alice)
-    assert stranger.ephemeral and stranger.text.startswith("Seule l'organisation du tournoi")
+    assert stranger.ephemeral and stranger.text.startswith("Seule la personne qui organise le tournoi")
     elsewhere = await _command(fake, fake.owner, "drop", fake.channel("general"), player=alice)
     assert elsewhere.text == "There is no tournament running in this channel."
     assert await bot.service.tournament_view(tournament_id) == before

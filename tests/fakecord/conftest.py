@@ -24,6 +24,10 @@ Fixtures
     The fake's interaction deadlines (3 s to answer, 15 minutes for the token) run on the wall
     clock (:class:`RealClock`) instead of the manual ``fake.clock``: a late answer really fails.
 
+``@pytest.mark.fake_discord(**kwargs)``
+    The fixture's :class:`~fakecord.FakeDiscord` is built with these keyword arguments, e.g.
+    ``integration_types=(0, 1)`` for an application users may install (fakecord/places.py).
+
 ``discord_error_log`` (autouse)
     Collects every ERROR-or-worse log record (root logger: discord.py, the bot, aiohttp)
     during the test; any record left at teardown fails the test.  A test that provokes
@@ -74,7 +78,10 @@ async def fake_discord(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[FakeDiscord]:
     # @pytest.mark.real_clock: interaction deadlines on the wall clock instead of the manual one.
-    fake = FakeDiscord(clock=RealClock() if request.node.get_closest_marker("real_clock") else None)
+    # @pytest.mark.fake_discord(**kwargs): the fake's own arguments.
+    marker = request.node.get_closest_marker("fake_discord")
+    kwargs: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
+    fake = FakeDiscord(clock=RealClock() if request.node.get_closest_marker("real_clock") else None, **kwargs)
     await fake.start()
     fake.patch(monkeypatch)
     try:

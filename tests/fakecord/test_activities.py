@@ -98,8 +98,7 @@ async def test_an_instance_in_a_dm_or_group_dm_is_a_private_channels(
     fake.enable_activities()
     alice, bob = fake.user("alice"), fake.user("bob")
     dm = fake.dm_channel(alice)
-    group = FakeChannel(fake.new_id(), "friends", 3)  # a group DM, as another part of the fake makes them
-    fake.channels[group.id] = group
+    group = fake.add_group_dm(alice, bob, name="friends")
     for channel, users in ((dm, (alice,)), (group, (alice, bob))):
         instance = fake.launch_activity(users[0], channel, *users[1:])
         answer = await api.ok(

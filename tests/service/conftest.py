@@ -9,6 +9,9 @@ whatever needs Discord's side (payloads, the presenter, the router) is for ``tes
 ``clock``
     A :class:`~bot.clock.ManualClock`: the turn timers and lobby deadlines move only when a test says
     ``clock.advance(seconds)``.
+``bare_table(table_id)`` (a function)
+    A dealt two-player table of the first registered game, with no storage behind it: for what reads
+    a table without writing it (the snapshots, the event bus).
 ``services``
     ``await services.start()``: a service (with a :class:`Heard` listener) on the test's SQLite file;
     ``await services.restart(service)`` closes it and its storage and starts a new one on the same
@@ -26,10 +29,12 @@ from typing import Any
 import pytest
 
 from bot.clock import ManualClock
+from bot.games.registry import BY_KIND
 from bot.games.skyjo import engine as skyjo
 from bot.games.skyjo import panel
 from bot.service import Table, TableService
-from bot.storage import Storage
+from bot.storage import Seat, Storage
+from bot.storage.game_types import GameHead, canonical_json
 
 GUILD, CHANNEL = 1, 10
 ANN, BOB = 101, 102  # user ids; Ann hosts
@@ -137,3 +142,30 @@ def click_for(action: Any) -> tuple[str, int]:
         skyjo.NextRound: panel.NEXT_ROUND,
     }
     return acts[type(action)], getattr(action, "pos", 0)
+
+
+def bare_table(table_id: int, kind: str | None = None) -> Table:
+    """A dealt table of Ann and Bob (``kind``: the first registered game by default), no storage."""
+    kind = kind or sorted(BY_KIND)[0]
+    engine = BY_KIND[kind].engine
+    state = engine.Game.new([f"u{ANN}", f"u{BOB}"], 1, engine.Options())
+    head = GameHead(
+        id=table_id,
+        guild_id=GUILD,
+        channel_id=CHANNEL + table_id,
+        kind=kind,
+        seed=1,
+        options=engine.Options().to_dict(),
+        seats=(Seat(0, "Ann", ANN), Seat(1, "Bob", BOB)),
+        status="active",
+        rated=True,
+        host_id=ANN,
+        message_id=None,
+        version=0,
+        meta={},
+        note=None,
+        created_at=0,
+        updated_at=0,
+        finished_at=None,
+    )
+    return Table(head.with_state(state, canonical_json(state.to_dict())), [0, 0])

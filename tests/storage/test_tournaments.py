@@ -96,3 +96,25 @@ async def test_a_round_with_a_bye_and_a_stale_write(any_storage: Storage) -> Non
     assert (await any_storage.tournaments.get(made.id)).status == RUNNING
     with pytest.raises(ValueError):
         await any_storage.tournaments.update(made, seats=3)
+
+
+async def test_a_lone_players_table_each_games_ending_and_a_channels_latest(any_storage: Storage) -> None:
+    """Issue 47: with ``computers: on`` a table of one player is seated (not a bye); how each table's
+    game ended is read in one hop (``game_endings``); ``latest_in`` finds a channel's tournament over."""
+    made = await _new(any_storage, computers=True)
+    for user in (1, 2, 3):
+        made = await any_storage.tournaments.join(made, user, str(user))
+    made = await any_storage.tournaments.seat_round(made, 1, [(1, 2), (3,)], [])
+    rows = await any_storage.tournaments.tables(made.id)
+    assert [(t.players, t.status) for t in rows] == [((1, 2), SEATED), ((3,), SEATED)]
+    finished, ended = await new_game(any_storage, channel=801), await new_game(any_storage, channel=802)
+    await any_storage.tournaments.table_playing(rows[0], 801, finished.id)
+    await any_storage.tournaments.table_playing(rows[1], 802, ended.id)
+    await any_storage.games.cancel_game(ended.id, note="ended by 9")
+    endings = await any_storage.tournaments.game_endings(made.id)
+    assert endings == {finished.id: ("active", None), ended.id: ("cancelled", "ended by 9")}
+    made = await any_storage.tournaments.update(made, status="finished")
+    assert await any_storage.tournaments.open() == []
+    latest = await any_storage.tournaments.latest_in(500)
+    assert latest is not None and latest.id == made.id and latest.status == "finished"
+    assert await any_storage.tournaments.latest_in(501) is None

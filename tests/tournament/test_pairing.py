@@ -171,3 +171,14 @@ def test_absurd_options_have_a_reason() -> None:
     assert pairing.start_problem("knockout", 4, 2, 4) == "bracket"
     assert pairing.start_problem("knockout", 4, 2, 8) is None
     assert pairing.capacity("knockout", 4, 2) == 16
+
+
+def test_a_player_alone_with_computers_counts_as_a_bye_for_the_next_one() -> None:
+    """``computers: on`` gives no bye: the player it would go to plays the computers alone; who sat alone
+    is not the next one alone while another has not (pairing.alone_had, as byes_had)."""
+    alone = pairing.TableResult(((5, 1), (-1, 2)))
+    pair = pairing.TableResult(((1, 1), (2, 2)))
+    history = [pairing.RoundRecord((pair, pairing.TableResult(((3, 2), (4, 1))), alone))]
+    assert pairing.alone_had(history) == {5: 1} and pairing.byes_had(history) == {}
+    seating = pairing.swiss_round([1, 2, 3, 4, 5], 2, pairing.met(history), pairing.alone_had(history))
+    assert seating.byes and seating.byes != (5,)

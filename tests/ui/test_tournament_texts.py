@@ -1,11 +1,14 @@
-"""The tournament messages' words (bot/ui/tournaments.py): within Discord's 2,000 characters for the
-biggest tournament, names escaped, a bye and a dropped player said, in English and French; and their
-look, the table's: one Components V2 container within Discord's limits."""
+"""The tournament messages' words (bot/ui/tournament_texts.py): within Discord's 4,000 characters of a
+Components V2 message for the biggest tournament, names escaped, a bye and a dropped player said, in
+English and French; and their look, the table's: one Components V2 container within Discord's limits."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 from bot.render import messages
-from bot.service.tournaments import TournamentView, records, still_in
+from bot.service.tournament_view import BY_HAND, LOST, PLAYED, TournamentView, records, still_in
 from bot.storage.tournaments import (
     BYE,
     ENDED,
@@ -23,6 +26,7 @@ from bot.ui.tournaments import (
     button_id,
     final_layout,
     final_text,
+    private_standings,
     signup_layout,
     signup_text,
     standings_layout,
@@ -55,7 +59,7 @@ def test_the_biggest_tournament_fits_a_message() -> None:
     view = _view(pairing.MAX_PLAYERS, name="A rather long display name")
     for locale in ("en-US", "fr"):
         for text in (signup_text(view, locale), standings_text(view, locale), final_text(view, locale)):
-            assert 0 < len(text) <= 2000
+            assert 0 < len(text) <= messages.MAX_LAYOUT_TEXT - len("## ")
 
 
 def test_the_standings_say_the_tables_the_bye_and_the_dropped() -> None:
@@ -63,10 +67,11 @@ def test_the_standings_say_the_tables_the_bye_and_the_dropped() -> None:
     text = standings_text(view, "en-US")
     assert "**Standings**, round 1 of 3" in text
     assert "Table 1: Player 1 \\*bold\\* \\@everyone, Player 2 \\*bold\\* \\@everyone, in <#701>" in text
-    assert "Bye this round: Player 5" in text
+    assert "Bye this round: Player 5 \\*bold\\* \\@everyone (2 points, as a win)" in text
     assert "(dropped)" in text and "@everyone" not in text.replace("\\@everyone", "")
     french = standings_text(view, "fr")
-    assert "Au repos cette manche : Player 5" in french and "(hors tournoi)" in french
+    assert "Au repos cette ronde : Player 5" in french and "(hors tournoi)" in french
+    assert "manche" not in french  # a tournament's rounds are "rondes", a Skyjo round a "manche"
     assert "Classement" in french
 
 
@@ -86,7 +91,7 @@ def test_the_messages_have_the_tables_look_one_v2_container() -> None:
     gallery = [c for c in box["components"] if c["type"] == messages.MEDIA_GALLERY]
     assert gallery == [messages.media_gallery(f"attachment://{BRACKET_FILE}")]
     said = "\n".join(c["content"] for c in messages.walk([box]) if c["type"] == messages.TEXT_DISPLAY)
-    assert "**Classement**" in said and "Au repos cette manche : Player 5" in said
+    assert "**Classement**" in said and "Au repos cette ronde : Player 5" in said
     (box,) = final_layout(_view(4), "en-US").to_components()
     assert box["accent_color"] == COLOUR_WON and "Winner" in box["components"][0]["content"]
     biggest = _view(pairing.MAX_PLAYERS, name="A rather long display name")
@@ -98,3 +103,38 @@ def test_the_messages_have_the_tables_look_one_v2_container() -> None:
         components = layout.to_components()
         assert len(list(messages.walk(components))) <= messages.MAX_LAYOUT_COMPONENTS
         assert messages.layout_text_size(components) <= messages.MAX_LAYOUT_TEXT
+
+
+def test_a_sign_up_too_long_counts_the_names_it_leaves_out() -> None:
+    view = _view(pairing.MAX_PLAYERS, name="N" * 90)
+    for locale, more in (("en-US", "… and {} more"), ("fr", "… et {} de plus")):
+        text = signup_text(view, locale)
+        shown = text.count("N" * 90)
+        assert 0 < shown < pairing.MAX_PLAYERS and len(text) <= messages.MAX_LAYOUT_TEXT - len("## ")
+        assert more.format(pairing.MAX_PLAYERS - 1 - shown) in text  # one of them was dropped
+
+
+def test_the_private_standings_hold_every_line_in_parts_within_the_budget() -> None:
+    view = _view(pairing.MAX_PLAYERS, name="A rather long display name with ___ to escape")
+    parts = private_standings(view, "en-US", 7)
+    assert len(parts) > 1 and all(len(part) <= messages.MAX_LAYOUT_TEXT - len("## ") for part in parts)
+    lines = [line for part in parts for line in part.splitlines() if re.match(r"^\**\d+\. ", line)]
+    assert len(lines) == pairing.MAX_PLAYERS
+    assert [line for line in lines if line.startswith("**")] == [
+        line
+        for line in lines
+        if re.match(r"^\*\*\d+\. A rather long display name with \\_\\_\\_ to escape 7 ", line)
+    ]
+
+
+def test_the_final_says_how_tables_ended_and_lists_only_replayable_games() -> None:
+    played, by_hand, lost = _view(8).tables[1:4]
+    view = dataclasses.replace(
+        _view(8), endings={played.game_id: PLAYED, by_hand.game_id: BY_HAND, lost.game_id: LOST}
+    )
+    text = final_text(view, "en-US")
+    assert f"game #{played.game_id}" in text and "/skyjo replay" in text
+    assert f"game #{by_hand.game_id}" not in text and f"game #{lost.game_id}" not in text
+    assert "Round 1, table 3: Player 5" in text and "ended by hand (counted as it stood, no replay)" in text
+    assert "its thread was lost (a draw, no replay)" in text
+    assert "A table ended by hand counts as its game stood when it was stopped" in text

@@ -78,6 +78,7 @@ __all__ = [
     "card_label",
     "card_words",
     "discard_arg",
+    "moves",
     "panel_hint",
     "panel_rows",
     "panel_title",
@@ -505,3 +506,52 @@ def panel_hint(
     if phase == skipbo.ROUND_OVER:
         return t("skipbo.panel.hint.round_over", locale, round=view["round"])
     return t("ui.panel.hint.game_over", locale)
+
+
+def moves(view: dict[str, Any], seat: int | None) -> list[dict[str, Any]]:
+    """Every move ``seat`` may make now, read from its own view (its hand is only in its own), as the
+    panel's buttons encode them, in the order of the engine's ``legal_actions``: a play is ``{"act",
+    "arg", "source", "index", "card", "pile", "value"}`` (the :class:`~bot.games.skipbo.engine.Play`
+    it stands for), a discard ``{"act", "arg", "card", "pile"}``, End turn and Next round ``{"act",
+    "arg": 0}``. The Activity's page offers exactly these; the service still validates each one.
+    None, a spectator: no move."""
+    if seat is None or not 0 <= seat < len(view["players"]):
+        return []
+    if view["phase"] == skipbo.ROUND_OVER:
+        return [{"act": NEXT_ROUND, "arg": 0}]
+    if view["phase"] != skipbo.PLAY or view["turn"] != seat:
+        return []
+    nexts = _nexts(view)
+    hand = sorted(set(own_hand(view, seat)))
+    sources = [(skipbo.HAND, 0, card) for card in hand]
+    owners = [(seat, skipbo.STOCK, skipbo.DISCARD)]
+    mate = partner_of(view, seat)
+    if mate is not None:
+        owners.append((mate, skipbo.PARTNER_STOCK, skipbo.PARTNER_DISCARD))
+    for owner, stock, discard in owners:
+        if view["stock_sizes"][owner]:
+            sources.append((stock, 0, view["stock_tops"][owner]))
+        sources.extend((discard, i, pile[-1]) for i, pile in enumerate(view["discard_piles"][owner]) if pile)
+    out: list[dict[str, Any]] = []
+    for source, index, card in sources:
+        for pile, needed in enumerate(nexts):
+            if card == skipbo.WILD or card == needed:
+                out.append(
+                    {
+                        "act": ACT_OF_SOURCE[source],
+                        "arg": play_arg(index, pile, card, needed),
+                        "source": source,
+                        "index": index,
+                        "card": card,
+                        "pile": pile,
+                        "value": needed,
+                    }
+                )
+    for card in hand:
+        out.extend(
+            {"act": DISCARD, "arg": discard_arg(pile, card), "card": card, "pile": pile}
+            for pile in range(skipbo.DISCARD_PILES)
+        )
+    if not hand:
+        out.append({"act": END_TURN, "arg": 0})
+    return out

@@ -229,3 +229,27 @@ def action_for(act: str, arg: int) -> Any:
     }
     cls = by_place.get(act)
     return cls(arg) if cls is not None else None
+
+
+def moves(view: dict[str, Any], seat: int | None) -> list[dict[str, Any]]:
+    """Every move ``seat`` may make now, read from its own view, as the panel's buttons encode them:
+    ``{"act", "arg"}`` with ``arg`` the grid position for a place's move (0 otherwise), in the order
+    of the engine's ``legal_actions`` (the Activity's page offers exactly these; the service still
+    validates each one). None, a spectator: no move."""
+    if seat is None or not 0 <= seat < len(view["players"]):
+        return []
+    phase, grid = view["phase"], view["grids"][seat]
+    down = [p for p, cell in enumerate(grid) if cell == "down"]
+    occupied = [p for p, cell in enumerate(grid) if cell != "gone"]
+    if phase == "reveal":
+        return [{"act": REVEAL, "arg": p} for p in down] if view["reveals_left"][seat] > 0 else []
+    if phase == "round_over":
+        return [{"act": NEXT_ROUND, "arg": 0}]
+    if phase != "play" or view["turn"] != seat:
+        return []
+    if view["drawn"] is None:
+        out = [{"act": DRAW, "arg": 0}] if view["draw_pile_size"] else []
+        if view["discard_pile"]:
+            out.extend({"act": TAKE, "arg": p} for p in occupied)
+        return out
+    return [{"act": REPLACE, "arg": p} for p in occupied] + [{"act": DISCARD_REVEAL, "arg": p} for p in down]

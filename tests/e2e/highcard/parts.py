@@ -38,6 +38,10 @@ def action_for(act: str, arg: int) -> Any:
     return Show() if act == SHOW else None
 
 
+def moves(view: dict[str, Any], seat: int | None) -> list[dict[str, Any]]:
+    return [{"act": SHOW, "arg": 0}] if seat is not None and view["turn"] == seat else []
+
+
 def describe(events: Sequence[dict[str, Any]], names: Sequence[str], locale: object) -> list[str]:
     return [f"{names[e['seat']]} showed a {e['card']}" for e in events if e["kind"] == "card_shown"]
 
