@@ -170,6 +170,7 @@ class PostgresShardLease:
         self._lock = threading.Lock()
         self._session: _Session | None = None
         self._state = HELD
+        self._unlock = False  # release(): give the locks back in a round trip before closing
         self.epoch = 0
         self.lost_reason = ""  # why the lease was lost for good ("taken", "expired")
         self.lost_at: float | None = None  # monotonic time of the last drop of the connection
@@ -200,9 +201,11 @@ class PostgresShardLease:
         try:
             sent = time.monotonic()
             await asyncio.to_thread(session.call, lease._taker(session))
-        except BaseException:
-            # ends the session: any lock taken so far goes with it
+        except ShardsTaken:  # refused in an answer: the locks taken so far go back at once
             await asyncio.to_thread(session.close, CLOSE_WAIT_S, True)
+            raise
+        except BaseException:
+            await asyncio.to_thread(session.close)  # ends the session: any lock taken so far goes with it
             raise
         lease._took(session, sent, time.monotonic())
         lease._keeper = threading.Thread(target=lease._keep, name="skybo-shard-keeper", daemon=True)
@@ -267,6 +270,8 @@ class PostgresShardLease:
 
     async def release(self) -> None:
         with self._lock:
+            # the connection answered lately: its locks are given back in a round trip (else let go)
+            self._unlock = self._state == HELD and time.monotonic() < self._valid_until
             if self._state != LOST:
                 self._state = RELEASED
         self._stop.set()
@@ -275,7 +280,7 @@ class PostgresShardLease:
             await asyncio.to_thread(keeper.join, self.timing.check_s + self.timing.valid_s + 5)
         session, self._session = self._session, None
         if session is not None:
-            await asyncio.to_thread(session.close, CLOSE_WAIT_S, True)
+            await asyncio.to_thread(session.close, CLOSE_WAIT_S, self._unlock)
 
     # ------------------------------------------------------------------ the keeper thread
 
@@ -317,7 +322,7 @@ class PostgresShardLease:
                 session, self._session = self._session, None
                 if session is not None:
                     # given back: its locks at once (lost: the connection may hang, just let it go)
-                    session.close(unlock=self._state == RELEASED)
+                    session.close(unlock=self._state == RELEASED and self._unlock)
 
     def _check(self) -> None:
         """One round trip on the locks' connection; a failure (or no answer in ``answer_s``) means the
