@@ -17,7 +17,7 @@ import pytest
 from bot.sandbox.server import Sandbox
 
 from .conftest import screenshot
-from .test_sandbox import _until, hidden_cards, reveal_two
+from .test_sandbox import _until, hidden_cards, my_turn, reveal_two
 from .test_sandbox_phone import open_panel_phone, open_phone, sandbox, start_with_computers
 
 __all__ = ["sandbox"]  # the phone's sandbox fixture: card emojis synced at start
@@ -65,6 +65,7 @@ async def test_the_skyjo_grid_lines_up_in_columns_on_a_phone(
     await start_with_computers(alice, "skyjo", 1)
     panel = await open_panel_phone(alice, "My grid")
     await reveal_two(panel)
+    await my_turn(panel)  # the game waits for Alice from here: nothing edits her panels but her clicks
     await alice.evaluate("document.fonts.ready.then(() => true)")
 
     # Classic cards, every emoji synced: two faces and ten backs, emojis alone.

@@ -35,14 +35,17 @@ without restarting the bot:
   internal-error apology ("Sorry, something went wrong");
 - on PostgreSQL, a move click in flight when the connections dropped or the server went down is
   applied once and answered as a move (or refused by the rules, or answered with the refreshed panel:
-  what it would have got without the fault), not refused because of the database.
+  what it would have got without the fault), not refused because of the database (a stop or a restart
+  that outlasts the commit's one retry may refuse it, nothing applied, when the bot's log says so: see
+  ``Harness.check_in_flight``).
 
 Clicks sent while the database is away may be refused ("try again", privately); they must change
 nothing. On SQLite a move refused because the file stayed locked is fine too. The checks of a fault
 are gathered and reported together, and every fault is played even when an earlier one went wrong, so
 one run shows everything that failed (with the ERROR lines of the bot's log, as hints). What the test
 needs from the bot is only what a player and an operator see: the answers to the clicks, the HTTP
-status of ``/healthz``, and the database's action log. The figures of a run are printed (``-s``).
+status of ``/healthz``, the database's action log, and the bot's log lines of a failed retry. The
+figures of a run are printed (``-s``).
 
 The fake's deadlines stay on its manual clock, as in tests/e2e/test_kills.py: a click acknowledged in
 time (a deferred update) may get its result later, after the database is back.
@@ -791,15 +794,24 @@ class Harness:
     def check_in_flight(self, fault: Fault) -> None:
         """On PostgreSQL: a move in flight when the connections dropped is applied once, answered as a
         move (or what it would have got anyway: the rules' refusal, the refreshed panel). When the server
-        stopped (``stop``: down for OUTAGE_S) before the move's commit reached it, neither the commit
-        nor its one retry (made at once) can land: the table's "reconnecting" answer is then
-        the honest one (that nothing was applied twice or lost is checked on the log, as for every
-        click). The halt races the commit, so either outcome happens; both are right."""
+        went down (``stop``: for OUTAGE_S; ``restart``: until it is started again, about 0.2 s here
+        and seconds on a loaded machine) before the move's commit reached it, and was still down for
+        the commit's one retry (made 0.2 s later), neither can land: the table's "reconnecting" or
+        "could not be saved; nothing changed" is then the honest answer (that nothing was applied
+        twice or lost is checked on the log, as for every click). The halt races the commit and the
+        start races the retry, so either outcome happens; both are right, the refusal only with the
+        bot's log saying that its table's retry or read-back failed (a refusal without them would be
+        a move refused because of the database while it was there)."""
         if fault.kind == "lock":
             return  # SQLite's busy timeout ran out: a refusal that changed nothing is the answer
         for click in fault.in_flight:
             answer = click.answer()
-            if fault.kind == "stop" and answer == "refused" and click.text().strip() in WAITING:
+            if (
+                fault.kind in ("stop", "restart")
+                and answer == "refused"
+                and click.text().strip() in WAITING
+                and self.database_failed(click.table.game_id)
+            ):
                 continue
             if click.act in MOVE_ACTS and answer not in ("move", "stale", "rule", None):
                 self.problem(
@@ -807,6 +819,14 @@ class Harness:
                     f"{click.user.username}'s move {click.act} in flight at the fault was answered "
                     f"{answer}: {click.text()[:80]!r}, not applied"
                 )
+
+    def database_failed(self, game_id: int) -> bool:
+        """The bot's log says that a commit's one retry, or a read-back, of this game failed."""
+        said = self.bot.stderr.decode(errors="replace")
+        return any(
+            f"{event} game_id={game_id} " in said or f"{event} game_id={game_id}\n" in said
+            for event in ("storage.commit_retry_failed", "storage.reload_failed")
+        )
 
     def check_answers(self, fault: Fault) -> None:
         """Every click of the round answered, never with the internal-error apology."""

@@ -19,7 +19,6 @@ from tests.storage.conftest import REPO, worker_command, worker_env
 
 KILLS = 24
 GAMES = 6
-TIME_BUDGET_S = 50.0
 
 
 def _check_database(path: Path, acked: dict[tuple[int, int], tuple[int, str]]) -> tuple[int, int]:
@@ -71,10 +70,8 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_action(tmp_path: Path) 
     last_version: dict[int, int] = {}
     finished: set[int] = set()
     resumed = 0  # acknowledged actions in games that existed before the last kill
-    started = time.monotonic()
     kills = 0
     while kills < KILLS:
-        assert time.monotonic() - started < TIME_BUDGET_S, f"only {kills} kills in the time budget"
         proc = subprocess.Popen(
             worker_command("fault_worker.py", path, kills + 1, GAMES),
             cwd=REPO,

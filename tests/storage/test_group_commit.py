@@ -317,9 +317,7 @@ def test_sigkill_during_group_commits_loses_no_acknowledged_write(tmp_path: Path
     acked: dict[tuple[int, int], tuple[int, str]] = {}
     last_version: dict[int, int] = {}
     grouped = False
-    started = time.monotonic()
     for run in range(1, 11):
-        assert time.monotonic() - started < 60, f"only {run - 1} kills in the time budget"
         proc = subprocess.Popen(
             [sys.executable, "-c", _WORKER, str(path), str(run), "12"],
             cwd=REPO,

@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
 import random
+import signal
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -381,15 +383,30 @@ async def test_one_active_game_per_channel_holds_across_processes(two: tuple[Sto
 # ------------------------------------------------------------------ crossing locks: a deadlock, retried
 
 
+# A group's first write -> the other group's second write (see CrossingLocks).
+_OTHER_SECOND = {"A1": "B2", "B1": "A2"}
+
+
 class CrossingLocks:
     """Two processes' groups of two writes each: A1 locks row x then A2 row y, B1 locks y then B2 x.
     The first write of each group waits (on its first run only: a rerun must not wait for the other)
-    until both hold their first row, so each then wants the other's: a deadlock."""
+    until both hold their first row, so each then wants the other's: a deadlock.
+
+    The server aborts one group, the victim; the other's second write, waiting for the victim's first
+    row, gets it when the victim's backend rolls back. The victim's rerun must not take that row first:
+    it is free for a moment (the aborted update no longer holds it) until the survivor's backend wakes
+    to take it, and on a loaded machine the rerun may come first; the two groups then cross again and
+    the survivor is aborted in turn (seen: both groups run twice). So a rerun of a group's first write
+    waits until the other group's second write holds its row, as the test counts one victim."""
 
     def __init__(self, a: Storage, b: Storage) -> None:
         self.a, self.b = a, b
         self.runs: dict[str, int] = {}
         self.both_hold = threading.Barrier(2, timeout=10)  # writers are threads
+        self.holds = {name: threading.Event() for name in ("A1", "A2", "B1", "B2")}  # its row, once
+        self.pids: dict[str, int] = {}  # group -> its writer's backend
+        self.rerun_ready = threading.Event()  # a first write's rerun waits for, or has, its row
+        self.stalled: int | None = None  # the backend stall_the_survivor stopped
 
     async def prepare(self) -> None:
         await self.a.db.write(
@@ -399,10 +416,19 @@ class CrossingLocks:
     def tag(self, name: str, key: str, wait: bool) -> Any:
         def work(conn: Any) -> str:
             self.runs[name] = self.runs.get(name, 0) + 1
+            self.pids[name[0]] = conn.raw.info.backend_pid
+            rerun = wait and self.runs[name] > 1
+            if rerun:
+                self.rerun_ready.set()
+                other = _OTHER_SECOND[name]
+                assert self.holds[other].wait(10), f"{other} never got its row"
             # Fetched: the statement has run (and holds its row) before the barrier, pipelined or not.
             conn.execute(
                 "UPDATE storage_state SET value = value || ? WHERE key = ? RETURNING key", (name, key)
             ).fetchone()
+            self.holds[name].set()
+            if rerun:
+                self.rerun_ready.set()
             if wait and self.runs[name] == 1:
                 self.both_hold.wait()
             return name
@@ -425,18 +451,54 @@ class CrossingLocks:
         rows = await self.a.db.run(lambda c: c.execute("SELECT key, value FROM storage_state").fetchall())
         return dict(rows)
 
+    def stall_the_survivor(self, url: str) -> threading.Thread:
+        """A slow survivor, as on a loaded machine: once both second writes wait for a row, the backend
+        that began waiting last (it will not be the victim: the first waiter's deadlock check comes
+        first) is stopped until the victim's rerun waits for its row, or has taken it."""
 
+        def stall() -> None:
+            with psycopg.connect(url, autocommit=True) as conn:
+                waiting: list[tuple[int, Any]] = []
+                for _ in range(6000):  # polled: the thing itself, both backends in the lock queue
+                    waiting = conn.execute(
+                        "SELECT pid, waitstart FROM pg_locks WHERE NOT granted AND pid = ANY(%s)"
+                        " ORDER BY waitstart",
+                        (list(self.pids.values()),),
+                    ).fetchall()
+                    if len(waiting) == 2:
+                        break
+                    time.sleep(0.005)
+                else:
+                    return  # never both waiting: the test finds no stalled backend
+            survivor = self.stalled = waiting[-1][0]
+            os.kill(survivor, signal.SIGSTOP)
+            try:
+                self.rerun_ready.wait(30)
+            finally:
+                os.kill(survivor, signal.SIGCONT)
+
+        thread = threading.Thread(target=stall, daemon=True)
+        thread.start()
+        return thread
+
+
+@pytest.mark.parametrize("survivor", ["as it comes", "stalled"])
 async def test_groups_locking_rows_in_crossing_orders_all_commit(
-    two: tuple[Storage, Storage], caplog: pytest.LogCaptureFixture
+    two: tuple[Storage, Storage], pg_url: str, survivor: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Each process commits a group of two writes: the first locks one row, the second the other row,
     in opposite orders. Once each holds its first row, each wants the other's: PostgreSQL aborts one
-    group (deadlock_detected), which runs again and commits. All four writes commit, once each."""
+    group (deadlock_detected), which runs again and commits. All four writes commit, once each; so
+    too when the surviving group's backend is slow to wake (stalled: see CrossingLocks)."""
     a, b = two
     crossing = CrossingLocks(a, b)
     await crossing.prepare()
     caplog.set_level(logging.WARNING, logger="bot.storage.postgres.database")
+    stall = crossing.stall_the_survivor(pg_url) if survivor == "stalled" else None
     results = await crossing.send()
+    if stall is not None:
+        stall.join(30)
+        assert crossing.stalled is not None, "both groups never waited for a row at once"
     runs = crossing.runs
     assert list(results) == ["A1", "A2", "B1", "B2"]
     assert a.db.stats.largest == 2 and b.db.stats.largest == 2  # each pair shared one transaction

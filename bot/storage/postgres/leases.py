@@ -118,11 +118,19 @@ class _Session:
         except FutureTimeout:
             raise TimeoutError(f"no answer within {timeout} s") from None
 
-    def close(self, wait: float = CLOSE_WAIT_S) -> None:
+    def close(self, wait: float = CLOSE_WAIT_S, unlock: bool = False) -> None:
         """Ends the session (its locks go with it) once its thread is free, waiting at most ``wait``
-        seconds for that (0: a session whose thread may hang on a dead network)."""
+        seconds for that (0: a session whose thread may hang on a dead network).
+
+        ``unlock`` (a session that just answered): the locks are given back first, in a round trip.
+        Closing alone only asks the server to end the session, whose locks stay granted until its
+        backend has exited, a moment later (longer on a busy machine): a process taking the shards
+        right after a release (a restart, a replacement) would be refused them meanwhile."""
 
         def close(conn: psycopg.Connection[Any]) -> None:
+            if unlock:
+                with contextlib.suppress(psycopg.Error, OSError):
+                    conn.execute("SELECT pg_advisory_unlock_all()")
             with contextlib.suppress(psycopg.Error, OSError):
                 conn.close()
 
@@ -162,6 +170,7 @@ class PostgresShardLease:
         self._lock = threading.Lock()
         self._session: _Session | None = None
         self._state = HELD
+        self._unlock = False  # release(): give the locks back in a round trip before closing
         self.epoch = 0
         self.lost_reason = ""  # why the lease was lost for good ("taken", "expired")
         self.lost_at: float | None = None  # monotonic time of the last drop of the connection
@@ -192,6 +201,9 @@ class PostgresShardLease:
         try:
             sent = time.monotonic()
             await asyncio.to_thread(session.call, lease._taker(session))
+        except ShardsTaken:  # refused in an answer: the locks taken so far go back at once
+            await asyncio.to_thread(session.close, CLOSE_WAIT_S, True)
+            raise
         except BaseException:
             await asyncio.to_thread(session.close)  # ends the session: any lock taken so far goes with it
             raise
@@ -258,6 +270,8 @@ class PostgresShardLease:
 
     async def release(self) -> None:
         with self._lock:
+            # the connection answered lately: its locks are given back in a round trip (else let go)
+            self._unlock = self._state == HELD and time.monotonic() < self._valid_until
             if self._state != LOST:
                 self._state = RELEASED
         self._stop.set()
@@ -266,7 +280,7 @@ class PostgresShardLease:
             await asyncio.to_thread(keeper.join, self.timing.check_s + self.timing.valid_s + 5)
         session, self._session = self._session, None
         if session is not None:
-            await asyncio.to_thread(session.close)
+            await asyncio.to_thread(session.close, CLOSE_WAIT_S, self._unlock)
 
     # ------------------------------------------------------------------ the keeper thread
 
@@ -307,7 +321,8 @@ class PostgresShardLease:
             if self._state in (LOST, RELEASED) or self._stop.is_set():
                 session, self._session = self._session, None
                 if session is not None:
-                    session.close()
+                    # given back: its locks at once (lost: the connection may hang, just let it go)
+                    session.close(unlock=self._state == RELEASED and self._unlock)
 
     def _check(self) -> None:
         """One round trip on the locks' connection; a failure (or no answer in ``answer_s``) means the
@@ -359,7 +374,7 @@ class PostgresShardLease:
             except ShardsTaken as taken:
                 self._ours.add((session.pid, session.started))
                 holders = set() if taken.other_counts else self._holders(session, taken.taken)
-                session.close()
+                session.close(unlock=True)
                 if not holders or not holders <= self._ours:
                     self._lose("taken")
                     return
