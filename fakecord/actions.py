@@ -14,6 +14,7 @@ from fakecord.clock import to_int
 from fakecord.constants import (
     BUTTON,
     STRING_SELECT,
+    WAIT_S,
 )
 from fakecord.errors import FakeDiscordError, InteractionRefused
 from fakecord.interaction import FakeInteraction
@@ -180,7 +181,7 @@ class UserActions(InteractionRoutes):
         *,
         options: dict[str, Any] | None = None,
         channel: FakeChannel | None = None,
-        timeout: float = 5.0,
+        timeout: float = WAIT_S,
     ) -> FakeInteraction:
         """A user runs ``/name [group] [subcommand]`` with ``options`` in ``channel`` (default #general).
 
@@ -200,7 +201,7 @@ class UserActions(InteractionRoutes):
         focused: str,
         options: dict[str, Any] | None = None,
         channel: FakeChannel | None = None,
-        timeout: float = 5.0,
+        timeout: float = WAIT_S,
     ) -> FakeInteraction:
         """A user types in option ``focused`` of ``/name``; the answer is a type 8 callback."""
         values = dict(options or {})
@@ -214,7 +215,7 @@ class UserActions(InteractionRoutes):
         target: FakeUser,
         *,
         channel: FakeChannel | None = None,
-        timeout: float = 5.0,
+        timeout: float = WAIT_S,
     ) -> FakeInteraction:
         """``user`` right-clicks ``target`` in ``channel`` (default #general) and picks the user command
         (type 2) ``name`` under Apps. Like Discord's client: the command must be synced (waits up to
@@ -372,7 +373,7 @@ class UserActions(InteractionRoutes):
         return None
 
     async def submit_modal(
-        self, user: FakeUser, source: FakeInteraction, values: dict[str, Any], *, timeout: float = 5.0
+        self, user: FakeUser, source: FakeInteraction, values: dict[str, Any], *, timeout: float = WAIT_S
     ) -> FakeInteraction:
         """``user`` submits the modal the bot opened in answer to ``source`` (type 9 callback).
 
@@ -436,7 +437,7 @@ class UserActions(InteractionRoutes):
         )
 
     async def wait_for_message(
-        self, predicate: Callable[[FakeMessage], bool], timeout: float = 5.0, *, what: str = "a message"
+        self, predicate: Callable[[FakeMessage], bool], timeout: float = WAIT_S, *, what: str = "a message"
     ) -> FakeMessage:
         """Waits for a (not deleted) message matching ``predicate``."""
 

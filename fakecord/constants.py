@@ -60,3 +60,10 @@ LABEL = 18
 FILE_UPLOAD, RADIO_GROUP, CHECKBOX_GROUP, CHECKBOX = 19, 21, 22, 23
 # command types
 CHAT_INPUT_COMMAND, USER_COMMAND, MESSAGE_COMMAND = 1, 2, 3
+
+# Not Discord's: how long a test's wait for something the bot owes (an answer, a message, a condition)
+# may last before it fails. A failure bound, never a pause: a passing wait returns the moment the thing
+# happens, so a generous bound costs a passing test nothing, and a starved CPU (a loaded CI machine)
+# does not fail a test whose bot is merely slow. What Discord itself times (the 3 s of an interaction's
+# first answer, CALLBACK_DEADLINE) is enforced by the fake, not by these waits.
+WAIT_S = 60.0

@@ -18,6 +18,7 @@ from fakecord.constants import (
     EVERYONE_DEFAULT_PERMISSIONS,
     HEARTBEAT_ACK_DELAY_S,
     HEARTBEAT_INTERVAL_MS,
+    WAIT_S,
 )
 from fakecord.errors import DiscordAPIError, unknown_channel
 from fakecord.interaction import FakeInteraction
@@ -280,7 +281,7 @@ class FakeDiscordBase:
             self._listeners.remove(listener)
 
     async def wait_until(
-        self, predicate: Callable[[], _T | None], timeout: float = 5.0, *, what: str = "a condition"
+        self, predicate: Callable[[], _T | None], timeout: float = WAIT_S, *, what: str = "a condition"
     ) -> _T:
         """Returns ``predicate()`` as soon as it is truthy; raises ``TimeoutError`` after ``timeout``.
 
@@ -307,7 +308,7 @@ class FakeDiscordBase:
         self.rejections = [r for r in self.rejections if r not in taken]
         return taken
 
-    async def wait_rejection(self, code: int, timeout: float = 5.0) -> Rejection:
+    async def wait_rejection(self, code: int, timeout: float = WAIT_S) -> Rejection:
         """Waits for a rejection with this error code and consumes it."""
 
         def find() -> Rejection | None:

@@ -10,6 +10,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from fakecord.constants import WAIT_S
+
 
 class FakeDiscordError(Exception):
     """Base class of the errors the fake raises *test-side*."""
@@ -104,7 +106,7 @@ class ErrorLogCollector(logging.Handler):
                 return record
         raise AssertionError(f"no ERROR log mentioning {needle!r}; got {self.summary()}")
 
-    async def wait_for(self, needle: str, timeout: float = 5.0) -> logging.LogRecord:
+    async def wait_for(self, needle: str, timeout: float = WAIT_S) -> logging.LogRecord:
         """Like :meth:`expect`, waiting (polling every 10 ms) for the record to be logged."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout

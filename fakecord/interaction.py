@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from fakecord.clock import SnowflakeFactory
+from fakecord.constants import WAIT_S
 from fakecord.errors import InteractionFailed
 from fakecord.records import CallbackRecord, FailedClick, RecordedRequest
 from fakecord.sessions import GatewaySession
@@ -26,7 +27,7 @@ class InteractionHost(Protocol):
     requests: list[RecordedRequest]
 
     async def wait_until(
-        self, predicate: Callable[[], _T | None], timeout: float = 5.0, *, what: str = "a condition"
+        self, predicate: Callable[[], _T | None], timeout: float = WAIT_S, *, what: str = "a condition"
     ) -> _T: ...
 
 
@@ -113,7 +114,7 @@ class FakeInteraction:
         """Every request the bot made with this interaction's id or token."""
         return [r for r in self.fake.requests if self.token in r.path]
 
-    async def response(self, timeout: float = 5.0) -> CallbackRecord:
+    async def response(self, timeout: float = WAIT_S) -> CallbackRecord:
         """Waits for the bot's accepted initial answer (callback) and returns it."""
         self._check_not_failed()
 
@@ -126,7 +127,7 @@ class FakeInteraction:
             rejected = [r for r in self.callback_attempts if r.status >= 300]
             raise TimeoutError(f"{exc}; rejected attempts: {rejected}") from None
 
-    async def answer(self, timeout: float = 5.0) -> FakeMessage:
+    async def answer(self, timeout: float = WAIT_S) -> FakeMessage:
         """Waits for what the user sees as the bot's answer and returns the message showing it: the
         callback's own message when the callback carried the answer (types 4 and 7), else (a
         deferral: 5 "thinking", 6 nothing shown) the first message the bot then wrote through the
@@ -140,7 +141,7 @@ class FakeInteraction:
 
         return await self.fake.wait_until(ready, timeout, what=f"the answer after the deferral of {self!r}")
 
-    async def original(self, timeout: float = 5.0) -> FakeMessage:
+    async def original(self, timeout: float = WAIT_S) -> FakeMessage:
         """Waits until the original response message exists and is no longer "thinking"."""
         self._check_not_failed()
 
@@ -152,7 +153,7 @@ class FakeInteraction:
 
         return await self.fake.wait_until(ready, timeout, what=f"the original response of {self!r}")
 
-    async def followup(self, index: int = 0, timeout: float = 5.0) -> FakeMessage:
+    async def followup(self, index: int = 0, timeout: float = WAIT_S) -> FakeMessage:
         """Waits for the ``index``-th follow-up message (0-based) and returns it."""
         self._check_not_failed()
 

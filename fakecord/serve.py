@@ -57,7 +57,7 @@ from typing import Any
 from aiohttp import web
 
 from fakecord.clock import RealClock, shard_of
-from fakecord.constants import CALLBACK_DEADLINE
+from fakecord.constants import CALLBACK_DEADLINE, WAIT_S
 from fakecord.errors import FakeDiscordError, InteractionRefused
 from fakecord.fake import FakeDiscord
 from fakecord.state import FakeChannel, FakeMessage, FakeUser
@@ -238,7 +238,7 @@ class Controlled:
                 body.get("subcommand"),
                 options=dict(body.get("options") or {}),
                 channel=self.channel(body.get("channel"), user),
-                timeout=float(body.get("timeout", 5.0)),
+                timeout=float(body.get("timeout", WAIT_S)),
             )
             return {"interaction": str(inter.id)}
 

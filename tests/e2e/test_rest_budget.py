@@ -54,13 +54,15 @@ async def test_bot_token_requests_stay_within_the_budget_while_clicks_are_answer
     busiest = max(sum(1 for u in times if t <= u < t + 1.0) for t in times)
     assert busiest <= 2 * RATE, (busiest, [r.key for r in budgeted])
     assert bot.rest_budget is not None and bot.rest_budget.waited > 0  # the budget did bind
-    # The table was edited far less often than the game moved: edits coalesced while they waited.
+    # The table was edited less often than the game moved: edits coalesced while they waited. (How much
+    # less depends on how fast the clicks come, so on the machine's speed: a loaded machine clicks
+    # slower and the budget, measured in seconds, lets more edits through. Only fewer is asserted.)
     edits = [
         r
         for r in budgeted
         if r.method == "PATCH" and r.route == "/channels/{channel_id}/messages/{message_id}"
     ]
-    assert clicks > 20 and 0 < len(edits) < moves / 2, (clicks, moves, len(edits))
+    assert clicks > 20 and 0 < len(edits) < moves, (clicks, moves, len(edits))
     # ... and the public table caught up: its last edit came after the answer to the last move (a
     # move marks the table to be drawn again; flush waited for that drawing).
     requests = fake.requests[first:]

@@ -29,7 +29,7 @@ def touching(fake: Any, channels: list[Any], since: int) -> list[Any]:
     return [r for r in fake.requests[since:] if any(i in r.path for i in ids)]
 
 
-async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 5.0) -> None:
+async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 60.0) -> None:
     """For conditions only the database can tell (the fake's wait_until takes synchronous predicates)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

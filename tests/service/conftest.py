@@ -106,7 +106,7 @@ async def services(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Services
             await made.stop(service)
 
 
-async def until(done: Callable[[], bool], what: str, seconds: float = 2.0) -> None:
+async def until(done: Callable[[], bool], what: str, seconds: float = 30.0) -> None:
     """Let the service's tasks (the sweeper) run until ``done()``; fail after ``seconds`` of real time."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
