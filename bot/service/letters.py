@@ -96,7 +96,7 @@ class LettersPart(ServiceCore):
             return  # too late: the computer plays the turn now
         what = "reminder" if now >= int(timer.get("half", due)) else "turn"
         told = timer.get(SENT[what]) or []
-        for seat in self._waited_for(table):
+        for seat in table.waited_for():
             user_id = table.stored.seats[seat].user_id
             key = (table.id, due, seat, what)
             if user_id is None or seat in told or self.outbox.going(key):
@@ -146,5 +146,5 @@ class LettersPart(ServiceCore):
                 if seat not in seats:
                     new[name] = sorted([*seats, seat])
             if new != timer:
-                with contextlib.suppress(Refused):
-                    await self._set_meta(table, {**table.stored.meta, "timer": new})
+                with contextlib.suppress(Refused):  # bookkeeping: no event
+                    await self.writer.write_meta(table, {**table.stored.meta, "timer": new})

@@ -28,6 +28,7 @@ from typing import Unpack
 
 from bot.i18n import LANGUAGES
 from bot.service.core import ServiceCore, ServiceOptions
+from bot.service.events import SettingsChanged
 from bot.service.types import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused
 from bot.storage import Storage
 from bot.storage.settings import DEFAULTS, ServerSettings
@@ -139,9 +140,9 @@ class SettingsPart(ServiceCore):
         if new != current:
             await self.storage.settings.save(guild_id, new)
         self.server_settings.remember(guild_id, new)
-        if new != current:  # an open lobby says the settings in words: redraw it
-            for lobby_id in sorted(await self.lobbies.open_ids(guild_id=guild_id)):
-                self._tell(self.listener.lobby_changed, lobby_id)
+        if new != current:  # an open lobby says the settings in words: its message is drawn again
+            lobbies = tuple(sorted(await self.lobbies.open_ids(guild_id=guild_id)))
+            self.bus.publish(SettingsChanged(guild_id=guild_id, settings=new, open_lobbies=lobbies))
         return new
 
     async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:

@@ -20,7 +20,7 @@ class VotePart(ServiceCore):
             if table.finished or self.tables.get(game_id) is not table:
                 raise Refused("table.error.game_finished")
             if table.needs_reload:  # acknowledged first: it may wait for a reload
-                await self._fresh_for_move(table)
+                await self.writer.ready_for_move(table)
                 if table.finished or self.tables.get(game_id) is not table:
                     raise Refused("table.error.game_finished")
             seat = self._seat(table, user_id)
@@ -36,10 +36,10 @@ class VotePart(ServiceCore):
             state.notice = ("table.round.already_ready", {"count": len(table.round_waiting())})
             return state
         if table.round_waiting() == [seat]:  # the last vote: deal (the stored votes go with it)
-            await self._commit(table, seat, table.game.engine.NextRound(), key=key)
+            await self.writer.commit(table, seat, table.game.engine.NextRound(), cause="next_round", key=key)
             return self._panel(table, seat)
-        await self._set_meta(table, {**table.stored.meta, "votes": sorted(table.votes | {seat})})
-        self._notify(table)
+        votes = sorted(table.votes | {seat})
+        await self.writer.write_meta(table, {**table.stored.meta, "votes": votes}, cause="vote", seat=seat)
         state = self._panel(table, seat)
         names = table.names()
         state.notice = (

@@ -9,8 +9,8 @@ stored it: the state runs ahead of its version) and the third once the game is o
 the view of the state rebuilt from that version's stored JSON, and that JSON must be the one the action
 log replays to. Asked at once, the snapshot's facts and panels are the live table's and the service's.
 
-Until the one writer of tables sets ``Table.committing`` around an action (the next step of issue 48),
-this test sets it there itself, by wrapping the service's ``apply_action``: the snapshot's rule reads it.
+The one writer of tables sets ``Table.committing`` around an action, and the snapshot's rule reads it:
+a snapshot asked inside a commit must not answer from the state that runs ahead.
 """
 
 from __future__ import annotations
@@ -155,22 +155,12 @@ async def play_out(kind: str, seed: int, humans: int, computers: int, pick: rand
             storage, ai_delay=0.0, listener=watch, clock=ManualClock(), seed_source=lambda: seed
         )
         watch.service = service
-        apply_action = service.rules.apply_action
         commit_action = storage.games.commit_action
-
-        async def applying(stored: StoredGame, *args: Any, **kwargs: Any) -> Any:
-            table = service.tables[stored.id]
-            table.committing = True  # what the one writer of tables will do (see the module doc)
-            try:
-                return await apply_action(stored, *args, **kwargs)
-            finally:
-                table.committing = False
 
         async def committing(stored: StoredGame, *args: Any, **kwargs: Any) -> Any:
             watch.ask_late(stored)
             return await commit_action(stored, *args, **kwargs)
 
-        service.rules.apply_action = applying  # type: ignore[method-assign]
         storage.games.commit_action = committing  # type: ignore[method-assign]
         try:
             table = await deal(service, kind, humans, computers)
