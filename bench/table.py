@@ -14,7 +14,7 @@ seconds (uniform) before each click; while the computer plays she clicks Refresh
 Figures:
 * click latency: from the INTERACTION_CREATE leaving the fake to the bot's answer arriving at the fake
   (both instants taken in the fake's process): the interaction callback (for a move, the new panel:
-  see ``bot.ui.clicks.TableUI``), or for a move whose commit took longer than 2 s (acknowledged with
+  see ``bot.ui.answers``), or for a move whose commit took longer than 2 s (acknowledged with
   a deferred update) the edit of the panel that shows it; SQLite ``synchronous=FULL``;
 * REST requests per click: every request the bot made to the fake from the first measured click to
   the last answer, by route (callbacks, the interactions' webhooks, the channel routes), divided by

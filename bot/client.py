@@ -29,6 +29,7 @@ from bot.render.pictures import DEFAULT_PROCESSES, Pictures
 from bot.service import TableService
 from bot.storage import ShardsLost, Storage, StorageError
 from bot.ui import card_emojis, command_options, errors, lean, on_time
+from bot.ui.answers import Answers
 from bot.ui.card_emojis import CardEmojis
 from bot.ui.clicks import TableUI
 from bot.ui.letters import Letters
@@ -126,6 +127,7 @@ class SkyboBot(commands.AutoShardedBot):
 
     service: TableService
     presenter: Presenter
+    answers: Answers
     table_ui: TableUI
 
     def __init__(
@@ -216,7 +218,8 @@ class SkyboBot(commands.AutoShardedBot):
         self.metrics.watch(self)
         await self.start_metrics()
         self.in_flight.admit = self.may_serve
-        self.table_ui = TableUI(self, self.presenter)
+        self.answers = Answers(self, self.presenter.followed)
+        self.table_ui = TableUI(self, self.presenter, self.answers)
         self.router.add(*self.table_ui.routes())
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:

@@ -108,4 +108,4 @@ async def open_table(
         turn_limit=turn_limit,
         thread=thread,
     )
-    await bot.table_ui.post_lobby(interaction, lobby)
+    await bot.answers.post_lobby(interaction, lobby)

@@ -25,7 +25,7 @@ answered message from it, every button of a private panel included; only a new p
 lobby: its id is kept) is read. Issue 26 measured that parsing among the largest costs of a click.
 
 A move on a private panel is answered by its new panel when its commit is done within
-:data:`ANSWER_BY` (2 s) of the click, else acknowledged then (:meth:`bot.ui.clicks.TableUI._commit_in_time`):
+:data:`ANSWER_BY` (2 s) of the click, else acknowledged then (:meth:`bot.ui.answers.Answers.race`):
 the last second of the window is for this policy's retries.
 
 This module holds the policy (the deadline, the pauses, which answers are read: :data:`POLICY`); the

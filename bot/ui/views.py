@@ -271,6 +271,19 @@ def lobby_rows(lobby: Lobby, locale: object) -> list[list[dict[str, Any]]]:
     return rows
 
 
+def start_question_view(lobby_id: int, locale: object) -> ButtonsView:
+    """The host's *Start now* or *No* before a Start that leaves held rematch seats empty (lobby ids:
+    they work after a restart; a second Yes meets a started table and is refused with that reason)."""
+    return ButtonsView(
+        [
+            [
+                button(f"sl:{lobby_id}:{START_YES}", t("table.confirm.yes_start", locale), "primary"),
+                button(f"sl:{lobby_id}:{START_NO}", t("table.confirm.no", locale)),
+            ]
+        ]
+    )
+
+
 def settings_lines(settings: ServerSettings, locale: object) -> list[str]:
     """A lobby's lines for the server's settings (``/skybo settings``) that are not the defaults; the
     turn limit has its own line on every lobby already."""

@@ -177,6 +177,35 @@ async def test_an_answer_that_cannot_land_in_time_leaves_the_move_stored_and_the
     assert await stored_moves(bot, game_id) == before + 2
 
 
+async def test_a_slow_move_whose_acknowledgement_cannot_land_is_shown_through_the_last_token(
+    fake_discord: FakeDiscord, skybo: Any
+) -> None:
+    """The race's other miss (``Answers.race``): the channel lock is held 2.5 s by another commit, so
+    the move is acknowledged at ANSWER_BY, and that acknowledgement meets a 429 of 3.5 s: it cannot
+    land. The commit, under way, is let finish; the click fails for Discord, and the panel is brought
+    up to date through the token of the click that opened it (the answer told the followed panels it
+    missed)."""
+    fake = fake_discord
+    d = await duel(fake, skybo)
+    bot, alice, table, panel, before = d.bot, d.alice, d.table, d.panel, d.before
+    game_id = table.id
+
+    fake.rate_limit("POST", CALLBACK, retry_after=3.5)
+    async with bot.service.lock(table.channel_id):
+        inter = await fake.click(alice, panel, reveal(panel))
+        await fake.wait_until(lambda: fake.rate_limited, what="the acknowledgement's 429")
+        await asyncio.sleep(max(0.0, 2.5 - (fake.clock.now() - inter.created_at)))
+        assert table.version == before, "nothing stored while the lock is held"
+    await fake.wait_until(lambda: shows_version(panel, before + 1), what="the panel of the stored move")
+    assert await stored_moves(bot, game_id) == before + 1 == table.version
+    await asyncio.sleep(max(0.0, 3.6 - (fake.clock.now() - inter.created_at)))  # past the deadline
+    assert not inter.acknowledged and len(inter.requests) == 1, "the bot sent nothing more for it"
+    # The player clicks again: it works.
+    again = await fake.click(alice, panel, reveal(panel))
+    await assert_answered_in_place(fake, again, panel)
+    assert await stored_moves(bot, game_id) == before + 2
+
+
 async def test_an_applied_500_on_my_grid_shows_the_panel_once(fake_discord: FakeDiscord, skybo: Any) -> None:
     """Open-panel answers in one request (nothing to store); its applied 500 made discord.py's retry
     fail with 40060 and the click log an ERROR."""

@@ -2,9 +2,9 @@
 
 A move on a private panel is answered by one UPDATE_MESSAGE callback carrying the new panel when its
 commit is done within ``bot.ui.on_time.ANSWER_BY`` of the click, else acknowledged (a deferred update)
-and the panel edited after the commit (``bot.ui.clicks.TableUI._commit_in_time``); a player looking at
-the panel the bot follows gets no turn mention (``PanelFollower.looking``); a computer's run of moves
-is one edit of the table (``Presenter.table_changed``). The docs: docs/performance.md, "Requests per
+and the panel edited after the commit (``bot.ui.answers.Answers.race``); a player looking at
+the panel the bot follows gets no turn mention (``FollowedPanels.looking``); a computer's run of moves
+is one edit of the table (``TableMessages.table_changed``). The docs: docs/performance.md, "Requests per
 click".
 """
 
@@ -87,7 +87,7 @@ async def test_a_game_against_a_computer_costs_about_two_requests_per_click(
     # No move was edited in after a deferral: the only webhook edits are the followed panel's, once
     # per computer turn (Alice's turn again: what tells her, no mention).
     # On a loaded machine a Refresh click can cross that edit on its way, and the panel is sent once
-    # more after the click (PanelFollower._render_panel: whichever Discord applied last wins): one
+    # more after the click (FollowedPanels._render_panel: whichever Discord applied last wins): one
     # loaded run saw one in 13 clicks. Two are allowed; moves edited in after deferrals would be 6+.
     assert routes.count(WEBHOOK_EDIT) <= computer_turns + 3, (routes.count(WEBHOOK_EDIT), computer_turns)
     assert routes.count(MESSAGES) == 0, [r.json for r in requests if r.route == MESSAGES]

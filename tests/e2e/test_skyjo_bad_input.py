@@ -11,7 +11,7 @@ import pytest
 from bot.clock import ManualClock
 from bot.i18n import translate as t
 from bot.service.rules import GameRules
-from bot.ui import ids, panels
+from bot.ui import followed_panels, ids
 from bot.ui.views import table_message as render_table
 from fakecord import FakeMessage, FakeUser
 from tests.e2e.reading import description_of, moves_of
@@ -241,8 +241,8 @@ async def test_kick_gives_the_seat_to_a_computer(fake_discord: Any, skybo: Any) 
 async def test_the_human_to_play_is_mentioned_once_and_the_mention_goes_away(
     fake_discord: Any, skybo: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Nobody is taken to be looking at a panel: the turn's mention goes out (bot.ui.panels.looking).
-    monkeypatch.setattr(panels, "LOOKING_MS", 0)
+    # Nobody is taken to be looking at a panel: the turn's mention goes out (FollowedPanels.looking).
+    monkeypatch.setattr(followed_panels, "LOOKING_MS", 0)
     fake = fake_discord
     bot = await skybo()
     alice, bob = fake.user("alice"), fake.user("bob")

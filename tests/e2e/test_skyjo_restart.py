@@ -11,7 +11,7 @@ import pytest
 from bot.client import create_bot
 from bot.service.rules import GameRules
 from bot.storage import Storage
-from bot.ui import panels
+from bot.ui import followed_panels
 
 from .conftest import (
     BOTH_BACKENDS,
@@ -135,8 +135,8 @@ async def test_a_restart_does_not_mention_the_same_turn_twice(
 ) -> None:
     """The turn mention is stored with the game: the new process neither mentions the player again for
     the turn in progress nor leaves the old mention behind once the turn is played."""
-    # Nobody is taken to be looking at a panel: the turn's mention goes out (bot.ui.panels.looking).
-    monkeypatch.setattr(panels, "LOOKING_MS", 0)
+    # Nobody is taken to be looking at a panel: the turn's mention goes out (FollowedPanels.looking).
+    monkeypatch.setattr(followed_panels, "LOOKING_MS", 0)
     fake = fake_discord
     alice, bob = fake.user("alice"), fake.user("bob")
     rng = random.Random(11)
@@ -174,7 +174,7 @@ async def test_a_stop_as_the_turn_passes_keeps_the_mention_it_was_posting(
     the mention is posted AND its id stored, so the next process neither mentions Bob again for that
     turn nor leaves that mention behind once he has played. Cancelled at once (the code before), the
     mention was lost, or posted and never deleted."""
-    monkeypatch.setattr(panels, "LOOKING_MS", 0)
+    monkeypatch.setattr(followed_panels, "LOOKING_MS", 0)
     fake = fake_discord
     alice, bob = fake.user("alice"), fake.user("bob")
     rng = random.Random(11)

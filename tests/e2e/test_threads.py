@@ -16,7 +16,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.ui import panels, threads
+from bot.ui import followed_panels, threads
 from bot.ui.threads import NAME_LIMIT, thread_name
 from fakecord import FakeChannel, FakeDiscord, FakeMessage, FakeUser
 
@@ -86,8 +86,8 @@ async def test_a_whole_game_in_a_thread_its_result_in_the_channel(
 ) -> None:
     fake = fake_discord
     # The turn mentions are what this test follows into the thread: players who keep clicking their
-    # panels get none (issue 40: bot.ui.panels.looking), so nobody counts as looking here.
-    monkeypatch.setattr(panels, "LOOKING_MS", 0)
+    # panels get none (issue 40: FollowedPanels.looking), so nobody counts as looking here.
+    monkeypatch.setattr(followed_panels, "LOOKING_MS", 0)
     alice, bob = fake.user("alice"), fake.user("bob")
     general = fake.channel("general")
     bot = await skybo()

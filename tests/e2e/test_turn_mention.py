@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.clock import ManualClock
 from bot.ui import ids
-from bot.ui.panels import LOOKING_MS
+from bot.ui.followed_panels import LOOKING_MS
 from fakecord import FakeMessage, FakeUser
 
 from .conftest import GAME_ACTS, act_of, button, choose, open_panel, start_table, until_turn

@@ -16,7 +16,7 @@ import pytest
 
 from bot.client import create_bot
 from bot.service.rules import GameRules
-from bot.ui import panels
+from bot.ui import followed_panels
 
 from .conftest import FAST, button, open_lobby, private_answer, reveal_own_cards, start_table
 
@@ -192,8 +192,8 @@ async def test_a_server_that_removed_the_bot_while_it_was_stopped_ends_its_games
 async def test_lost_permission_is_told_to_each_clicker_and_the_host_can_still_end(
     fake_discord: Any, skybo: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Nobody is taken to be looking at a panel: the turn's mention goes out (bot.ui.panels.looking).
-    monkeypatch.setattr(panels, "LOOKING_MS", 0)
+    # Nobody is taken to be looking at a panel: the turn's mention goes out (FollowedPanels.looking).
+    monkeypatch.setattr(followed_panels, "LOOKING_MS", 0)
     fake = fake_discord
     alice, bob, carol = fake.user("alice"), fake.user("bob"), fake.user("carol")
     games = fake.channel("games")

@@ -61,7 +61,7 @@ def router_with(handler: Any, **route: Any) -> Router:
 
 
 def test_every_table_prefix_has_one_route_and_the_ids_keep_their_format() -> None:
-    ui = TableUI(SimpleNamespace(), SimpleNamespace())  # type: ignore[arg-type]
+    ui = TableUI(SimpleNamespace(), SimpleNamespace(), SimpleNamespace())  # type: ignore[arg-type]
     routes = {route.prefix: route for route in ui.routes()}
     assert set(routes) == {f"{prefix}:" for prefix in BY_PREFIX} | {"sl:"}
     for prefix in BY_PREFIX:

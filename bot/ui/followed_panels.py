@@ -1,12 +1,18 @@
-"""The private panels the presenter keeps in step with the game (:class:`PanelFollower`, a part of
-:class:`~bot.ui.presenter.Presenter`): one live panel per player and game, edited through the token of
-the player's last click on it, and the panels it replaced retired (:class:`PanelWatch`)."""
+"""The private panels followed between clicks: one live panel per player and game, and its edits.
+
+Each live panel is edited through the token of the player's last answered click on it. The rule of
+what is followed, and why, is with the answers (:mod:`bot.ui.answers`, which tells this module each
+answer through :meth:`FollowedPanels.answering`). Here is how: a :class:`PanelWatch` per player and
+game, the edits of the live panel when what it says no longer holds (:func:`panel_key`) in the shared
+slots (:mod:`bot.ui.slots`), and the retiring of the panels it replaced.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,13 +23,14 @@ from bot.i18n import translate as t
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Table
 from bot.ui import card_emojis, display
 from bot.ui.host import Host
+from bot.ui.slots import Slots
 from bot.ui.views import ButtonsView, final_panel_content, panel_content, panel_view, seat_back_view
 
 log = logging.getLogger(__name__)
 
 PANEL_TOKEN_MS = 14 * 60 * 1000  # an interaction token lives 15 minutes: leave room for the edit
 # A player who clicked their live panel this recently is taken to be looking at it (see
-# PanelFollower.looking): their turn's mention is not posted, the panel's edit tells them.
+# FollowedPanels.looking): their turn's mention is not posted, the panel's edit tells them.
 LOOKING_MS = 60 * 1000
 
 
@@ -54,10 +61,10 @@ class PanelWatch:
     be edited any more, by Discord's rules: it is left as it is, and a click on it makes it the live
     panel again (the fresh click's token), retiring the other.
 
-    A click's answer and the presenter's edit of the same panel must not leave an older panel on
+    A click's answer and the follower's edit of the same panel must not leave an older panel on
     screen, yet a click never waits for an edit. So: no edit starts while one of the player's clicks
     is being answered (``busy``); a click that started while an edit was in flight (``clicks``
-    moved) may have been overtaken by it at Discord, so the presenter then sends the panel again
+    moved) may have been overtaken by it at Discord, so the follower then sends the panel again
     (``recheck``): what the click showed when nothing moved since, else the game as it stands."""
 
     # The interaction webhook of the last click (its token; the Interaction itself, with the whole
@@ -76,47 +83,94 @@ class PanelWatch:
     recheck: bool = False
 
 
-class PanelFollower:
-    """The presenter's part that follows private panels (it schedules their edits in its slots)."""
+@dataclass
+class Ticket:
+    """What one answer to a click showed, told to the follower when its :meth:`FollowedPanels.answering`
+    ends: the panel it showed as the interaction's original message (:meth:`shown`), or that no answer
+    could land after the click's move was committed (:meth:`missed`), or neither (a follow-up: not
+    followed)."""
 
-    bot: Host
-    _panels: dict[int, dict[int, PanelWatch]]  # game id -> user id -> the player's live panel
-    _closed: bool
+    issued_ms: int  # the token's 15 minutes started before this answer
+    state: PanelState | None = None
+    panel_id: int | None = None
+    was_missed: bool = False
 
-    def _schedule(
-        self, key: tuple[Any, ...], render: Callable[[], Awaitable[None]], *, interval: float | None = None
-    ) -> None:
-        raise NotImplementedError  # the presenter's
+    def shown(self, state: PanelState, panel_id: int | None) -> None:
+        """The answer showed ``state`` as the panel ``panel_id`` (the id of the interaction that opened
+        it, which its message carries; None: unknown)."""
+        self.state, self.panel_id = state, panel_id
 
-    def panel_click_started(self, game_id: int, user_id: int) -> PanelWatch:
-        """A click of this player on this game is being answered: no edit of their panel starts until
-        :meth:`panel_click_done`."""
+    def missed(self) -> None:
+        """No answer landed, yet the click's move is committed: the panel still shows the state before."""
+        self.was_missed = True
+
+
+class FollowedPanels:
+    """The live private panel of each player and game, kept in step with the game between their clicks."""
+
+    def __init__(self, bot: Host, slots: Slots) -> None:
+        self.bot = bot
+        self.slots = slots
+        self._panels: dict[int, dict[int, PanelWatch]] = {}  # game id -> user id -> the live panel
+
+    # ------------------------------------------------------------------ told by the table's changes
+
+    def table_changed(self, table: Table) -> None:
+        """Follow the panels whose text no longer holds after this committed change."""
+        for user_id, watch in list(self._panels.get(table.id, {}).items()):
+            if watch.webhook is None or (panel_key(table, watch.seat) == watch.key and not watch.recheck):
+                continue  # nothing their panel says has changed (or no panel yet)
+            self._follow(table, user_id)
+
+    def table_gone(self, table: Table) -> None:
+        """Its channel or server is gone: no edit of its players' panels (those live in the same
+        channel) is made any more, pending or not."""
+        for user_id in list(self._panels.get(table.id, {})):
+            self.slots.stop(("panel", table.id, user_id))
+        self._panels.pop(table.id, None)
+
+    # ------------------------------------------------------------------ told by a click's answer
+
+    @contextlib.contextmanager
+    def answering(
+        self, interaction: discord.Interaction[Any], game_id: int, table: Table | None
+    ) -> Iterator[Ticket]:
+        """Around one answer to a click of this player on this game (:mod:`bot.ui.answers`, its only
+        caller): no edit of their panel starts until it ends. The answer says on the :class:`Ticket`
+        what it showed; at the end the panel it showed is the player's live panel, followed from then
+        on, and the one it replaces is retired; a missed answer has the live panel brought up to date."""
+        user_id = interaction.user.id
         watch = self._panels.setdefault(game_id, {}).setdefault(user_id, PanelWatch())
         watch.busy += 1
         watch.clicks += 1
-        return watch
+        ticket = Ticket(self.bot.service.clock.now_ms())
+        try:
+            yield ticket
+        finally:
+            self._answered(watch, game_id, interaction, table, ticket)
+        if ticket.was_missed:
+            self._missed(game_id, user_id, table)
 
-    def panel_click_done(
+    def _answered(
         self,
         watch: PanelWatch,
+        game_id: int,
         interaction: discord.Interaction[Any],
         table: Table | None,
-        state: PanelState | None,
-        panel_id: int | None = None,
-        issued_ms: int | None = None,
+        ticket: Ticket,
     ) -> None:
-        """The click is answered; ``state`` is the panel it showed as the interaction's original
-        message (None: nothing to follow, e.g. a follow-up), the panel ``panel_id`` (the id of the
-        interaction that opened it, which its message carries). Its token, fresh for 15 minutes from
-        the click (``issued_ms``: taken before its answer was sent; None: now), lets the bot edit that
-        panel when the game moves on without a click of theirs. It is the player's live panel now: the
-        one it replaces is retired (see :class:`PanelWatch`)."""
+        """The click is answered; ``ticket.state`` is the panel it showed as the interaction's original
+        message (None: nothing to follow, e.g. a follow-up), the panel ``ticket.panel_id``. Its token,
+        fresh for 15 minutes from the click (``ticket.issued_ms``), lets the bot edit that panel when
+        the game moves on without a click of theirs. It is the player's live panel now: the one it
+        replaces is retired (see :class:`PanelWatch`)."""
         watch.busy -= 1
         user_id = interaction.user.id
-        if table is None or state is None or self._closed:
-            if table is not None and watch.webhook is None and not watch.busy:
-                self._forget_panel(table.id, user_id)
-            elif table is not None and watch.key == () and not watch.busy and not self._closed:
+        state, panel_id = ticket.state, ticket.panel_id
+        if table is None or state is None or self.slots.closed:
+            if watch.webhook is None and not watch.busy:
+                self._forget_panel(game_id, user_id)  # nothing followed: no watch kept
+            elif table is not None and watch.key == () and not watch.busy and not self.slots.closed:
                 self._follow(table, user_id)  # an edit of the followed panel gave way to this click
             return
         now = self.bot.service.clock.now_ms()
@@ -129,11 +183,11 @@ class PanelFollower:
                 watch.retiring[old] = (watch.webhook, watch.issued_ms, watch.locale)
         watch.panel_id = panel_id
         watch.webhook = interaction.followup
-        watch.issued_ms = now if issued_ms is None else issued_ms
+        watch.issued_ms = ticket.issued_ms
         watch.locale = interaction.locale
         watch.seat = state.seat
         if table.finished:
-            # The click showed the end; an edit of the presenter may still be on its way to this panel:
+            # The click showed the end; an edit of the follower may still be on its way to this panel:
             # show the end once more after it (the key unknown), and retire the panel it replaced.
             watch.key, watch.state = (), state
             if not watch.busy:
@@ -148,11 +202,10 @@ class PanelFollower:
         if not watch.busy and (watch.recheck or moved or watch.retiring):
             self._follow(table, user_id)
 
-    def panel_missed(self, game_id: int, user_id: int, table: Table | None) -> None:
-        """A click on a panel whose answer could not land after its move was committed (see
-        :meth:`bot.ui.clicks.TableUI._commit_in_time`): the panel still shows the state before it.
-        The player's live panel is edited through the token of their last answered click, if it still
-        has time (the move shows on the public table in any case)."""
+    def _missed(self, game_id: int, user_id: int, table: Table | None) -> None:
+        """A click on a panel whose answer could not land after its move was committed: the panel still
+        shows the state before it. The player's live panel is edited through the token of their last
+        answered click, if it still has time (the move shows on the public table in any case)."""
         watch = self._panels.get(game_id, {}).get(user_id)
         table = table or self.bot.service.tables.get(game_id)
         if watch is None or watch.webhook is None or table is None:
@@ -162,8 +215,7 @@ class PanelFollower:
         if not watch.busy:
             self._follow(table, user_id)
 
-    def _follow(self, table: Table, user_id: int) -> None:
-        self._schedule(("panel", table.id, user_id), functools.partial(self._render_panel, table, user_id))
+    # ------------------------------------------------------------------ asked by the mentions
 
     def panel_fresh(self, game_id: int, user_id: int) -> bool:
         """True while the bot can still edit this player's panel (the token has time left)."""
@@ -176,7 +228,7 @@ class PanelFollower:
         """True when this player is taken to be looking at their live panel, which the bot follows:
         their last click on it was answered (so the panel is on their screen, not dismissed) within
         :data:`LOOKING_MS` (a minute; its token has 13 more), they sit at that panel's seat and no
-        click of theirs is being answered. The presenter then edits that panel for their turn
+        click of theirs is being answered. The follower then edits that panel for their turn
         (:meth:`_follow`, the panel's key changes with the turn), and the turn's mention, a ping
         posted in the channel and deleted at the next turn, is not posted (issue 40: two requests
         per turn). Conservative by design: a minute without a click, a panel never opened or opened
@@ -188,6 +240,13 @@ class PanelFollower:
         if watch.seat != table.seat_of(user_id):
             return False
         return self.bot.service.clock.now_ms() - watch.issued_ms < LOOKING_MS
+
+    # ------------------------------------------------------------------ the edits
+
+    def _follow(self, table: Table, user_id: int) -> None:
+        self.slots.schedule(
+            ("panel", table.id, user_id), functools.partial(self._render_panel, table, user_id)
+        )
 
     def _forget_panel(self, game_id: int, user_id: int) -> None:
         watches = self._panels.get(game_id)
@@ -217,10 +276,10 @@ class PanelFollower:
         async with self.bot.service.lock(table.channel_id):
             if watch.busy or watch.clicks != clicks:
                 # A click started while this waited for the lock: its answer may be older than the
-                # game; once it is answered, panel_click_done compares the versions and sends the
-                # panel again if so. Nothing was sent from here, so nothing can overtake that
-                # answer: no recheck (issue 40: it sent every such panel twice). What the panel
-                # shows is unknown until then.
+                # game; once it is answered, _answered compares the versions and sends the panel
+                # again if so. Nothing was sent from here, so nothing can overtake that answer: no
+                # recheck (issue 40: it sent every such panel twice). What the panel shows is unknown
+                # until then.
                 watch.key = ()
                 return
             key = panel_key(table, watch.seat)
@@ -228,8 +287,8 @@ class PanelFollower:
                 return
             shown = watch.state
             if watch.key == () and not watch.recheck and shown is not None and shown.version == table.version:
-                # Answered while the channel lock was held (panel_click_done could not tell whether a
-                # commit was under way): none was, the panel shows the game as it stands.
+                # Answered while the channel lock was held (_answered could not tell whether a commit
+                # was under way): none was, the panel shows the game as it stands.
                 watch.key = key
                 return
             content: str
