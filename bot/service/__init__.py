@@ -54,7 +54,7 @@ themselves, the old listener (the presenter) hears the bus through :mod:`~bot.se
 The parts, one job each: :mod:`~bot.service.types` (the shared types, refusals and settings),
 :mod:`~bot.service.core` (the shared state and plumbing), :mod:`~bot.service.resume` (the start of the
 process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch, expiry),
-:mod:`~bot.service.clicks` (the click path), :mod:`~bot.service.votes` (round votes),
+:mod:`~bot.service.clicks` (the click path and the round votes),
 :mod:`~bot.service.timers` (the game deadlines), :mod:`~bot.service.computers` (computer players) and
 :mod:`~bot.service.seats` (leave, kick, replacement, seat back, end), :mod:`~bot.service.settings` (a
 server's ``/skybo settings``), :mod:`~bot.service.seasons` (a server's seasons),
@@ -132,10 +132,10 @@ from bot.service.types import (
     Stale,
     Table,
     TableListener,
+    log,
     token_of,
 )
-from bot.service.votes import VotePart
-from bot.storage import Storage
+from bot.storage import Storage, StorageError
 
 __all__ = [
     "DEFAULT_TURN_LIMIT",
@@ -171,7 +171,6 @@ class TableService(
     ResumePart,
     LobbyPart,
     ClickPart,
-    VotePart,
     TimerPart,
     ComputerPart,
     SeatPart,
@@ -190,3 +189,16 @@ class TableService(
         # TEMPORARY (issue 48, piece D2 removes it): the old listener hears the bus, subscribed after
         # every part's own listeners (a commit's aftermath first, then the surfaces are told).
         ListenerBridge(self.listener, self.writer.table_of).attach(self.bus)
+
+    async def resume(self) -> list[Table]:
+        """The start of the process, in order (this composition is the one place that calls several
+        parts): every stored game and open lobby loaded (:mod:`~bot.service.resume`), the tournaments
+        going on (their tables are loaded: a round due may be seated, :mod:`~bot.service.tournaments`),
+        then each table published as ``TableResumed``. Returns the tables, with the ended games of
+        threads whose result is owed in their channel."""
+        tables = await self._load_tables()
+        try:
+            await self.resume_tournaments()
+        except StorageError:
+            log.warning("tournaments not resumed: the database did not answer")
+        return await self._tables_back(tables)

@@ -1,4 +1,5 @@
-"""The click path: a private panel's click decoded, handed to the one writer of tables, answered."""
+"""The click path: a private panel's click (or the table's Next round vote) decoded, handed to the one
+writer of tables, answered."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ import random
 from typing import Any
 
 from bot.engine.errors import GameError
+from bot.render.names import escape_name
 from bot.service.core import ServiceCore
 from bot.service.types import (
     HINT_ACT,
     MODE_ACT,
     PLAY,
     REFRESH_ACT,
+    ROUND_OVER,
     PanelState,
     Refused,
     Stale,
@@ -21,7 +24,8 @@ from bot.service.types import (
 
 
 class ClickPart(ServiceCore):
-    """Panels and moves: a player's click decoded into the action the writer commits."""
+    """Panels, moves and round votes: a player's click decoded into the action the writer commits
+    (a Next-round vote is stored in the meta until the last human's deals the round)."""
 
     async def open_panel(self, game_id: int, user_id: int) -> PanelState:
         table = await self._table(game_id)
@@ -107,4 +111,42 @@ class ClickPart(ServiceCore):
             await self.writer.write_meta(table, meta, cause="hint", seat=seat)
         state = self._panel(table, seat)
         state.notice = notice
+        return state
+
+    async def vote_next_round(
+        self, game_id: int, user_id: int, round_number: int, *, key: int | None = None
+    ) -> PanelState:
+        """The table's Next round button (one id for the whole round): a vote for ``round_number``'s end.
+        ``key``: the click's interaction id (the deal's idempotency key, when this vote deals)."""
+        table = await self._table(game_id)
+        async with self.lock(table.channel_id):
+            if table.finished or self.tables.get(game_id) is not table:
+                raise Refused("table.error.game_finished")
+            if table.needs_reload:  # acknowledged first: it may wait for a reload
+                await self.writer.ready_for_move(table)
+                if table.finished or self.tables.get(game_id) is not table:
+                    raise Refused("table.error.game_finished")
+            seat = self._seat(table, user_id)
+            if table.state.phase != ROUND_OVER or table.state.round != round_number:
+                raise Refused("table.error.round_already_dealt")
+            return await self._vote_next_round(table, seat, key)
+
+    async def _vote_next_round(self, table: Table, seat: int, key: int | None = None) -> PanelState:
+        if table.state.phase != ROUND_OVER:
+            raise Refused("error.round_not_over")
+        if seat in table.votes:
+            state = self._panel(table, seat)
+            state.notice = ("table.round.already_ready", {"count": len(table.round_waiting())})
+            return state
+        if table.round_waiting() == [seat]:  # the last vote: deal (the stored votes go with it)
+            await self.writer.commit(table, seat, table.game.engine.NextRound(), cause="next_round", key=key)
+            return self._panel(table, seat)
+        votes = sorted(table.votes | {seat})
+        await self.writer.write_meta(table, {**table.stored.meta, "votes": votes}, cause="vote", seat=seat)
+        state = self._panel(table, seat)
+        names = table.names()
+        state.notice = (
+            "table.round.waiting",
+            {"players": ", ".join(escape_name(names[s]) for s in table.round_waiting())},  # humans only
+        )
         return state

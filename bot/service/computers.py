@@ -17,10 +17,10 @@ The task is armed by what the part hears on the service's bus: a table dealt, ch
 from __future__ import annotations
 
 import asyncio
-import random
-from typing import Any, Unpack
+from typing import Unpack
 
 from bot.engine.errors import GameError
+from bot.service.computer_moves import computer_move
 from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.events import TableChanged, TableDealt, TableEnded, TableEvent
 from bot.service.types import ROUND_OVER, Refused, Table, log
@@ -103,7 +103,7 @@ class ComputerPart(ServiceCore):
                     table.ai_task = None
                     return
                 seat = seats[0]
-                action = self._ai_decide(table, seat)
+                action = computer_move(table, seat)
                 try:
                     await self.writer.commit(table, seat, action, cause="computer")
                 except (Refused, GameError) as error:
@@ -133,17 +133,3 @@ class ComputerPart(ServiceCore):
                 failures = 0
                 if table.ai_task is not asyncio.current_task():
                     return  # the commit armed another loop (cannot happen while we run, but be safe)
-
-    def _ai_decide(self, table: Table, seat: int, level: str | None = None) -> Any:
-        game = table.state
-        level = level or table.ai_level(seat) or "normal"
-        levels = table.game.levels
-        policy = levels.get(level, levels["normal"])
-        rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}")
-        try:
-            action = policy(game.view(seat), rng)
-            if action in game.legal_actions(seat):
-                return action
-        except Exception:
-            log.exception("computer player failed", extra={"game_id": table.id, "seat": seat, "level": level})
-        return game.legal_actions(seat)[0]

@@ -187,25 +187,11 @@ class ServiceCore(ABC):
 
     # ------------------------------------------------------------------ what the parts ask of one another
     # Issue 48: a commit's aftermath, the writes of tables, the deadlines and the timers' meta are the
-    # owned services' and the bus's already (TableWriter, Sweeper, TurnClock, the events). What is left
-    # goes with the pieces named on each group.
-
-    # Piece C1 (the table parts): a vote is a click, the letters and the computers' moves hear events.
-
-    @abstractmethod
-    async def _vote_next_round(self, table: Table, seat: int, key: int | None = None) -> PanelState:
-        """A seat asks for the next round (:mod:`bot.service.votes`)."""
-
-    @abstractmethod
-    def _letters(self, table: Table) -> None:
-        """Send the direct messages a long game's turn owes (:mod:`bot.service.letters`)."""
-
-    @abstractmethod
-    def _ai_decide(self, table: Table, seat: int, level: str | None = None) -> Any:
-        """The move a computer player makes for a seat (:mod:`bot.service.computers`)."""
-
-    # Piece C2 (the organisers): settings and preferences as owned services, the tournaments' rounds as
-    # one service hearing TableEnded.
+    # owned services' and the bus's already (TableWriter, Sweeper, TurnClock, the events); a vote is a
+    # click, the letters hear the events, a computer's move is a pure function (computer_moves), the
+    # start is composed by TableService.resume. What is left goes with piece C2 (the organisers):
+    # settings and preferences as owned services, the tournaments' rounds as one service hearing
+    # TableEnded.
 
     @abstractmethod
     async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:
@@ -231,7 +217,3 @@ class ServiceCore(ABC):
     @abstractmethod
     async def _go_on(self, held: Tournament) -> Tournament:
         """After a table's end: the next round seated, or the end (:mod:`bot.service.tournaments`)."""
-
-    @abstractmethod
-    async def resume_tournaments(self) -> None:
-        """At start, the tournaments go on (:mod:`bot.service.tournaments`)."""

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Unpack
 
 from bot.service.core import ServiceCore, ServiceOptions
+from bot.service.events import TableChanged, TableDealt, TableEvent, TurnReminder
 from bot.service.types import Letter, Postman, Refused, Table, log
 from bot.storage import Storage
 
@@ -78,9 +79,17 @@ class LettersPart(ServiceCore):
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         super().__init__(storage, **options)
         self.outbox = Outbox()
+        for heard in (TableDealt, TableChanged, TurnReminder):
+            self.bus.subscribe(heard, self._letters_on, name="letters")
 
     def _stop_background(self) -> list[asyncio.Task[None]]:
         return [*super()._stop_background(), *self.outbox.tasks()]
+
+    def _letters_on(self, event: TableEvent) -> None:
+        """A table dealt, changed (resumed included) or its turn half gone: the letters its turn owes."""
+        table = self.writer.table_of(event)
+        if table is not None:
+            self._letters(table)
 
     def _letters(self, table: Table) -> None:
         """Send what this table's running turn owes its players and has not sent (nor is sending)."""

@@ -39,12 +39,10 @@ from bot.storage.lobbies import STARTED
 class ResumePart(ServiceCore):
     """What :class:`bot.service.TableService` does once, at start."""
 
-    async def resume(self) -> list[Table]:
-        """Load every active game and open lobby; returns the tables, with the ended games of threads
-        whose result is owed in their channel (:meth:`_results_owed`). Each of them is published, once
-        everything is loaded, as ``TableResumed`` (``owed_result`` for the owed ones): the listeners,
-        subscribed before, start from what is stored (the timers index it, the computer players arm, the
-        surfaces draw it "live again").
+    async def _load_tables(self) -> list[Table]:
+        """Load every active game and open lobby (the first step of :meth:`TableService.resume
+        <bot.service.TableService.resume>`, which then resumes the tournaments and ends with
+        :meth:`_tables_back`); returns the tables loaded, told to nobody yet.
 
         The start's writes go out together rather than one durable commit each (10,000 timers took
         seconds): the closings at once, so the group commit packs them (each still in its savepoint),
@@ -92,10 +90,13 @@ class ResumePart(ServiceCore):
             if table.id not in missing:
                 table.stored.meta = meta
         log.info("tables resumed", extra={"games": len(tables), "quarantined": len(loaded.quarantined)})
-        try:
-            await self.resume_tournaments()  # their tables are loaded: a round due may be seated
-        except StorageError:
-            log.warning("tournaments not resumed: the database did not answer")
+        return tables
+
+    async def _tables_back(self, tables: list[Table]) -> list[Table]:
+        """The last step of the start: the tables loaded, with the ended games of threads whose result is
+        owed in their channel (:meth:`_results_owed`), each published as ``TableResumed``
+        (``owed_result`` for the owed ones): the listeners, subscribed before, start from what is stored
+        (the timers index it, the computer players arm, the surfaces draw it "live again")."""
         resumed = {table.id for table in tables}
         back = tables + [table for table in await self._results_owed() if table.id not in resumed]
         for table in back:

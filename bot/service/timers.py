@@ -13,6 +13,7 @@ import random
 from typing import Any, Unpack
 
 from bot.engine.errors import GameError
+from bot.service.computer_moves import computer_move
 from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.events import TableChanged, TableDealt, TableEvent
 from bot.service.types import (
@@ -61,7 +62,6 @@ class TimerPart(ServiceCore):
             due = min(due, int(timer.get("half", due)))
         if not self._closed:
             self.sweeper.schedule(key, due)
-        self._letters(table)  # a long game's direct messages owed by this turn (bot.service.letters)
 
     async def _fire(self, game_id: int) -> None:
         table = self.tables.get(game_id)
@@ -74,8 +74,9 @@ class TimerPart(ServiceCore):
                 return
             timer = table.timer()
             if timer is None or timer.get("token") != token_of(table.state):
-                await self.writer.sync_timer(table)  # the state moved on without a commit's meta (old data)
-                self._index(table)
+                # The state moved on without a commit's meta (old data): the timer it calls for is stored, a
+                # change (TableChanged "timer": indexed, and a long game's letters sent, by what hears it).
+                await self.writer.sync_timer(table, cause="timer")
                 return
             try:
                 await self._act_on(table, timer)
@@ -151,7 +152,7 @@ class TimerPart(ServiceCore):
                     rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}:reveal")
                     action = rng.choice(game.legal_actions(seat))
                 else:
-                    action = self._ai_decide(table, seat, level="normal")
+                    action = computer_move(table, seat, level="normal")
                 try:
                     # Refused (not saved: the database busy or away) goes up to _fire, which tries
                     # again; the miss is counted once (``fired``).

@@ -235,9 +235,7 @@ async def test_close_stops_the_background_of_every_part() -> None:
 
 
 def test_the_needs_the_core_declares_are_its_abstract_methods() -> None:
-    """What issue 48's spine replaced is no need any more (the writer, the sweeper, the turn clock and the
-    events); what is left goes with the next pieces (C1, C2)."""
-    left = {"_vote_next_round", "_letters", "_ai_decide", "settings_of", "_go_on"}
-    assert left <= ServiceCore.__abstractmethods__
-    replaced = {"_commit", "_finish", "_arm", "_index", "_schedule", "_forget", "_replace", "_reload_later"}
-    assert not replaced & ServiceCore.__abstractmethods__
+    """What issue 48's spine replaced is no need any more (the writer, the sweeper, the turn clock, the
+    events, the composition of the start); what is left goes with piece C2 (the organisers)."""
+    left = {"settings_of", "_new_table_settings", "prefs_of", "_go_on", "_record", "_tournament_lock"}
+    assert left == ServiceCore.__abstractmethods__
