@@ -47,9 +47,13 @@ The spine, made by the core (:class:`~bot.service.core.ServiceCore`) and handed 
 :mod:`~bot.service.events` (the typed events and the rule), :mod:`~bot.service.snapshots` (the
 read-only table an event carries), :mod:`~bot.service.bus` (delivery: inline and queued listeners),
 :mod:`~bot.service.writer` (the one writer of tables and the publisher of their events),
-:mod:`~bot.service.turn_clock` (the timer a state calls for, pure) and :mod:`~bot.service.sweeper` (the
-one task of deadlines, with a handler per kind registered by its owner). Until the surfaces subscribe
-themselves, the old listener (the presenter) hears the bus through :mod:`~bot.service.bridge`.
+:mod:`~bot.service.turn_clock` (the timer a state calls for, pure), :mod:`~bot.service.sweeper` (the
+one task of deadlines, with a handler per kind registered by its owner), and the caches of what parts
+read of one another's: :mod:`~bot.service.settings_book` (each server's settings, and the check of a
+new table's channel) and :mod:`~bot.service.prefs_cache` (users' own choices). Until the surfaces
+subscribe themselves, the old listener (the presenter) hears the bus through :mod:`~bot.service.bridge`.
+The start is composed here, in order (:meth:`TableService.resume`: the tables, the tournaments, then
+``TableResumed`` for each table), the one place that calls several parts.
 
 The parts, one job each: :mod:`~bot.service.types` (the shared types, refusals and settings),
 :mod:`~bot.service.core` (the shared state and plumbing), :mod:`~bot.service.resume` (the start of the
@@ -69,9 +73,7 @@ service is closing, the configuration it was made with (delays, limits, shards, 
 the owned services above. State that one part alone keeps is that part's own, made in its
 ``__init__`` (each part's ``__init__`` passes the options on, :class:`~bot.service.core.ServiceOptions`,
 and subscribes the part's listeners to the bus) and, where it is more than a field, a plain object of
-its module that knows nothing of the service: the server settings cache
-(:class:`~bot.service.settings.SettingsCache`), the user preferences cache
-(:class:`~bot.service.prefs.PrefsCache`) and the users' languages being stored, the letters
+its module that knows nothing of the service: the users' languages being stored, the letters
 (:class:`~bot.service.letters.Outbox`: the postman, the letters on their way, their tasks), the reloader
 task (:mod:`~bot.service.reloads`), the fair-use marks and the expired lobbies
 (:mod:`~bot.service.lobbies`), the tournaments' desk (:class:`~bot.service.tournaments.Desk`: their
@@ -83,7 +85,7 @@ Why mixins still: callers (cogs, the UI, tests) use one object with one API. Wha
 another is an event it listens to or an owned service it is handed; the few calls left between parts are
 declared once, abstract, in the core, each implemented by exactly one part, and go with the next
 pieces of issue 48 (the core names which). Every module of the service imports only the shared modules
-below the parts (``types``, ``core``, ``events``, ``snapshots``), never another part
+below the parts (``types``, ``core``, ``events``, ``snapshots``, ``computer_moves``), never another part
 (``tests/service/test_parts.py``); mypy sees a part's ``self`` as that part over the core, so a part
 cannot reach another part's state (``tests/service/test_core.py``).
 """

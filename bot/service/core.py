@@ -7,14 +7,16 @@ import asyncio
 import contextlib
 import secrets
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, TypedDict, Unpack
 
 from bot.clock import Clock, SystemClock
 from bot.config import Limits
 from bot.games.registry import BY_KIND
 from bot.service.bus import EventBus
+from bot.service.prefs_cache import PrefsCache
 from bot.service.rules import GameRules
+from bot.service.settings_book import SettingsBook
 from bot.service.sweeper import Sweeper
 from bot.service.turn_clock import TurnClock
 from bot.service.types import (
@@ -27,7 +29,7 @@ from bot.service.types import (
 )
 from bot.service.writer import META_RETRY_WITHIN_S as META_RETRY_WITHIN_S
 from bot.service.writer import TableWriter
-from bot.storage import GameNotFound, ServerSettings, Storage, StorageError, UserPrefs
+from bot.storage import GameNotFound, Storage, StorageError
 from bot.storage.tournaments import Tournament, TournamentTable
 
 
@@ -99,10 +101,13 @@ class ServiceCore(ABC):
         self.owns: Callable[[int | None], bool] = options.get("owns") or (lambda _guild_id: True)
         self._seed: Callable[[], int] = options.get("seed_source") or (lambda: secrets.randbits(62))
         # The owned services: every stored change is published on the bus (one commit, one event), every
-        # write of a table goes through the writer, every deadline through the sweeper.
+        # write of a table goes through the writer, every deadline through the sweeper; the servers'
+        # settings and the users' choices are read through their caches by whichever part needs them.
         self.bus = EventBus()
         self.turn_clock = TurnClock(self.clock, round_delay=self.round_delay, ai_delay=self.ai_delay)
         self.sweeper = Sweeper(self.clock, self.observer)
+        self.settings_book = SettingsBook(storage)
+        self.user_prefs = PrefsCache(storage, self.clock)
         self.writer = TableWriter(
             storage=storage,
             rules=self.rules,
@@ -186,25 +191,12 @@ class ServiceCore(ABC):
                     await self.writer.write_meta(table, meta)
 
     # ------------------------------------------------------------------ what the parts ask of one another
-    # Issue 48: a commit's aftermath, the writes of tables, the deadlines and the timers' meta are the
-    # owned services' and the bus's already (TableWriter, Sweeper, TurnClock, the events); a vote is a
-    # click, the letters hear the events, a computer's move is a pure function (computer_moves), the
-    # start is composed by TableService.resume. What is left goes with piece C2 (the organisers):
-    # settings and preferences as owned services, the tournaments' rounds as one service hearing
-    # TableEnded.
-
-    @abstractmethod
-    async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:
-        """The server's settings for a table opening in ``channel_id``, or Refused
-        (:mod:`bot.service.settings`)."""
-
-    @abstractmethod
-    def settings_of(self, guild_id: int | None) -> ServerSettings:
-        """A server's settings, from the cache (:mod:`bot.service.settings`)."""
-
-    @abstractmethod
-    async def prefs_of(self, user_ids: Iterable[int | None]) -> dict[int, UserPrefs]:
-        """Users' own choices, through a short cache (:mod:`bot.service.prefs`)."""
+    # Issue 48: a commit's aftermath, the writes of tables, the deadlines, the timers' meta, the server
+    # settings and the users' choices are the owned services' and the bus's (TableWriter, Sweeper,
+    # TurnClock, SettingsBook, PrefsCache, the events); a vote is a click, the letters hear the events, a
+    # computer's move is a pure function (computer_moves), the start is composed by TableService.resume.
+    # What is left goes with piece C2: the tournaments' rounds as one service hearing TableEnded (today
+    # the tournaments part and the tournament ends part still call each other).
 
     @abstractmethod
     async def _record(self, row: TournamentTable) -> None:

@@ -117,7 +117,7 @@ class LettersPart(ServiceCore):
         self, postman: Postman, table: Table, seat: int, user_id: int, what: str, due: int
     ) -> None:
         try:
-            prefs = (await self.prefs_of([user_id]))[user_id]
+            prefs = (await self.user_prefs.of([user_id]))[user_id]
             if not prefs.notify:
                 return  # their choice; not recorded, so turning it back on tells them of this turn too
             stored = table.stored

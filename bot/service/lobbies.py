@@ -175,7 +175,7 @@ class LobbyPart(ServiceCore):
     ) -> Lobby:
         """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's;
         ``thread`` None: the server's setting (a game in a thread of its own, or in the channel)."""
-        settings = await self._new_table_settings(guild_id, channel_id)
+        settings = await self.settings_book.for_new_table(guild_id, channel_id)
         if turn_limit is None:
             turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
         if thread is None:
@@ -450,7 +450,7 @@ class LobbyPart(ServiceCore):
                 raise SeatsHeld(names, int(lobby.options[HELD_UNTIL]))
             # /skybo settings: a server may not rate games with computer players (dealt unrated).
             computers = any(s.ai_level is not None for s in seats)
-            rated = not computers or self.settings_of(lobby.guild_id).rate_computers
+            rated = not computers or self.settings_book.of(lobby.guild_id).rate_computers
             meta: dict[str, Any] = {"lobby_id": lobby.id, "turn_limit": turn_limit}
             table_channel, table_message = lobby.channel_id, lobby.message_id
             # A Start whose deal landed but whose answer was lost, in the thread started from the lobby
@@ -574,7 +574,7 @@ class LobbyPart(ServiceCore):
         # in a thread: its lobby's channel; the rematch's lobby is opened in the thread, which it
         # unarchives, and its game stays there).
         listed = stored.meta.get(THREAD_PARENT)
-        await self._new_table_settings(
+        await self.settings_book.for_new_table(
             stored.guild_id, listed if isinstance(listed, int) else stored.channel_id
         )
         async with self.lock(stored.channel_id):

@@ -240,7 +240,7 @@ class TournamentPart(ServiceCore):
             raise Refused("table.error.bad_turn_limit")
         if starts_at is not None and starts_at <= self.clock.now_ms():
             raise Refused("tournament.bad.past")
-        await self._new_table_settings(guild_id, channel_id)  # the server's list of channels
+        await self.settings_book.for_new_table(guild_id, channel_id)  # the server's list of channels
         if any(held.channel_id == channel_id for held in await self.storage.tournaments.open()):
             raise Refused("tournament.error.channel_busy")
         made = await self.storage.tournaments.create(
@@ -443,7 +443,7 @@ class TournamentPart(ServiceCore):
                 seats.append(
                     Seat(len(seats), computer_name(number, COMPUTER_LEVEL, None), ai_level=COMPUTER_LEVEL)
                 )
-        settings = self.settings_of(held.guild_id)
+        settings = self.settings_book.of(held.guild_id)
         with_computers = len(seats) > len(row.players)
         rated = held.rated and (not with_computers or settings.rate_computers)
         turn_limit = held.turn_limit
@@ -477,7 +477,7 @@ class TournamentPart(ServiceCore):
         the defaults, everyone told in the server's language)."""
         players = tuple(row.players)
         try:
-            prefs = await self.prefs_of(players)
+            prefs = await self.user_prefs.of(players)
         except StorageError:
             prefs = {}
         timer = table.timer()

@@ -33,13 +33,11 @@ PARTS = Path(bot.service.__file__).parent
 
 SHARED = {"storage", "rules", "lobbies", "clock", "listener", "tables", "_locks", "_closed"}
 # The services the core owns and hands every part (issue 48): the bus, the one writer of tables, the
-# turn clock, the sweeper of deadlines.
-SERVICES = {"bus", "writer", "turn_clock", "sweeper"}
+# turn clock, the sweeper of deadlines, the servers' settings, the users' choices.
+SERVICES = {"bus", "writer", "turn_clock", "sweeper", "settings_book", "user_prefs"}
 CONFIGURATION = {"ai_delay", "round_delay", "limits", "observer", "owns", "_seed"}
 # The state each part owns (made in its __init__): its module, and what the owner keeps there.
 OWNED = {
-    "server_settings": "settings",
-    "user_prefs": "prefs",
     "locale_writes": "prefs",  # users' languages being stored in the background
     "outbox": "letters",  # the postman, the letters on their way, their tasks
     "_reloader": "reloads",
@@ -237,5 +235,5 @@ async def test_close_stops_the_background_of_every_part() -> None:
 def test_the_needs_the_core_declares_are_its_abstract_methods() -> None:
     """What issue 48's spine replaced is no need any more (the writer, the sweeper, the turn clock, the
     events, the composition of the start); what is left goes with piece C2 (the organisers)."""
-    left = {"settings_of", "_new_table_settings", "prefs_of", "_go_on", "_record", "_tournament_lock"}
+    left = {"_go_on", "_record", "_tournament_lock"}
     assert left == ServiceCore.__abstractmethods__
