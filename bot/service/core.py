@@ -196,11 +196,11 @@ class ServiceCore(ABC):
     # TurnClock, SettingsBook, PrefsCache, the events); a vote is a click, the letters hear the events, a
     # computer's move is a pure function (computer_moves), the start is composed by TableService.resume.
     # What is left goes with piece C2: the tournaments' rounds as one service hearing TableEnded (today
-    # the tournaments part and the tournament ends part still call each other).
+    # the tournament ends part still calls the tournaments part: these three, one way).
 
     @abstractmethod
     async def _record(self, row: TournamentTable) -> None:
-        """Store a tournament table's places from its game (:mod:`bot.service.tournament_ends`)."""
+        """Store a tournament table's places from its game (:mod:`bot.service.tournaments`)."""
 
     @abstractmethod
     def _tournament_lock(self, tournament_id: int) -> asyncio.Lock:

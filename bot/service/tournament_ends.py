@@ -3,9 +3,9 @@
 Every game's end is heard on the service's bus (``TableEnded``, published by the one writer of tables:
 a game finished, ended by hand, or whose place vanished) and passes by ``_game_over``; a tournament's
 table (meta ``tournament_id``) is recorded in a task of this part (the end is published under the
-channel's lock): its places (``_record``: a game played to its end by its
-results; ended by hand by its standing then, ``Game.standing``; one whose channel vanished: a draw), then
-the tournament goes on (``_go_on`` of :mod:`~bot.service.tournaments`: the next round seated when every
+channel's lock): its places (``_record`` of :mod:`~bot.service.tournaments`: a game played to its end
+by its results; ended by hand by its standing then, ``Game.standing``; one whose channel vanished: a
+draw), then the tournament goes on (``_go_on`` of :mod:`~bot.service.tournaments`: the next round seated when every
 table of the round has ended, or the tournament finished), and ``TournamentChanged`` is published.
 
 A table's end the database did not take is tried again with growing pauses until it is recorded
@@ -14,8 +14,8 @@ nothing: ``resume_tournaments`` records the tables whose game ended while the pr
 closing.
 
 This part's own state is ``table_ends``, the tasks recording a table's end (stopped at close). What it
-asks of the tournaments part (the tournament's lock, ``_go_on``) and what that part asks of it
-(``_record``) are declared in :class:`~bot.service.core.ServiceCore`.
+asks of the tournaments part (the tournament's lock, ``_record``, ``_go_on``) is declared in
+:class:`~bot.service.core.ServiceCore`; the tournaments part asks nothing of it (it hears the bus).
 """
 
 from __future__ import annotations
@@ -24,14 +24,12 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, Unpack
 
-from bot.games.places import places
-from bot.games.registry import BY_KIND
 from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.events import TableEnded, TournamentCause, TournamentChanged
 from bot.service.snapshots import TableSnapshot
-from bot.service.types import ENDED_BY_HAND, Refused, log
+from bot.service.types import Refused, log
 from bot.storage import GameNotFound, GameQuarantined, Storage, StorageError
-from bot.storage.tournaments import ENDED, FINISHED, Tournament, TournamentNotFound, TournamentTable
+from bot.storage.tournaments import ENDED, FINISHED, Tournament, TournamentNotFound
 
 # The pauses before a table's end the database did not take is tried again, doubling (``_table_over``).
 RECORD_FIRST_PAUSE_S = 1.0
@@ -102,23 +100,3 @@ class TournamentEndPart(ServiceCore):
             if row.status != ENDED:
                 await self._record(row)
             return await self._go_on(held)
-
-    async def _record(self, row: TournamentTable) -> None:
-        """Store how a table's game ended: each seat's place (a computer's id is minus its seat).
-
-        A game played to its end: by its results. A game ended by hand (``/<game> end``, the End vote;
-        unrated, without results): by its standing then (``Game.standing``: the order the game would
-        give if scored then, ties shared, nothing hidden deciding), its ratings unchanged. A game whose
-        place vanished (note ``gone: ...``) was stopped by nobody at the table: a draw, every seat first."""
-        assert row.game_id is not None
-        results = sorted(await self.storage.results.for_game(row.game_id), key=lambda r: r.seat)
-        stored = await self.rules.get_game(row.game_id)
-        ids = [seat.user_id if seat.user_id is not None else -seat.seat for seat in stored.seats]
-        game = BY_KIND[stored.kind]
-        ranks = [r.rank for r in results]
-        if not results and (stored.note or "").startswith(ENDED_BY_HAND):
-            ranks = game.standing(stored.state)
-        if len(ranks) != len(ids):  # its channel gone: a draw
-            ranks = [1] * len(ids)
-        placed = places(ranks, game.sides(stored.options, len(ids)))
-        await self.storage.tournaments.table_ended(row, [(ids[s], placed[s].place) for s in range(len(ids))])

@@ -40,6 +40,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol, Unpack
 
+from bot.games.places import places
 from bot.games.registry import BY_KIND
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore, ServiceOptions
@@ -48,6 +49,7 @@ from bot.service.events import TournamentChanged as TournamentStep  # storage's 
 from bot.service.tournament_view import TournamentView, ending, knocked_out, records, still_in
 from bot.service.types import (
     DEFAULT_TURN_LIMIT,
+    ENDED_BY_HAND,
     FIRST_TURN_GRACE,
     THREAD_PARENT,
     TURN_LIMITS,
@@ -543,6 +545,26 @@ class TournamentPart(ServiceCore):
                 with contextlib.suppress(Refused):
                     held = await self._go_on(held)
             self._hail(held.id, "restarted")  # its messages drawn again: what changed while the bot was away
+
+    async def _record(self, row: TournamentTable) -> None:
+        """Store how a table's game ended: each seat's place (a computer's id is minus its seat).
+
+        A game played to its end: by its results. A game ended by hand (``/<game> end``, the End vote;
+        unrated, without results): by its standing then (``Game.standing``: the order the game would
+        give if scored then, ties shared, nothing hidden deciding), its ratings unchanged. A game whose
+        place vanished (note ``gone: ...``) was stopped by nobody at the table: a draw, every seat first."""
+        assert row.game_id is not None
+        results = sorted(await self.storage.results.for_game(row.game_id), key=lambda r: r.seat)
+        stored = await self.rules.get_game(row.game_id)
+        ids = [seat.user_id if seat.user_id is not None else -seat.seat for seat in stored.seats]
+        game = BY_KIND[stored.kind]
+        ranks = [r.rank for r in results]
+        if not results and (stored.note or "").startswith(ENDED_BY_HAND):
+            ranks = game.standing(stored.state)
+        if len(ranks) != len(ids):  # its channel gone: a draw
+            ranks = [1] * len(ids)
+        placed = places(ranks, game.sides(stored.options, len(ids)))
+        await self.storage.tournaments.table_ended(row, [(ids[s], placed[s].place) for s in range(len(ids))])
 
     async def _write(self, change: Awaitable[Tournament]) -> Tournament:
         """One write of a tournament's row; a race lost, or a database away, is a refusal."""
