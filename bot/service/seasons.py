@@ -85,9 +85,6 @@ class SeasonPart(ServiceCore):
             raise Refused("season.error.still_running", name=season.name)
         return season
 
-    async def running_season(self, guild_id: int | None) -> Season | None:
-        return None if guild_id is None else await self.storage.seasons.running(guild_id)
-
     async def seasons_of(self, guild_id: int | None) -> list[Season]:
         """The server's seasons, the latest first (none outside a server)."""
         return [] if guild_id is None else await self.storage.seasons.of_guild(guild_id)

@@ -75,10 +75,6 @@ class Seat:
     ai_level: str | None = None
 
     @property
-    def is_ai(self) -> bool:
-        return self.ai_level is not None
-
-    @property
     def player_key(self) -> str:
         """The ratings key: ``user:<id>``, or ``ai:<level>`` shared by every computer of that level."""
         return ai_key(self.ai_level) if self.ai_level is not None else user_key(self.user_id or 0)
