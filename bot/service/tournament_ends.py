@@ -5,8 +5,9 @@ a game finished, ended by hand, or whose place vanished) and passes by ``_game_o
 table (meta ``tournament_id``) is recorded in a task of this part (the end is published under the
 channel's lock): its places (``_record`` of :mod:`~bot.service.tournaments`: a game played to its end
 by its results; ended by hand by its standing then, ``Game.standing``; one whose channel vanished: a
-draw), then the tournament goes on (``_go_on`` of :mod:`~bot.service.tournaments`: the next round seated when every
-table of the round has ended, or the tournament finished), and ``TournamentChanged`` is published.
+draw), then the tournament goes on (``_go_on`` of :mod:`~bot.service.tournaments`: the next round
+seated when every table of the round has ended, or the tournament finished), and ``TournamentChanged``
+is published.
 
 A table's end the database did not take is tried again with growing pauses until it is recorded
 (``_table_over``); a try holds the tournament's lock, never a pause, and is idempotent. A restart loses
