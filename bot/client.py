@@ -254,12 +254,14 @@ class SkyboBot(commands.AutoShardedBot):
             self.storage,
             ai_delay=self.tuning.ai_delay,
             round_delay=self.tuning.round_delay,
-            listener=self.presenter,
             clock=self.tuning.clock,
             limits=self.limits,
             observer=self.metrics,
             owns=self.shard_plan.owns,
         )
+        # The channel's surfaces hear this service's events (before its resume: every table loaded is
+        # published as TableResumed, "live again" on its message); nothing else tells them anything.
+        self.presenter.attach(service.bus, service.writer.table_of)
         service.outbox.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
         service.set_tournament_hall(TournamentHall(self))  # tournaments' rooms and messages
         return service

@@ -50,8 +50,9 @@ read-only table an event carries), :mod:`~bot.service.bus` (delivery: inline and
 :mod:`~bot.service.turn_clock` (the timer a state calls for, pure), :mod:`~bot.service.sweeper` (the
 one task of deadlines, with a handler per kind registered by its owner), and the caches of what parts
 read of one another's: :mod:`~bot.service.settings_book` (each server's settings, and the check of a
-new table's channel) and :mod:`~bot.service.prefs_cache` (users' own choices). Until the surfaces
-subscribe themselves, the old listener (the presenter) hears the bus through :mod:`~bot.service.bridge`.
+new table's channel) and :mod:`~bot.service.prefs_cache` (users' own choices). Every surface (the
+channel's table messages, the followed panels, mentions: :class:`bot.ui.presenter.Presenter`) is one
+listener of the bus, attached where the bot builds the service; nothing outside the service tells it.
 The start is composed here, in order (:meth:`TableService.resume`: the tables, the tournaments, then
 ``TableResumed`` for each table), the one place that calls several parts.
 
@@ -68,7 +69,7 @@ server's ``/skybo settings``), :mod:`~bot.service.seasons` (a server's seasons),
 :mod:`~bot.service.tournaments` (tournaments: sign-ups, rounds of tables it deals),
 :mod:`~bot.service.tournament_ends` (a tournament table's end: its places recorded, tried again).
 They are mixins of one :class:`TableService` over a small core, which holds only what they share: the
-tables and their channel locks, storage (and the rules over it), the clock, the listener, whether the
+tables and their channel locks, storage (and the rules over it), the clock, whether the
 service is closing, the configuration it was made with (delays, limits, shards, observer, seeds) and
 the owned services above. State that one part alone keeps is that part's own, made in its
 ``__init__`` (each part's ``__init__`` passes the options on, :class:`~bot.service.core.ServiceOptions`,
@@ -92,12 +93,8 @@ cannot reach another part's state (``tests/service/test_core.py``).
 
 from __future__ import annotations
 
-from typing import Unpack
-
-from bot.service.bridge import ListenerBridge
 from bot.service.clicks import ClickPart
 from bot.service.computers import ComputerPart
-from bot.service.core import ServiceOptions
 from bot.service.letters import LettersPart
 from bot.service.lobbies import LobbyPart
 from bot.service.prefs import PrefsPart
@@ -133,11 +130,10 @@ from bot.service.types import (
     ServiceObserver,
     Stale,
     Table,
-    TableListener,
     log,
     token_of,
 )
-from bot.storage import Storage, StorageError
+from bot.storage import StorageError
 
 __all__ = [
     "DEFAULT_TURN_LIMIT",
@@ -163,7 +159,6 @@ __all__ = [
     "ServiceObserver",
     "Stale",
     "Table",
-    "TableListener",
     "TableService",
     "token_of",
 ]
@@ -185,12 +180,6 @@ class TableService(
     TournamentEndPart,
 ):
     """Lobbies and games of every channel; the only writer of game state (its parts: see the module)."""
-
-    def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
-        super().__init__(storage, **options)
-        # TEMPORARY (issue 48, piece D2 removes it): the old listener hears the bus, subscribed after
-        # every part's own listeners (a commit's aftermath first, then the surfaces are told).
-        ListenerBridge(self.listener, self.writer.table_of).attach(self.bus)
 
     async def resume(self) -> list[Table]:
         """The start of the process, in order (this composition is the one place that calls several

@@ -25,7 +25,6 @@ from bot.service.types import (
     SeatTaken,
     ServiceObserver,
     Table,
-    TableListener,
 )
 from bot.service.writer import META_RETRY_WITHIN_S as META_RETRY_WITHIN_S
 from bot.service.writer import TableWriter
@@ -39,7 +38,6 @@ class ServiceOptions(TypedDict, total=False):
 
     ai_delay: float
     round_delay: float
-    listener: TableListener | None
     seed_source: Callable[[], int] | None
     clock: Clock | None
     limits: Limits | None
@@ -47,31 +45,9 @@ class ServiceOptions(TypedDict, total=False):
     observer: ServiceObserver | None
 
 
-class QuietListener:
-    """The listener of a service nobody watches (tests, benches, tools): hears everything, does nothing."""
-
-    def table_changed(self, table: Table) -> None:
-        pass
-
-    def lobby_changed(self, lobby_id: int) -> None:
-        pass
-
-    def remind(self, table: Table, seats: list[int], seconds_left: int) -> None:
-        pass
-
-    def seat_taken_over(self, table: Table, seat: int) -> None:
-        pass
-
-    def table_gone(self, table: Table) -> None:
-        pass
-
-    def lobby_gone(self, lobby_id: int) -> None:
-        pass
-
-
 class ServiceCore(ABC):
     """What every part shares, and only that: the tables and their channel locks, storage (and the
-    rules that run over it), the clock, the listener, whether the service is closing, the configuration
+    rules that run over it), the clock, whether the service is closing, the configuration
     it was made with (delays, limits, shards, observer, seeds), and the services it owns and hands every
     part: the event bus (``bus``), the one writer of tables (``writer``), the turn clock
     (``turn_clock``) and the sweeper of deadlines (``sweeper``). State that one part alone keeps is that
@@ -86,8 +62,6 @@ class ServiceCore(ABC):
         self.rules = GameRules(storage)
         self.lobbies = storage.lobbies
         self.clock: Clock = options.get("clock") or SystemClock()
-        # The listener of the bus's events before the surfaces subscribe themselves (bot.service.bridge).
-        self.listener: TableListener = options.get("listener") or QuietListener()
         self.tables: dict[int, Table] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._closed = False

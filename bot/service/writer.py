@@ -99,8 +99,8 @@ class TableWriter:
         finished game included, which has left the tables); else the table held under its id.
 
         Temporary (issue 48): for the listeners that still keep state on the live table (the computer
-        players' task, the timers' letters) and the :class:`~bot.service.bridge.ListenerBridge`, whose
-        listener reads tables; pieces C1 and D2 remove its uses."""
+        players' task, the timers' letters) and the channel's surfaces (:mod:`bot.ui.presenter`), which
+        still draw from the live table; a new surface reads the event's snapshot instead."""
         told = self._told
         if told is not None and told.id == event.table_id:
             return told

@@ -1,8 +1,8 @@
 """The table service's core holds only what its parts share (issue 39 item 5), state with one owner is
-that owner's own, and the listener is called by its typed methods.
+that owner's own, and a listener of its bus that fails is only logged.
 
 ``ServiceCore.__init__`` makes the shared state (the tables and their channel locks, storage and the
-rules over it, the lobby store, the clock, the listener, whether the service is closing) and keeps the
+rules over it, the lobby store, the clock, whether the service is closing) and keeps the
 configuration it was made with (delays, limits, observer, shards, seeds); nothing else. A part's own
 state is made in that part's ``__init__`` and read or written by that part's module alone: the others
 ask it through the needs ``ServiceCore`` declares (``_schedule``, ``_forget``, ``prefs_of``...). An owner
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import inspect
 import logging
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,15 +22,15 @@ import pytest
 
 import bot.service
 from bot.clock import ManualClock
-from bot.service import TableListener, TableService
-from bot.service.core import QuietListener, ServiceCore
+from bot.service import TableService
+from bot.service.core import ServiceCore
 from bot.service.events import LobbyClosed
 from bot.service.sweeper import FAILED_AGAIN_MS, Sweeper
 from bot.storage.lobbies import Lobby
 
 PARTS = Path(bot.service.__file__).parent
 
-SHARED = {"storage", "rules", "lobbies", "clock", "listener", "tables", "_locks", "_closed"}
+SHARED = {"storage", "rules", "lobbies", "clock", "tables", "_locks", "_closed"}
 # The services the core owns and hands every part (issue 48): the bus, the one writer of tables, the
 # turn clock, the sweeper of deadlines, the servers' settings, the users' choices.
 SERVICES = {"bus", "writer", "turn_clock", "sweeper", "settings_book", "user_prefs"}
@@ -128,54 +127,30 @@ def test_private_names_are_reached_through_self_only() -> None:
     assert reached == []
 
 
-def test_the_listener_is_called_by_its_methods_never_by_name() -> None:
-    """``self._tell(self.listener.<method>, ...)``, each method one of :class:`TableListener`'s (so mypy
-    checks the arguments); no ``getattr`` on the listener, no method named by a string."""
-    heard = {name for name, _ in inspect.getmembers(TableListener, inspect.isfunction)}
-    for path in sorted(PARTS.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            if isinstance(func, ast.Name) and func.id == "getattr":
-                assert "listener" not in ast.unparse(node.args[0]), f"{path.name}:{node.lineno}"
-            if isinstance(func, ast.Attribute) and func.attr == "_tell":
-                what = node.args[0]
-                assert isinstance(what, ast.Attribute) and ast.unparse(what.value) == "self.listener", (
-                    f"{path.name}:{node.lineno}"
-                )
-                assert what.attr in heard, f"{path.name}:{node.lineno}"
-    quiet: TableListener = QuietListener()  # the listener of a service made without one
-    assert {name for name in heard if callable(getattr(quiet, name, None))} == heard
-
-
 def _service(**options: Any) -> TableService:
     storage: Any = SimpleNamespace(lobbies=None, prefs=None, settings=None, games=None)
     return TableService(storage, clock=ManualClock(0), **options)
 
 
 async def test_a_listener_failure_is_logged_and_the_service_goes_on(caplog: pytest.LogCaptureFixture) -> None:
-    """The old listener hears the bus through the bridge (until issue 48's D2): what it raises is logged
-    under its method's name, never the publisher's failure, and the next event is heard."""
+    """A surface is a listener of the service's bus (issue 48): what it raises is logged under its name,
+    never the publisher's failure, and the next event is heard."""
+    heard: list[int] = []
 
-    class Broken(QuietListener):
-        def __init__(self) -> None:
-            self.heard: list[int] = []
+    def broken(event: LobbyClosed) -> None:
+        heard.append(event.lobby_id)
+        raise RuntimeError("boom")
 
-        def lobby_changed(self, lobby_id: int) -> None:
-            self.heard.append(lobby_id)
-            raise RuntimeError("boom")
-
-    broken = Broken()
-    service = _service(listener=broken)
+    service = _service()
+    service.bus.subscribe(LobbyClosed, broken, name="broken surface")
     lobby = Lobby(7, 1, 10, "skyjo", 1, None, {}, [], "cancelled", None, 2)
     with caplog.at_level(logging.ERROR, logger="bot.service"):
         service.bus.publish(LobbyClosed(lobby=lobby, how="expired"))
         service.bus.publish(LobbyClosed(lobby=lobby, how="expired"))
-    assert [(r.getMessage(), getattr(r, "what", None)) for r in caplog.records] == [
-        ("table listener failed", "lobby_changed")
+    assert [(r.getMessage(), getattr(r, "listener", None)) for r in caplog.records] == [
+        ("event listener failed", "broken surface")
     ] * 2
-    assert broken.heard == [7, 7]
+    assert heard == [7, 7]
     await service.close()
 
 

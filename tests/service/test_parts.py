@@ -52,7 +52,7 @@ def test_each_part_imports_only_the_shared_modules() -> None:
         "bus": {"events", "types"},
         # The owned services (B2): the turn clock and the sweeper are pure helpers over the shared types;
         # the one writer of tables commits through the rules and publishes on the bus; the core makes
-        # them. The bridge (temporary: D2) hears the bus for the old listener.
+        # them.
         "turn_clock": {"types"},
         "computer_moves": {"types"},
         "sweeper": {"types"},
@@ -60,7 +60,6 @@ def test_each_part_imports_only_the_shared_modules() -> None:
         "settings_book": {"types"},
         "prefs_cache": set(),
         "core": {"types", "rules", "bus", "sweeper", "turn_clock", "writer", "settings_book", "prefs_cache"},
-        "bridge": {"types", "events", "bus"},
     }
     parts = sorted(p for p in PARTS.glob("*.py") if p.name != "__init__.py")
     assert {p.stem for p in parts} >= {"types", "core", "lobbies", "clicks", "timers", "seats"}
