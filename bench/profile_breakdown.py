@@ -15,7 +15,7 @@ OWNERS: tuple[tuple[str, str, str], ...] = (
     ("computer players", "/lookahead.py", ""),
     ("computer players", "/hard.py", ""),
     ("computer players", "/reading.py", ""),
-    ("computer players", "bot/service/", "_ai_decide"),
+    ("computer players", "bot/service/", "computer_move"),
     ("decode", "discord/gateway.py", ""),
     ("render picture", "bot/", "_picture"),
 )

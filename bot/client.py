@@ -236,8 +236,9 @@ class SkyboBot(commands.AutoShardedBot):
         if self.sync_card_emojis:
             log.info((await card_emojis.sync(self)).line())
         self.card_emojis = await card_emojis.load(self)  # one request; none: the panels as before
-        for table in await self.service.resume():
-            self.presenter.table_changed(table)  # "live again" on every table message
+        # Each table loaded is published (TableResumed) to the presenter, which hears the new service's
+        # bus from its construction (its listener): "live again" on every table message.
+        await self.service.resume()
         if lease is not None:
             self._lease_watch = asyncio.create_task(self._watch_lease(), name="shard-lease-watch")
         # What exists now (modules, classes, functions, the resumed games) lives as long as the
@@ -253,12 +254,14 @@ class SkyboBot(commands.AutoShardedBot):
             self.storage,
             ai_delay=self.tuning.ai_delay,
             round_delay=self.tuning.round_delay,
-            listener=self.presenter,
             clock=self.tuning.clock,
             limits=self.limits,
             observer=self.metrics,
             owns=self.shard_plan.owns,
         )
+        # The channel's surfaces hear this service's events (before its resume: every table loaded is
+        # published as TableResumed, "live again" on its message); nothing else tells them anything.
+        self.presenter.attach(service.bus, service.writer.table_of)
         service.outbox.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
         service.set_tournament_hall(TournamentHall(self))  # tournaments' rooms and messages
         return service
@@ -360,20 +363,21 @@ class SkyboBot(commands.AutoShardedBot):
         if running:
             await asyncio.wait(running, timeout=STOP_GRACE)
         before = {game_id: table.version for game_id, table in self.service.tables.items()}
-        service = self._new_service()
+        # The presenter hears the new service's bus from its construction (before its resume, which
+        # publishes every table loaded), and draws through it: it is the bot's service from now on.
+        old, service = self.service, self._new_service()
+        self.service = service
         try:
             await service.load_settings()
             tables = await service.resume()
         except BaseException:
+            self.service = old
             await service.close()  # its timers, if it got that far
             raise
         changed = sum(1 for table in tables if before.get(table.id) != table.version)
         changed += sum(1 for game_id in before if game_id not in service.tables)
-        self.service = service
         self._lease_epoch = epoch
         self._suspended = False
-        for table in tables:
-            self.presenter.table_changed(table)
         log.warning(
             "shards taken back: serving again",
             extra={

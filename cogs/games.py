@@ -21,7 +21,7 @@ from bot.games import registry
 from bot.games.base import Game
 from bot.i18n import template
 from bot.i18n import translate as t
-from bot.service import Refused, Table
+from bot.service import Refused
 from bot.ui import replay as replays
 from bot.ui.new_command import new_command
 from bot.ui.views import END_YES
@@ -58,11 +58,7 @@ async def end(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str) -
     if table is not None:
         await bot.answers.confirm(interaction, table.game.prefix, table.id, END_YES)
         return
-    ended = await bot.service.end(channel_id, user_id, can_manage=can_manage)
-    if isinstance(ended, Table):
-        bot.presenter.table_changed(ended)
-    else:
-        bot.presenter.lobby_changed(ended.id)
+    await bot.service.end(channel_id, user_id, can_manage=can_manage)  # its event redraws the table
     await interaction.response.send_message(
         t("table.ended", public_locale(bot, interaction), user=interaction.user.mention),
         allowed_mentions=discord.AllowedMentions.none(),

@@ -1,31 +1,31 @@
-"""The click path: a private panel's click decoded, applied by the engine, committed, answered."""
+"""The click path: a private panel's click (or the table's Next round vote) decoded, handed to the one
+writer of tables, answered."""
 
 from __future__ import annotations
 
-import asyncio
 import random
-import time
 from typing import Any
 
 from bot.engine.errors import GameError
+from bot.render.names import escape_name
 from bot.service.core import ServiceCore
 from bot.service.types import (
     HINT_ACT,
     MODE_ACT,
     PLAY,
     REFRESH_ACT,
+    ROUND_OVER,
     PanelState,
     Refused,
     Stale,
     Table,
     log,
-    token_of,
 )
-from bot.storage import StorageError
 
 
 class ClickPart(ServiceCore):
-    """Panels and moves: the only place an action reaches the engine and the log."""
+    """Panels, moves and round votes: a player's click decoded into the action the writer commits
+    (a Next-round vote is stored in the meta until the last human's deals the round)."""
 
     async def open_panel(self, game_id: int, user_id: int) -> PanelState:
         table = await self._table(game_id)
@@ -58,7 +58,7 @@ class ClickPart(ServiceCore):
             if table.finished or self.tables.get(game_id) is not table:
                 raise Refused("table.error.game_finished")
             if table.needs_reload and act in table.game.panel.GAME_ACTS:
-                await self._fresh_for_move(table)
+                await self.writer.ready_for_move(table)
                 if table.finished or self.tables.get(game_id) is not table:
                     raise Refused("table.error.game_finished")  # the failed commit had ended it
             seat = self._seat(table, user_id)
@@ -79,7 +79,7 @@ class ClickPart(ServiceCore):
             if isinstance(action, table.game.engine.NextRound):
                 return await self._vote_next_round(table, seat, key)
             try:
-                await self._commit(table, seat, action, by_player=True, key=key)
+                await self.writer.commit(table, seat, action, cause="move", by_player=True, key=key)
             except GameError as error:
                 raise Refused(error.key, **error.params) from None
             return self._panel(table, seat)
@@ -106,97 +106,47 @@ class ClickPart(ServiceCore):
             raise Refused("hints.error.none")
         hints = sorted({*(table.stored.meta.get("hints") or []), seat})
         if hints != table.stored.meta.get("hints"):
-            await self._set_meta(table, {**table.stored.meta, "hints": hints})
-            self._notify(table)  # the table message says the game is unrated from now on
+            # The table message says the game is unrated from now on (TableChanged "hint").
+            meta = {**table.stored.meta, "hints": hints}
+            await self.writer.write_meta(table, meta, cause="hint", seat=seat)
         state = self._panel(table, seat)
         state.notice = notice
         return state
 
-    async def _commit(
-        self, table: Table, seat: int, action: Any, *, by_player: bool = False, key: int | None = None
-    ) -> list[dict[str, Any]]:
-        """Apply and commit one action (the channel lock is held); GameError leaves everything as it was.
+    async def vote_next_round(
+        self, game_id: int, user_id: int, round_number: int, *, key: int | None = None
+    ) -> PanelState:
+        """The table's Next round button (one id for the whole round): a vote for ``round_number``'s end.
+        ``key``: the click's interaction id (the deal's idempotency key, when this vote deals)."""
+        table = await self._table(game_id)
+        async with self.lock(table.channel_id):
+            if table.finished or self.tables.get(game_id) is not table:
+                raise Refused("table.error.game_finished")
+            if table.needs_reload:  # acknowledged first: it may wait for a reload
+                await self.writer.ready_for_move(table)
+                if table.finished or self.tables.get(game_id) is not table:
+                    raise Refused("table.error.game_finished")
+            seat = self._seat(table, user_id)
+            if table.state.phase != ROUND_OVER or table.state.round != round_number:
+                raise Refused("table.error.round_already_dealt")
+            return await self._vote_next_round(table, seat, key)
 
-        ``by_player``: the seat's human made this move (not a computer, not a timer), which clears
-        their missed-turn count. The game's timer follows the new state in the same transaction.
-        ``key``: the idempotency key of the action (the click's interaction id; None for a computer
-        player or a timer): a commit retried after its connection dropped is never applied twice.
-
-        A commit that fails for good is refused: "could not be saved; nothing changed" when storage
-        could read the game again (the cache is the log's), "the table is reconnecting" when it could
-        not (the table then serves its last committed state and waits for the database:
-        :mod:`bot.service.reloads`), as a table already waiting refuses every action.
-        """
-        if table.needs_reload:
-            self._reload_later(table)
-            raise Refused("table.error.reconnecting")
-        stored = table.stored
-        spec = table.game
-        before = spec.stale_key(table.state)
-        turn_before = token_of(table.state)
-
-        def meta_after(game: Any) -> dict[str, Any] | None:
-            return self._meta_after(table, game, seat if by_player else None, token_of(game) != turn_before)
-
-        def on_retry(outcome: str) -> None:
-            if self.observer is not None:
-                self.observer.commit_retried(stored.kind, outcome)
-
-        began = time.perf_counter()
-        try:
-            events = await self.rules.apply_action(
-                stored, seat, action, meta_after, key=key, on_retry=on_retry
-            )
-        except StorageError:
-            if self.observer is not None:
-                self.observer.commit_failed(stored.kind)
-            if stored.needs_reload:
-                # Neither committed nor read again: the last committed state stays, moves wait.
-                log.warning(
-                    "commit failed, table waiting for the database",
-                    extra={"game_id": table.id, "seat": seat},
-                    exc_info=True,
-                )
-                self._reload_later(table)
-                raise Refused("table.error.reconnecting") from None
-            # storage reloaded ``stored`` from the log: every open panel is now suspect
-            table.marks = [stored.version] * len(stored.seats)
-            log.warning("commit failed", extra={"game_id": table.id, "seat": seat}, exc_info=True)
-            raise Refused("table.error.unavailable") from None
-        if self.observer is not None:
-            self.observer.committed(stored.kind, time.perf_counter() - began)
-        game = table.state
-        table.resumed = False
-        version = stored.version
-        if spec.stale_key(game) != before:
-            table.marks = [version] * len(stored.seats)
-        else:
-            table.marks[seat] = version
-        if by_player:
-            table.played[seat] = version
-        dicts = [e.to_dict() for e in events]
-        table.recent.append((seat, dicts))
-        log.debug(  # one per move: DEBUG (an operator's INFO is one line per table event, bot/logs.py)
-            "move committed",
-            extra={
-                "game_id": table.id,
-                "kind": stored.kind,
-                "seat": seat,
-                "action": action.type,
-                "version": version,
-            },
+    async def _vote_next_round(self, table: Table, seat: int, key: int | None = None) -> PanelState:
+        if table.state.phase != ROUND_OVER:
+            raise Refused("error.round_not_over")
+        if seat in table.votes:
+            state = self._panel(table, seat)
+            state.notice = ("table.round.already_ready", {"count": len(table.round_waiting())})
+            return state
+        if table.round_waiting() == [seat]:  # the last vote: deal (the stored votes go with it)
+            await self.writer.commit(table, seat, table.game.engine.NextRound(), cause="next_round", key=key)
+            return self._panel(table, seat)
+        votes = sorted(table.votes | {seat})
+        await self.writer.write_meta(table, {**table.stored.meta, "votes": votes}, cause="vote", seat=seat)
+        state = self._panel(table, seat)
+        names = table.names()
+        state.notice = (
+            "table.round.waiting",
+            {"players": ", ".join(escape_name(names[s]) for s in table.round_waiting())},  # humans only
         )
-        self._moved_on(table)
-        return dicts
-
-    def _finish(self, table: Table) -> None:
-        self.tables.pop(table.id, None)
-        self._forget(("game", table.id))
-        self._game_over(table)
-        if table.ai_task is not None and table.ai_task is not asyncio.current_task():
-            table.ai_task.cancel()
-        finished = table.stored.finished
-        # Rated: finished by the rules with rating changes written. A game ended by hand or cancelled
-        # (no results), or finished unrated (a hint taken), is not, whatever it was dealt as.
-        ratings = len(finished.rating_changes) if finished and table.stored.status == "finished" else 0
-        log.info("game finished", extra={"game_id": table.id, "rated": ratings > 0, "ratings": ratings})
+        return state

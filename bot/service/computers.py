@@ -8,18 +8,23 @@ stands then (storage read it back after the failure; a human may have moved, a r
 happened), so an old move is never replayed onto a newer state. A table that went into "waiting for
 the database" (:mod:`bot.service.reloads`) is left to its reload, which arms the computers again; a
 table has at most one such task (``Table.ai_task``, see :meth:`ComputerPart._arm`).
+
+The task is armed by what the part hears on the service's bus: a table dealt, changed or resumed
+(``TableDealt``, ``TableChanged`` and its kinds) arms it when a computer is to act, a game's end
+(``TableEnded``) cancels it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
-from typing import Any
+from typing import Unpack
 
 from bot.engine.errors import GameError
-from bot.service.core import ServiceCore
+from bot.service.computer_moves import computer_move
+from bot.service.core import ServiceCore, ServiceOptions
+from bot.service.events import TableChanged, TableDealt, TableEnded, TableEvent
 from bot.service.types import ROUND_OVER, Refused, Table, log
-from bot.storage import StorageError
+from bot.storage import Storage, StorageError
 
 # The pause before a computer's move is tried again after a transient storage fault: doubled after
 # each failed try, up to the longest.
@@ -28,7 +33,7 @@ RETRY_LONGEST_PAUSE_S = 10.0
 
 
 def transient_fault(error: BaseException) -> StorageError | None:
-    """The transient storage fault behind a refused commit (``_commit`` refuses with the storage error
+    """The transient storage fault behind a refused commit (the writer refuses with the storage error
     as its context), or None: a rule refusal, a stale version, a full disk..."""
     seen: set[int] = set()
     cause: BaseException | None = error
@@ -47,6 +52,24 @@ def retry_pause(failures: int) -> float:
 
 class ComputerPart(ServiceCore):
     """When and how a computer seat plays."""
+
+    def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
+        super().__init__(storage, **options)
+        self.bus.subscribe(TableDealt, self._arm_on, name="computers")
+        self.bus.subscribe(TableChanged, self._arm_on, name="computers")
+
+    def _arm_on(self, event: TableEvent) -> None:
+        """A table dealt or changed: its computers armed; a game ended: its task cancelled (unless the
+        end is that task's own move)."""
+        table = self.writer.table_of(event)
+        if table is None:
+            return
+        if isinstance(event, TableEnded) or table.finished:
+            task = table.ai_task
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+            return
+        self._arm(table)
 
     def _arm(self, table: Table) -> None:
         """Schedule the computer players' moves (the round pause is a timer, see :meth:`_timer_for`).
@@ -80,9 +103,9 @@ class ComputerPart(ServiceCore):
                     table.ai_task = None
                     return
                 seat = seats[0]
-                action = self._ai_decide(table, seat)
+                action = computer_move(table, seat)
                 try:
-                    await self._commit(table, seat, action)
+                    await self.writer.commit(table, seat, action, cause="computer")
                 except (Refused, GameError) as error:
                     fault = transient_fault(error)
                     if fault is None:
@@ -109,18 +132,4 @@ class ComputerPart(ServiceCore):
                     continue
                 failures = 0
                 if table.ai_task is not asyncio.current_task():
-                    return  # _commit armed another loop (cannot happen while we run, but be safe)
-
-    def _ai_decide(self, table: Table, seat: int, level: str | None = None) -> Any:
-        game = table.state
-        level = level or table.ai_level(seat) or "normal"
-        levels = table.game.levels
-        policy = levels.get(level, levels["normal"])
-        rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}")
-        try:
-            action = policy(game.view(seat), rng)
-            if action in game.legal_actions(seat):
-                return action
-        except Exception:
-            log.exception("computer player failed", extra={"game_id": table.id, "seat": seat, "level": level})
-        return game.legal_actions(seat)[0]
+                    return  # the commit armed another loop (cannot happen while we run, but be safe)

@@ -1,39 +1,35 @@
-"""The table service's shared state and plumbing, and what its parts ask of one another."""
+"""The table service's shared state and plumbing (the tables, their locks, the owned services), and what
+its parts still ask of one another."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import secrets
-import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
-from typing import Any, ParamSpec, TypedDict, Unpack
+from collections.abc import Callable
+from typing import Any, TypedDict, Unpack
 
 from bot.clock import Clock, SystemClock
 from bot.config import Limits
 from bot.games.registry import BY_KIND
+from bot.service.bus import EventBus
+from bot.service.prefs_cache import PrefsCache
 from bot.service.rules import GameRules
+from bot.service.settings_book import SettingsBook
+from bot.service.sweeper import Sweeper
+from bot.service.turn_clock import TurnClock
 from bot.service.types import (
     PanelState,
     Refused,
     SeatTaken,
     ServiceObserver,
     Table,
-    TableListener,
-    log,
 )
-from bot.storage import GameNotFound, ServerSettings, Storage, StorageError, StoredGame, UserPrefs
-from bot.storage.game_commit import RELOAD_WITHIN_S, SETTLE_PAUSES_S, SETTLE_WITHIN_S
+from bot.service.writer import META_RETRY_WITHIN_S as META_RETRY_WITHIN_S
+from bot.service.writer import TableWriter
+from bot.storage import GameNotFound, Storage, StorageError
 from bot.storage.tournaments import Tournament, TournamentTable
-
-P = ParamSpec("P")
-
-# A meta write that meets a transient fault (:meth:`ServiceCore._set_meta`) is tried again after a
-# first short pause (the backend reconnects meanwhile), then as a move's read-back is
-# (bot/storage/game_commit.py), while within a move's settling time of its first try.
-META_RETRY_PAUSES_S = (0.2, *SETTLE_PAUSES_S)
-META_RETRY_WITHIN_S = SETTLE_WITHIN_S
 
 
 class ServiceOptions(TypedDict, total=False):
@@ -42,7 +38,6 @@ class ServiceOptions(TypedDict, total=False):
 
     ai_delay: float
     round_delay: float
-    listener: TableListener | None
     seed_source: Callable[[], int] | None
     clock: Clock | None
     limits: Limits | None
@@ -50,36 +45,16 @@ class ServiceOptions(TypedDict, total=False):
     observer: ServiceObserver | None
 
 
-class QuietListener:
-    """The listener of a service nobody watches (tests, benches, tools): hears everything, does nothing."""
-
-    def table_changed(self, table: Table) -> None:
-        pass
-
-    def lobby_changed(self, lobby_id: int) -> None:
-        pass
-
-    def remind(self, table: Table, seats: list[int], seconds_left: int) -> None:
-        pass
-
-    def seat_taken_over(self, table: Table, seat: int) -> None:
-        pass
-
-    def table_gone(self, table: Table) -> None:
-        pass
-
-    def lobby_gone(self, lobby_id: int) -> None:
-        pass
-
-
 class ServiceCore(ABC):
     """What every part shares, and only that: the tables and their channel locks, storage (and the
-    rules that run over it), the clock, the listener, whether the service is closing, and the
-    configuration it was made with (delays, limits, shards, observer, seeds). State that one part
-    alone keeps is that part's own, made in its ``__init__`` (the sweeper's index, the settings and
-    preferences caches, the letters on their way, the reloader, the lobby fair-use marks):
-    ``tests/service/test_core.py`` checks both. What one part asks of another is declared here as
-    abstract methods, each implemented by exactly one part (named in its docstring)."""
+    rules that run over it), the clock, whether the service is closing, the configuration
+    it was made with (delays, limits, shards, observer, seeds), and the services it owns and hands every
+    part: the event bus (``bus``), the one writer of tables (``writer``), the turn clock
+    (``turn_clock``) and the sweeper of deadlines (``sweeper``). State that one part alone keeps is that
+    part's own, made in its ``__init__`` (the settings and preferences caches, the letters on their way,
+    the reloader, the lobby fair-use marks): ``tests/service/test_core.py`` checks both. What one part
+    still asks of another is declared here as abstract methods, each implemented by exactly one part
+    (named in its docstring), grouped by the piece of issue 48 that replaces it."""
 
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         self.storage = storage
@@ -87,7 +62,6 @@ class ServiceCore(ABC):
         self.rules = GameRules(storage)
         self.lobbies = storage.lobbies
         self.clock: Clock = options.get("clock") or SystemClock()
-        self.listener: TableListener = options.get("listener") or QuietListener()
         self.tables: dict[int, Table] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._closed = False
@@ -100,6 +74,23 @@ class ServiceCore(ABC):
         # of the guilds on its shards; the others belong to the processes that receive their clicks.
         self.owns: Callable[[int | None], bool] = options.get("owns") or (lambda _guild_id: True)
         self._seed: Callable[[], int] = options.get("seed_source") or (lambda: secrets.randbits(62))
+        # The owned services: every stored change is published on the bus (one commit, one event), every
+        # write of a table goes through the writer, every deadline through the sweeper; the servers'
+        # settings and the users' choices are read through their caches by whichever part needs them.
+        self.bus = EventBus()
+        self.turn_clock = TurnClock(self.clock, round_delay=self.round_delay, ai_delay=self.ai_delay)
+        self.sweeper = Sweeper(self.clock, self.observer)
+        self.settings_book = SettingsBook(storage)
+        self.user_prefs = PrefsCache(storage, self.clock)
+        self.writer = TableWriter(
+            storage=storage,
+            rules=self.rules,
+            tables=self.tables,
+            bus=self.bus,
+            turn_clock=self.turn_clock,
+            observer=self.observer,
+            seed=self._seed,
+        )
 
     # ------------------------------------------------------------------ plumbing
 
@@ -109,30 +100,9 @@ class ServiceCore(ABC):
             lock = self._locks[channel_id] = asyncio.Lock()
         return lock
 
-    def _moved_on(self, table: Table) -> None:
-        """The table's committed state changed (a commit, a reload that found one): a finished game is
-        forgotten, a live one gets its next deadline and its computer players; the listener is told."""
-        if table.finished:
-            self._finish(table)
-        else:
-            self._index(table)
-            self._arm(table)
-        self._notify(table)
-
-    def _notify(self, table: Table) -> None:
-        self._tell(self.listener.table_changed, table)
-
-    def _tell(self, hear: Callable[P, object], *args: P.args, **kwargs: P.kwargs) -> None:
-        """Call one of the listener's methods (``self._tell(self.listener.remind, table, seats, left)``,
-        checked by mypy like a direct call): whatever the listener raises is logged, never the
-        service's failure (the state is committed already)."""
-        try:
-            hear(*args, **kwargs)
-        except Exception:
-            log.exception("table listener failed", extra={"what": getattr(hear, "__name__", repr(hear))})
-
     async def close(self) -> None:
-        """Stop every timer, computer player and background task (the state is in the database already)."""
+        """Stop every timer, computer player and background task (the state is in the database already),
+        then let the bus's queued listeners hear what they were given (within its grace)."""
         self._closed = True
         tasks = [task for task in self._stop_background() if not task.done()]
         for task in tasks:
@@ -140,19 +110,16 @@ class ServiceCore(ABC):
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self.bus.close()
 
     def _stop_background(self) -> list[asyncio.Task[None]]:
         """The tasks :meth:`close` cancels. A part that runs tasks of its own adds them, after
-        ``super()``'s (and stops starting new ones): the sweeper, the reloader, the letters..."""
-        return [table.ai_task for table in self.tables.values() if table.ai_task is not None]
+        ``super()``'s (and stops starting new ones): the reloader, the letters..."""
+        ai_tasks = [table.ai_task for table in self.tables.values() if table.ai_task is not None]
+        return [*ai_tasks, *self.sweeper.stop()]
 
     def table_in_channel(self, channel_id: int) -> Table | None:
         return next((tb for tb in self.tables.values() if tb.channel_id == channel_id), None)
-
-    def _cache(self, stored: StoredGame) -> Table:
-        table = Table(stored, [stored.version] * len(stored.seats))
-        self.tables[stored.id] = table
-        return table
 
     async def _table(self, game_id: int) -> Table:
         table = self.tables.get(game_id)
@@ -166,7 +133,7 @@ class ServiceCore(ABC):
             raise Refused("table.error.unavailable") from None
         if stored.status != "active" or stored.kind not in BY_KIND:
             raise Refused("table.error.game_finished")
-        return self._cache(stored)
+        return self.writer.cache(stored)
 
     def _panel(self, table: Table, seat: int, mode: int = 0) -> PanelState:
         return PanelState(
@@ -188,161 +155,26 @@ class ServiceCore(ABC):
     async def remember_messages(self, table: Table, **messages: Any) -> None:
         """Keep the presenter's turn mention and reminder (None: gone) in the stored meta, so that after
         a restart a turn is not mentioned twice and an old mention still gets deleted (that a game's
-        thread result was posted: ``keep_result_posted``, bot.service.reloads). The database not
-        answering (after :meth:`_set_meta`'s tries) leaves the meta as it was."""
+        thread result was posted: ``keep_result_posted``, bot.service.reloads). Bookkeeping: no event.
+        The database not answering (after the writer's tries) leaves the meta as it was."""
         async with self.lock(table.channel_id):
             meta = {k: v for k, v in table.stored.meta.items() if k not in messages}
             meta.update({k: v for k, v in messages.items() if v is not None})
             if meta != table.stored.meta:
                 with contextlib.suppress(Refused):
-                    await self._set_meta(table, meta)
-
-    async def _set_meta(self, table: Table, meta: dict[str, Any]) -> None:
-        """Store the table's meta (the channel lock held): a vote, a hint, a seat given or taken back,
-        a timer, the presenter's message ids. The one write of those, retried like a move's commit
-        (docs/faults.md, "Database faults"): a transient fault (a blink) is tried again after each of
-        :data:`META_RETRY_PAUSES_S` while within :data:`META_RETRY_WITHIN_S`; the write replaces the
-        whole meta, so a try whose answer was lost and the next one write the same thing. Still not
-        written, the meta is read back: found as written, done; as before, Refused "could not be saved"
-        (nothing changed); unreadable, the live table waits for the database (``needs_reload``: its
-        reload reads the meta as stored) and Refused "reconnecting"."""
-        if table.needs_reload:  # its stored meta may have moved with a commit that landed after all
-            self._reload_later(table)
-            raise Refused("table.error.reconnecting")
-        began = time.monotonic()
-        pauses = iter(META_RETRY_PAUSES_S)
-        tries = 0
-        while True:
-            try:
-                await self.storage.games.set_meta(table.id, meta)
-            except StorageError as error:
-                if not error.transient:
-                    raise Refused("table.error.unavailable") from None
-                tries += 1
-                if tries == 1:
-                    log.warning(
-                        "meta not saved: trying again",
-                        extra={"game_id": table.id, "error": type(error).__name__},
-                    )
-                pause = next(pauses, META_RETRY_PAUSES_S[-1])
-                if time.monotonic() + pause - began > META_RETRY_WITHIN_S:
-                    break
-                await asyncio.sleep(pause)
-                continue
-            table.stored.meta = meta
-            if tries:
-                log.info("meta saved after a retry", extra={"game_id": table.id, "tries": tries + 1})
-            return
-        await self._meta_read_back(table, meta)
-
-    async def _meta_read_back(self, table: Table, meta: dict[str, Any]) -> None:
-        """The meta's write failed for good (:meth:`_set_meta`): what does the database hold?"""
-        try:
-            fresh = await asyncio.wait_for(self.rules.get_game(table.id), RELOAD_WITHIN_S)
-        except (StorageError, TimeoutError):
-            if not table.finished:
-                table.stored.needs_reload = True  # the last try may have landed: read it all again
-                self._reload_later(table)
-            log.warning("meta not saved, table waiting for the database", extra={"game_id": table.id})
-            raise Refused("table.error.reconnecting") from None
-        table.stored.meta = fresh.meta
-        if fresh.meta == meta:
-            log.info("meta saved (found by its read-back)", extra={"game_id": table.id})
-            return
-        log.warning("meta not saved", extra={"game_id": table.id})
-        raise Refused("table.error.unavailable")
+                    await self.writer.write_meta(table, meta)
 
     # ------------------------------------------------------------------ what the parts ask of one another
-
-    @abstractmethod
-    async def _commit(
-        self, table: Table, seat: int, action: Any, *, by_player: bool = False, key: int | None = None
-    ) -> list[dict[str, Any]]:
-        """Apply and commit one action under the channel lock (:mod:`bot.service.clicks`)."""
-
-    @abstractmethod
-    async def _fresh_for_move(self, table: Table) -> None:
-        """A table waiting for the database reloaded before a move, or Refused
-        (:mod:`bot.service.reloads`)."""
-
-    @abstractmethod
-    def _reload_later(self, table: Table) -> None:
-        """Have a table waiting for the database reloaded once it answers (:mod:`bot.service.reloads`)."""
-
-    @abstractmethod
-    async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:
-        """The server's settings for a table opening in ``channel_id``, or Refused
-        (:mod:`bot.service.settings`)."""
-
-    @abstractmethod
-    def settings_of(self, guild_id: int | None) -> ServerSettings:
-        """A server's settings, from the cache (:mod:`bot.service.settings`)."""
-
-    @abstractmethod
-    def _finish(self, table: Table) -> None:
-        """Forget a game that ended (:mod:`bot.service.clicks`)."""
-
-    @abstractmethod
-    async def _vote_next_round(self, table: Table, seat: int, key: int | None = None) -> PanelState:
-        """A seat asks for the next round (:mod:`bot.service.votes`)."""
-
-    @abstractmethod
-    def _meta_after(
-        self, table: Table, game: Any, player_seat: int | None, turn_moved: bool
-    ) -> dict[str, Any] | None:
-        """The meta an action's commit writes (:mod:`bot.service.timers`)."""
-
-    @abstractmethod
-    async def _sync_timer(self, table: Table) -> None:
-        """Make the stored timer match the state (:mod:`bot.service.timers`)."""
-
-    @abstractmethod
-    def _synced_meta(self, table: Table) -> dict[str, Any] | None:
-        """The meta with the timer the state calls for (:mod:`bot.service.timers`)."""
-
-    @abstractmethod
-    def _index(self, table: Table) -> None:
-        """Tell the sweeper when to look at this table next (:mod:`bot.service.timers`)."""
-
-    @abstractmethod
-    def _schedule(self, key: tuple[str, int], due: int) -> None:
-        """Tell the sweeper about a deadline (:mod:`bot.service.timers`)."""
-
-    @abstractmethod
-    def _forget(self, key: tuple[str, int]) -> None:
-        """Tell the sweeper a game or lobby has no deadline any more (:mod:`bot.service.timers`)."""
-
-    @abstractmethod
-    async def _expire_lobby(self, lobby_id: int) -> None:
-        """Close a lobby nobody started in time, when its deadline comes (:mod:`bot.service.lobbies`)."""
-
-    @abstractmethod
-    def _waited_for(self, table: Table) -> list[int]:
-        """The human seats the game waits for now (:mod:`bot.service.timers`)."""
-
-    @abstractmethod
-    def _letters(self, table: Table) -> None:
-        """Send the direct messages a long game's turn owes (:mod:`bot.service.letters`)."""
-
-    @abstractmethod
-    async def prefs_of(self, user_ids: Iterable[int | None]) -> dict[int, UserPrefs]:
-        """Users' own choices, through a short cache (:mod:`bot.service.prefs`)."""
-
-    @abstractmethod
-    def _arm(self, table: Table) -> None:
-        """Schedule the computer players' moves (:mod:`bot.service.computers`)."""
-
-    @abstractmethod
-    def _ai_decide(self, table: Table, seat: int, level: str | None = None) -> Any:
-        """The move a computer player makes for a seat (:mod:`bot.service.computers`)."""
-
-    @abstractmethod
-    def _game_over(self, table: Table) -> None:
-        """A game ended: a tournament's table is recorded (:mod:`bot.service.tournament_ends`)."""
+    # Issue 48: a commit's aftermath, the writes of tables, the deadlines, the timers' meta, the server
+    # settings and the users' choices are the owned services' and the bus's (TableWriter, Sweeper,
+    # TurnClock, SettingsBook, PrefsCache, the events); a vote is a click, the letters hear the events, a
+    # computer's move is a pure function (computer_moves), the start is composed by TableService.resume.
+    # What is left goes with piece C2: the tournaments' rounds as one service hearing TableEnded (today
+    # the tournament ends part still calls the tournaments part: these three, one way).
 
     @abstractmethod
     async def _record(self, row: TournamentTable) -> None:
-        """Store a tournament table's places from its game (:mod:`bot.service.tournament_ends`)."""
+        """Store a tournament table's places from its game (:mod:`bot.service.tournaments`)."""
 
     @abstractmethod
     def _tournament_lock(self, tournament_id: int) -> asyncio.Lock:
@@ -351,19 +183,3 @@ class ServiceCore(ABC):
     @abstractmethod
     async def _go_on(self, held: Tournament) -> Tournament:
         """After a table's end: the next round seated, or the end (:mod:`bot.service.tournaments`)."""
-
-    @abstractmethod
-    def _hail(self, tournament_id: int) -> None:
-        """Tell the hall a tournament changed (:mod:`bot.service.tournaments`)."""
-
-    @abstractmethod
-    async def resume_tournaments(self) -> None:
-        """At start, the tournaments go on (:mod:`bot.service.tournaments`)."""
-
-    @abstractmethod
-    async def _tournament_due(self, tournament_id: int) -> None:
-        """A tournament's start time came (:mod:`bot.service.tournaments`)."""
-
-    @abstractmethod
-    async def _replace(self, table: Table, seat: int, reason: str = "left") -> None:
-        """A computer player takes a human's seat (:mod:`bot.service.seats`)."""

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Unpack
 
 from bot.service.core import ServiceCore, ServiceOptions
+from bot.service.events import TableChanged, TableDealt, TableEvent, TurnReminder
 from bot.service.types import Letter, Postman, Refused, Table, log
 from bot.storage import Storage
 
@@ -78,9 +79,17 @@ class LettersPart(ServiceCore):
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         super().__init__(storage, **options)
         self.outbox = Outbox()
+        for heard in (TableDealt, TableChanged, TurnReminder):
+            self.bus.subscribe(heard, self._letters_on, name="letters")
 
     def _stop_background(self) -> list[asyncio.Task[None]]:
         return [*super()._stop_background(), *self.outbox.tasks()]
+
+    def _letters_on(self, event: TableEvent) -> None:
+        """A table dealt, changed (resumed included) or its turn half gone: the letters its turn owes."""
+        table = self.writer.table_of(event)
+        if table is not None:
+            self._letters(table)
 
     def _letters(self, table: Table) -> None:
         """Send what this table's running turn owes its players and has not sent (nor is sending)."""
@@ -96,7 +105,7 @@ class LettersPart(ServiceCore):
             return  # too late: the computer plays the turn now
         what = "reminder" if now >= int(timer.get("half", due)) else "turn"
         told = timer.get(SENT[what]) or []
-        for seat in self._waited_for(table):
+        for seat in table.waited_for():
             user_id = table.stored.seats[seat].user_id
             key = (table.id, due, seat, what)
             if user_id is None or seat in told or self.outbox.going(key):
@@ -108,7 +117,7 @@ class LettersPart(ServiceCore):
         self, postman: Postman, table: Table, seat: int, user_id: int, what: str, due: int
     ) -> None:
         try:
-            prefs = (await self.prefs_of([user_id]))[user_id]
+            prefs = (await self.user_prefs.of([user_id]))[user_id]
             if not prefs.notify:
                 return  # their choice; not recorded, so turning it back on tells them of this turn too
             stored = table.stored
@@ -146,5 +155,5 @@ class LettersPart(ServiceCore):
                 if seat not in seats:
                     new[name] = sorted([*seats, seat])
             if new != timer:
-                with contextlib.suppress(Refused):
-                    await self._set_meta(table, {**table.stored.meta, "timer": new})
+                with contextlib.suppress(Refused):  # bookkeeping: no event
+                    await self.writer.write_meta(table, {**table.stored.meta, "timer": new})

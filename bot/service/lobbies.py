@@ -1,8 +1,7 @@
 """Lobbies, seating and the start of a game (and Rematch, a new lobby from an old game), and the
-close of a lobby nobody started in time (its deadline woken by the sweeper, :mod:`bot.service.timers`).
-
-This part's own state: the fair-use marks (one table opening at a time, when each host last opened
-one) and the lobbies that expired (so a late click hears "expired", not "cancelled").
+close of a lobby nobody started in time (the sweeper's lobby handler); each stored change published.
+Its own state: the fair-use marks (one table opening at a time, when each host last opened one) and
+the lobbies that expired (so a late click hears "expired", not "cancelled").
 
 A thread per game (issue 40, docs/discord.md "Threads"): a lobby whose ``thread`` option is on (from
 ``/<game> new thread:``, else the server's ``/skybo settings threads``) stays in its channel, and at the
@@ -36,6 +35,8 @@ from bot.games.registry import AI_LEVELS, BY_KIND
 from bot.render.names import computer_name, escape_name
 from bot.service.core import META_RETRY_WITHIN_S as DEAL_RETRY_WITHIN_S
 from bot.service.core import ServiceCore, ServiceOptions
+from bot.service.events import LobbyCause, LobbyClosed, LobbyOpened, lobby_copy
+from bot.service.events import LobbyChanged as LobbyChangedEvent  # storage's LobbyChanged: a race lost
 from bot.service.types import (
     DEFAULT_TURN_LIMIT,
     LOBBY_TTL_MS,
@@ -95,6 +96,7 @@ class LobbyPart(ServiceCore):
         self._opened_at: dict[int, int] = {}
         # Lobbies closed by their deadline (by this process, since its start).
         self.expired_lobbies: set[int] = set()
+        self.sweeper.handle("lobby", self._expire_lobby)
 
     @staticmethod
     def _game(kind: str) -> Game:
@@ -173,7 +175,7 @@ class LobbyPart(ServiceCore):
     ) -> Lobby:
         """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's;
         ``thread`` None: the server's setting (a game in a thread of its own, or in the channel)."""
-        settings = await self._new_table_settings(guild_id, channel_id)
+        settings = await self.settings_book.for_new_table(guild_id, channel_id)
         if turn_limit is None:
             turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
         if thread is None:
@@ -201,7 +203,8 @@ class LobbyPart(ServiceCore):
             except ChannelBusy:
                 await self._check_channel_free(guild_id, channel_id)
                 raise Refused("table.error.channel_busy") from None
-        self._schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
+            self.bus.publish(LobbyOpened(lobby=lobby_copy(lobby)))
+        self.sweeper.schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
         log.info(
             "lobby opened",
             extra={"lobby_id": lobby.id, "kind": kind, "channel_id": channel_id, "host_id": host_id},
@@ -271,9 +274,8 @@ class LobbyPart(ServiceCore):
             table = self.tables.get(game_id)
             if table is None and self.owns(guild_id):
                 with contextlib.suppress(Refused):
-                    table = await self._dealt(await self._table(game_id), None)
+                    table = await self._dealt(await self._table(game_id), None)  # TableDealt: shown now
                     log.warning("dealt game found: shown now", extra={"game_id": game_id})
-                    self._notify(table)
             message_id = table.stored.message_id if table else None
             kind = table.stored.kind if table else None
             if table is None:
@@ -321,19 +323,22 @@ class LobbyPart(ServiceCore):
         self,
         lobby_id: int,
         channel_id: int,
+        cause: LobbyCause,
         change: Callable[[Lobby], list[LobbySeat]],
         options: Callable[[Lobby], dict[str, Any] | None] | None = None,
     ) -> Lobby:
         """Apply ``change`` (the new seats) and ``options`` (new options, or None: unchanged) to the
-        open lobby, under its channel's lock; both read the lobby as it stands and may refuse."""
+        open lobby, under its channel's lock (then ``LobbyChanged(cause)``); both may refuse."""
         async with self.lock(channel_id):
             lobby = await self._open_lobby(lobby_id)
             seats = change(lobby)
             new_options = options(lobby) if options is not None else None
             try:
-                return await self.lobbies.set_seats(lobby, seats, new_options)
+                lobby = await self.lobbies.set_seats(lobby, seats, new_options)
             except LobbyChanged:
                 raise Refused("table.error.lobby_changed") from None
+            self.bus.publish(LobbyChangedEvent(lobby=lobby_copy(lobby), cause=cause))
+            return lobby
 
     async def lobby_join(self, lobby_id: int, channel_id: int, user_id: int, name: str) -> Lobby:
         def change(lobby: Lobby) -> list[LobbySeat]:
@@ -342,7 +347,7 @@ class LobbyPart(ServiceCore):
             self._check_seat_free(lobby, user_id)
             return [*lobby.seats, LobbySeat(name, user_id=user_id)]
 
-        return await self._lobby_change(lobby_id, channel_id, change)
+        return await self._lobby_change(lobby_id, channel_id, "join", change)
 
     async def lobby_leave(self, lobby_id: int, channel_id: int, user_id: int) -> Lobby:
         """Leave the lobby; a player a rematch invited declines by it, seated or not (their invitation
@@ -365,7 +370,7 @@ class LobbyPart(ServiceCore):
                 return None
             return {**lobby.options, INVITED: left}
 
-        return await self._lobby_change(lobby_id, channel_id, change, options)
+        return await self._lobby_change(lobby_id, channel_id, "leave", change, options)
 
     async def lobby_add_computer(self, lobby_id: int, channel_id: int, user_id: int, locale: object) -> Lobby:
         def change(lobby: Lobby) -> list[LobbySeat]:
@@ -377,7 +382,7 @@ class LobbyPart(ServiceCore):
             number = len(levels) + 1
             return [*lobby.seats, LobbySeat(self._ai_name(number, level, locale), ai_level=level)]
 
-        return await self._lobby_change(lobby_id, channel_id, change)
+        return await self._lobby_change(lobby_id, channel_id, "computer_added", change)
 
     async def lobby_remove_computer(self, lobby_id: int, channel_id: int, user_id: int) -> Lobby:
         """The host takes the last computer player out of the lobby."""
@@ -390,7 +395,7 @@ class LobbyPart(ServiceCore):
                 raise Refused("table.error.no_computer")
             return [s for i, s in enumerate(lobby.seats) if i != last]
 
-        return await self._lobby_change(lobby_id, channel_id, change)
+        return await self._lobby_change(lobby_id, channel_id, "computer_removed", change)
 
     async def lobby_cancel(
         self, lobby_id: int, channel_id: int, user_id: int, *, can_manage: bool = False
@@ -403,7 +408,8 @@ class LobbyPart(ServiceCore):
                 await self.lobbies.close(lobby, CANCELLED)
             except LobbyChanged:
                 raise Refused("table.error.lobby_changed") from None
-        self._forget(("lobby", lobby_id))
+            self.sweeper.forget(("lobby", lobby_id))
+            self.bus.publish(LobbyClosed(lobby=lobby_copy(lobby), how="cancelled"))
         log.info("lobby cancelled", extra={"lobby_id": lobby_id, "by": user_id})
         return lobby
 
@@ -444,7 +450,7 @@ class LobbyPart(ServiceCore):
                 raise SeatsHeld(names, int(lobby.options[HELD_UNTIL]))
             # /skybo settings: a server may not rate games with computer players (dealt unrated).
             computers = any(s.ai_level is not None for s in seats)
-            rated = not computers or self.settings_of(lobby.guild_id).rate_computers
+            rated = not computers or self.settings_book.of(lobby.guild_id).rate_computers
             meta: dict[str, Any] = {"lobby_id": lobby.id, "turn_limit": turn_limit}
             table_channel, table_message = lobby.channel_id, lobby.message_id
             # A Start whose deal landed but whose answer was lost, in the thread started from the lobby
@@ -456,12 +462,11 @@ class LobbyPart(ServiceCore):
                 table_channel, table_message = thread_id, None
                 meta[THREAD_PARENT] = lobby.channel_id
             try:
-                stored = dealt or await self.rules.create_game(
+                stored = dealt or await self.writer.create_game(
                     guild_id=lobby.guild_id,
                     channel_id=table_channel,
                     kind=lobby.kind,
                     seats=seats,
-                    seed=self._seed(),
                     options=options,
                     host_id=lobby.host_id,
                     message_id=table_message,
@@ -478,28 +483,25 @@ class LobbyPart(ServiceCore):
                     raise
                 log.warning("game not dealt: the database did not answer", extra={"lobby_id": lobby_id})
                 raise Refused("table.error.reconnecting") from None
-            table = await self._dealt(self._cache(stored), lobby)
+            table = await self._dealt(self.writer.cache(stored), lobby)
         log.info(
             "game started",
             extra={"game_id": stored.id, "kind": lobby.kind, "lobby_id": lobby_id, "seats": len(seats)},
         )
         return table
 
-    async def _dealt(self, table: Table, lobby: Lobby | None) -> Table:
-        """A game just dealt, cached (before its lobby closes: the table caps, _create_lobby, never miss
-        it): its lobby closed, its opening shown, its timer and computer players set. The deal is
-        stored: what fails now (the database away) is left for later (an open lobby of a dealt game
-        is closed by the next look at its channel, or the next start), never a failed Start."""
+    async def _dealt(self, table: Table, started: Lobby | None) -> Table:
+        """A game just dealt (by ``started``'s Start; None: found dealt), held before its lobby closes (the
+        table caps, _create_lobby, never miss it), its lobby closed, then ``TableDealt``. What fails now
+        (the database away) is left for the next look at its channel or the next start, never a failure."""
         lobby_id = table.stored.meta.get("lobby_id")
         if isinstance(lobby_id, int):
             with contextlib.suppress(LobbyChanged, LobbyNotFound, StorageError):
-                lobby = lobby or await self.lobbies.get(lobby_id)
+                lobby = started or await self.lobbies.get(lobby_id)
                 if lobby.status == "open":
                     await self.lobbies.close(lobby, STARTED, table.id)
-            self._forget(("lobby", lobby_id))
-        table.recent.append((-1, [table.game.opening_event(table.state)]))
-        await self._sync_timer(table)
-        self._arm(table)
+            self.sweeper.forget(("lobby", lobby_id))
+        await self.writer.deal(table, started=started)
         return table
 
     async def _expire_lobby(self, lobby_id: int) -> None:
@@ -516,16 +518,16 @@ class LobbyPart(ServiceCore):
                 await self._release_held(lobby)  # the hold is over; the lobby may still run
                 return
             if now < lobby.created_at + LOBBY_TTL_MS:
-                self._schedule(("lobby", lobby_id), lobby_due(lobby))
+                self.sweeper.schedule(("lobby", lobby_id), lobby_due(lobby))
                 return
             try:
                 await self.lobbies.close(lobby, CANCELLED)
             except (LobbyChanged, StorageError):
-                self._schedule(("lobby", lobby_id), self.clock.now_ms() + 5000)
+                self.sweeper.schedule(("lobby", lobby_id), self.clock.now_ms() + 5000)
                 return
             self.expired_lobbies.add(lobby_id)
+            self.bus.publish(LobbyClosed(lobby=lobby_copy(lobby), how="expired"))
         log.info("lobby expired", extra={"lobby_id": lobby_id})
-        self._tell(self.listener.lobby_changed, lobby_id)
 
     async def _release_held(self, lobby: Lobby) -> None:
         """A rematch's hold is over (under the lobby's channel lock): ``held_until`` leaves the lobby,
@@ -534,11 +536,11 @@ class LobbyPart(ServiceCore):
         try:
             lobby = await self.lobbies.set_seats(lobby, lobby.seats, options)  # now without the hold
         except (LobbyChanged, StorageError):
-            self._schedule(("lobby", lobby.id), self.clock.now_ms() + 5000)
+            self.sweeper.schedule(("lobby", lobby.id), self.clock.now_ms() + 5000)
             return
-        self._schedule(("lobby", lobby.id), lobby_due(lobby))
+        self.sweeper.schedule(("lobby", lobby.id), lobby_due(lobby))
         log.info("rematch seats released", extra={"lobby_id": lobby.id})
-        self._tell(self.listener.lobby_changed, lobby.id)
+        self.bus.publish(LobbyChangedEvent(lobby=lobby_copy(lobby), cause="hold_released"))
 
     async def rematch(self, game_id: int, user_id: int) -> Lobby:
         """A new lobby with the same settings, hosted and first seated by the clicker.
@@ -572,7 +574,7 @@ class LobbyPart(ServiceCore):
         # in a thread: its lobby's channel; the rematch's lobby is opened in the thread, which it
         # unarchives, and its game stays there).
         listed = stored.meta.get(THREAD_PARENT)
-        await self._new_table_settings(
+        await self.settings_book.for_new_table(
             stored.guild_id, listed if isinstance(listed, int) else stored.channel_id
         )
         async with self.lock(stored.channel_id):
@@ -593,5 +595,6 @@ class LobbyPart(ServiceCore):
                 )
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None
-        self._schedule(("lobby", lobby.id), lobby_due(lobby))
+            self.bus.publish(LobbyOpened(lobby=lobby_copy(lobby), rematch_of=game_id))
+        self.sweeper.schedule(("lobby", lobby.id), lobby_due(lobby))
         return lobby

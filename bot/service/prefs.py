@@ -9,8 +9,9 @@ The user's Discord language is kept with them too (:meth:`PrefsPart.note_locale`
 clicks and commands, written only when it changed): a long game's direct messages are in it.
 
 Read when a turn starts and when a picture or a panel is drawn, so the service keeps what it read for
-a minute (:data:`PREFS_TTL_MS`): a change made in this process shows at once; one made through another
-process of a fleet (another shard) shows here within that minute.
+a minute (:data:`~bot.service.prefs_cache.PREFS_TTL_MS`, the core's ``user_prefs``): a change made in
+this process shows at once; one made through another process of a fleet (another shard) shows here
+within that minute.
 """
 
 from __future__ import annotations
@@ -20,58 +21,10 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Unpack
 
-from bot.clock import Clock
 from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.types import Refused, log
 from bot.storage import Storage
 from bot.storage.prefs import CARD_THEMES, DEFAULT_PREFS, MAX_LOCALE, TABLE_VIEWS, UserPrefs
-
-PREFS_TTL_MS = 60_000
-
-
-class PrefsCache:
-    """Users' choices as read (for :data:`PREFS_TTL_MS`) or changed here."""
-
-    def __init__(self, storage: Storage, clock: Clock) -> None:
-        self._storage = storage
-        self._clock = clock
-        self._of_user: dict[int, tuple[int, UserPrefs]] = {}  # user -> (when read, ms; their choices)
-        # Changes made here per user: a read that a change overtook does not overwrite the cache with it.
-        self._changes: dict[int, int] = {}
-
-    async def of(self, user_ids: Iterable[int | None]) -> dict[int, UserPrefs]:
-        """Each user's choices (the defaults for the others); computers (None) are left out."""
-        now = self._clock.now_ms()
-        wanted = {u for u in user_ids if u is not None}
-        found: dict[int, UserPrefs] = {}
-        missing = []
-        for user in wanted:
-            cached = self._of_user.get(user)
-            if cached is not None and now - cached[0] < PREFS_TTL_MS:
-                found[user] = cached[1]
-            else:
-                missing.append(user)
-        if missing:
-            changes = {user: self._changes.get(user, 0) for user in missing}
-            read = await self._storage.prefs.many(missing)
-            for user, prefs in read.items():
-                cached = self._of_user.get(user)
-                if cached is not None and self._changes.get(user, 0) != changes[user]:
-                    found[user] = cached[1]  # changed here while this was read: the change is newer
-                    continue
-                self._of_user[user] = (now, prefs)
-                found[user] = prefs
-        return found
-
-    def cached(self, user_id: int | None) -> UserPrefs | None:
-        """What the cache holds for a user, however old (None: nothing)."""
-        cached = None if user_id is None else self._of_user.get(user_id)
-        return None if cached is None else cached[1]
-
-    def changed(self, user_id: int, prefs: UserPrefs) -> None:
-        """A change made here: the user's choices now."""
-        self._of_user[user_id] = (self._clock.now_ms(), prefs)
-        self._changes[user_id] = self._changes.get(user_id, 0) + 1
 
 
 class PrefsPart(ServiceCore):
@@ -79,7 +32,6 @@ class PrefsPart(ServiceCore):
 
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         super().__init__(storage, **options)
-        self.user_prefs = PrefsCache(storage, self.clock)
         # Users' languages being stored, in the background (see note_locale).
         self.locale_writes: set[asyncio.Task[None]] = set()
 

@@ -16,6 +16,10 @@ tried again by its own task after a growing pause (:mod:`bot.service.computers`,
 :mod:`bot.service.timers`); once a table waits here they leave it to its reload, which arms them again
 (one computer task per table: ``Table.ai_task``).
 
+The reloads themselves are the one writer's of tables (:meth:`~bot.service.writer.TableWriter.reload`,
+``ready_for_move`` before a move); this part runs the reloader, started whenever it hears
+``TableWaiting`` on the service's bus (a write that left a table waiting, or found it so).
+
 A table message posted while the database is away (the presenter's first post, or a new one for a
 deleted message) keeps its id in memory (``Table.message_unsaved``: every later edit goes to it) and
 the reloader stores it as soon as the database answers, before any reload could read the old id back:
@@ -29,18 +33,16 @@ reloader once the database answers, so that no start posts it again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Unpack
 
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.types import RESULT_POSTED, Refused, Table, log
-from bot.storage import GameNotFound, GameQuarantined, Storage, StorageError
+from bot.service.events import TableWaiting
+from bot.service.types import RESULT_POSTED, Table, log
+from bot.storage import Storage, StorageError
 
 # The reloader's first pause, and its longest: it doubles after each round that left a table waiting.
 RELOAD_FIRST_PAUSE_S = 0.5
 RELOAD_LONGEST_PAUSE_S = 30.0
-# How long one reload may take before it counts as failed (a server that does not answer at all).
-RELOAD_WITHIN_S = 2.0
 
 
 class ReloadPart(ServiceCore):
@@ -52,6 +54,7 @@ class ReloadPart(ServiceCore):
         self._reloader: asyncio.Task[None] | None = None
         # Ended games whose thread result was posted, that fact not stored yet (keep_result_posted).
         self._results_unsaved: dict[int, Table] = {}
+        self.bus.subscribe(TableWaiting, self._on_waiting, name="reloader")
 
     def _stop_background(self) -> list[asyncio.Task[None]]:
         return [*super()._stop_background(), *([self._reloader] if self._reloader is not None else [])]
@@ -60,12 +63,8 @@ class ReloadPart(ServiceCore):
         """How many tables of this process cannot be served now (their database did not answer)."""
         return sum(1 for table in list(self.tables.values()) if table.needs_reload and not table.finished)
 
-    async def _fresh_for_move(self, table: Table) -> None:
-        """Before a move (the channel lock held): a table waiting for the database is reloaded first,
-        or the move is refused (``table.error.reconnecting``)."""
-        if table.needs_reload and not await self._reload_now(table):
-            self._reload_later(table)
-            raise Refused("table.error.reconnecting")
+    def _on_waiting(self, event: TableWaiting) -> None:
+        self._reload_later()
 
     async def keep_message_id(self, table: Table, message_id: int) -> None:
         """The table's public message was just posted (the presenter): store its id. The database
@@ -105,51 +104,7 @@ class ReloadPart(ServiceCore):
             log.info("thread result stored as posted", extra={"game_id": table.id})
         return True
 
-    async def _store_message_id(self, table: Table) -> None:
-        """The reloader: store a table message's id kept in memory (``message_unsaved``)."""
-        message_id = table.stored.message_id
-        if message_id is None:
-            table.message_unsaved = False
-            return
-        with contextlib.suppress(StorageError):
-            await self.storage.games.set_message_id(table.id, message_id)
-            table.message_unsaved = False
-            log.info("table message id stored", extra={"game_id": table.id})
-
-    async def _reload_now(self, table: Table) -> bool:
-        """Read the table's game again (the channel lock held); True once it is the log's again."""
-        if table.message_unsaved:
-            await self._store_message_id(table)  # else the reload would read the old id back
-            if table.message_unsaved:
-                return False
-        try:
-            await asyncio.wait_for(self.rules.reload(table.stored), RELOAD_WITHIN_S)
-        except (GameQuarantined, GameNotFound) as error:
-            # Its data no longer gives a game: nothing left to serve; the table ends here.
-            log.warning(
-                "table gone while reloading", extra={"game_id": table.id, "error": type(error).__name__}
-            )
-            table.stored.needs_reload = False
-            table.stored.status = "quarantined" if isinstance(error, GameQuarantined) else "cancelled"
-            self._finish(table)
-            self._notify(table)
-            return True
-        except (StorageError, TimeoutError) as error:
-            if self.observer is not None:
-                self.observer.table_reloaded("failed")
-            log.info(
-                "table still waiting for the database",
-                extra={"game_id": table.id, "error": type(error).__name__},
-            )
-            return False
-        if self.observer is not None:
-            self.observer.table_reloaded("ok")
-        table.marks = [table.version] * len(table.stored.seats)  # every open panel is suspect
-        log.info("table reloaded", extra={"game_id": table.id, "version": table.version})
-        self._moved_on(table)  # finished if the commit that failed had landed and ended the game
-        return True
-
-    def _reload_later(self, table: Table) -> None:
+    def _reload_later(self, table: Table | None = None) -> None:
         """Make sure the reloader runs: it reloads every waiting table once the database answers."""
         if self._closed:
             return
@@ -164,9 +119,9 @@ class ReloadPart(ServiceCore):
             for table in waiting:
                 async with self.lock(table.channel_id):
                     if self.tables.get(table.id) is table and table.needs_reload:
-                        await self._reload_now(table)
+                        await self.writer.reload(table)
                     elif self.tables.get(table.id) is table and table.message_unsaved:
-                        await self._store_message_id(table)
+                        await self.writer.store_message_id(table)
             for table in list(self._results_unsaved.values()):
                 async with self.lock(table.channel_id):
                     await self._store_result_posted(table)

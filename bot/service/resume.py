@@ -39,9 +39,10 @@ from bot.storage.lobbies import STARTED
 class ResumePart(ServiceCore):
     """What :class:`bot.service.TableService` does once, at start."""
 
-    async def resume(self) -> list[Table]:
-        """Load every active game and open lobby, re-arm timers and computer players; returns the tables,
-        with the ended games of threads whose result is owed in their channel (:meth:`_results_owed`).
+    async def _load_tables(self) -> list[Table]:
+        """Load every active game and open lobby (the first step of :meth:`TableService.resume
+        <bot.service.TableService.resume>`, which then resumes the tournaments and ends with
+        :meth:`_tables_back`); returns the tables loaded, told to nobody yet.
 
         The start's writes go out together rather than one durable commit each (10,000 timers took
         seconds): the closings at once, so the group commit packs them (each still in its savepoint),
@@ -52,7 +53,7 @@ class ResumePart(ServiceCore):
         for stored in loaded.games:
             if stored.kind not in BY_KIND:
                 continue
-            table = self._cache(stored)
+            table = self.writer.cache(stored)
             table.resumed = True
             tables.append(table)
         # Ended by its last action but not closed (an old crash): finish it now.
@@ -71,7 +72,7 @@ class ResumePart(ServiceCore):
             if busy is not None:
                 closing.append(self.lobbies.close(lobby, STARTED, busy.id))
             else:
-                self._schedule(("lobby", lobby.id), lobby_due(lobby))
+                self.sweeper.schedule(("lobby", lobby.id), lobby_due(lobby))
         await _together(closing)
         live = []
         for table in tables:
@@ -79,7 +80,8 @@ class ResumePart(ServiceCore):
                 self.tables.pop(table.id, None)
             else:
                 live.append(table)
-        synced = [(table, meta) for table in live if (meta := self._synced_meta(table)) is not None]
+        clock = self.turn_clock
+        synced = [(table, meta) for table in live if (meta := clock.synced_meta(table)) is not None]
         try:
             missing = await self.storage.games.set_metas([(table.id, meta) for table, meta in synced])
         except StorageError:
@@ -87,16 +89,19 @@ class ResumePart(ServiceCore):
         for table, meta in synced:
             if table.id not in missing:
                 table.stored.meta = meta
-        for table in live:
-            self._index(table)
-            self._arm(table)
         log.info("tables resumed", extra={"games": len(tables), "quarantined": len(loaded.quarantined)})
-        try:
-            await self.resume_tournaments()  # their tables are loaded: a round due may be seated
-        except StorageError:
-            log.warning("tournaments not resumed: the database did not answer")
+        return tables
+
+    async def _tables_back(self, tables: list[Table]) -> list[Table]:
+        """The last step of the start: the tables loaded, with the ended games of threads whose result is
+        owed in their channel (:meth:`_results_owed`), each published as ``TableResumed``
+        (``owed_result`` for the owed ones): the listeners, subscribed before, start from what is stored
+        (the timers index it, the computer players arm, the surfaces draw it "live again")."""
         resumed = {table.id for table in tables}
-        return tables + [table for table in await self._results_owed() if table.id not in resumed]
+        back = tables + [table for table in await self._results_owed() if table.id not in resumed]
+        for table in back:
+            self.writer.resumed(table, owed_result=table.result_owed)
+        return back
 
     async def _results_owed(self) -> list[Table]:
         """The games of this process's shards that ended in a thread lately (within

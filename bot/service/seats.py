@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Callable
 
-from bot.engine.errors import GameError
 from bot.service.core import ServiceCore
-from bot.service.types import ENDED_BY_HAND, ROUND_OVER, PanelState, Refused, Table, log
+from bot.service.events import LobbyClosed, lobby_copy
+from bot.service.types import PanelState, Refused, Table, log
 from bot.storage import StorageError
 from bot.storage.lobbies import CANCELLED, Lobby, LobbyChanged
 
@@ -30,7 +28,7 @@ class SeatPart(ServiceCore):
             if table.finished:
                 raise Refused("table.error.game_finished")
             seat = self._seat(table, user_id)
-            await self._replace(table, seat)
+            await self.writer.replace_seat(table, seat, "left")
         return table
 
     async def kick(self, channel_id: int, host_id: int, target_id: int) -> tuple[Table, int]:
@@ -45,32 +43,8 @@ class SeatPart(ServiceCore):
             seat = table.seat_of(target_id)
             if seat is None or seat in table.replaced():
                 raise Refused("table.error.kick_not_player")
-            await self._replace(table, seat, reason="kicked")
+            await self.writer.replace_seat(table, seat, "kicked")
         return table, seat
-
-    async def _replace(self, table: Table, seat: int, reason: str = "left") -> None:
-        """A computer player takes ``seat``. ``reason`` is what the table says: ``left`` (Leave),
-        ``kicked`` (the host's kick: the table says the host gave the seat, never that the player left)
-        or ``idle`` (missed turns; only that seat may be taken back)."""
-        meta = dict(table.stored.meta)
-        replaced = dict(meta.get("replaced") or {})
-        replaced[str(seat)] = "normal"
-        meta["replaced"] = replaced
-        # Only a seat taken for missed turns may be taken back; Leave and a kick are for good.
-        idle = {s for s in meta.get("idle") or [] if isinstance(s, int)}
-        meta["idle"] = sorted(idle | {seat} if reason == "idle" else idle - {seat})
-        if seat in table.votes:
-            meta["votes"] = sorted(table.votes - {seat})
-        await self._set_meta(table, meta)
-        table.recent.append((seat, [{"kind": "seat_replaced", "seat": seat, "reason": reason}]))
-        log.info("seat taken by a computer", extra={"game_id": table.id, "seat": seat, "reason": reason})
-        if table.state.phase == ROUND_OVER and not table.round_waiting():
-            with contextlib.suppress(Refused, GameError):
-                await self._commit(table, seat, table.game.engine.NextRound())
-                return
-        await self._sync_timer(table)
-        self._arm(table)
-        self._notify(table)
 
     async def reclaim_seat(self, game_id: int, user_id: int) -> PanelState:
         """A human whose seat a computer player took for missed turns takes it back; returns their panel.
@@ -92,15 +66,7 @@ class SeatPart(ServiceCore):
                 return self._panel(table, seat)  # already theirs (a second click on the offer)
             if seat not in table.idle():
                 raise Refused("seats.error.not_idle")
-            meta = dict(table.stored.meta)
-            meta["replaced"] = {k: v for k, v in (meta.get("replaced") or {}).items() if k != str(seat)}
-            meta["missed"] = {k: v for k, v in (meta.get("missed") or {}).items() if k != str(seat)}
-            meta["idle"] = sorted(table.idle() - {seat})
-            await self._set_meta(table, meta)
-            table.recent.append((seat, [{"kind": "seat_back", "seat": seat}]))
-            log.info("seat taken back", extra={"game_id": table.id, "seat": seat})
-            await self._sync_timer(table)
-            self._notify(table)
+            await self.writer.take_back_seat(table, seat)
             return self._panel(table, seat)
 
     def game_to_end(self, channel_id: int, user_id: int, *, can_manage: bool) -> Table | None:
@@ -129,19 +95,12 @@ class SeatPart(ServiceCore):
                 if user_id != lobby.host_id and not can_manage:
                     raise Refused("table.error.end_not_allowed")
                 await self.lobbies.close(lobby, CANCELLED)
-                self._forget(("lobby", lobby.id))
+                self.sweeper.forget(("lobby", lobby.id))
+                self.bus.publish(LobbyClosed(lobby=lobby_copy(lobby), how="cancelled"))
                 return lobby
             if user_id != table.stored.host_id and not can_manage:
                 raise Refused("table.error.end_not_allowed")
-            try:
-                await self.storage.games.cancel_game(table.id, note=f"{ENDED_BY_HAND}{user_id}")
-            except StorageError:
-                raise Refused("table.error.unavailable") from None
-            table.stored.status = "cancelled"
-            table.ended_by = user_id
-            self._finish(table)
-        log.info("game ended by hand", extra={"game_id": table.id, "by": user_id})
-        self._notify(table)
+            await self.writer.end(table, user_id)  # TableEnded(ended_by_hand)
         return table
 
     async def cancel_gone(self, gone: Callable[[int | None, int], bool], why: str) -> list[Table | Lobby]:
@@ -149,28 +108,16 @@ class SeatPart(ServiceCore):
         (the channel was deleted, the bot was removed from the server, or Discord answered 10003/10004
         for it). Each ends as ``/<game> end`` would, cancelled and unrated (note ``gone: <why>``), its
         timer and computer players stop, and it is not resumed at the next start; nothing is posted
-        (the listener's ``table_gone`` / ``lobby_gone``); a tournament's table is recorded as a draw
-        (``_game_over``). One INFO line per ended table. A table the
+        (``TableEnded(gone)``, ``LobbyClosed(gone)``); a tournament's table is recorded as a draw
+        (its rounds hear the end). One INFO line per ended table. A table the
         database could not close now stays as it is (the next 10003 or start tries again)."""
         ended: list[Table | Lobby] = []
         for table in [tb for tb in self.tables.values() if gone(tb.stored.guild_id, tb.channel_id)]:
             async with self.lock(table.channel_id):
                 if self.tables.get(table.id) is not table or table.finished:
                     continue
-                try:
-                    await self.storage.games.cancel_game(table.id, note=f"gone: {why}")
-                except StorageError:
-                    log.warning("could not cancel a vanished game", extra={"game_id": table.id})
+                if not await self.writer.cancel_gone(table, why):  # TableEnded(gone)
                     continue
-                table.stored.status = "cancelled"
-                table.gone = True
-                self.tables.pop(table.id, None)
-                self._forget(("game", table.id))
-                if table.ai_task is not None and table.ai_task is not asyncio.current_task():
-                    table.ai_task.cancel()
-            log.info("game cancelled: its place is gone", extra={"game_id": table.id, "why": why})
-            self._tell(self.listener.table_gone, table)
-            self._game_over(table)  # a tournament's table: recorded (a draw), its next round seated
             ended.append(table)
         try:
             lobbies = [
@@ -186,8 +133,8 @@ class SeatPart(ServiceCore):
                     await self.lobbies.close(lobby, CANCELLED)
                 except (LobbyChanged, StorageError):
                     continue  # started or closed meanwhile (a started one is a game: see above)
-            self._forget(("lobby", lobby.id))
-            log.info("lobby cancelled: its place is gone", extra={"lobby_id": lobby.id, "why": why})
-            self._tell(self.listener.lobby_gone, lobby.id)
+                self.sweeper.forget(("lobby", lobby.id))
+                log.info("lobby cancelled: its place is gone", extra={"lobby_id": lobby.id, "why": why})
+                self.bus.publish(LobbyClosed(lobby=lobby_copy(lobby), how="gone"))
             ended.append(lobby)
         return ended

@@ -1,7 +1,8 @@
 """Server settings (``/skybo settings``, issue 28): what a server's admins chose for its new tables.
 
 The settings are read for every new table and every public message, so the service keeps them in
-memory (loaded at start, :meth:`SettingsPart.load_settings`) and writes each change to the database
+memory (the core's ``settings_book``, :mod:`~bot.service.settings_book`; loaded at start,
+:meth:`SettingsPart.load_settings`) and writes each change to the database
 first, then to the cache. A server's commands and clicks always reach the process of its shard, so
 that process's cache is the one that matters; opening a table still reads the stored row, so a table
 never opens on an outdated setting.
@@ -22,41 +23,18 @@ drop, pause, resume, cancel; the one check is ``bot.ui.tournaments.may_organise`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Unpack
 
 from bot.i18n import LANGUAGES
 from bot.service.core import ServiceCore, ServiceOptions
+from bot.service.events import SettingsChanged
 from bot.service.types import DEFAULT_TURN_LIMIT, TURN_LIMITS, Refused
 from bot.storage import Storage
-from bot.storage.settings import DEFAULTS, ServerSettings
+from bot.storage.settings import ServerSettings
 
 # How many channels a server may list (a refusal names them all, within one message).
 MAX_CHANNELS = 25
-
-
-class SettingsCache:
-    """Each server's settings as last read or changed here, the defaults left out."""
-
-    def __init__(self) -> None:
-        self._of_guild: dict[int, ServerSettings] = {}
-
-    def load(self, every: Mapping[int, ServerSettings]) -> None:
-        """Every server's settings, instead of what the cache held."""
-        self._of_guild.clear()
-        for guild_id, settings in every.items():
-            self.remember(guild_id, settings)
-
-    def of(self, guild_id: int | None) -> ServerSettings:
-        """A server's settings (the defaults outside a server)."""
-        return DEFAULTS if guild_id is None else self._of_guild.get(guild_id, DEFAULTS)
-
-    def remember(self, guild_id: int, settings: ServerSettings) -> None:
-        if settings.is_default():
-            self._of_guild.pop(guild_id, None)
-        else:
-            self._of_guild[guild_id] = settings
 
 
 class SettingsPart(ServiceCore):
@@ -64,21 +42,18 @@ class SettingsPart(ServiceCore):
 
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         super().__init__(storage, **options)
-        self.server_settings = SettingsCache()
 
     async def load_settings(self) -> None:
         """Every server's settings into the cache (at start, before the first command)."""
-        self.server_settings.load(await self.storage.settings.all())
+        await self.settings_book.load()
 
     def settings_of(self, guild_id: int | None) -> ServerSettings:
         """A server's settings from the cache (the defaults outside a server)."""
-        return self.server_settings.of(guild_id)
+        return self.settings_book.of(guild_id)
 
     async def read_settings(self, guild_id: int) -> ServerSettings:
         """A server's stored settings (the cache refreshed): what ``/skybo settings`` shows anyone."""
-        settings = await self.storage.settings.get(guild_id)
-        self.server_settings.remember(guild_id, settings)
-        return settings
+        return await self.settings_book.read(guild_id)
 
     def public_locale(self, guild_id: int | None, locale: object) -> object:
         """The language of a public message in ``guild_id``: the server's fixed one, else ``locale``
@@ -138,20 +113,8 @@ class SettingsPart(ServiceCore):
             new = replace(new, channels=kept or None)
         if new != current:
             await self.storage.settings.save(guild_id, new)
-        self.server_settings.remember(guild_id, new)
-        if new != current:  # an open lobby says the settings in words: redraw it
-            for lobby_id in sorted(await self.lobbies.open_ids(guild_id=guild_id)):
-                self._tell(self.listener.lobby_changed, lobby_id)
+        self.settings_book.remember(guild_id, new)
+        if new != current:  # an open lobby says the settings in words: its message is drawn again
+            lobbies = tuple(sorted(await self.lobbies.open_ids(guild_id=guild_id)))
+            self.bus.publish(SettingsChanged(guild_id=guild_id, settings=new, open_lobbies=lobbies))
         return new
-
-    async def _new_table_settings(self, guild_id: int | None, channel_id: int) -> ServerSettings:
-        """The stored settings of a server opening a table (the cache refreshed), or Refused when the
-        channel is not one where the server allows tables (the refusal names those channels)."""
-        if guild_id is None:
-            return DEFAULTS
-        settings = await self.storage.settings.get(guild_id)
-        self.server_settings.remember(guild_id, settings)
-        if settings.channels is not None and channel_id not in settings.channels:
-            where = ", ".join(f"<#{c}>" for c in settings.channels)
-            raise Refused("settings.error.channel", channels=where)
-        return settings

@@ -1,28 +1,25 @@
-"""Turn timers and reminders: deadlines stored in meta, and the one sweeper that wakes every deadline.
+"""Turn timers and reminders: the game deadlines of the sweeper, acted on under the channel lock.
 
-The sweeper (:class:`Sweeper`) is this part's own: its index (what to look at next, and when), its
-wake-up event and its task. The other parts tell it about a deadline through ``_schedule`` and take
-one back through ``_forget`` (both here); a lobby's deadline is acted on by the lobby part
-(``_expire_lobby``), a game's here (``_fire``)."""
+The timer a state calls for is the turn clock's (:mod:`bot.service.turn_clock`), stored in the game's
+meta by the one writer of tables with each commit. This part indexes it in the service's sweeper
+(:mod:`bot.service.sweeper`) whenever it hears that a table was dealt or changed on the bus (the game
+deadline forgotten when it hears the game ended), and is the sweeper's handler of game deadlines
+(``_fire``): the reminder at half time, the turn played for a player out of time, the next round."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import random
-from collections.abc import Awaitable, Callable, Mapping
-from types import MappingProxyType
 from typing import Any, Unpack
 
-from bot.clock import Clock
 from bot.engine.errors import GameError
+from bot.service.computer_moves import computer_move
 from bot.service.core import ServiceCore, ServiceOptions
+from bot.service.events import TableChanged, TableDealt, TableEvent
 from bot.service.types import (
-    FIRST_TURN_GRACE,
     MAX_COVER_ACTIONS,
     MISSES_BEFORE_REPLACE,
     REVEAL,
-    ROUND_OVER,
     Refused,
     Table,
     log,
@@ -34,177 +31,37 @@ from bot.storage import Storage
 # its deadline has waited so far, within these bounds (ms).
 RETRY_FIRST_PAUSE_MS = 500
 RETRY_LONGEST_PAUSE_MS = 10_000
-# A deadline whose action raised is looked at again this much later (ms), unless it was scheduled anew.
-FAILED_AGAIN_MS = 5000
-
-Key = tuple[str, int]  # ("game" | "lobby" | "tournament", id)
-
-
-class Sweeper:
-    """One task that sleeps until the earliest deadline of its index and hands each due key to
-    ``act`` (one at a time, in the order they came due); ``act`` raising is logged and the key looked at
-    again :data:`FAILED_AGAIN_MS` later, unless ``act`` scheduled it anew."""
-
-    def __init__(self, clock: Clock, act: Callable[[Key], Awaitable[None]]) -> None:
-        self._clock = clock
-        self._act = act
-        self._due: dict[Key, int] = {}  # key -> when to look at it next (ms)
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self._stopped = False
-
-    @property
-    def due(self) -> Mapping[Key, int]:
-        """The index, read-only (what tests and metrics look at)."""
-        return MappingProxyType(self._due)
-
-    def schedule(self, key: Key, due: int) -> None:
-        """Look at ``key`` at ``due`` (ms), instead of whenever it was due before."""
-        if self._stopped:
-            return
-        old = self._due.get(key)
-        self._due[key] = due
-        if old is None or due < old:
-            self._wake.set()
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._sweep(), name="timer-sweeper")
-
-    def forget(self, key: Key) -> None:
-        """``key`` has no deadline any more (its game ended, its lobby closed)."""
-        self._due.pop(key, None)
-
-    def stop(self) -> list[asyncio.Task[None]]:
-        """Schedule nothing more; the task to cancel, if it runs."""
-        self._stopped = True
-        return [self._task] if self._task is not None else []
-
-    async def _sweep(self) -> None:
-        """Sleep until the earliest deadline, act on every one that is due, repeat."""
-        while not self._stopped:
-            self._wake.clear()
-            if not self._due:
-                await self._wake.wait()
-                continue
-            now = self._clock.now_ms()
-            due = [key for key, when in self._due.items() if when <= now]
-            if not due:
-                await self._clock.sleep_until(min(self._due.values()), self._wake)
-                continue
-            for key in due:
-                self._due.pop(key, None)
-                try:
-                    await self._act(key)
-                except Exception:
-                    log.exception("timer failed", extra={"what": key[0], "id": key[1]})
-                    if key not in self._due:  # try again soon (a busy database, say)
-                        self._due[key] = self._clock.now_ms() + FAILED_AGAIN_MS
 
 
 class TimerPart(ServiceCore):
-    """The timer a state calls for, and the sweeper that acts on every deadline."""
+    """The game deadlines: indexed as tables change, acted on when they come."""
 
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         super().__init__(storage, **options)
-        self.sweeper = Sweeper(self.clock, self._on_due)
+        self.sweeper.handle("game", self._fire)
+        self.bus.subscribe(TableDealt, self._index_on, name="timers")
+        self.bus.subscribe(TableChanged, self._index_on, name="timers")
 
-    def _stop_background(self) -> list[asyncio.Task[None]]:
-        return [*super()._stop_background(), *self.sweeper.stop()]
-
-    def _timer_for(self, table: Table, game: Any, old: dict[str, Any] | None) -> dict[str, Any] | None:
-        """The timer the state calls for: kept while its token holds, a new one when the turn moved."""
-        if game.is_over:
-            return None
-        token = token_of(game)
-        now = self.clock.now_ms()
-        if game.phase == ROUND_OVER:
-            if old is not None and old.get("token") == token:
-                return old
-            delay = self.round_delay if table.human_seats() else min(self.round_delay, self.ai_delay)
-            return {"what": "round", "token": token, "due": now + int(delay * 1000)}
-        limit = table.turn_limit
-        if not limit or not [s for s in game.seats_to_act() if table.ai_level(s) is None]:
-            return None  # nobody to wait for (a computer took the last human's seat, say)
-        if old is not None and old.get("token") == token and old.get("what") == "turn":
-            return old
-        grace = table.stored.meta.get(FIRST_TURN_GRACE)
-        if old is None and table.turns == 0 and isinstance(grace, int) and grace > 0:
-            # The game's first timer (made at its deal; the next turn's replaces a timer, and its
-            # commit counts the turn only after this is computed): see FIRST_TURN_GRACE.
-            limit += grace
-        return {
-            "what": "turn",
-            "token": token,
-            "due": now + limit * 1000,
-            "half": now + limit * 500,
-            "reminded": False,
-            "fired": False,
-        }
-
-    def _meta_after(
-        self, table: Table, game: Any, player_seat: int | None, turn_moved: bool
-    ) -> dict[str, Any] | None:
-        """New meta for the commit of an action (None: unchanged): the timer, the missed counts, the
-        count of turns started (``turn_moved``: a turn or a round ended) and the next-round votes,
-        which last only while the round is over."""
-        meta = table.stored.meta
-        timer = self._timer_for(table, game, table.timer())
-        missed = dict(meta.get("missed") or {})
-        if player_seat is not None:
-            missed.pop(str(player_seat), None)
-        votes_end = game.phase != ROUND_OVER and "votes" in meta
-        unchanged = timer == meta.get("timer") and missed == dict(meta.get("missed") or {})
-        if unchanged and not votes_end and not turn_moved:
-            return None
-        new = {**meta, "timer": timer, "missed": missed}
-        if turn_moved:
-            new["turns"] = table.turns + 1
-        if votes_end:
-            del new["votes"]
-        return new
-
-    async def _sync_timer(self, table: Table) -> None:
-        """Make the stored timer match the state (at start, after a seat changed hands...; the resume
-        of every game writes them all at once, see :meth:`resume`)."""
-        meta = self._synced_meta(table)
-        if meta is not None:
-            with contextlib.suppress(Refused):
-                await self._set_meta(table, meta)
-        self._index(table)
-
-    def _synced_meta(self, table: Table) -> dict[str, Any] | None:
-        """The meta with the timer the state calls for; None if the stored timer already is that."""
-        timer = self._timer_for(table, table.state, table.timer())
-        return None if timer == table.timer() else {**table.stored.meta, "timer": timer}
+    def _index_on(self, event: TableEvent) -> None:
+        """A table dealt, changed, resumed or ended: its next deadline (none once it ended)."""
+        table = self.writer.table_of(event)
+        if table is None:
+            self.sweeper.forget(("game", event.table_id))
+        else:
+            self._index(table)
 
     def _index(self, table: Table) -> None:
         """Tell the sweeper when to look at this table next."""
         timer = table.timer()
         key = ("game", table.id)
         if timer is None or table.finished:
-            self._forget(key)
+            self.sweeper.forget(key)
             return
         due = int(timer["due"])
         if timer.get("what") == "turn" and not timer.get("reminded"):
             due = min(due, int(timer.get("half", due)))
-        self._schedule(key, due)
-        self._letters(table)  # a long game's direct messages owed by this turn (bot.service.letters)
-
-    def _schedule(self, key: Key, due: int) -> None:
         if not self._closed:
             self.sweeper.schedule(key, due)
-
-    def _forget(self, key: Key) -> None:
-        self.sweeper.forget(key)
-
-    async def _on_due(self, key: Key) -> None:
-        if self.observer is not None:
-            self.observer.timer_fired("lobby" if key[0] == "lobby" else "turn")
-        if key[0] == "lobby":
-            await self._expire_lobby(key[1])
-        elif key[0] == "tournament":
-            await self._tournament_due(key[1])
-        else:
-            await self._fire(key[1])
 
     async def _fire(self, game_id: int) -> None:
         table = self.tables.get(game_id)
@@ -213,12 +70,13 @@ class TimerPart(ServiceCore):
         async with self.lock(table.channel_id):
             if self.tables.get(game_id) is not table or table.finished:
                 return
-            if table.needs_reload:  # waiting for the database: its reload indexes the timer again
-                self._reload_later(table)
+            if table.needs_reload:  # waiting for the database (the reloader runs): its reload indexes it
                 return
             timer = table.timer()
             if timer is None or timer.get("token") != token_of(table.state):
-                await self._sync_timer(table)  # the state moved on without a commit's meta (old data)
+                # The state moved on without a commit's meta (old data): the timer it calls for is stored, a
+                # change (TableChanged "timer": indexed, and a long game's letters sent, by what hears it).
+                await self.writer.sync_timer(table, cause="timer")
                 return
             try:
                 await self._act_on(table, timer)
@@ -234,17 +92,15 @@ class TimerPart(ServiceCore):
         if timer.get("what") == "round":
             if now >= timer["due"]:
                 with contextlib.suppress(GameError):
-                    await self._commit(table, 0, table.game.engine.NextRound())
+                    await self.writer.commit(table, 0, table.game.engine.NextRound(), cause="next_round")
             else:
                 self._index(table)
             return
-        seats = self._waited_for(table)
+        seats = table.waited_for()
         if now < timer["due"]:
             if not timer.get("reminded") and now >= timer.get("half", timer["due"]):
-                await self._set_meta(table, {**table.stored.meta, "timer": {**timer, "reminded": True}})
-                if seats:
-                    left = max(1, (int(timer["due"]) - now + 999) // 1000)
-                    self._tell(self.listener.remind, table, seats, left)
+                left = max(1, (int(timer["due"]) - now + 999) // 1000)
+                await self.writer.remind(table, timer, seats, left)  # TurnReminder, if anyone is waited for
             self._index(table)
             return
         await self._cover(table, timer, seats)
@@ -264,10 +120,7 @@ class TimerPart(ServiceCore):
             "timer action not saved, trying again",
             extra={"game_id": table.id, "what": timer.get("what"), "pause_s": pause / 1000},
         )
-        self._schedule(("game", table.id), now + pause)
-
-    def _waited_for(self, table: Table) -> list[int]:
-        return [s for s in table.state.seats_to_act() if table.ai_level(s) is None]
+        self.sweeper.schedule(("game", table.id), now + pause)
 
     async def _cover(self, table: Table, timer: dict[str, Any], seats: list[int]) -> None:
         """The limit is reached: play for every human the game waits for; count the miss once."""
@@ -283,11 +136,11 @@ class TimerPart(ServiceCore):
                 "missed": missed,
                 "timer": {**timer, "fired": True, "reminded": True},
             }
-            await self._set_meta(table, meta)
+            await self.writer.write_meta(table, meta)  # no event: the cover's own publishes tell
         token = timer["token"]
         for seat in seats:
             if announce:
-                table.recent.append((seat, [{"kind": "turn_timed_out", "seat": seat}]))
+                self.writer.note(table, seat, [{"kind": "turn_timed_out", "seat": seat}])
                 log.debug(  # one per turn, like a move
                     "turn timed out", extra={"game_id": table.id, "seat": seat, "missed": table.missed(seat)}
                 )
@@ -299,11 +152,11 @@ class TimerPart(ServiceCore):
                     rng = random.Random(f"{table.stored.seed}:{table.version}:{seat}:reveal")
                     action = rng.choice(game.legal_actions(seat))
                 else:
-                    action = self._ai_decide(table, seat, level="normal")
+                    action = computer_move(table, seat, level="normal")
                 try:
                     # Refused (not saved: the database busy or away) goes up to _fire, which tries
                     # again; the miss is counted once (``fired``).
-                    await self._commit(table, seat, action)
+                    await self.writer.commit(table, seat, action, cause="timer")
                 except GameError:
                     log.warning(
                         "timed-out move refused", extra={"game_id": table.id, "seat": seat, "step": step}
@@ -315,16 +168,14 @@ class TimerPart(ServiceCore):
                 and table.missed(seat) >= MISSES_BEFORE_REPLACE
                 and seat not in table.replaced()
             ):
-                await self._replace(table, seat, reason="idle")
-                self._tell(self.listener.seat_taken_over, table, seat)
+                await self.writer.replace_seat(table, seat, reason="idle")  # SeatReplaced(idle)
         if not table.finished:
             still = table.timer()
             covered_turn_on = still is not None and still.get("token") == token == token_of(table.state)
-            if still is not None and covered_turn_on and self._waited_for(table):
+            if still is not None and covered_turn_on and table.waited_for():
                 # The covered turn itself is still on (nothing could be played for them, which should
                 # not happen): look again in 5 s, no new miss. Compared with the covered turn's token,
                 # never the state's alone: the next player's fresh timer must keep its whole limit.
                 retry = {**still, "due": self.clock.now_ms() + 5000}
-                await self._set_meta(table, {**table.stored.meta, "timer": retry})
-            await self._sync_timer(table)
-            self._notify(table)
+                await self.writer.write_meta(table, {**table.stored.meta, "timer": retry})
+            await self.writer.sync_timer(table, cause="timer")

@@ -1,11 +1,13 @@
 """A tournament table's end (issue 41): its places recorded, tried again until the database takes them.
 
-Every finished game passes by ``_game_over`` (from ``ClickPart._finish``, and ``SeatPart``'s end of a
-table whose place vanished); a tournament's table (meta ``tournament_id``) is recorded in a task of this
-part (the channel's lock is held there): its places (``_record``: a game played to its end by its
-results; ended by hand by its standing then, ``Game.standing``; one whose channel vanished: a draw), then
-the tournament goes on (``_go_on`` of :mod:`~bot.service.tournaments`: the next round seated when every
-table of the round has ended, or the tournament finished).
+Every game's end is heard on the service's bus (``TableEnded``, published by the one writer of tables:
+a game finished, ended by hand, or whose place vanished) and passes by ``_game_over``; a tournament's
+table (meta ``tournament_id``) is recorded in a task of this part (the end is published under the
+channel's lock): its places (``_record`` of :mod:`~bot.service.tournaments`: a game played to its end
+by its results; ended by hand by its standing then, ``Game.standing``; one whose channel vanished: a
+draw), then the tournament goes on (``_go_on`` of :mod:`~bot.service.tournaments`: the next round
+seated when every table of the round has ended, or the tournament finished), and ``TournamentChanged``
+is published.
 
 A table's end the database did not take is tried again with growing pauses until it is recorded
 (``_table_over``); a try holds the tournament's lock, never a pause, and is idempotent. A restart loses
@@ -13,8 +15,8 @@ nothing: ``resume_tournaments`` records the tables whose game ended while the pr
 closing.
 
 This part's own state is ``table_ends``, the tasks recording a table's end (stopped at close). What it
-asks of the tournaments part (the tournament's lock, ``_go_on``, ``_hail``) and what that part asks of it
-(``_record``) are declared in :class:`~bot.service.core.ServiceCore`.
+asks of the tournaments part (the tournament's lock, ``_record``, ``_go_on``) is declared in
+:class:`~bot.service.core.ServiceCore`; the tournaments part asks nothing of it (it hears the bus).
 """
 
 from __future__ import annotations
@@ -23,12 +25,12 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, Unpack
 
-from bot.games.places import places
-from bot.games.registry import BY_KIND
 from bot.service.core import ServiceCore, ServiceOptions
-from bot.service.types import ENDED_BY_HAND, Refused, Table, log
+from bot.service.events import TableEnded, TournamentCause, TournamentChanged
+from bot.service.snapshots import TableSnapshot
+from bot.service.types import Refused, log
 from bot.storage import GameNotFound, GameQuarantined, Storage, StorageError
-from bot.storage.tournaments import ENDED, Tournament, TournamentNotFound, TournamentTable
+from bot.storage.tournaments import ENDED, FINISHED, Tournament, TournamentNotFound
 
 # The pauses before a table's end the database did not take is tried again, doubling (``_table_over``).
 RECORD_FIRST_PAUSE_S = 1.0
@@ -41,16 +43,20 @@ class TournamentEndPart(ServiceCore):
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         super().__init__(storage, **options)
         self.table_ends: set[asyncio.Task[None]] = set()
+        self.bus.subscribe(TableEnded, self._on_ended, name="tournament ends")
 
     def _stop_background(self) -> list[asyncio.Task[None]]:
         return [*super()._stop_background(), *self.table_ends]
 
-    def _game_over(self, table: Table) -> None:
-        """A game ended (``ClickPart._finish``): if it is a tournament's table, record it (in a task:
-        the channel's lock is held here)."""
-        tournament_id = table.stored.meta.get("tournament_id")
+    def _on_ended(self, event: TableEnded) -> None:
+        self._game_over(event.snapshot)
+
+    def _game_over(self, table: TableSnapshot) -> None:
+        """A game ended: if it is a tournament's table, record it (in a task: the channel's lock is held
+        here)."""
+        tournament_id = table.meta.get("tournament_id")
         if isinstance(tournament_id, int) and not self._closed:
-            self._run(self._table_over(tournament_id, table.id))
+            self._run(self._table_over(tournament_id, table.table_id))
 
     def _run(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -79,8 +85,9 @@ class TournamentEndPart(ServiceCore):
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, RECORD_LONGEST_PAUSE_S)
                 continue
-            if held is not None:
-                self._hail(held.id)
+            if held is not None:  # its places, and maybe a new round or the end: the hall draws it
+                cause: TournamentCause = "finished" if held.status == FINISHED else "table_ended"
+                self.bus.publish(TournamentChanged(tournament_id=held.id, cause=cause))
             return
 
     async def _record_and_go_on(self, tournament_id: int, game_id: int) -> Tournament | None:
@@ -94,23 +101,3 @@ class TournamentEndPart(ServiceCore):
             if row.status != ENDED:
                 await self._record(row)
             return await self._go_on(held)
-
-    async def _record(self, row: TournamentTable) -> None:
-        """Store how a table's game ended: each seat's place (a computer's id is minus its seat).
-
-        A game played to its end: by its results. A game ended by hand (``/<game> end``, the End vote;
-        unrated, without results): by its standing then (``Game.standing``: the order the game would
-        give if scored then, ties shared, nothing hidden deciding), its ratings unchanged. A game whose
-        place vanished (note ``gone: ...``) was stopped by nobody at the table: a draw, every seat first."""
-        assert row.game_id is not None
-        results = sorted(await self.storage.results.for_game(row.game_id), key=lambda r: r.seat)
-        stored = await self.rules.get_game(row.game_id)
-        ids = [seat.user_id if seat.user_id is not None else -seat.seat for seat in stored.seats]
-        game = BY_KIND[stored.kind]
-        ranks = [r.rank for r in results]
-        if not results and (stored.note or "").startswith(ENDED_BY_HAND):
-            ranks = game.standing(stored.state)
-        if len(ranks) != len(ids):  # its channel gone: a draw
-            ranks = [1] * len(ids)
-        placed = places(ranks, game.sides(stored.options, len(ids)))
-        await self.storage.tournaments.table_ended(row, [(ids[s], placed[s].place) for s in range(len(ids))])

@@ -40,12 +40,16 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol, Unpack
 
+from bot.games.places import places
 from bot.games.registry import BY_KIND
 from bot.render.names import computer_name
 from bot.service.core import ServiceCore, ServiceOptions
+from bot.service.events import TournamentCause
+from bot.service.events import TournamentChanged as TournamentStep  # storage's TournamentChanged: a race lost
 from bot.service.tournament_view import TournamentView, ending, knocked_out, records, still_in
 from bot.service.types import (
     DEFAULT_TURN_LIMIT,
+    ENDED_BY_HAND,
     FIRST_TURN_GRACE,
     THREAD_PARENT,
     TURN_LIMITS,
@@ -143,6 +147,8 @@ class TournamentPart(ServiceCore):
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         super().__init__(storage, **options)
         self.tournament_desk = Desk()
+        self.sweeper.handle("tournament", self._tournament_due)
+        self.bus.subscribe(TournamentStep, self._tell_hall, name="tournament hall")
 
     def _tournament_lock(self, tournament_id: int) -> asyncio.Lock:
         return self.tournament_desk.lock(tournament_id)
@@ -150,12 +156,17 @@ class TournamentPart(ServiceCore):
     def set_tournament_hall(self, hall: TournamentHall) -> None:
         self.tournament_desk.hall = hall
 
-    def _hail(self, tournament_id: int) -> None:
-        """Tell the hall a tournament changed; what it raises is logged, never the service's failure."""
+    def _hail(self, tournament_id: int, cause: TournamentCause) -> None:
+        """A tournament's change is stored: ``TournamentChanged`` on the service's bus."""
+        self.bus.publish(TournamentStep(tournament_id=tournament_id, cause=cause))
+
+    def _tell_hall(self, event: TournamentStep) -> None:
+        """TEMPORARY (issue 48: the hall subscribes itself in piece C2): the hall hears the bus; what it
+        raises is logged, never the service's failure."""
         try:
-            self.tournament_desk.hall.tournament_changed(tournament_id)
+            self.tournament_desk.hall.tournament_changed(event.tournament_id)
         except Exception:
-            log.exception("tournament hall failed", extra={"tournament_id": tournament_id})
+            log.exception("tournament hall failed", extra={"tournament_id": event.tournament_id})
 
     # ------------------------------------------------------------------ reading
 
@@ -231,7 +242,7 @@ class TournamentPart(ServiceCore):
             raise Refused("table.error.bad_turn_limit")
         if starts_at is not None and starts_at <= self.clock.now_ms():
             raise Refused("tournament.bad.past")
-        await self._new_table_settings(guild_id, channel_id)  # the server's list of channels
+        await self.settings_book.for_new_table(guild_id, channel_id)  # the server's list of channels
         if any(held.channel_id == channel_id for held in await self.storage.tournaments.open()):
             raise Refused("tournament.error.channel_busy")
         made = await self.storage.tournaments.create(
@@ -256,7 +267,7 @@ class TournamentPart(ServiceCore):
             if len(players) >= most:
                 raise Refused("tournament.error.full", max=most)
             held = await self._write(self.storage.tournaments.join(held, user_id, name))
-        self._hail(held.id)
+        self._hail(held.id, "signup")
         return held
 
     async def tournament_leave(self, tournament_id: int, user_id: int) -> Tournament:
@@ -267,7 +278,7 @@ class TournamentPart(ServiceCore):
             if not any(p.user_id == user_id for p in await self.storage.tournaments.players(held.id)):
                 raise Refused("tournament.error.not_joined")
             held = await self._write(self.storage.tournaments.leave(held, user_id))
-        self._hail(held.id)
+        self._hail(held.id, "signup")
         return held
 
     async def set_tournament_messages(self, tournament: Tournament, **message_ids: int) -> Tournament:
@@ -301,7 +312,7 @@ class TournamentPart(ServiceCore):
                 )
             held = await self._seat_next(held)
         log.info("tournament started", extra={"tournament_id": held.id, "players": len(players)})
-        self._hail(held.id)
+        self._hail(held.id, "started")
         return held
 
     async def tournament_drop(
@@ -329,7 +340,7 @@ class TournamentPart(ServiceCore):
                     if table.round == held.round and table.status == PLAYING and player in table.players:
                         await self._computer_for(table, player)
         log.info("tournament player dropped", extra={"tournament_id": held.id, "player": player})
-        self._hail(held.id)
+        self._hail(held.id, "dropped")
         return held
 
     async def _computer_for(self, row: TournamentTable, player: int) -> None:
@@ -341,7 +352,7 @@ class TournamentPart(ServiceCore):
             if table.finished or seat is None or seat in table.replaced():
                 return
             with contextlib.suppress(Refused):
-                await self._replace(table, seat)
+                await self.writer.replace_seat(table, seat, "left")
 
     async def tournament_pause(self, tournament_id: int, by: int, *, can_manage: bool = False) -> Tournament:
         async with self.tournament_desk.lock(tournament_id):
@@ -350,7 +361,7 @@ class TournamentPart(ServiceCore):
             if held.status != RUNNING:
                 raise Refused("tournament.error.not_running")
             held = await self._write(self.storage.tournaments.update(held, status=PAUSED))
-        self._hail(held.id)
+        self._hail(held.id, "paused")
         return held
 
     async def tournament_resume(self, tournament_id: int, by: int, *, can_manage: bool = False) -> Tournament:
@@ -363,7 +374,7 @@ class TournamentPart(ServiceCore):
             if held.status == PAUSED:
                 held = await self._write(self.storage.tournaments.update(held, status=RUNNING))
             held = await self._go_on(held)
-        self._hail(held.id)
+        self._hail(held.id, "resumed")
         return held
 
     async def tournament_cancel(self, tournament_id: int, by: int, *, can_manage: bool = False) -> Tournament:
@@ -373,9 +384,9 @@ class TournamentPart(ServiceCore):
             if held.status not in OPEN_STATUSES:
                 raise Refused("tournament.error.over")
             held = await self._write(self.storage.tournaments.update(held, status=CANCELLED))
-        self._forget(("tournament", held.id))
+        self.sweeper.forget(("tournament", held.id))
         log.info("tournament cancelled", extra={"tournament_id": held.id, "by": by})
-        self._hail(held.id)
+        self._hail(held.id, "cancelled")
         return held
 
     # ------------------------------------------------------------------ rounds
@@ -434,7 +445,7 @@ class TournamentPart(ServiceCore):
                 seats.append(
                     Seat(len(seats), computer_name(number, COMPUTER_LEVEL, None), ai_level=COMPUTER_LEVEL)
                 )
-        settings = self.settings_of(held.guild_id)
+        settings = self.settings_book.of(held.guild_id)
         with_computers = len(seats) > len(row.players)
         rated = held.rated and (not with_computers or settings.rate_computers)
         turn_limit = held.turn_limit
@@ -442,8 +453,8 @@ class TournamentPart(ServiceCore):
             turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
         async with self.lock(room):
             try:
-                stored = await self.rules.create_game(
-                    guild_id=held.guild_id, channel_id=room, kind=held.kind, seats=seats, seed=self._seed(),
+                stored = await self.writer.create_game(
+                    guild_id=held.guild_id, channel_id=room, kind=held.kind, seats=seats,
                     options=game.engine.Options.from_dict({}).to_dict(), host_id=held.organiser_id,
                     meta={
                         "turn_limit": turn_limit, "tournament_id": held.id, THREAD_PARENT: held.channel_id,
@@ -453,16 +464,13 @@ class TournamentPart(ServiceCore):
                 )  # fmt: skip
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None
-            table = self._cache(stored)
-            table.recent.append((-1, [game.opening_event(stored.state)]))
+            table = self.writer.cache(stored)
             await self.storage.tournaments.table_playing(row, room, stored.id)
-            await self._sync_timer(table)
-            self._arm(table)
+            await self.writer.deal(table)  # TableDealt (its tournament's id in its meta)
         log.info(
             "tournament table dealt",
             extra={"tournament_id": held.id, "game_id": stored.id, "round": row.round},
         )
-        self._notify(table)
         await self._tell_seated(held, row, table)
 
     async def _tell_seated(self, held: Tournament, row: TournamentTable, table: Table) -> None:
@@ -471,7 +479,7 @@ class TournamentPart(ServiceCore):
         the defaults, everyone told in the server's language)."""
         players = tuple(row.players)
         try:
-            prefs = await self.prefs_of(players)
+            prefs = await self.user_prefs.of(players)
         except StorageError:
             prefs = {}
         timer = table.timer()
@@ -512,7 +520,7 @@ class TournamentPart(ServiceCore):
 
     def _start_at(self, held: Tournament) -> None:
         assert held.starts_at is not None
-        self._schedule(("tournament", held.id), held.starts_at)
+        self.sweeper.schedule(("tournament", held.id), held.starts_at)
 
     async def _tournament_due(self, tournament_id: int) -> None:
         """The sweeper: a tournament's start time came."""
@@ -536,7 +544,27 @@ class TournamentPart(ServiceCore):
                             await self._record(row)
                 with contextlib.suppress(Refused):
                     held = await self._go_on(held)
-            self._hail(held.id)  # its messages drawn again: what changed while the bot was away
+            self._hail(held.id, "restarted")  # its messages drawn again: what changed while the bot was away
+
+    async def _record(self, row: TournamentTable) -> None:
+        """Store how a table's game ended: each seat's place (a computer's id is minus its seat).
+
+        A game played to its end: by its results. A game ended by hand (``/<game> end``, the End vote;
+        unrated, without results): by its standing then (``Game.standing``: the order the game would
+        give if scored then, ties shared, nothing hidden deciding), its ratings unchanged. A game whose
+        place vanished (note ``gone: ...``) was stopped by nobody at the table: a draw, every seat first."""
+        assert row.game_id is not None
+        results = sorted(await self.storage.results.for_game(row.game_id), key=lambda r: r.seat)
+        stored = await self.rules.get_game(row.game_id)
+        ids = [seat.user_id if seat.user_id is not None else -seat.seat for seat in stored.seats]
+        game = BY_KIND[stored.kind]
+        ranks = [r.rank for r in results]
+        if not results and (stored.note or "").startswith(ENDED_BY_HAND):
+            ranks = game.standing(stored.state)
+        if len(ranks) != len(ids):  # its channel gone: a draw
+            ranks = [1] * len(ids)
+        placed = places(ranks, game.sides(stored.options, len(ids)))
+        await self.storage.tournaments.table_ended(row, [(ids[s], placed[s].place) for s in range(len(ids))])
 
     async def _write(self, change: Awaitable[Tournament]) -> Tournament:
         """One write of a tournament's row; a race lost, or a database away, is a refusal."""

@@ -1,5 +1,5 @@
 """What every part of the table service shares: the :class:`Table`, the panel state, the refusals,
-the listener and observer protocols, the settings, and the one logger.
+the observer protocol, the settings, and the one logger.
 
 The logger keeps the name ``bot.service`` for every part: operators and tests read log lines by it.
 It imports no other part of the service (the parts import it), so there is no circle."""
@@ -119,28 +119,6 @@ class SeatTaken(Refused):
     def __init__(self, idle: bool) -> None:
         super().__init__("table.error.seat_replaced")
         self.idle = idle
-
-
-class TableListener(Protocol):
-    """What the Discord layer does when a table changed without an interaction to answer (the
-    presenter). The service calls these methods by name in its code, through ``ServiceCore._tell``
-    (which logs a listener's exception), so mypy checks each call."""
-
-    def table_changed(self, table: Table) -> None: ...
-
-    def lobby_changed(self, lobby_id: int) -> None: ...
-
-    def remind(self, table: Table, seats: list[int], seconds_left: int) -> None:
-        """Half of a turn's time is gone: tell these seats' players."""
-
-    def seat_taken_over(self, table: Table, seat: int) -> None:
-        """The player of ``seat`` missed too many turns and a computer player took the seat."""
-
-    def table_gone(self, table: Table) -> None:
-        """The game was cancelled because its channel or server is gone: post and edit nothing more."""
-
-    def lobby_gone(self, lobby_id: int) -> None:
-        """The same for an open lobby."""
 
 
 class TableFacts(ABC):

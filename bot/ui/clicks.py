@@ -35,7 +35,6 @@ from bot.service import (
     SeatsHeld,
     SeatTaken,
     Stale,
-    Table,
     TableService,
 )
 from bot.ui import ids, threads
@@ -191,14 +190,12 @@ class TableUI:
     async def _end_yes(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         user = interaction.user
         # The same check as /<game> end, made again now: the clicker may have lost the right.
-        ended = await self.service.end(
+        await self.service.end(
             interaction.channel_id or 0,
             user.id,
             can_manage=interaction.permissions.manage_channels,
             game_id=bid.game,
         )
-        if isinstance(ended, Table):
-            self.presenter.table_changed(ended)
         await self.answers.settle(interaction, t("table.confirm.ended", interaction.locale))
         await self.answers.announce_end(interaction)
 
@@ -289,7 +286,6 @@ class TableUI:
         elif act == CANCEL:
             perms = interaction.permissions
             await self.service.lobby_cancel(lobby_id, channel_id, user.id, can_manage=perms.manage_channels)
-        self.presenter.lobby_changed(lobby_id)
 
     async def _lobby_start(
         self, interaction: discord.Interaction[Any], lobby_id: int, channel_id: int, *, confirmed: bool
@@ -303,14 +299,12 @@ class TableUI:
             message_id = interaction.message.id if interaction.message else None
         place = threads.place(self.bot, interaction)
         try:
-            table = await self.service.lobby_start(
+            await self.service.lobby_start(
                 lobby_id, channel_id, interaction.user.id, message_id, place=place, confirmed=confirmed
             )
         except SeatsHeld as held:
             await self.answers.ask_start(interaction, lobby_id, held)
             return
-        if threads.parent_of(table) is not None and message_id is not None:
-            self.presenter.lobby_moved(table, message_id)  # the game went to its thread
-        self.presenter.table_changed(table)
+        # The service's TableDealt has the presenter draw the table (and say where a thread took it).
         if confirmed:
             await self.answers.settle(interaction, t("table.confirm.started", interaction.locale))

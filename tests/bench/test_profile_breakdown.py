@@ -15,7 +15,7 @@ def test_breakdown_of_a_pyspy_file(tmp_path: Path) -> None:
         f"{loop};EpollSelector.select (selectors.py:468) 50\n"  # idle: not counted
         # owned by the computer
         f"{loop};Handle._run (asyncio/events.py:80);_ai_loop (bot/service/computers.py:30);"
-        "_ai_decide (bot/service/computers.py:50);Game.apply (bot/games/skyjo/engine.py:300) 10\n"
+        "computer_move (bot/service/computer_moves.py:20);Game.apply (bot/games/skyjo/engine.py:300) 10\n"
         f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/clicks.py:50);"
         "PartialMessage.edit (discord/message.py:1423);JSONEncoder.iterencode (json/encoder.py:205) 20\n"
         f"{loop};Handle._run (asyncio/events.py:80);TableUI.game_click (bot/ui/clicks.py:50);"

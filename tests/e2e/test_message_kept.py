@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from bot.service import Table
+from bot.service.events import TableChanged
+from bot.service.snapshots import TableSnapshot
 from bot.ui import ids
 
 from .conftest import BOTH_BACKENDS, BotDatabase, start_table
@@ -54,7 +56,8 @@ async def test_a_table_message_posted_while_the_database_is_away_keeps_its_id(
         await first.presenter.flush()
         monkeypatch.setattr(first.service, "keep_message_id", away_then_keep)
         table_message.deleted = True  # by a moderator: the bot learns it at its next edit
-        first.presenter.table_changed(table)
+        # A redraw, as the service's next event asks (test code may publish on the bus).
+        first.service.bus.publish(TableChanged(snapshot=TableSnapshot.of(table), cause="resumed"))
         await fake.wait_until(lambda: kept, what="a new table message posted")
         (posted,) = _table_messages(fake, game_id)
         assert kept == [posted.id] and posted.id != table_message.id

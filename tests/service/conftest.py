@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -33,34 +33,33 @@ from bot.games.registry import BY_KIND
 from bot.games.skyjo import engine as skyjo
 from bot.games.skyjo import panel
 from bot.service import Table, TableService
+from bot.service.events import Event, TableChanged
 from bot.storage import Seat, Storage
 from bot.storage.game_types import GameHead, canonical_json
+
+E = TypeVar("E", bound=Event)
 
 GUILD, CHANNEL = 1, 10
 ANN, BOB = 101, 102  # user ids; Ann hosts
 
 
-class Heard:
-    """A listener that notes what the service told it: ``calls`` (name, arguments) in order, and the
-    version of the table each ``table_changed`` saw at the moment it was told."""
+class Recorder:
+    """A surface that records what it is told: every event of a service's bus, in order, by one
+    registration (``service.bus.subscribe(Event, recorder.hear, name="recorder")``), nothing else."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, tuple[Any, ...]]] = []
-        self.versions: list[int] = []
+        self.events: list[Event] = []
 
-    def __getattr__(self, name: str) -> Callable[..., None]:
-        if name.startswith("_"):
-            raise AttributeError(name)
+    def hear(self, event: Event) -> None:
+        self.events.append(event)
 
-        def heard(*args: Any) -> None:
-            self.calls.append((name, args))
-            if name == "table_changed" and isinstance(args[0], Table):
-                self.versions.append(args[0].version)
+    def of(self, kind: type[E]) -> list[E]:
+        return [event for event in self.events if isinstance(event, kind)]
 
-        return heard
-
-    def named(self, name: str) -> list[tuple[Any, ...]]:
-        return [args for called, args in self.calls if called == name]
+    @property
+    def versions(self) -> list[int]:
+        """The version of each table change heard (the deal and the moves), in the order told."""
+        return [event.snapshot.version for event in self.of(TableChanged)]
 
 
 @pytest.fixture
@@ -75,12 +74,15 @@ class Services:
         self.path = path
         self.clock = clock
         self.open: list[TableService] = []
+        self.heard: dict[TableService, Recorder] = {}  # each service's events, recorded from its start
 
     async def start(self) -> TableService:
         storage = await Storage.open(self.path)
         service = TableService(
-            storage, ai_delay=0.0, round_delay=30.0, listener=Heard(), clock=self.clock, seed_source=lambda: 7
+            storage, ai_delay=0.0, round_delay=30.0, clock=self.clock, seed_source=lambda: 7
         )
+        self.heard[service] = Recorder()
+        service.bus.subscribe(Event, self.heard[service].hear, name="recorder")
         self.open.append(service)
         return service
 

@@ -1,8 +1,8 @@
 """The table service's core holds only what its parts share (issue 39 item 5), state with one owner is
-that owner's own, and the listener is called by its typed methods.
+that owner's own, and a listener of its bus that fails is only logged.
 
 ``ServiceCore.__init__`` makes the shared state (the tables and their channel locks, storage and the
-rules over it, the lobby store, the clock, the listener, whether the service is closing) and keeps the
+rules over it, the lobby store, the clock, whether the service is closing) and keeps the
 configuration it was made with (delays, limits, observer, shards, seeds); nothing else. A part's own
 state is made in that part's ``__init__`` and read or written by that part's module alone: the others
 ask it through the needs ``ServiceCore`` declares (``_schedule``, ``_forget``, ``prefs_of``...). An owner
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import inspect
 import logging
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,19 +22,21 @@ import pytest
 
 import bot.service
 from bot.clock import ManualClock
-from bot.service import TableListener, TableService
-from bot.service.core import QuietListener, ServiceCore
-from bot.service.timers import FAILED_AGAIN_MS, Sweeper
+from bot.service import TableService
+from bot.service.core import ServiceCore
+from bot.service.events import LobbyClosed
+from bot.service.sweeper import FAILED_AGAIN_MS, Sweeper
+from bot.storage.lobbies import Lobby
 
 PARTS = Path(bot.service.__file__).parent
 
-SHARED = {"storage", "rules", "lobbies", "clock", "listener", "tables", "_locks", "_closed"}
+SHARED = {"storage", "rules", "lobbies", "clock", "tables", "_locks", "_closed"}
+# The services the core owns and hands every part (issue 48): the bus, the one writer of tables, the
+# turn clock, the sweeper of deadlines, the servers' settings, the users' choices.
+SERVICES = {"bus", "writer", "turn_clock", "sweeper", "settings_book", "user_prefs"}
 CONFIGURATION = {"ai_delay", "round_delay", "limits", "observer", "owns", "_seed"}
 # The state each part owns (made in its __init__): its module, and what the owner keeps there.
 OWNED = {
-    "sweeper": "timers",  # the timer index, its wake-up event, the sweeper task
-    "server_settings": "settings",
-    "user_prefs": "prefs",
     "locale_writes": "prefs",  # users' languages being stored in the background
     "outbox": "letters",  # the postman, the letters on their way, their tasks
     "_reloader": "reloads",
@@ -90,14 +91,14 @@ def _self_attributes(tree: ast.AST) -> set[str]:
 
 def test_the_core_makes_only_the_shared_state_and_the_configuration() -> None:
     core = next(n for n in _tree("core").body if isinstance(n, ast.ClassDef) and n.name == "ServiceCore")
-    assert _init_assigned(core) == SHARED | CONFIGURATION
+    assert _init_assigned(core) == SHARED | CONFIGURATION | SERVICES
 
 
 def test_every_part_state_is_listed_with_its_owner() -> None:
     owned = {name: stem for stem, node in _part_classes().values() for name in _init_assigned(node)}
     assert owned == OWNED
     assert set(_part_classes()) == {c.__name__ for c in TableService.__mro__[1:-3]}  # the mixins
-    assert not set(OWNED) & (SHARED | CONFIGURATION)
+    assert not set(OWNED) & (SHARED | CONFIGURATION | SERVICES)
 
 
 def test_no_part_touches_another_part_state() -> None:
@@ -126,44 +127,30 @@ def test_private_names_are_reached_through_self_only() -> None:
     assert reached == []
 
 
-def test_the_listener_is_called_by_its_methods_never_by_name() -> None:
-    """``self._tell(self.listener.<method>, ...)``, each method one of :class:`TableListener`'s (so mypy
-    checks the arguments); no ``getattr`` on the listener, no method named by a string."""
-    heard = {name for name, _ in inspect.getmembers(TableListener, inspect.isfunction)}
-    for path in sorted(PARTS.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            if isinstance(func, ast.Name) and func.id == "getattr":
-                assert "listener" not in ast.unparse(node.args[0]), f"{path.name}:{node.lineno}"
-            if isinstance(func, ast.Attribute) and func.attr == "_tell":
-                what = node.args[0]
-                assert isinstance(what, ast.Attribute) and ast.unparse(what.value) == "self.listener", (
-                    f"{path.name}:{node.lineno}"
-                )
-                assert what.attr in heard, f"{path.name}:{node.lineno}"
-    quiet: TableListener = QuietListener()  # the listener of a service made without one
-    assert {name for name in heard if callable(getattr(quiet, name, None))} == heard
-
-
 def _service(**options: Any) -> TableService:
     storage: Any = SimpleNamespace(lobbies=None, prefs=None, settings=None, games=None)
     return TableService(storage, clock=ManualClock(0), **options)
 
 
 async def test_a_listener_failure_is_logged_and_the_service_goes_on(caplog: pytest.LogCaptureFixture) -> None:
-    class Broken(QuietListener):
-        def lobby_changed(self, lobby_id: int) -> None:
-            raise RuntimeError("boom")
+    """A surface is a listener of the service's bus (issue 48): what it raises is logged under its name,
+    never the publisher's failure, and the next event is heard."""
+    heard: list[int] = []
 
-    service = _service(listener=Broken())
+    def broken(event: LobbyClosed) -> None:
+        heard.append(event.lobby_id)
+        raise RuntimeError("boom")
+
+    service = _service()
+    service.bus.subscribe(LobbyClosed, broken, name="broken surface")
+    lobby = Lobby(7, 1, 10, "skyjo", 1, None, {}, [], "cancelled", None, 2)
     with caplog.at_level(logging.ERROR, logger="bot.service"):
-        service._tell(service.listener.lobby_changed, 7)
-    assert [(r.getMessage(), getattr(r, "what", None)) for r in caplog.records] == [
-        ("table listener failed", "lobby_changed")
-    ]
-    service._tell(service.listener.remind, object(), [0], 30)  # type: ignore[arg-type]
+        service.bus.publish(LobbyClosed(lobby=lobby, how="expired"))
+        service.bus.publish(LobbyClosed(lobby=lobby, how="expired"))
+    assert [(r.getMessage(), getattr(r, "listener", None)) for r in caplog.records] == [
+        ("event listener failed", "broken surface")
+    ] * 2
+    assert heard == [7, 7]
     await service.close()
 
 
@@ -178,7 +165,9 @@ async def test_the_sweeper_acts_on_what_is_due_forgets_what_it_is_told_and_retri
             fail.discard(key)
             raise RuntimeError("a busy database")
 
-    sweeper = Sweeper(clock, act)
+    sweeper = Sweeper(clock)
+    sweeper.handle("game", lambda game_id: act(("game", game_id)))
+    sweeper.handle("lobby", lambda lobby_id: act(("lobby", lobby_id)))
     sweeper.schedule(("game", 1), 1000)
     sweeper.schedule(("game", 2), 1000)
     sweeper.schedule(("lobby", 3), 1000)
@@ -203,7 +192,7 @@ async def test_the_sweeper_acts_on_what_is_due_forgets_what_it_is_told_and_retri
 
 async def test_close_stops_the_background_of_every_part() -> None:
     service = _service()
-    service._schedule(("lobby", 1), 10**12)  # starts the sweeper
+    service.sweeper.schedule(("lobby", 1), 10**12)  # starts the sweeper
     blocker = asyncio.Event()
     service.outbox.send((1, 2, 0, "turn"), blocker.wait)
     service._reload_later(SimpleNamespace())  # type: ignore[arg-type]  # starts the reloader
@@ -214,9 +203,12 @@ async def test_close_stops_the_background_of_every_part() -> None:
     await service.close()
     assert all(task.done() for task in running)
     assert not service.outbox.busy
-    service._schedule(("lobby", 2), 0)
+    service.sweeper.schedule(("lobby", 2), 0)
     assert ("lobby", 2) not in service.sweeper.due
 
 
 def test_the_needs_the_core_declares_are_its_abstract_methods() -> None:
-    assert {"_schedule", "_forget", "_expire_lobby"} <= ServiceCore.__abstractmethods__
+    """What issue 48's spine replaced is no need any more (the writer, the sweeper, the turn clock, the
+    events, the composition of the start); what is left goes with piece C2 (the organisers)."""
+    left = {"_go_on", "_record", "_tournament_lock"}
+    assert left == ServiceCore.__abstractmethods__

@@ -1,10 +1,11 @@
 """The table service's parts (bot/service/) keep their layering: ``types`` imports no other part, the
 rules below the parts (``outcomes`` none, ``rules`` only ``outcomes``, ``replay_file`` none,
-``tournament_view`` only ``types``), ``core`` only ``types`` and ``rules``, the events' modules below the
-parts (``snapshots`` only ``types``, ``events`` only ``snapshots``, ``bus`` only ``events`` and ``types``),
-every other part only ``types`` and ``core`` (the tournaments part also ``tournament_view``), so no circle
-can form; and what one part asks of another (the abstract methods of ``ServiceCore``) is implemented by
-exactly one part."""
+``tournament_view`` only ``types``), the events' modules below the parts (``snapshots`` only ``types``,
+``events`` only ``snapshots``, ``bus`` only ``events`` and ``types``), the owned services below the core
+(``turn_clock`` and ``sweeper`` only ``types``, ``writer`` the rules, the events and the bus), ``core``
+those services, every other part only ``types``, ``core``, ``events`` and ``snapshots`` (the
+tournaments part also ``tournament_view``), so no circle can form; and what one part asks of another (the
+abstract methods of ``ServiceCore``) is implemented by exactly one part."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ def _service_imports(path: Path) -> set[str]:
     return found
 
 
+# What a part may import: the shared types and core, and the events it publishes or hears (with the
+# snapshot they carry).
+PART = {"types", "core", "events", "snapshots", "computer_moves"}
+
+
 def test_each_part_imports_only_the_shared_modules() -> None:
     allowed: dict[str, set[str]] = {
         "types": set(),
@@ -38,20 +44,27 @@ def test_each_part_imports_only_the_shared_modules() -> None:
         "rules": {"outcomes"},
         "replay_file": set(),
         "tournament_view": {"types"},
-        "core": {"types", "rules"},
-        "tournaments": {"types", "core", "tournament_view"},
+        "tournaments": {"types", "core", "events", "tournament_view"},
         # The spine of issue 48: a snapshot reads the shared types, an event carries a snapshot, the bus
         # delivers events (and logs by the shared logger). Nothing of them imports a part.
         "snapshots": {"types"},
         "events": {"snapshots"},
         "bus": {"events", "types"},
+        # The owned services (B2): the turn clock and the sweeper are pure helpers over the shared types;
+        # the one writer of tables commits through the rules and publishes on the bus; the core makes
+        # them.
+        "turn_clock": {"types"},
+        "computer_moves": {"types"},
+        "sweeper": {"types"},
+        "writer": {"types", "events", "snapshots", "rules", "turn_clock", "bus"},
+        "settings_book": {"types"},
+        "prefs_cache": set(),
+        "core": {"types", "rules", "bus", "sweeper", "turn_clock", "writer", "settings_book", "prefs_cache"},
     }
     parts = sorted(p for p in PARTS.glob("*.py") if p.name != "__init__.py")
-    assert {p.stem for p in parts} >= {"types", "core", "lobbies", "clicks", "votes", "timers", "seats"}
+    assert {p.stem for p in parts} >= {"types", "core", "lobbies", "clicks", "timers", "seats"}
     wrong = {
-        p.stem: imports
-        for p in parts
-        if not (imports := _service_imports(p)) <= allowed.get(p.stem, {"types", "core"})
+        p.stem: imports for p in parts if not (imports := _service_imports(p)) <= allowed.get(p.stem, PART)
     }
     assert wrong == {}
 
@@ -67,3 +80,18 @@ def test_every_need_of_a_part_is_met_by_exactly_one_part() -> None:
             if name in vars(part) and part is not ServiceCore
         ]
         assert len(owners) == 1, (name, owners)
+
+
+def test_no_two_parts_define_the_same_method() -> None:
+    """Parts are mixins of one class: a method two parts define is one of them silently (the first in
+    the MRO), so a part subscribing ``self._on_table`` to the bus would subscribe another part's. Only
+    the cooperative ``__init__`` and ``_stop_background`` (each calls ``super()``) may repeat."""
+    cooperative = {"__init__", "_stop_background"}
+    owners: dict[str, list[str]] = {}
+    for part in TableService.__mro__[1:]:
+        if part is ServiceCore or not issubclass(part, ServiceCore):
+            continue
+        for name, value in vars(part).items():
+            if callable(value) and name not in cooperative and not name.startswith("__"):
+                owners.setdefault(name, []).append(part.__name__)
+    assert {name: parts for name, parts in owners.items() if len(parts) > 1} == {}

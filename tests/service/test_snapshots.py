@@ -9,8 +9,8 @@ stored it: the state runs ahead of its version) and the third once the game is o
 the view of the state rebuilt from that version's stored JSON, and that JSON must be the one the action
 log replays to. Asked at once, the snapshot's facts and panels are the live table's and the service's.
 
-Until the one writer of tables sets ``Table.committing`` around an action (the next step of issue 48),
-this test sets it there itself, by wrapping the service's ``apply_action``: the snapshot's rule reads it.
+The one writer of tables sets ``Table.committing`` around an action, and the snapshot's rule reads it:
+a snapshot asked inside a commit must not answer from the state that runs ahead.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from bot.engine.base import JSON
 from bot.games import registry
 from bot.games.registry import BY_KIND
 from bot.service import HINT_ACT, PLAY, ROUND_OVER, Refused, Table, TableService
-from bot.service.core import QuietListener
+from bot.service.events import TableChanged
 from bot.service.snapshots import TableSnapshot
 from bot.storage import Storage, StoredGame
 from bot.storage.game_types import canonical_json
@@ -87,15 +87,18 @@ class Seen:
 
 
 @dataclass
-class Watch(QuietListener):
-    """The service's listener: a snapshot at every change, checked against the live table at once."""
+class Watch:
+    """A listener of the service's bus: a snapshot at every change, checked against the live table at once."""
 
     service: TableService | None = None
     seen: list[Seen] = field(default_factory=list)
     ahead: int = 0  # late snapshots asked while their table ran ahead of their version
 
-    def table_changed(self, table: Table) -> None:
-        self.take(table)
+    def hear(self, event: TableChanged) -> None:
+        assert self.service is not None
+        table = self.service.writer.table_of(event)
+        if table is not None:
+            self.take(table)
 
     def take(self, table: Table) -> None:
         assert self.service is not None
@@ -151,26 +154,15 @@ async def play_out(kind: str, seed: int, humans: int, computers: int, pick: rand
     with tempfile.TemporaryDirectory() as folder:
         storage = await Storage.open(Path(folder) / "skybo.sqlite3")
         watch = Watch()
-        service = TableService(
-            storage, ai_delay=0.0, listener=watch, clock=ManualClock(), seed_source=lambda: seed
-        )
+        service = TableService(storage, ai_delay=0.0, clock=ManualClock(), seed_source=lambda: seed)
         watch.service = service
-        apply_action = service.rules.apply_action
+        service.bus.subscribe(TableChanged, watch.hear, name="watch")
         commit_action = storage.games.commit_action
-
-        async def applying(stored: StoredGame, *args: Any, **kwargs: Any) -> Any:
-            table = service.tables[stored.id]
-            table.committing = True  # what the one writer of tables will do (see the module doc)
-            try:
-                return await apply_action(stored, *args, **kwargs)
-            finally:
-                table.committing = False
 
         async def committing(stored: StoredGame, *args: Any, **kwargs: Any) -> Any:
             watch.ask_late(stored)
             return await commit_action(stored, *args, **kwargs)
 
-        service.rules.apply_action = applying  # type: ignore[method-assign]
         storage.games.commit_action = committing  # type: ignore[method-assign]
         try:
             table = await deal(service, kind, humans, computers)

@@ -11,6 +11,7 @@ import pytest
 from bot.clock import ManualClock
 from bot.games.skyjo import engine as skyjo
 from bot.service import Refused, Stale, Table, TableService
+from bot.service.events import LobbyClosed, TurnReminder
 
 from .conftest import ANN, BOB, CHANNEL, Services, click_for, two_player_table, until
 
@@ -54,7 +55,7 @@ async def test_every_move_is_in_the_log_before_the_listener_hears_of_it(services
     await play(service, table, 8, random.Random(1))
     logged = await service.storage.games.actions(table.id)
     assert table.version == len(logged) == 8
-    heard = service.listener.versions  # type: ignore[union-attr]
+    heard = services.heard[service].versions
     # each change was told once it was committed, never ahead of the log
     assert heard and heard == sorted(heard) and heard[-1] == table.version
     assert table.state.phase == skyjo.PLAY  # the initial reveals made, the turns begun
@@ -107,9 +108,10 @@ async def test_turn_timers_remind_then_play_for_the_player_on_the_manual_clock(
     assert timer is not None and timer["due"] == clock.now_ms() + 30_000
 
     clock.advance(16)  # past half time: both seats still owe their initial reveals
-    await until(lambda: service.listener.named("remind"), "the half-time reminder")  # type: ignore[union-attr]
-    (reminded,) = service.listener.named("remind")  # type: ignore[union-attr]
-    assert reminded[1] == [0, 1]
+    reminders = services.heard[service].of
+    await until(lambda: reminders(TurnReminder), "the half-time reminder")
+    (reminded,) = reminders(TurnReminder)
+    assert list(reminded.seats) == [0, 1]
     assert table.version == 0
 
     clock.advance(15)  # the limit: the missing reveals are made for them
@@ -148,7 +150,8 @@ async def test_a_lobby_nobody_starts_expires_on_the_clock(services: Services, cl
         guild_id=1, channel_id=CHANNEL, host_id=ANN, host_name="Ann", options={}, kind="skyjo"
     )
     clock.advance(15 * 60 + 1)
-    await until(lambda: (lobby.id,) in service.listener.named("lobby_changed"), "the lobby to expire")  # type: ignore[union-attr]
+    closed = services.heard[service].of
+    await until(lambda: [e.lobby_id for e in closed(LobbyClosed)] == [lobby.id], "the lobby to expire")
     assert await service.storage.lobbies.list_open() == []
     with pytest.raises(Refused):
         await service.lobby_join(lobby.id, CHANNEL, BOB, "Bob")

@@ -12,7 +12,6 @@ import importlib
 import inspect
 from pathlib import Path
 
-from bot.service import TableListener
 from bot.ui.presenter import Presenter
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,11 +70,12 @@ def test_the_presenter_is_composed_of_surfaces_that_inherit_nothing() -> None:
     for module, name in SURFACES.items():
         cls = getattr(importlib.import_module(module), name)
         assert cls.__bases__ == (object,), f"{name} inherits {cls.__bases__}"
-    # It still hears everything the service tells its listener (until the events of issue 48).
-    heard = {
-        name for name, _ in inspect.getmembers(TableListener, inspect.isfunction) if not name.startswith("_")
-    }
-    assert heard and heard <= {name for name in dir(Presenter) if not name.startswith("_")}
+    # It is told one way (issue 48): it hears a service's bus once attached, and offers nobody the old
+    # listener's methods to call by hand.
+    told = {"table_changed", "lobby_changed", "lobby_moved", "remind", "seat_taken_over"}
+    told |= {"table_gone", "lobby_gone"}
+    public = {name for name in dir(Presenter) if not name.startswith("_")}
+    assert "attach" in public and not told & public, told & public
 
 
 def test_each_surface_module_says_the_one_thing_it_holds() -> None:
