@@ -1,11 +1,16 @@
-"""The shape every engine's state shares, written once: a mixin for the state's dataclass, the action
+"""The shape every engine's state shares, written once: the base of the state's dataclass, the action
 that deals the next round, the phases every game has, and the reader of serialised actions.
 
 Pure like the rest of :mod:`bot.engine`: no discord, no I/O, no global random (every shuffle draws from
-:meth:`StateSkeleton._rng`, derived from the game's seed). The mixin does not care what the state class
-is called, nor which game it plays. A state class mixes it in and says, as class attributes, its
-``KIND``, ``MIN_PLAYERS``, ``MAX_PLAYERS``, its ``OPTIONS`` class and its ``TURN_ACTIONS`` (and, for
-actions taken outside the turns, ``OTHER_ACTIONS``); it then has:
+:meth:`StateSkeleton._rng`, derived from the game's seed). The skeleton does not care what the state
+class is called, nor which game it plays. A state dataclass derives from :class:`StateSkeleton` and
+says its game in its class line (``kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options``,
+read back as ``KIND``, ``MIN_PLAYERS``, ``MAX_PLAYERS`` and ``OPTIONS``), its ``TURN_ACTIONS`` (and,
+for actions taken outside the turns, ``OTHER_ACTIONS``) as class attributes; it then has:
+
+- the first fields: ``players``, ``seed``, ``options``, ``round`` and ``phase`` (in this order, so
+  a state's fields, its equality and its stored form are what they were); its own come after, a
+  ``turn`` and ``totals`` among them;
 
 - ``new(players, seed, options)``: the seating checked (:func:`~bot.engine.base.check_seating`), the
   options validated, the state made with a zero total per seat, the first round dealt (``_deal``);
@@ -34,7 +39,18 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, fields
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Self, TypeAlias, get_type_hints
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Final,
+    Generic,
+    Protocol,
+    Self,
+    TypeAlias,
+    TypeVar,
+    get_type_hints,
+)
 
 from bot.engine.base import JSON, Action, Event, check_seating, derived_rng
 from bot.engine.errors import GameOver, MalformedAction, NotAPlayer, NotYourTurn, WrongPhase
@@ -58,11 +74,22 @@ class NextRound(Action):
 Handler: TypeAlias = Callable[[Any, int, Any, list[Event]], None]
 
 
-class StateSkeleton:
-    """Mixin for an engine's state dataclass (``@dataclass(eq=True, slots=True)``): see the module
-    docstring for what it gives and what the class says."""
+class GameOptions(Protocol):
+    """What the skeleton asks of a game's options (an :class:`~bot.engine.base.OptionsBase` dataclass)."""
 
-    __slots__ = ()
+    def to_dict(self) -> JSON: ...
+
+    def validate(self, players: int) -> None: ...
+
+
+Opts = TypeVar("Opts", bound=GameOptions)
+
+
+@dataclass(eq=True, slots=True)
+class StateSkeleton(Generic[Opts]):
+    """The base of an engine's state dataclass (``@dataclass(eq=True, slots=True)`` too): its first
+    fields, and what the module docstring lists. The class says its game in its bases:
+    ``class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options)``."""
 
     KIND: ClassVar[str]
     MIN_PLAYERS: ClassVar[int]
@@ -73,28 +100,46 @@ class StateSkeleton:
     # Actions outside the turns (an initial reveal by any seat, say): the handler checks phase and seat.
     OTHER_ACTIONS: ClassVar[Mapping[type[Action], Handler]] = {}
 
-    # What the state's dataclass holds, at least.
+    # The first fields of every state (a game may give ``phase`` another default: its first phase).
     players: list[str]
     seed: int
-    options: Any
-    round: int
-    phase: str
-    turn: int | None
-    totals: list[int]
+    options: Opts
+    round: int = 0
+    phase: str = PLAY
 
-    if TYPE_CHECKING:
+    if TYPE_CHECKING:  # two fields every game has, where its dataclass puts them (with a default)
 
-        def __init__(self, **fields: Any) -> None: ...
+        @property
+        def turn(self) -> int | None: ...
+
+        @property
+        def totals(self) -> list[int]: ...
+
+        @totals.setter
+        def totals(self, value: list[int]) -> None: ...
+
+    def __init_subclass__(
+        cls, kind: str | None = None, seats: tuple[int, int] | None = None, options: type[Opts] | None = None
+    ) -> None:
+        # ``@dataclass(slots=True)`` makes the class anew, without these: they are kept from the first.
+        super(StateSkeleton, cls).__init_subclass__()  # not super(): the class was made anew
+        if kind is not None:
+            cls.KIND = kind
+        if seats is not None:
+            cls.MIN_PLAYERS, cls.MAX_PLAYERS = seats
+        if options is not None:
+            cls.OPTIONS = options
 
     # ---------------------------------------------------------------- creation
 
     @classmethod
-    def new(cls, players: Sequence[str], seed: int, options: Any = None) -> Self:
+    def new(cls, players: Sequence[str], seed: int, options: Opts | None = None) -> Self:
         """A new game with the first round dealt (see :meth:`_deal`)."""
-        options = options or cls.OPTIONS()
+        chosen = options or cls.OPTIONS()
         check_seating(players, seed, cls.MIN_PLAYERS, cls.MAX_PLAYERS)
-        options.validate(len(players))
-        game = cls(players=list(players), seed=seed, options=options, totals=[0] * len(players))
+        chosen.validate(len(players))
+        game = cls(players=list(players), seed=seed, options=chosen)
+        game.totals = [0] * len(players)
         game._deal()
         return game
 

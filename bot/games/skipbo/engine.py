@@ -358,22 +358,12 @@ def round_score(stock_left: Sequence[int], winners: Sequence[int]) -> int:
 
 
 @dataclass(eq=True, slots=True)
-class Game(StateSkeleton):
+class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
     """The whole state of a Skip-Bo game, hidden cards included. Only ``view`` may leave the engine.
 
     Every pile is a list whose top is the last item.
     """
 
-    KIND: ClassVar[str] = KIND
-    MIN_PLAYERS: ClassVar[int] = MIN_PLAYERS
-    MAX_PLAYERS: ClassVar[int] = MAX_PLAYERS
-    OPTIONS: ClassVar[type[Options]] = Options
-
-    players: list[str]
-    seed: int
-    options: Options
-    round: int = 0
-    phase: str = PLAY
     turn: int | None = None
     first: int = 0
     hands: list[list[int]] = field(default_factory=list)

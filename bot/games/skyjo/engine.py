@@ -377,19 +377,10 @@ def _lines_at(columns: int, rows: int, row_clearing: bool) -> tuple[tuple[_Line,
 
 
 @dataclass(eq=True, slots=True)
-class Game(StateSkeleton):
+class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
     """The whole state of a Skyjo game, hidden cards included. Only ``view`` may leave the engine."""
 
-    KIND: ClassVar[str] = KIND
-    MIN_PLAYERS: ClassVar[int] = MIN_PLAYERS
-    MAX_PLAYERS: ClassVar[int] = MAX_PLAYERS
-    OPTIONS: ClassVar[type[Options]] = Options
-
-    players: list[str]
-    seed: int
-    options: Options
-    round: int = 0
-    phase: str = REVEAL
+    phase: str = REVEAL  # the first phase: the initial reveals
     # Per seat, per position: the card value, or None where a line was cleared (SKY-COL-3).
     grids: list[list[int | None]] = field(default_factory=list)
     face_up: list[list[bool]] = field(default_factory=list)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from bot.engine.base import Action, Event, OptionsBase, check_seating
-from bot.engine.skeleton import GAME_OVER, PLAY, StateSkeleton, action_reader
+from bot.engine.skeleton import GAME_OVER, StateSkeleton, action_reader
 from bot.engine.skeleton import NextRound as NextRound  # the engine protocol names it
 
 KIND, MIN_PLAYERS, MAX_PLAYERS = "highcard", 2, 4
@@ -37,17 +37,7 @@ action_from_dict = action_reader(Show)  # one round only: NextRound is never leg
 
 
 @dataclass(eq=True, slots=True)
-class Game(StateSkeleton):
-    KIND: ClassVar[str] = KIND
-    MIN_PLAYERS: ClassVar[int] = MIN_PLAYERS
-    MAX_PLAYERS: ClassVar[int] = MAX_PLAYERS
-    OPTIONS: ClassVar[type[Options]] = Options
-
-    players: list[str]
-    seed: int
-    options: Options
-    round: int = 0
-    phase: str = PLAY
+class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
     turn: int | None = None
     totals: list[int] = field(default_factory=list)
     cards: list[int] = field(default_factory=list)
