@@ -40,33 +40,6 @@ P = ParamSpec("P")
 Reader = Callable[[Mapping[str, Any], Sequence[str] | None, Mapping[str, str]], T]
 
 
-class TableImage(Protocol):
-    """A game's whole table, as a spectator sees it, as a palette image."""
-
-    def __call__(
-        self,
-        view: Mapping[str, Any],
-        names: Sequence[str] | None = None,
-        theme: str = "dark",
-        labels: Mapping[str, str] | None = None,
-        cards: str = "classic",
-    ) -> Image.Image: ...
-
-
-class PrivateImage(Protocol):
-    """One seat's private picture, as a palette image."""
-
-    def __call__(
-        self,
-        view: Mapping[str, Any],
-        seat: int,
-        names: Sequence[str] | None = None,
-        theme: str = "dark",
-        labels: Mapping[str, str] | None = None,
-        cards: str = "classic",
-    ) -> Image.Image: ...
-
-
 def with_defaults(defaults: Mapping[str, str], labels: Mapping[str, str] | None) -> Mapping[str, str]:
     """The words a picture draws: ``labels`` (a language's) over the English ``defaults``."""
     return {**defaults, **labels} if labels else defaults
@@ -95,7 +68,7 @@ class TablePicture(Generic[T]):
     def __init__(self, defaults: Mapping[str, str], read: Reader[T]) -> None:
         self.defaults, self.read = defaults, read
 
-    def _scene(
+    def scene(
         self,
         view: Mapping[str, Any],
         names: Sequence[str] | None,
@@ -103,44 +76,61 @@ class TablePicture(Generic[T]):
         labels: Mapping[str, str] | None,
         cards: str,
     ) -> tuple[T, Theme, Mapping[str, str]]:
+        """The game's table read from ``view``, the theme with its cards, the words."""
         look = theme_named(theme, cards)
         words = with_defaults(self.defaults, labels)
         return self.read(view, names, words), look, words
 
-    def table(self, draw: Callable[[T, Theme, Mapping[str, str]], Image.Image]) -> TableImage:
-        """``draw(table, theme, words)`` as a picture function of a view (see :class:`TableImage`)."""
-
-        def table_image(
-            view: Mapping[str, Any],
-            names: Sequence[str] | None = None,
-            theme: str = "dark",
-            labels: Mapping[str, str] | None = None,
-            cards: str = "classic",
-        ) -> Image.Image:
-            return draw(*self._scene(view, names, theme, labels, cards))
-
-        return _named(table_image, draw)
+    def table(self, draw: Callable[[T, Theme, Mapping[str, str]], Image.Image]) -> TableImage[T]:
+        """``draw(table, theme, words)`` as a picture of a view (see :class:`TableImage`)."""
+        return TableImage(self, draw)
 
     def private(
         self, draw: Callable[[T, int, Theme, Mapping[str, str], Mapping[str, Any]], Image.Image]
-    ) -> PrivateImage:
-        """``draw(table, seat, theme, words, view)`` as one seat's picture function (see
-        :class:`PrivateImage`); a seat the table has not raises ValueError."""
+    ) -> PrivateImage[T]:
+        """``draw(table, seat, theme, words, view)`` as one seat's picture (see :class:`PrivateImage`)."""
+        return PrivateImage(self, draw)
 
-        def private_image(
-            view: Mapping[str, Any],
-            seat: int,
-            names: Sequence[str] | None = None,
-            theme: str = "dark",
-            labels: Mapping[str, str] | None = None,
-            cards: str = "classic",
-        ) -> Image.Image:
-            table, look, words = self._scene(view, names, theme, labels, cards)
-            if not (isinstance(seat, int) and 0 <= seat < len(table.names)):
-                raise ValueError(f"no seat {seat!r} at a table of {len(table.names)}")
-            return draw(table, seat, look, words, view)
 
-        return _named(private_image, draw)
+class _Drawer(Generic[T]):
+    """A picture function of a game's picture module: it bears its drawer's name and docstring."""
+
+    def __init__(self, picture: TablePicture[T], draw: Callable[..., Image.Image]) -> None:
+        self.picture, self.draw = picture, draw
+        self.__module__, self.__name__, self.__qualname__ = draw.__module__, draw.__name__, draw.__qualname__
+        self.__doc__ = draw.__doc__
+
+
+class TableImage(_Drawer[T]):
+    """A game's whole table, as a spectator sees it, as a palette image."""
+
+    def __call__(
+        self,
+        view: Mapping[str, Any],
+        names: Sequence[str] | None = None,
+        theme: str = "dark",
+        labels: Mapping[str, str] | None = None,
+        cards: str = "classic",
+    ) -> Image.Image:
+        return self.draw(*self.picture.scene(view, names, theme, labels, cards))
+
+
+class PrivateImage(_Drawer[T]):
+    """One seat's private picture, as a palette image; a seat the table has not raises ValueError."""
+
+    def __call__(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        names: Sequence[str] | None = None,
+        theme: str = "dark",
+        labels: Mapping[str, str] | None = None,
+        cards: str = "classic",
+    ) -> Image.Image:
+        table, look, words = self.picture.scene(view, names, theme, labels, cards)
+        if not (isinstance(seat, int) and 0 <= seat < len(table.names)):
+            raise ValueError(f"no seat {seat!r} at a table of {len(table.names)}")
+        return self.draw(table, seat, look, words, view)
 
 
 def png_of(draw: Callable[P, Image.Image], name: str) -> Callable[P, bytes]:
@@ -154,13 +144,3 @@ def png_of(draw: Callable[P, Image.Image], name: str) -> Callable[P, bytes]:
     render.__name__ = render.__qualname__ = name
     render.__doc__ = f"The PNG of :func:`{draw.__name__}`: the same arguments, the picture's bytes."
     return render
-
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _named(made: F, draw: Callable[..., Any]) -> F:
-    """``made`` under ``draw``'s module, name and docstring (the picture module's own function)."""
-    made.__module__, made.__name__, made.__qualname__ = draw.__module__, draw.__name__, draw.__qualname__
-    made.__doc__ = draw.__doc__
-    return made
