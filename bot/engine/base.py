@@ -41,13 +41,17 @@ class OptionsBase:
 
 
 class Action:
-    """A move by one seat. Subclasses are frozen dataclasses with a stable ``type`` name."""
+    """A move by one seat. Subclasses are frozen dataclasses with a stable ``type`` name; their JSON
+    is that ``type`` and their fields, in order (read back by :func:`bot.engine.skeleton.action_reader`)."""
 
     __slots__ = ()
     type: ClassVar[str]
 
     def to_dict(self) -> JSON:
-        raise NotImplementedError
+        out: JSON = {"type": self.type}
+        for name in _field_names(type(self)):
+            out[name] = getattr(self, name)
+        return out
 
 
 class GameState(Protocol):

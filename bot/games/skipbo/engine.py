@@ -36,23 +36,19 @@ Decisions where RULES.md is silent, taken here:
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, TypeAlias
 
 from bot.engine.base import Action as Action
 from bot.engine.base import Event as Event
-from bot.engine.base import OptionsBase, check_seating, derived_rng
-from bot.engine.errors import (
-    GameOver,
-    IllegalMove,
-    InvalidOptions,
-    MalformedAction,
-    NotAPlayer,
-    NotYourTurn,
-    WrongPhase,
-)
+from bot.engine.base import OptionsBase
+from bot.engine.errors import IllegalMove, InvalidOptions
+from bot.engine.skeleton import GAME_OVER as GAME_OVER
+from bot.engine.skeleton import PLAY as PLAY
+from bot.engine.skeleton import ROUND_OVER as ROUND_OVER
+from bot.engine.skeleton import NextRound as NextRound
+from bot.engine.skeleton import StateSkeleton, action_reader
 
 KIND: Final = "skipbo"
 
@@ -68,11 +64,6 @@ BUILDING_PILES: Final = 4
 DISCARD_PILES: Final = 4
 MIN_STOCK: Final = 5
 MAX_STOCK: Final = 30
-
-# Phases.
-PLAY: Final = "play"
-ROUND_OVER: Final = "round_over"
-GAME_OVER: Final = "game_over"
 
 # Sources of a played card.
 HAND: Final = "hand"
@@ -153,16 +144,6 @@ class Play(Action):
     value: int
     type: ClassVar[str] = "play"
 
-    def to_dict(self) -> JSON:
-        return {
-            "type": self.type,
-            "source": self.source,
-            "index": self.index,
-            "card": self.card,
-            "pile": self.pile,
-            "value": self.value,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Discard(Action):
@@ -177,9 +158,6 @@ class Discard(Action):
     source: str = HAND
     type: ClassVar[str] = "discard"
 
-    def to_dict(self) -> JSON:
-        return {"type": self.type, "card": self.card, "pile": self.pile, "source": self.source}
-
 
 @dataclass(frozen=True, slots=True)
 class EndTurn(Action):
@@ -187,18 +165,8 @@ class EndTurn(Action):
 
     type: ClassVar[str] = "end_turn"
 
-    def to_dict(self) -> JSON:
-        return {"type": self.type}
 
-
-@dataclass(frozen=True, slots=True)
-class NextRound(Action):
-    """Deal the next round once a round has been scored (any seat may ask)."""
-
-    type: ClassVar[str] = "next_round"
-
-    def to_dict(self) -> JSON:
-        return {"type": self.type}
+action_from_dict: Final = action_reader(Play, Discard, EndTurn, NextRound)
 
 
 _END_TURN: Final = EndTurn()
@@ -226,40 +194,6 @@ _WILD_PLAYS: Final[dict[str, list[list[list[Play]]]]] = {
 
 # Every discard of a hand, by the hand's sorted distinct values (a few thousand at most).
 _HAND_DISCARDS: Final[dict[tuple[int, ...], tuple[Discard, ...]]] = {}
-
-
-def _int_fields(data: JSON, names: Sequence[str]) -> list[int]:
-    out: list[int] = []
-    for name in names:
-        v = data.get(name)
-        if type(v) is not int:
-            raise MalformedAction()
-        out.append(v)
-    return out
-
-
-def action_from_dict(data: Any) -> Action:
-    """Parse a serialised action; anything malformed raises MalformedAction."""
-    if not isinstance(data, dict):
-        raise MalformedAction()
-    kind = data.get("type")
-    if kind == "end_turn" and len(data) == 1:
-        return _END_TURN
-    if kind == "next_round" and len(data) == 1:
-        return _NEXT_ROUND
-    if kind == "play" and len(data) == 6:
-        source = data.get("source")
-        if not isinstance(source, str):
-            raise MalformedAction()
-        index, card, pile, value = _int_fields(data, ("index", "card", "pile", "value"))
-        return Play(source, index, card, pile, value)
-    if kind == "discard" and len(data) in (3, 4):
-        source = data.get("source", HAND)
-        if not isinstance(source, str) or (len(data) == 4 and "source" not in data):
-            raise MalformedAction()
-        card, pile = _int_fields(data, ("card", "pile"))
-        return Discard(card, pile, source)
-    raise MalformedAction()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -424,17 +358,12 @@ def round_score(stock_left: Sequence[int], winners: Sequence[int]) -> int:
 
 
 @dataclass(eq=True, slots=True)
-class Game:
+class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
     """The whole state of a Skip-Bo game, hidden cards included. Only ``view`` may leave the engine.
 
     Every pile is a list whose top is the last item.
     """
 
-    players: list[str]
-    seed: int
-    options: Options
-    round: int = 0
-    phase: str = PLAY
     turn: int | None = None
     first: int = 0
     hands: list[list[int]] = field(default_factory=list)
@@ -453,20 +382,8 @@ class Game:
 
     # ---------------------------------------------------------------- creation
 
-    @classmethod
-    def new(cls, players: Sequence[str], seed: int, options: Options | None = None) -> Game:
-        """A new game with the first round dealt (SB-SETUP-1..2, SB-START-1) and the first turn begun."""
-        options = options or Options()
-        check_seating(players, seed, MIN_PLAYERS, MAX_PLAYERS)
-        options.validate(len(players))
-        game = cls(players=list(players), seed=seed, options=options, totals=[0] * len(players))
-        game._deal()
-        return game
-
-    def _rng(self, purpose: str, n: int = 0) -> random.Random:
-        return derived_rng(KIND, self.seed, self.round, purpose, n)
-
     def _deal(self) -> list[Event]:
+        """SB-SETUP-1..2, SB-START-1: the stocks dealt, the first player drawn, the first turn begun."""
         self.round += 1
         n = len(self.players)
         deck = list(DECK)
@@ -490,10 +407,6 @@ class Game:
         return events
 
     # ---------------------------------------------------------------- queries
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == GAME_OVER
 
     @property
     def card_count(self) -> int:
@@ -522,15 +435,6 @@ class Game:
     def teams(self) -> list[int] | None:
         """The team number of each seat, or None without teams."""
         return team_numbers(self.options.teams, len(self.players))
-
-    def seats_to_act(self) -> list[int]:
-        """The seat whose turn it is; every seat between rounds (any may deal); none once over."""
-        if self.phase == PLAY:
-            assert self.turn is not None
-            return [self.turn]
-        if self.phase == ROUND_OVER:
-            return list(range(len(self.players)))
-        return []
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now (empty when it is not theirs to act): the plays first
@@ -615,38 +519,11 @@ class Game:
 
     # ---------------------------------------------------------------- applying
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
-        """Apply one action of ``seat``; an illegal one raises GameError and changes nothing."""
-        if type(seat) is not int or not 0 <= seat < len(self.players):
-            raise NotAPlayer()
-        phase = self.phase
-        if phase == GAME_OVER:
-            raise GameOver()
-        events: list[Event] = []
-        kind = type(action)
-        if kind is NextRound:
-            if phase != ROUND_OVER:
-                raise WrongPhase("error.round_not_over")
-            events.extend(self._deal())
-            return events
-        if kind is not Play and kind is not Discard and kind is not EndTurn:
-            raise MalformedAction()
-        if phase != PLAY:
-            raise WrongPhase("error.not_playing_phase")
-        if seat != self.turn:
-            raise NotYourTurn()
-        if kind is Play:
-            assert isinstance(action, Play)
-            self._play(seat, action, events)
-        elif kind is Discard:
-            assert isinstance(action, Discard)
-            self._discard(seat, action, events)
-        else:
-            if self.hands[seat]:
-                raise IllegalMove("error.skipbo.must_discard")
-            events.append(TurnEnded(seat))
-            self._end_turn(seat, events)
-        return events
+    def _end_turn_empty_handed(self, seat: int, action: EndTurn, events: list[Event]) -> None:
+        if self.hands[seat]:
+            raise IllegalMove("error.skipbo.must_discard")
+        events.append(TurnEnded(seat))
+        self._end_turn(seat, events)
 
     def _play(self, seat: int, action: Play, events: list[Event]) -> None:
         # Validate everything first: nothing changes until the move is known to be legal.
@@ -874,13 +751,7 @@ class Game:
         """
         seat = viewer if type(viewer) is int and 0 <= viewer < len(self.players) else None
         return {
-            "kind": KIND,
-            "viewer": seat,
-            "players": list(self.players),
-            "options": self.options.to_dict(),
-            "round": self.round,
-            "phase": self.phase,
-            "turn": self.turn,
+            **self._view_head(seat),
             "first": self.first,
             "teams": self.teams(),
             "partner": None if seat is None else self.partner(seat),
@@ -908,12 +779,7 @@ class Game:
     def to_dict(self) -> JSON:
         """The whole state, hidden cards included: for storage only, never for a viewer."""
         return {
-            "kind": KIND,
-            "players": list(self.players),
-            "seed": self.seed,
-            "options": self.options.to_dict(),
-            "round": self.round,
-            "phase": self.phase,
+            **self._dict_head(),
             "turn": self.turn,
             "first": self.first,
             "hands": [list(h) for h in self.hands],
@@ -933,14 +799,8 @@ class Game:
 
     @classmethod
     def from_dict(cls, data: JSON) -> Game:
-        if data.get("kind") != KIND:
-            raise MalformedAction("error.wrong_game_kind")
         return cls(
-            players=list(data["players"]),
-            seed=data["seed"],
-            options=Options.from_dict(data["options"]),
-            round=data["round"],
-            phase=data["phase"],
+            **cls._head_from(data),
             turn=data["turn"],
             first=data["first"],
             hands=[list(h) for h in data["hands"]],
@@ -959,16 +819,8 @@ class Game:
         )
 
 
-def replay(
-    players: Sequence[str], seed: int, options: Options | None, actions: Iterable[tuple[int, Action]]
-) -> Game:
-    """Rebuild a game from its seed, options, players and action log (GAME-RNG-1)."""
-    game = Game.new(players, seed, options)
-    for seat, action in actions:
-        game.apply(seat, action)
-    return game
+# What ``Game.apply`` does with each action of a turn (after the skeleton's checks).
+Game.TURN_ACTIONS = {Play: Game._play, Discard: Game._discard, EndTurn: Game._end_turn_empty_handed}
 
-
-def new_game(players: Sequence[str], seed: int, options: Options | None = None) -> Game:
-    """Shorthand for :meth:`Game.new`."""
-    return Game.new(players, seed, options)
+replay: Final = Game.replay
+new_game: Final = Game.new

@@ -61,16 +61,13 @@ from bot.render.images import (
     SEAT_LABELS,
     Theme,
     dot_rgb,
-    encode_png,
-    one_line_name,
     panel_rgb,
     paste_name,
     paste_status,
     paste_text,
-    picture_name,
-    theme_named,
 )
 from bot.render.seats import seat_rgb
+from bot.render.table_picture import TablePicture, png_of, seat_names
 
 DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "round": "Round {round}",
@@ -130,14 +127,8 @@ class _Table:
 
 
 def _read(view: Mapping[str, Any], names: Sequence[str] | None, labels: Mapping[str, str]) -> _Table:
-    players = list(view["players"])
-    n = len(players)
-    given = names if names is not None else players
-    headers = [picture_name(name, labels) for name in given]
-    headers = [(first or f"#{seat + 1}", second) for seat, (first, second) in enumerate(headers)]
-    shown = [one_line_name(name, labels) or f"#{seat + 1}" for seat, name in enumerate(given)]
-    if len(shown) != n:
-        raise ValueError(f"{len(shown)} names for {n} players")
+    n = len(view["players"])
+    shown, headers = seat_names(view, names, labels)
 
     def per_seat(key: str) -> list[Any]:
         values = list(view[key])
@@ -429,10 +420,6 @@ def _phase_lines(table: _Table, labels: Mapping[str, str]) -> list[tuple[str, in
     return lines
 
 
-def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
-    return {**DEFAULT_LABELS, **labels} if labels else DEFAULT_LABELS
-
-
 STATUS_MIN_W: Final = 200
 
 
@@ -482,73 +469,58 @@ def building_boxes(view: Mapping[str, Any]) -> list[tuple[int, int, int, int]]:
     return [(x + k * step, y, x + k * step + CARD_W, y + CARD_H) for k in range(BUILDING_PILES)]
 
 
-def table_image(
-    view: Mapping[str, Any],
-    names: Sequence[str] | None = None,
-    theme: str = "dark",
-    labels: Mapping[str, str] | None = None,
-    cards: str = "classic",
-) -> Image.Image:
-    """The spectator's table as a palette image (see :func:`render_table`)."""
-    t = theme_named(theme, cards)
-    words = _labels(labels)
-    table = _read(view, names, words)
-    size, origins = _layout(table)
-    canvas = palette_of(t).canvas(size, t.background)
-    centre_x = size[0] - MARGIN - _centre_width()
-    turn = None if table.turn is None else seat_rgb(table.turn)
-    status = (MARGIN, MARGIN + 2 * STACK_STEP, CARD_H)  # the status text beside the piles, on two lines
-    paste_status(canvas, palette_of(t), _phase_lines(table, words), t, centre_x - MARGIN - 16, turn, status)
-    _draw_centre(canvas, (centre_x, MARGIN), table, t, words)
-    for seat, origin in origins.items():
-        _draw_panel(canvas, origin, table, seat, t, words)
-    return canvas
+_PICTURE: Final = TablePicture(DEFAULT_LABELS, _read)
 
 
-def render_table(
-    view: Mapping[str, Any],
-    names: Sequence[str] | None = None,
-    theme: str = "dark",
-    labels: Mapping[str, str] | None = None,
-    cards: str = "classic",
-) -> bytes:
-    """A PNG of the whole table as a spectator sees it: the draw pile's size and the building piles,
-    then a panel per player (stock top and size, the four discard piles fanned, the hand's size as
-    card backs, the team and the totals with several rounds), the player to act highlighted.
+@_PICTURE.table
+def table_image(table: _Table, theme: Theme, words: Mapping[str, str]) -> Image.Image:
+    """The whole table as a spectator sees it, as a palette image: the draw pile's size and the
+    building piles, then a panel per player (stock top and size, the four discard piles fanned, the
+    hand's size as card backs, the team and the totals with several rounds), the player to act
+    highlighted. Called as ``table_image(view, names=None, theme="dark", labels=None,
+    cards="classic")`` (:class:`~bot.render.table_picture.TableImage`).
 
     ``view`` is a :meth:`Game.view` dict of any viewer (a hand in it is never read); ``names`` are the
     display names by seat (default: the view's players); ``theme`` is ``"dark"`` or ``"light"``;
     ``labels`` overrides the few words drawn (see ``DEFAULT_LABELS``), for i18n; ``cards`` is
     ``"classic"`` or ``"colourblind"`` (:data:`bot.render.images.CARD_THEMES`).
     """
-    return encode_png(table_image(view, names, theme, labels, cards))
+    size, origins = _layout(table)
+    palette = palette_of(theme)
+    canvas = palette.canvas(size, theme.background)
+    centre_x = size[0] - MARGIN - _centre_width()
+    turn = None if table.turn is None else seat_rgb(table.turn)
+    status = (MARGIN, MARGIN + 2 * STACK_STEP, CARD_H)  # the status text beside the piles, on two lines
+    paste_status(canvas, palette, _phase_lines(table, words), theme, centre_x - MARGIN - 16, turn, status)
+    _draw_centre(canvas, (centre_x, MARGIN), table, theme, words)
+    for seat, origin in origins.items():
+        _draw_panel(canvas, origin, table, seat, theme, words)
+    return canvas
+
+
+render_table: Final = png_of(table_image, "render_table")
 
 
 HAND_GAP: Final = 10
 
 
+@_PICTURE.private
 def hand_image(
-    view: Mapping[str, Any],
-    seat: int,
-    names: Sequence[str] | None = None,
-    theme: str = "dark",
-    labels: Mapping[str, str] | None = None,
-    cards: str = "classic",
+    table: _Table, seat: int, theme: Theme, words: Mapping[str, str], view: Mapping[str, Any]
 ) -> Image.Image:
-    """``seat``'s private image as a palette image (see :func:`render_hand`)."""
-    t = theme_named(theme, cards)
-    words = _labels(labels)
-    table = _read(view, names, words)
-    if not (isinstance(seat, int) and 0 <= seat < len(table.names)):
-        raise ValueError(f"no seat {seat!r} at a table of {len(table.names)}")
+    """``seat``'s private picture, as a palette image: the draw pile and building piles, the seat's
+    hand face up, then its own panel (stock top and size, its discard piles) and in a team game its
+    partner's, whose cards it may play too. Called as ``hand_image(view, seat, names=None,
+    theme="dark", labels=None, cards="classic")``. ``view`` must be that seat's own view
+    (``Game.view(seat)``): any other is refused, so no one else's hand can be drawn."""
     hand = view.get("hand")
     if view.get("viewer") != seat or not isinstance(hand, list):
         raise ValueError(f"not seat {seat}'s own view: its hand is not in it")
     held = sorted(_card(c, "hand") for c in hand)
     if len(held) != table.hand_sizes[seat]:
         raise ValueError("the hand and its size disagree")
-    palette = palette_of(t)
-    bg = t.background
+    palette = palette_of(theme)
+    bg = theme.background
     pw, ph = panel_size()
     slots = max(5, len(held))
     hand_w = slots * CARD_W + (slots - 1) * HAND_GAP
@@ -563,28 +535,16 @@ def hand_image(
         seats = [seat]
     height = panel_top + len(seats) * (ph + PANEL_GAP) - PANEL_GAP + MARGIN
     canvas = palette.canvas((width, height), bg)
-    _draw_centre(canvas, ((width - _centre_width()) // 2, MARGIN), table, t, words)
+    _draw_centre(canvas, ((width - _centre_width()) // 2, MARGIN), table, theme, words)
     x = (width - hand_w) // 2
-    paste_text(canvas, palette, (x, hand_top), words["hand"], SMALL_SIZE, t.muted, bg)
+    paste_text(canvas, palette, (x, hand_top), words["hand"], SMALL_SIZE, theme.muted, bg)
     y = hand_top + label_h
     for k in range(slots):
-        card = tile(t, card_rgb, held[k] if k < len(held) else EMPTY, bg, 0, t.cards)
+        card = tile(theme, card_rgb, held[k] if k < len(held) else EMPTY, bg, 0, theme.cards)
         canvas.paste(card, (x + k * (CARD_W + HAND_GAP), y))
     for k, shown in enumerate(seats):
-        _draw_panel(canvas, ((width - pw) // 2, panel_top + k * (ph + PANEL_GAP)), table, shown, t, words)
+        _draw_panel(canvas, ((width - pw) // 2, panel_top + k * (ph + PANEL_GAP)), table, shown, theme, words)
     return canvas
 
 
-def render_hand(
-    view: Mapping[str, Any],
-    seat: int,
-    names: Sequence[str] | None = None,
-    theme: str = "dark",
-    labels: Mapping[str, str] | None = None,
-    cards: str = "classic",
-) -> bytes:
-    """A PNG for ``seat``'s private panel: the draw pile and building piles, the seat's hand face up,
-    then its own panel (stock top and size, its discard piles) and in a team game its partner's,
-    whose cards it may play too. ``view`` must be that seat's own view (``Game.view(seat)``): any
-    other is refused, so no one else's hand can be drawn."""
-    return encode_png(hand_image(view, seat, names, theme, labels, cards))
+render_hand: Final = png_of(hand_image, "render_hand")

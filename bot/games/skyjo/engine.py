@@ -22,22 +22,19 @@ Decisions where RULES.md is silent, taken here:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, TypeAlias
 
 from bot.engine.base import Action as Action
 from bot.engine.base import Event as Event
-from bot.engine.base import OptionsBase, check_seating, derived_rng
-from bot.engine.errors import (
-    GameOver,
-    IllegalMove,
-    InvalidOptions,
-    MalformedAction,
-    NotAPlayer,
-    NotYourTurn,
-    WrongPhase,
-)
+from bot.engine.base import OptionsBase
+from bot.engine.errors import IllegalMove, InvalidOptions, WrongPhase
+from bot.engine.skeleton import GAME_OVER as GAME_OVER
+from bot.engine.skeleton import PLAY as PLAY
+from bot.engine.skeleton import ROUND_OVER as ROUND_OVER
+from bot.engine.skeleton import NextRound as NextRound
+from bot.engine.skeleton import StateSkeleton, action_reader
 
 KIND: Final = "skyjo"
 
@@ -55,11 +52,8 @@ EDITIONS: Final[dict[str, int]] = {"classic": MAX_PLAYERS, "voyage": 4}
 # The fewest cards a line may still hold and be cleared (see the module docstring); the rules text says it.
 LINE_LEAST: Final = 3
 
-# Phases.
+# Phases: the initial reveals, then the shared ones (PLAY, ROUND_OVER, GAME_OVER).
 REVEAL: Final = "reveal"
-PLAY: Final = "play"
-ROUND_OVER: Final = "round_over"
-GAME_OVER: Final = "game_over"
 
 # Cells of a grid in a view.
 HIDDEN: Final = "down"
@@ -140,18 +134,12 @@ class Reveal(Action):
     pos: int
     type: ClassVar[str] = "reveal"
 
-    def to_dict(self) -> JSON:
-        return {"type": self.type, "pos": self.pos}
-
 
 @dataclass(frozen=True, slots=True)
 class Draw(Action):
     """SKY-TURN-2: draw the top card of the draw pile and look at it."""
 
     type: ClassVar[str] = "draw"
-
-    def to_dict(self) -> JSON:
-        return {"type": self.type}
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +149,6 @@ class TakeDiscard(Action):
     pos: int
     type: ClassVar[str] = "take"
 
-    def to_dict(self) -> JSON:
-        return {"type": self.type, "pos": self.pos}
-
 
 @dataclass(frozen=True, slots=True)
 class Replace(Action):
@@ -171,9 +156,6 @@ class Replace(Action):
 
     pos: int
     type: ClassVar[str] = "replace"
-
-    def to_dict(self) -> JSON:
-        return {"type": self.type, "pos": self.pos}
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,44 +165,10 @@ class DiscardAndReveal(Action):
     pos: int
     type: ClassVar[str] = "discard"
 
-    def to_dict(self) -> JSON:
-        return {"type": self.type, "pos": self.pos}
 
-
-@dataclass(frozen=True, slots=True)
-class NextRound(Action):
-    """Deal the next round once a round has been scored (any seat may ask)."""
-
-    type: ClassVar[str] = "next_round"
-
-    def to_dict(self) -> JSON:
-        return {"type": self.type}
-
-
-_POS_ACTIONS: Final[dict[str, type[Reveal] | type[TakeDiscard] | type[Replace] | type[DiscardAndReveal]]] = {
-    "reveal": Reveal,
-    "take": TakeDiscard,
-    "replace": Replace,
-    "discard": DiscardAndReveal,
-}
+action_from_dict: Final = action_reader(Reveal, Draw, TakeDiscard, Replace, DiscardAndReveal, NextRound)
 _DRAW: Final = Draw()
 _NEXT_ROUND: Final = NextRound()
-
-
-def action_from_dict(data: Any) -> Action:
-    """Parse a serialised action; anything malformed raises MalformedAction."""
-    if not isinstance(data, dict):
-        raise MalformedAction()
-    kind = data.get("type")
-    if kind == "draw" and len(data) == 1:
-        return _DRAW
-    if kind == "next_round" and len(data) == 1:
-        return _NEXT_ROUND
-    cls = _POS_ACTIONS.get(kind) if isinstance(kind, str) else None
-    pos = data.get("pos")
-    if cls is None or type(pos) is not int or len(data) != 2:
-        raise MalformedAction()
-    return cls(pos)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -429,14 +377,10 @@ def _lines_at(columns: int, rows: int, row_clearing: bool) -> tuple[tuple[_Line,
 
 
 @dataclass(eq=True, slots=True)
-class Game:
+class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
     """The whole state of a Skyjo game, hidden cards included. Only ``view`` may leave the engine."""
 
-    players: list[str]
-    seed: int
-    options: Options
-    round: int = 0
-    phase: str = REVEAL
+    phase: str = REVEAL  # the first phase: the initial reveals
     # Per seat, per position: the card value, or None where a line was cleared (SKY-COL-3).
     grids: list[list[int | None]] = field(default_factory=list)
     face_up: list[list[bool]] = field(default_factory=list)
@@ -453,20 +397,8 @@ class Game:
 
     # ---------------------------------------------------------------- creation
 
-    @classmethod
-    def new(cls, players: Sequence[str], seed: int, options: Options | None = None) -> Game:
-        """A new game with the first round dealt (SKY-SETUP-1..3)."""
-        options = options or Options()
-        check_seating(players, seed, MIN_PLAYERS, MAX_PLAYERS)
-        options.validate(len(players))
-        game = cls(players=list(players), seed=seed, options=options, totals=[0] * len(players))
-        game._deal()
-        return game
-
-    def _rng(self, purpose: str, n: int = 0) -> random.Random:
-        return derived_rng(KIND, self.seed, self.round, purpose, n)
-
     def _deal(self) -> list[Event]:
+        """SKY-SETUP-1..3: every grid dealt face down, one card to the discard pile, the reveals."""
         self.round += 1
         deck = list(DECK)
         _shuffle(self._rng("deal"), deck)
@@ -492,10 +424,6 @@ class Game:
     # ---------------------------------------------------------------- queries
 
     @property
-    def is_over(self) -> bool:
-        return self.phase == GAME_OVER
-
-    @property
     def cells(self) -> int:
         return self.options.columns * self.options.rows
 
@@ -506,15 +434,10 @@ class Game:
     def occupied_positions(self, seat: int) -> list[int]:
         return [p for p, v in enumerate(self.grids[seat]) if v is not None]
 
-    def seats_to_act(self) -> list[int]:
-        """The seats that may act now: several during the initial reveals, one during play."""
-        if self.phase == REVEAL:
+    def _seats_to_act_in(self, phase: str) -> list[int]:
+        """During the initial reveals, every seat with a card left to turn."""
+        if phase == REVEAL:
             return [s for s, left in enumerate(self.reveals_left) if left > 0]
-        if self.phase == PLAY:
-            assert self.turn is not None
-            return [self.turn]
-        if self.phase == ROUND_OVER:
-            return list(range(len(self.players)))
         return []
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -542,34 +465,14 @@ class Game:
 
     # ---------------------------------------------------------------- applying
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
-        """Apply one action of ``seat``; an illegal one raises GameError and changes nothing."""
-        if type(seat) is not int or not 0 <= seat < len(self.players):
-            raise NotAPlayer()
-        phase = self.phase
-        if phase == GAME_OVER:
-            raise GameOver()
-        events: list[Event] = []
-        kind = type(action)
-        if kind is Reveal:
-            self._check_reveal(seat, action)  # type: ignore[arg-type]
-            self._initial_reveal(seat, action.pos, events)  # type: ignore[attr-defined]
-        elif kind is NextRound:
-            if phase != ROUND_OVER:
-                raise WrongPhase("error.round_not_over")
-            events.extend(self._deal())
-        else:
-            if phase != PLAY:
-                raise WrongPhase("error.not_playing_phase")
-            if seat != self.turn:
-                raise NotYourTurn()
-            turn_action = _TURN_ACTIONS.get(kind)
-            if turn_action is None:
-                raise MalformedAction()
-            turn_action(self, seat, action, events)
+    def _after_action(self, events: list[Event]) -> None:
+        """SKY-DRAW-1: the draw pile is rebuilt as soon as it is empty."""
         if not self.draw_pile and self.phase == PLAY:
             self._rebuild_draw_pile(events)
-        return events
+
+    def _reveal(self, seat: int, action: Reveal, events: list[Event]) -> None:
+        self._check_reveal(seat, action)
+        self._initial_reveal(seat, action.pos, events)
 
     def _check_pos(self, seat: int, pos: object) -> int:
         if type(pos) is not int or not 0 <= pos < len(self.grids[seat]):
@@ -816,13 +719,7 @@ class Game:
         for grid, up in zip(self.grids, self.face_up, strict=True):
             grids.append([GONE if v is None else (v if u else HIDDEN) for v, u in zip(grid, up, strict=True)])
         return {
-            "kind": KIND,
-            "viewer": viewer,
-            "players": list(self.players),
-            "options": self.options.to_dict(),
-            "round": self.round,
-            "phase": self.phase,
-            "turn": self.turn,
+            **self._view_head(viewer),
             "finisher": self.finisher,
             "columns": self.options.columns,
             "rows": self.options.rows,
@@ -842,12 +739,7 @@ class Game:
     def to_dict(self) -> JSON:
         """The whole state, hidden cards included: for storage only, never for a viewer."""
         return {
-            "kind": KIND,
-            "players": list(self.players),
-            "seed": self.seed,
-            "options": self.options.to_dict(),
-            "round": self.round,
-            "phase": self.phase,
+            **self._dict_head(),
             "grids": [list(g) for g in self.grids],
             "face_up": [list(u) for u in self.face_up],
             "draw_pile": list(self.draw_pile),
@@ -864,14 +756,8 @@ class Game:
 
     @classmethod
     def from_dict(cls, data: JSON) -> Game:
-        if data.get("kind") != KIND:
-            raise MalformedAction("error.wrong_game_kind")
         return cls(
-            players=list(data["players"]),
-            seed=data["seed"],
-            options=Options.from_dict(data["options"]),
-            round=data["round"],
-            phase=data["phase"],
+            **cls._head_from(data),
             grids=[list(g) for g in data["grids"]],
             face_up=[list(u) for u in data["face_up"]],
             draw_pile=list(data["draw_pile"]),
@@ -887,26 +773,14 @@ class Game:
         )
 
 
-_TurnAction: TypeAlias = Callable[[Game, int, Action, list[Event]], None]
-# What ``Game.apply`` does with each kind of action of a turn (after the phase and turn checks).
-_TURN_ACTIONS: Final[dict[type[Action], _TurnAction]] = {
+# What ``Game.apply`` does with each kind of action (after the skeleton's checks).
+Game.TURN_ACTIONS = {
     Draw: Game._draw,
     TakeDiscard: Game._take_discard,
     Replace: Game._replace,
     DiscardAndReveal: Game._discard_and_reveal,
 }
+Game.OTHER_ACTIONS = {Reveal: Game._reveal}  # SKY-SETUP-3: by any seat with reveals left
 
-
-def replay(
-    players: Sequence[str], seed: int, options: Options | None, actions: Iterable[tuple[int, Action]]
-) -> Game:
-    """Rebuild a game from its seed, options, players and action log (GAME-RNG-1)."""
-    game = Game.new(players, seed, options)
-    for seat, action in actions:
-        game.apply(seat, action)
-    return game
-
-
-def new_game(players: Sequence[str], seed: int, options: Options | None = None) -> Game:
-    """Shorthand for :meth:`Game.new`."""
-    return Game.new(players, seed, options)
+replay: Final = Game.replay
+new_game: Final = Game.new

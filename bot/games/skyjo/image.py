@@ -50,17 +50,15 @@ from bot.render.images import (
     SEAT_LABELS,
     Theme,
     dot_rgb,
-    encode_png,
     font,
     name_layout,
-    one_line_name,
     panel_rgb,
     paste_text,
-    picture_name,
     text_width,
     theme_named,
 )
 from bot.render.seats import seat_rgb
+from bot.render.table_picture import TablePicture, png_of, seat_names, with_defaults
 
 DEFAULT_LABELS: Final[Mapping[str, str]] = {
     "round": "Round {round}",
@@ -107,12 +105,7 @@ class _Table:
 
 def _read(view: Mapping[str, Any], names: Sequence[str] | None, labels: Mapping[str, str]) -> _Table:
     players = list(view["players"])
-    given = names if names is not None else players
-    headers = [picture_name(name, labels) for name in given]
-    headers = [(first or f"#{seat + 1}", second) for seat, (first, second) in enumerate(headers)]
-    shown = [one_line_name(name, labels) or f"#{seat + 1}" for seat, name in enumerate(given)]
-    if len(shown) != len(players):
-        raise ValueError(f"{len(shown)} names for {len(players)} players")
+    shown, headers = seat_names(view, names, labels)
     columns, rows = int(view["columns"]), int(view["rows"])
     grids: list[list[int | str]] = []
     for grid in view["grids"]:
@@ -244,7 +237,7 @@ def header_texts(
 ) -> list[tuple[tuple[str, int], tuple[str, int], tuple[str, int]]]:
     """Each seat's header words as :func:`render_table` draws them: its name, a computer's level
     (``""`` for a person) and the cards showing or the round's score, each (text, size)."""
-    words = _labels(labels)
+    words = with_defaults(DEFAULT_LABELS, labels)
     table = _read(view, names, words)
     theme = theme_named("dark")
     _, _, (pw, _), _ = _layout(table)
@@ -371,10 +364,6 @@ def _or_gone(card: int | None) -> int | str:
     return GONE if card is None else card
 
 
-def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
-    return {**DEFAULT_LABELS, **labels} if labels else DEFAULT_LABELS
-
-
 def _layout(
     table: _Table,
 ) -> tuple[tuple[int, int], list[tuple[int, int]], tuple[int, int], tuple[int, int]]:
@@ -435,79 +424,52 @@ def card_boxes(view: Mapping[str, Any]) -> list[list[tuple[int, int, int, int]]]
     return boxes
 
 
-def table_image(
-    view: Mapping[str, Any],
-    names: Sequence[str] | None = None,
-    theme: str = "dark",
-    labels: Mapping[str, str] | None = None,
-    cards: str = "classic",
-) -> Image.Image:
-    """The spectator's table as a palette image (see :func:`render_table`)."""
-    t = theme_named(theme, cards)
-    words = _labels(labels)
-    table = _read(view, names, words)
-    size, origins, panel, piles = _layout(table)
-    canvas = palette_of(t).canvas(size, t.background)
-    _draw_piles(canvas, piles, table, t, words)
-    for seat, origin in enumerate(origins):
-        _draw_panel(canvas, origin, panel, table, seat, t, words)
-    return canvas
+_PICTURE: Final = TablePicture(DEFAULT_LABELS, _read)
 
 
-def render_table(
-    view: Mapping[str, Any],
-    names: Sequence[str] | None = None,
-    theme: str = "dark",
-    labels: Mapping[str, str] | None = None,
-    cards: str = "classic",
-) -> bytes:
-    """A PNG of the whole table as a spectator sees it: every grid, names and totals, the draw pile
-    and its size, the discard top, the drawn card, and the player whose turn it is highlighted.
+@_PICTURE.table
+def table_image(table: _Table, theme: Theme, words: Mapping[str, str]) -> Image.Image:
+    """The whole table as a spectator sees it, as a palette image: every grid, names and totals, the
+    draw pile and its size, the discard top, the drawn card, and the player whose turn it is
+    highlighted. Called as ``table_image(view, names=None, theme="dark", labels=None,
+    cards="classic")`` (:class:`~bot.render.table_picture.TableImage`).
 
     ``view`` is a :meth:`Game.view` dict (any viewer: in Skyjo they all see the same table);
     ``names`` are the display names by seat (default: the view's players); ``theme`` is ``"dark"``
     or ``"light"``; ``labels`` overrides the few words drawn (see ``DEFAULT_LABELS``), for i18n;
     ``cards`` is ``"classic"`` or ``"colourblind"`` (:data:`bot.render.images.CARD_THEMES`).
     """
-    return encode_png(table_image(view, names, theme, labels, cards))
+    size, origins, panel, piles = _layout(table)
+    canvas = palette_of(theme).canvas(size, theme.background)
+    _draw_piles(canvas, piles, table, theme, words)
+    for seat, origin in enumerate(origins):
+        _draw_panel(canvas, origin, panel, table, seat, theme, words)
+    return canvas
 
 
+render_table: Final = png_of(table_image, "render_table")
+
+
+@_PICTURE.private
 def grid_image(
-    view: Mapping[str, Any],
-    seat: int,
-    names: Sequence[str] | None = None,
-    theme: str = "dark",
-    labels: Mapping[str, str] | None = None,
-    cards: str = "classic",
+    table: _Table, seat: int, theme: Theme, words: Mapping[str, str], view: Mapping[str, Any]
 ) -> Image.Image:
-    """One player's panel with the discard top and, on their turn, the card they drew."""
-    t = theme_named(theme, cards)
-    words = _labels(labels)
-    table = _read(view, names, words)
-    if not 0 <= seat < len(table.names):
-        raise ValueError(f"no seat {seat} at a table of {len(table.names)}")
+    """``seat``'s own grid for their private panel, as a palette image: their panel with the discard
+    top and, on their turn, the card they drew. Called as ``grid_image(view, seat, names=None,
+    theme="dark", labels=None, cards="classic")``. Face-down cards are backs here too: the view never
+    holds their values (GAME-INFO-1)."""
     pw, ph = _panel_size(table.columns, table.rows)
     side = CARD_W + 2 * STACK_STEP + 34  # the discard and drawn card at the right
     width = 2 * MARGIN + pw + side
     height = max(2 * MARGIN + ph, 2 * MARGIN + 2 * (CARD_H + 40))
-    canvas = palette_of(t).canvas((width, height), t.background)
-    _draw_panel(canvas, (MARGIN, MARGIN), (pw, ph), table, seat, t, words)
+    canvas = palette_of(theme).canvas((width, height), theme.background)
+    _draw_panel(canvas, (MARGIN, MARGIN), (pw, ph), table, seat, theme, words)
     x = MARGIN + pw + 8 + (side - CARD_W) // 2
     y = MARGIN + 12
-    _draw_card(canvas, (x, y), _or_gone(table.discard_top), t, words["discard"])
+    _draw_card(canvas, (x, y), _or_gone(table.discard_top), theme, words["discard"])
     if table.drawn is not None and table.turn == seat:
-        _draw_card(canvas, (x, y + CARD_H + 44), table.drawn, t, words["drawn"], framed=True)
+        _draw_card(canvas, (x, y + CARD_H + 44), table.drawn, theme, words["drawn"], framed=True)
     return canvas
 
 
-def render_grid(
-    view: Mapping[str, Any],
-    seat: int,
-    names: Sequence[str] | None = None,
-    theme: str = "dark",
-    labels: Mapping[str, str] | None = None,
-    cards: str = "classic",
-) -> bytes:
-    """A PNG of ``seat``'s own grid for their private panel, with the discard top and their drawn
-    card. Face-down cards are backs here too: the view never holds their values (GAME-INFO-1)."""
-    return encode_png(grid_image(view, seat, names, theme, labels, cards))
+render_grid: Final = png_of(grid_image, "render_grid")
