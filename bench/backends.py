@@ -10,7 +10,7 @@ nothing.
   ``synchronous_commit`` on, run as ``postgres`` when we are root), stopped and removed at the end.
   When no server can start, one line says why and the SQLite figures are printed alone.
 - **Work**: real Skyjo games (three seats: two people and a computer, rated), each action a random
-  legal one, committed through ``GameRules.apply_action`` (bot.service.rules), what a click does: the
+  legal one, committed through ``GameLedger.apply_action`` (bot.service.ledger), what a click does: the
   engine applies it, the snapshot is serialised and hashed, the action and snapshot are committed (the
   action that ends a game also writes its results and ratings in the same transaction; a new game then
   starts in that channel, outside the figures). Every acknowledged action is durable.
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.games.skyjo import engine as skyjo
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.games import canonical_json, snapshot_hash
 from devtools.pgserver import server_cpu
@@ -88,7 +88,7 @@ def _seats(game: int) -> list[Seat]:
 
 
 async def _new_game(storage: Storage, game: int, round_: int) -> StoredGame:
-    return await GameRules(storage).create_game(
+    return await GameLedger(storage).create_game(
         guild_id=1, channel_id=game + 1, kind="skyjo", seats=_seats(game), seed=game * 1000 + round_
     )
 
@@ -129,7 +129,7 @@ async def measure(
             action = rng.choice(game.legal_actions(seat))
             begun = time.perf_counter()
             try:
-                await GameRules(storage).apply_action(stored, seat, action)
+                await GameLedger(storage).apply_action(stored, seat, action)
             except Exception as error:
                 failures.append(error)
                 return
@@ -171,11 +171,11 @@ def engine_us(actions: int = 2000) -> float:
     """Microseconds per action of what the latency counts besides storage: the engine's apply, the
     snapshot's and action's canonical JSON and the snapshot's hash (one thread, nothing else running)."""
     rng = random.Random(7)
-    game = skyjo.Game.new([s.engine_name for s in _seats(0)], 1, skyjo.Options())
+    game = skyjo.State.new([s.engine_name for s in _seats(0)], 1, skyjo.Options())
     spent = 0.0
     for n in range(actions):
         if game.is_over:
-            game = skyjo.Game.new([s.engine_name for s in _seats(0)], n, skyjo.Options())
+            game = skyjo.State.new([s.engine_name for s in _seats(0)], n, skyjo.Options())
         seat = rng.choice(game.seats_to_act())
         action = rng.choice(game.legal_actions(seat))
         begun = time.perf_counter()

@@ -21,11 +21,11 @@ from bot.games.skyjo.engine import (
     ROUND_OVER,
     DiscardAndReveal,
     Draw,
-    Game,
     NextRound,
     Options,
     Replace,
     Reveal,
+    State,
     TakeDiscard,
 )
 
@@ -39,7 +39,7 @@ def mid_game(
     options: Options | None = None,
     draw_last: bool = True,
     round_number: int = 1,
-) -> Game:
+) -> State:
     """A game in round ``round_number`` after the initial reveals and ``turns`` turns of seeded
     random play (earlier rounds are played out the same way, so totals are not all zero).
 
@@ -48,7 +48,7 @@ def mid_game(
     has just drawn, so the drawn card shows.
     """
     rng = random.Random(seed)
-    game = Game.new([f"p{i + 1}" for i in range(players)], seed, options)
+    game = State.new([f"p{i + 1}" for i in range(players)], seed, options)
 
     def place(seat: int, card: int) -> int | None:
         """Where a rough player puts ``card``: over their worst higher card, else often face down."""
@@ -101,7 +101,7 @@ def mid_game(
     return game
 
 
-def _skipbo_action(game: skipbo.Game, seat: int, rng: random.Random) -> skipbo.Action:
+def _skipbo_action(game: skipbo.State, seat: int, rng: random.Random) -> skipbo.Action:
     """A rough seeded player (its own, so the benchmark does not move with the computer players):
     the stock card whenever it fits, else usually a number card that fits, now and then a Skip-Bo
     card; it discards its highest card onto a pile with a higher top or an empty one."""
@@ -132,12 +132,12 @@ def skipbo_mid_game(
     options: skipbo.Options | None = None,
     round_number: int = 1,
     plays: int = 0,
-) -> skipbo.Game:
+) -> skipbo.State:
     """A Skip-Bo game in round ``round_number`` (earlier rounds played out) after ``turns`` whole
     turns of seeded rough play, then ``plays`` more actions into the next turn. It stops early if
     the game (or the round) ends."""
     rng = random.Random(seed)
-    game = skipbo.Game.new([f"p{i + 1}" for i in range(players)], seed, options)
+    game = skipbo.State.new([f"p{i + 1}" for i in range(players)], seed, options)
 
     def act() -> None:
         seat = game.seats_to_act()[0]

@@ -21,7 +21,7 @@ from typing import Any
 from bench.sqlite_direct import raw_append_rate, write_active_games, write_ratings
 from bot.games.skyjo import engine as skyjo
 from bot.service import TableService
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage
 from bot.storage.games import canonical_json, now_ms
 from bot.storage.ratings import conservative
@@ -39,11 +39,11 @@ def _stream(games: int, length: int, seed: int) -> list[list[tuple[int, dict[str
     rng = random.Random(seed)
     out = []
     for g in range(games):
-        game = skyjo.Game.new(["u1", "ai1:hard", "u3"], 1000 + g, skyjo.Options())
+        game = skyjo.State.new(["u1", "ai1:hard", "u3"], 1000 + g, skyjo.Options())
         steps: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
         while len(steps) < length:
             if game.is_over:
-                game = skyjo.Game.new(["u1", "ai1:hard", "u3"], rng.randrange(10**6), skyjo.Options())
+                game = skyjo.State.new(["u1", "ai1:hard", "u3"], rng.randrange(10**6), skyjo.Options())
             seat = rng.choice(game.seats_to_act())
             action = rng.choice(game.legal_actions(seat))
             game.apply(seat, action)
@@ -59,7 +59,7 @@ async def _async_commits(path: Path, stream: list[list[tuple[int, dict[str, Any]
     async with await Storage.open(path, synchronous="FULL") as storage:
         ids = [
             (
-                await GameRules(storage).create_game(
+                await GameLedger(storage).create_game(
                     guild_id=1, channel_id=c, kind="skyjo", seats=SEATS, seed=1000 + c
                 )
             ).id
@@ -85,7 +85,7 @@ async def _grouped_commits(
     async with await Storage.open(path, synchronous="FULL") as storage:
         ids = [
             (
-                await GameRules(storage).create_game(
+                await GameLedger(storage).create_game(
                     guild_id=1, channel_id=c, kind="skyjo", seats=SEATS, seed=1000 + c
                 )
             ).id
@@ -110,7 +110,7 @@ def _raw_commits(path: Path, stream: list[list[tuple[int, dict[str, Any], dict[s
     """The ceiling: the same schema, pragmas, statements and transaction, plain driver, no event loop."""
     games = []
     for c, steps in enumerate(stream):
-        game = skyjo.Game.new([s.engine_name for s in SEATS], 1000 + c, skyjo.Options())
+        game = skyjo.State.new([s.engine_name for s in SEATS], 1000 + c, skyjo.Options())
         games.append((1000 + c, canonical_json(game.to_dict()), steps))
     return raw_append_rate(path, games)
 
@@ -131,7 +131,7 @@ def _build_active_games(path: Path, count: int = LOAD_GAMES) -> None:
 async def _load(path: Path, verify: str) -> tuple[float, int, int]:
     started = time.perf_counter()
     async with await Storage.open(path, synchronous="FULL") as storage:
-        loaded = await GameRules(storage).load_active(verify="full" if verify == "full" else "auto")
+        loaded = await GameLedger(storage).load_active(verify="full" if verify == "full" else "auto")
         elapsed = time.perf_counter() - started
     return elapsed, len(loaded.games), len(loaded.rebuilt) + len(loaded.quarantined)
 

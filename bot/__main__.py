@@ -76,7 +76,7 @@ def _backup(args: list[str]) -> int:
 
 
 def _migrate_db(args: list[str]) -> int:
-    from bot.service.rules import replay_log
+    from bot.service.ledger import replay_log
     from bot.storage.migrate import main
 
     return main(args, replay_log)

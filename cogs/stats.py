@@ -275,7 +275,7 @@ class StatsCog(commands.Cog):
         who = user or interaction.user
         shown, guild_id = _scope(interaction, scope)
         overviews = await self.stats.overview(
-            user_key(who.id), guild_id, kinds=boards.BY_KIND, lower_wins=boards.LOWER_WINS
+            user_key(who.id), guild_id, kinds=boards.CARD_GAMES, lower_wins=boards.LOWER_WINS
         )
         name = getattr(who, "display_name", None) or who.name  # escaped by stats_body
         body = boards.stats_body(name, overviews, shown, interaction.locale)

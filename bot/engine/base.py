@@ -55,7 +55,7 @@ class Action:
 
 
 class GameState(Protocol):
-    """An engine's ``Game`` as the shared machinery holds it (storage, the table service, the UI): what
+    """An engine's ``State`` as the shared machinery holds it (storage, the table service, the UI): what
     every engine's game offers (see :mod:`bot.engine`). A stored game always has one: storage never
     hands out a game without its state, so no caller has to ask whether it is there."""
 

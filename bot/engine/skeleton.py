@@ -89,7 +89,7 @@ Opts = TypeVar("Opts", bound=GameOptions)
 class StateSkeleton(Generic[Opts]):
     """The base of an engine's state dataclass (``@dataclass(eq=True, slots=True)`` too): its first
     fields, and what the module docstring lists. The class says its game in its bases:
-    ``class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options)``."""
+    ``class State(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options)``."""
 
     KIND: ClassVar[str]
     MIN_PLAYERS: ClassVar[int]

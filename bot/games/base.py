@@ -75,7 +75,7 @@ class Engine(Protocol):
     @property
     def Options(self) -> type[Any]: ...  # frozen dataclass: to_dict(), from_dict(), validate(players)
     @property
-    def Game(self) -> type[Any]: ...  # Game.new(players, seed, options), Game.from_dict(d)
+    def State(self) -> type[Any]: ...  # State.new(players, seed, options), State.from_dict(d)
     @property
     def NextRound(self) -> type[Any]: ...  # the action that deals the next round
     @property
@@ -200,8 +200,6 @@ class Game(Protocol):
     def min_players(self) -> int: ...
     @property
     def max_players(self) -> int: ...
-    @property
-    def default_options(self) -> Mapping[str, Any] | None: ...
     @property
     def option_ranges(self) -> Mapping[str, tuple[int, int]]: ...  # its ``new``'s integer bounds
     @property

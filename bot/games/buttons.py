@@ -17,7 +17,7 @@ MAX_ROWS = 5
 MAX_PER_ROW = 5
 
 PATTERN = re.compile(
-    r"^(?P<prefix>[a-z]{2}):(?P<game>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})$"
+    r"^(?P<prefix>[a-z]{2}):(?P<game_id>\d{1,18}):(?P<version>\d{1,9}):(?P<act>[a-z]{2}):(?P<arg>-?\d{1,4})$"
 )
 
 
@@ -26,17 +26,17 @@ class ButtonId:
     """A parsed in-game custom_id."""
 
     prefix: str
-    game: int
+    game_id: int
     version: int
     act: str
     arg: int
 
     def encode(self) -> str:
-        return f"{self.prefix}:{self.game}:{self.version}:{self.act}:{self.arg}"
+        return f"{self.prefix}:{self.game_id}:{self.version}:{self.act}:{self.arg}"
 
 
-def encode(prefix: str, game: int, version: int, act: str, arg: int = 0) -> str:
-    custom_id = f"{prefix}:{game}:{version}:{act}:{arg}"  # ButtonId.encode, without building one
+def encode(prefix: str, game_id: int, version: int, act: str, arg: int = 0) -> str:
+    custom_id = f"{prefix}:{game_id}:{version}:{act}:{arg}"  # ButtonId.encode, without building one
     if PATTERN.match(custom_id) is None:
         raise ValueError(f"bad custom_id parts: {custom_id!r}")
     return custom_id

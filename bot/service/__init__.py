@@ -3,7 +3,7 @@
 ONE COMMIT, ONE EVENT (docs/architecture.md). Every write to a game goes through the one writer of
 tables, :class:`~bot.service.writer.TableWriter`, under the channel's ``asyncio.Lock``: for a move the
 engine applies the action to the cached state, storage commits it (the action log is the truth:
-:meth:`GameRules.apply_action <bot.service.rules.GameRules.apply_action>`, which calls storage's
+:meth:`GameLedger.apply_action <bot.service.ledger.GameLedger.apply_action>`, which calls storage's
 ``GameRepository.commit_action``), and only then is one typed event published on the service's
 :class:`~bot.service.bus.EventBus` (:mod:`~bot.service.events`). What a commit sets off is whatever
 listens: the timers index the next deadline, the computer players arm, a tournament's table is recorded,
@@ -31,7 +31,7 @@ Timers live in the database. A game's meta holds its one running timer, ``{"what
 "round", "token": [phase, round, turn], "due": ms, "half": ms, "reminded", "fired"}`` (a long game's
 turn adds ``"dm"`` and ``"dm_reminded"``, the seats sent a direct message: :mod:`bot.service.letters`),
 computed by the turn clock (:mod:`~bot.service.turn_clock`) and written in the same transaction as the
-action that started it (the ``meta_after`` of ``GameRules.apply_action``), and a lobby's deadline is
+action that started it (the ``meta_after`` of ``GameLedger.apply_action``), and a lobby's deadline is
 its creation time plus :data:`LOBBY_TTL_MS`. One sweeper task (:mod:`~bot.service.sweeper`) sleeps
 until the earliest deadline (:mod:`bot.clock`, a manual clock in tests) and hands it to its owner, who
 acts under the channel lock: at half time a reminder, at the limit the ``normal`` computer player plays

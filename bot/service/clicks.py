@@ -34,9 +34,6 @@ class ClickPart(ServiceCore):
                 raise Refused("table.error.game_finished")
             return self._panel(table, self._seat(table, user_id))
 
-    def options_of(self, table: Table) -> Any:
-        return table.state.options
-
     async def options_for(self, game_id: int) -> Any:
         table = await self._table(game_id)
         return table.state.options

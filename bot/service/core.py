@@ -14,8 +14,8 @@ from bot.clock import Clock, SystemClock
 from bot.config import Limits
 from bot.games.registry import BY_KIND
 from bot.service.bus import EventBus
+from bot.service.ledger import GameLedger
 from bot.service.prefs_cache import PrefsCache
-from bot.service.rules import GameRules
 from bot.service.settings_book import SettingsBook
 from bot.service.sweeper import Sweeper
 from bot.service.turn_clock import TurnClock
@@ -59,7 +59,7 @@ class ServiceCore(ABC):
     def __init__(self, storage: Storage, **options: Unpack[ServiceOptions]) -> None:
         self.storage = storage
         # The rules run here (deal, apply, replay, results, ratings); storage stores what they give.
-        self.rules = GameRules(storage)
+        self.ledger = GameLedger(storage)
         self.lobbies = storage.lobbies
         self.clock: Clock = options.get("clock") or SystemClock()
         self.tables: dict[int, Table] = {}
@@ -84,7 +84,7 @@ class ServiceCore(ABC):
         self.user_prefs = PrefsCache(storage, self.clock)
         self.writer = TableWriter(
             storage=storage,
-            rules=self.rules,
+            rules=self.ledger,
             tables=self.tables,
             bus=self.bus,
             turn_clock=self.turn_clock,
@@ -126,7 +126,7 @@ class ServiceCore(ABC):
         if table is not None:
             return table
         try:
-            stored = await self.rules.get_game(game_id)
+            stored = await self.ledger.get_game(game_id)
         except GameNotFound:
             raise Refused("table.error.unknown_table") from None
         except StorageError:

@@ -5,11 +5,11 @@ the lobbies that expired (so a late click hears "expired", not "cancelled").
 
 A thread per game (issue 40, docs/discord.md "Threads"): a lobby whose ``thread`` option is on (from
 ``/<game> new thread:``, else the server's ``/skybo settings threads``) stays in its channel, and at the
-start :meth:`LobbyPart.lobby_start` asks the caller's ``place`` (the ui: :func:`bot.ui.threads.place`
+start :meth:`LobbyPart.lobby_start` asks the caller's ``room`` (the ui: :func:`bot.ui.threads.room_for`
 starts a thread from the lobby message) for the channel of the game: the game is then dealt in that
 thread (its ``channel_id`` is the thread's id, its table message a new one there) and remembers the
 lobby's channel in its meta (:data:`THREAD_PARENT`), where its result is posted at the end. The lobby's
-channel is then free for a new lobby. ``place`` answering None (no permission to start a thread) deals
+channel is then free for a new lobby. ``room`` answering None (no permission to start a thread) deals
 the game in the channel, as without the option.
 
 A rematch holds seats (docs/discord.md, "Rematch"): the players it invites (its ``invited`` option) have
@@ -67,7 +67,7 @@ from bot.storage.lobbies import (
 )
 
 # Where a game is dealt (see the module docstring): the thread's id, or None for the lobby's channel.
-Place = Callable[[Lobby], Awaitable[int | None]]
+RoomChooser = Callable[[Lobby], Awaitable[int | None]]
 
 
 def held_seats(lobby: Lobby, now_ms: int) -> list[dict[str, Any]]:
@@ -280,7 +280,7 @@ class LobbyPart(ServiceCore):
             kind = table.stored.kind if table else None
             if table is None:
                 with contextlib.suppress(StorageError):
-                    stored = await self.rules.get_game(game_id)
+                    stored = await self.ledger.get_game(game_id)
                     message_id, kind = stored.message_id, stored.kind
             raise ChannelTaken(guild_id, channel_id, message_id, _title(kind))
         lobby = await self.lobbies.open_in_channel(channel_id)
@@ -420,11 +420,11 @@ class LobbyPart(ServiceCore):
         user_id: int,
         message_id: int | None = None,
         *,
-        place: Place | None = None,
+        room: RoomChooser | None = None,
         confirmed: bool = False,
     ) -> Table:
         """Deal the game; ``message_id`` is the clicked lobby message (it becomes the table message).
-        A lobby with the ``thread`` option asks ``place`` for the thread to deal it in, once everything
+        A lobby with the ``thread`` option asks ``room`` for the thread to deal it in, once everything
         else is checked (see the module docstring). While a rematch holds seats for players not seated
         yet, :class:`SeatsHeld` asks the host first; ``confirmed`` (their Yes) deals without them."""
         async with self.lock(channel_id):
@@ -454,10 +454,10 @@ class LobbyPart(ServiceCore):
             meta: dict[str, Any] = {"lobby_id": lobby.id, "turn_limit": turn_limit}
             table_channel, table_message = lobby.channel_id, lobby.message_id
             # A Start whose deal landed but whose answer was lost, in the thread started from the lobby
-            # message (same id): that game, not a second one (the thread exists: place would refuse).
+            # message (same id): that game, not a second one (the thread exists: room would refuse).
             wanted, thread = lobby.options.get(THREAD), lobby.message_id
-            dealt = await self.rules.dealt(thread, lobby.id) if wanted and thread is not None else None
-            thread_id = await place(lobby) if place is not None and wanted and dealt is None else None
+            dealt = await self.ledger.dealt(thread, lobby.id) if wanted and thread is not None else None
+            thread_id = await room(lobby) if room is not None and wanted and dealt is None else None
             if thread_id is not None:
                 table_channel, table_message = thread_id, None
                 meta[THREAD_PARENT] = lobby.channel_id
@@ -553,7 +553,7 @@ class LobbyPart(ServiceCore):
         computer took over from a person (who left or missed turns) is neither: that person is not
         invited, nor is the computer that replaced them seated."""
         try:
-            stored = await self.rules.get_game(game_id)
+            stored = await self.ledger.get_game(game_id)
         except StorageError:
             raise Refused("table.error.unknown_table") from None
         if stored.status == "active":

@@ -36,7 +36,7 @@ def replay_export(exported: dict[str, Any], out: TextIO, *, as_json: bool = Fals
     players = exported["players"]
     names = [p["name"] for p in players]
     labels = {p["seat"]: f"seat {p['seat']} ({p.get('display_name') or p['name']})" for p in players}
-    game = engine.Game.new(names, exported["seed"], engine.Options.from_dict(exported["options"]))
+    game = engine.State.new(names, exported["seed"], engine.Options.from_dict(exported["options"]))
     print(
         f"{exported['kind']} game {exported.get('game_id')}: seed {exported['seed']}, {len(names)} players",
         file=out,

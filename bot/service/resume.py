@@ -48,7 +48,7 @@ class ResumePart(ServiceCore):
         seconds): the closings at once, so the group commit packs them (each still in its savepoint),
         and every timer in one transaction. A write that fails leaves its table as the one-by-one
         writes did: not finished, the lobby open, the timer as stored."""
-        loaded = await self.rules.load_active(owns=self.owns)
+        loaded = await self.ledger.load_active(owns=self.owns)
         tables: list[Table] = []
         for stored in loaded.games:
             if stored.kind not in BY_KIND:
@@ -58,7 +58,7 @@ class ResumePart(ServiceCore):
             tables.append(table)
         # Ended by its last action but not closed (an old crash): finish it now.
         over = [table.stored for table in tables if table.stored.state.is_over]
-        done = await _together([self.rules.finish_game(stored) for stored in over])
+        done = await _together([self.ledger.finish_game(stored) for stored in over])
         for stored, finished in zip(over, done, strict=True):
             if finished is not None:
                 stored.finished = finished
@@ -120,7 +120,7 @@ class ResumePart(ServiceCore):
         owed: list[Table] = []
         for game_id in ids:
             try:
-                stored = await self.rules.get_game(game_id)
+                stored = await self.ledger.get_game(game_id)
                 if stored.status == FINISHED:  # its results and rating changes, for its final table
                     _, stored.finished = await self.storage.games.read_logged(
                         game_id, stored.version, finished=True

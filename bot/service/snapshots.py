@@ -145,7 +145,7 @@ class TableSnapshot(TableFacts):
             live = table.stored
             if live.version == self.version and not table.committing and live.snapshot is self._json:
                 return ask(table.state)
-            rebuilt = self.game.engine.Game.from_dict(json.loads(self._json))
+            rebuilt = self.game.engine.State.from_dict(json.loads(self._json))
             self._memo[_STATE] = rebuilt
         return ask(rebuilt)
 

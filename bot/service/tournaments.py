@@ -555,7 +555,7 @@ class TournamentPart(ServiceCore):
         place vanished (note ``gone: ...``) was stopped by nobody at the table: a draw, every seat first."""
         assert row.game_id is not None
         results = sorted(await self.storage.results.for_game(row.game_id), key=lambda r: r.seat)
-        stored = await self.rules.get_game(row.game_id)
+        stored = await self.ledger.get_game(row.game_id)
         ids = [seat.user_id if seat.user_id is not None else -seat.seat for seat in stored.seats]
         game = BY_KIND[stored.kind]
         ranks = [r.rank for r in results]

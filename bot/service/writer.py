@@ -44,7 +44,7 @@ from bot.service.events import (
     TableWaiting,
     TurnReminder,
 )
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.service.snapshots import TableSnapshot
 from bot.service.turn_clock import TurnClock
 from bot.service.types import ENDED_BY_HAND, ROUND_OVER, Refused, ServiceObserver, Table, log, token_of
@@ -70,7 +70,7 @@ class TableWriter:
         self,
         *,
         storage: Storage,
-        rules: GameRules,
+        rules: GameLedger,
         tables: dict[int, Table],
         bus: EventBus,
         turn_clock: TurnClock,
@@ -78,7 +78,7 @@ class TableWriter:
         seed: Callable[[], int],
     ) -> None:
         self._storage = storage
-        self._rules = rules
+        self._ledger = rules
         self._tables = tables
         self._bus = bus
         self._turn_clock = turn_clock
@@ -195,7 +195,7 @@ class TableWriter:
         began = time.perf_counter()
         table.committing = True  # the state runs ahead of its version until this is over
         try:
-            events = await self._rules.apply_action(
+            events = await self._ledger.apply_action(
                 stored, seat, action, meta_after, key=key, on_retry=on_retry
             )
         except StorageError:
@@ -300,7 +300,7 @@ class TableWriter:
     async def _meta_read_back(self, table: Table, meta: dict[str, Any]) -> None:
         """The meta's write failed for good (:meth:`write_meta`): what does the database hold?"""
         try:
-            fresh = await asyncio.wait_for(self._rules.get_game(table.id), RELOAD_WITHIN_S)
+            fresh = await asyncio.wait_for(self._ledger.get_game(table.id), RELOAD_WITHIN_S)
         except (StorageError, TimeoutError):
             if not table.finished:
                 table.stored.needs_reload = True  # the last try may have landed: read it all again
@@ -384,9 +384,9 @@ class TableWriter:
     # ------------------------------------------------------------------ deal and end
 
     async def create_game(self, **fields: Any) -> StoredGame:
-        """Deal and store a new game (``GameRules.create_game``'s fields, the seed from the service's
+        """Deal and store a new game (``GameLedger.create_game``'s fields, the seed from the service's
         source). Its caller holds it (:meth:`cache`) and makes it known (:meth:`deal`)."""
-        return await self._rules.create_game(seed=self._seed(), **fields)
+        return await self._ledger.create_game(seed=self._seed(), **fields)
 
     async def deal(self, table: Table, *, started: Lobby | None = None) -> None:
         """A game just dealt and held (:meth:`create_game`, or found dealt): its opening among the recent
@@ -455,7 +455,7 @@ class TableWriter:
             if table.message_unsaved:
                 return False
         try:
-            await asyncio.wait_for(self._rules.reload(table.stored), TABLE_RELOAD_WITHIN_S)
+            await asyncio.wait_for(self._ledger.reload(table.stored), TABLE_RELOAD_WITHIN_S)
         except (GameQuarantined, GameNotFound) as error:
             # Its data no longer gives a game: nothing left to serve; the table ends here.
             log.warning(

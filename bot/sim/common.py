@@ -77,7 +77,7 @@ def play_game(
     see; it must give exactly what ``game.view(seat)`` would (a cache is only a speed-up).
     """
     players = [f"seat{i + 1}" for i in range(len(policies))]
-    game = engine.Game.new(players, seed, options)
+    game = engine.State.new(players, seed, options)
     rngs = [seat_rng(seed, i) for i in range(len(policies))]
     table = views(game)
     applied, apply = table.applied, game.apply

@@ -12,7 +12,7 @@ the database only through :class:`Storage`. Open it once per process::
 THE RULE of this layer: **storage stores what the service gives it, and runs no game's rules.** Nothing
 under ``bot/storage/`` imports a game (``bot.games``) or the service (``tests/unit/test_imports.py``
 checks it); it may use the engines' neutral base types (:mod:`bot.engine.base`, :mod:`bot.engine.errors`).
-The service (:mod:`bot.service.rules`) deals, applies, replays and computes a finished game's results
+The service (:mod:`bot.service.ledger`) deals, applies, replays and computes a finished game's results
 and ratings (:mod:`bot.service.outcomes`), and hands storage plain data: the state (its ``to_dict()``
 JSON), the action, the version, the results rows and, for the ratings, a computation storage runs on
 the rows it reads (locked) inside the transaction that ends the game. The action that ends a game, its
@@ -168,7 +168,7 @@ class Storage:
         played in a thread whose result is still owed in their channel). ``commit_action`` commits with the
         action's idempotency key and retries once a commit that met a transient fault
         (:attr:`StorageError.transient`). Playable games (``load_active``, ``get_game``, ``verify``,
-        ``reload``, ``apply_action``) are the service's: :class:`bot.service.rules.GameRules`.
+        ``reload``, ``apply_action``) are the service's: :class:`bot.service.ledger.GameLedger`.
     ``lobbies`` (:class:`LobbyRepository`): the tables being formed: ``create``, ``get``,
         ``open_in_channel``, ``list_open``, ``open_ids``, ``set_seats``, ``set_message_id``, ``close``.
     ``results`` (:class:`ResultRepository`): a finished game's results: ``for_game``; a player's

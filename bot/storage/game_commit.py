@@ -6,7 +6,7 @@ backend reconnects; the action's idempotency key (logged with it, migration 0006
 whether the first commit had landed after all (its COMMIT reached the server, the answer was lost):
 it then writes nothing and the move is done (the unit of work: :func:`bot.storage.game_log._appender`).
 When the commit fails for good, the service reads the game back, or, when it cannot, puts back the
-state as last committed and marks the game ``needs_reload`` (:mod:`bot.service.rules`).
+state as last committed and marks the game ``needs_reload`` (:mod:`bot.service.ledger`).
 """
 
 from __future__ import annotations

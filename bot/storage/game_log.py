@@ -1,7 +1,7 @@
 """The statements of the game log behind :class:`bot.storage.games.GameRepository`: rows read, the
 repairs a load decided written, a game finished (the results and ratings the service computed), an
 action appended. Each runs in the caller's unit of work (a ``Connection``); none opens its own, and
-none runs a game's rules: the service replays and applies (bot/service/rules.py)."""
+none runs a game's rules: the service replays and applies (bot/service/ledger.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What a stored game is (seats, actions, the game, what a load found, what its end writes) and the
 canonical JSON and hashes its snapshots are kept in: shared by the repository, the log's statements,
 exports and migrations. The state (``StoredGame.state``) is typed by the engines' neutral
-:class:`bot.engine.base.GameState`: storage keeps it, the service makes it (bot/service/rules.py)."""
+:class:`bot.engine.base.GameState`: storage keeps it, the service makes it (bot/service/ledger.py)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def snapshot_hash(text: str) -> str:
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Parsing thousands of games makes millions of small objects; the cyclic GC would rescan them
     over and over (a third of the load time) while none of them forms a cycle worth collecting."""
     was_enabled = gc.isenabled()
@@ -58,7 +58,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _error_name(error: BaseException) -> str:
+def error_name(error: BaseException) -> str:
     # Only the class and the message key: an exception's text could quote a hidden card.
     if isinstance(error, GameError):
         return f"{type(error).__name__}({error.key})"

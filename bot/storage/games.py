@@ -4,7 +4,7 @@ A game is its kind, seed, options, seats and action log; a replay of those gives
 bit. The snapshot (the engine's ``to_dict()`` as canonical JSON) only spares a replay at start.
 
 Storage stores what the service gives it and runs no game's rules (it imports no game): the service
-(:mod:`bot.service.rules`) deals a new game and hands its state to :meth:`GameRepository.create_game`,
+(:mod:`bot.service.ledger`) deals a new game and hands its state to :meth:`GameRepository.create_game`,
 applies an action and hands the state after it (and, when it ended the game, the results and the
 rating computation, :class:`~bot.storage.game_types.GameEnd`) to :meth:`GameRepository.commit_action`,
 and turns the rows read here (:meth:`GameRepository.read_rows`) into playable games, replaying a log
@@ -292,7 +292,7 @@ class GameRepository:
         hop. Raises :class:`StaleVersion` if ``expected_version`` is given and the game has moved on,
         :class:`GameNotActive` if it is no longer active. Prefer :meth:`commit_action` with ``end``,
         so no crash can leave an ended game active; a game loaded over but still active is finished
-        with this (:meth:`bot.service.rules.GameRules.finish_game`).
+        with this (:meth:`bot.service.ledger.GameLedger.finish_game`).
         """
         now = now_ms()
         row_lock = self.db.row_lock

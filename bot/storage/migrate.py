@@ -65,7 +65,7 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # Tables written by triggers: derived table -> the tables whose triggers write it. The derived table is
 # copied after those, over what the triggers built (see the module doc).
 DERIVED: dict[str, tuple[str, ...]] = {"rating_boards": ("ratings",)}
-# How a game's log is replayed (the service's :func:`bot.service.rules.replay_log`: storage runs no
+# How a game's log is replayed (the service's :func:`bot.service.ledger.replay_log`: storage runs no
 # game's rules, so the command line hands it in): ``replay(head, [(seq, seat, action JSON)...])``.
 Replay = Callable[[GameHead, Sequence[tuple[int, int, str]]], GameState]
 

@@ -47,7 +47,7 @@ from bot.storage.ratings import PROVISIONAL_GAMES, HistoryEntry, LeaderboardPage
 from bot.storage.stats import KindOverview
 from bot.ui.places import best_place
 
-BY_KIND: tuple[str, ...] = tuple(game.name for game in registry.GAMES)  # a card's games, in order
+CARD_GAMES: tuple[str, ...] = tuple(game.name for game in registry.GAMES)  # a card's games, in order
 LOWER_WINS: frozenset[str] = frozenset(g.name for g in registry.GAMES if g.lower_score_wins)
 
 JSON = dict[str, Any]
@@ -478,7 +478,7 @@ def stats_body(name: str, overviews: Sequence[KindOverview], scope: str, locale:
 
 
 __all__ = [
-    "BY_KIND",
+    "CARD_GAMES",
     "LOWER_WINS",
     "PER_PAGE",
     "SCOPES",

@@ -154,18 +154,18 @@ class TableUI:
 
     async def _open_panel(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         try:
-            state = await self.service.open_panel(bid.game, interaction.user.id)
+            state = await self.service.open_panel(bid.game_id, interaction.user.id)
         except SeatTaken as taken:
             if not taken.idle:
                 raise
-            await self.answers.offer_seat_back(interaction, bid.prefix, bid.game)
+            await self.answers.offer_seat_back(interaction, bid.prefix, bid.game_id)
             return
         if state.kind != game.name:
             raise Refused("table.error.forged")
         await self.answers.show_panel(interaction, state, in_place=False)
 
     async def _reclaim(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
-        state = await self.service.reclaim_seat(bid.game, interaction.user.id)
+        state = await self.service.reclaim_seat(bid.game_id, interaction.user.id)
         if state.kind != game.name:
             raise Refused("table.error.forged")
         state.notice = ("seats.back", {})
@@ -173,18 +173,18 @@ class TableUI:
         await self.answers.show_panel(interaction, state, in_place=on_panel(interaction))
 
     async def _rules(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
-        options = await self.service.options_for(bid.game)
+        options = await self.service.options_for(bid.game_id)
         if not isinstance(options, game.engine.Options):
             raise Refused("table.error.forged")
         await self.answers.tell(interaction, game.rules.rules_text(options, interaction.locale))
 
     async def _leave(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         # Leaving forfeits: refuse now what Yes would refuse, else ask the clicker first.
-        await self.service.check_leave(bid.game, interaction.user.id)
-        await self.answers.confirm(interaction, bid.prefix, bid.game, LEAVE_YES)
+        await self.service.check_leave(bid.game_id, interaction.user.id)
+        await self.answers.confirm(interaction, bid.prefix, bid.game_id, LEAVE_YES)
 
     async def _leave_yes(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
-        await self.service.leave(bid.game, interaction.user.id)
+        await self.service.leave(bid.game_id, interaction.user.id)
         await self.answers.settle(interaction, t("table.left", interaction.locale))
 
     async def _end_yes(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
@@ -194,7 +194,7 @@ class TableUI:
             interaction.channel_id or 0,
             user.id,
             can_manage=interaction.permissions.manage_channels,
-            game_id=bid.game,
+            game_id=bid.game_id,
         )
         await self.answers.settle(interaction, t("table.confirm.ended", interaction.locale))
         await self.answers.announce_end(interaction)
@@ -203,14 +203,16 @@ class TableUI:
         await self.answers.settle(interaction, t("table.confirm.nothing_changed", interaction.locale))
 
     async def _rematch_click(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
-        await self.answers.post_rematch(interaction, bid.game)
+        await self.answers.post_rematch(interaction, bid.game_id)
 
     async def _next_round(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         if on_panel(interaction):  # a panel's Next round is one of its game's moves
             await self._move(interaction, bid, game)
             return
         # The table message's Next round: a vote.
-        state = await self.service.vote_next_round(bid.game, interaction.user.id, bid.arg, key=interaction.id)
+        state = await self.service.vote_next_round(
+            bid.game_id, interaction.user.id, bid.arg, key=interaction.id
+        )
         if state.notice is not None:
             key, params = state.notice
             await self.answers.tell(interaction, t(key, interaction.locale, **params))
@@ -220,14 +222,14 @@ class TableUI:
         any other act is forged."""
         if bid.act not in game.panel.GAME_ACTS and bid.act not in PANEL_ACTS:
             raise Refused("table.error.forged")
-        table = self.service.tables.get(bid.game)  # kept: a click that ends the game un-caches it
+        table = self.service.tables.get(bid.game_id)  # kept: a click that ends the game un-caches it
         # The click's interaction id is its action's idempotency key: a commit retried after its
         # connection dropped is recognised and never applied twice (bot/storage/games.py).
         commit = self.service.click(
-            bid.game, bid.version, interaction.user.id, bid.act, bid.arg, key=interaction.id
+            bid.game_id, bid.version, interaction.user.id, bid.act, bid.arg, key=interaction.id
         )
         if on_panel(interaction) and not interaction.response.is_done():
-            answered = await self.answers.race(interaction, commit, bid.game, table)
+            answered = await self.answers.race(interaction, commit, bid.game_id, table)
             if answered is None:
                 return
             state = answered
@@ -297,10 +299,10 @@ class TableUI:
             message_id = (await self.service.lobbies.get(lobby_id)).message_id
         else:
             message_id = interaction.message.id if interaction.message else None
-        place = threads.place(self.bot, interaction)
+        room = threads.room_for(self.bot, interaction)
         try:
             await self.service.lobby_start(
-                lobby_id, channel_id, interaction.user.id, message_id, place=place, confirmed=confirmed
+                lobby_id, channel_id, interaction.user.id, message_id, room=room, confirmed=confirmed
             )
         except SeatsHeld as held:
             await self.answers.ask_start(interaction, lobby_id, held)

@@ -28,7 +28,7 @@ def decode(custom_id: str) -> ButtonId | None:
     if match is None or match["prefix"] not in registry.BY_PREFIX:  # the prefix of a game we know
         return None
     return ButtonId(
-        match["prefix"], int(match["game"]), int(match["version"]), match["act"], int(match["arg"])
+        match["prefix"], int(match["game_id"]), int(match["version"]), match["act"], int(match["arg"])
     )
 
 
@@ -37,5 +37,5 @@ def loggable(custom_id: object) -> str:
     panel may name a card of the clicker's hand (a hand button may carry its card)."""
     bid = decode(custom_id) if isinstance(custom_id, str) else None
     if bid is not None:
-        return f"{bid.prefix}:{bid.game}:{bid.version}:{bid.act}"
+        return f"{bid.prefix}:{bid.game_id}:{bid.version}:{bid.act}"
     return str(custom_id)[:40]

@@ -48,7 +48,7 @@ from bot.i18n import translate as t
 from bot.render import messages
 from bot.render.images import picture_labels
 from bot.render.names import ComputerName, computer_name, shown_names
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import GameNotFound, GameQuarantined, StoredAction, StoredGame
 from bot.ui import display
 from bot.ui.views import ButtonsView, LayoutPayload
@@ -103,7 +103,7 @@ def frame_at(stored: StoredGame, actions: Sequence[StoredAction], step: int) -> 
     game = registry.BY_KIND[stored.kind]
     engine = game.engine
     options = engine.Options.from_dict(stored.options)
-    state = engine.Game.new([s.engine_name for s in stored.seats], stored.seed, options)
+    state = engine.State.new([s.engine_name for s in stored.seats], stored.seed, options)
     total = len(actions)
     step = max(0, min(step, total))
     view: dict[str, Any] = state.view(None)
@@ -211,7 +211,7 @@ async def _finished_game(bot: Any, interaction: discord.Interaction[Any], game_i
     storage = bot.storage
     assert storage is not None, "storage opens in setup_hook"
     try:
-        stored: StoredGame = await GameRules(storage).get_game(game_id)
+        stored: StoredGame = await GameLedger(storage).get_game(game_id)
     except (GameNotFound, GameQuarantined):
         return "replay.error.not_found"
     if interaction.guild_id is None or stored.guild_id != interaction.guild_id:

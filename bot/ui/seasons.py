@@ -19,7 +19,7 @@ from bot.render.numbers import number
 from bot.render.podium import Column, Step, draw_podium
 from bot.storage.ratings import PlayerStats, is_provisional
 from bot.storage.seasons import PodiumPlace, Season
-from bot.ui.boards import BY_KIND, MAX_NAME, game_name, place
+from bot.ui.boards import CARD_GAMES, MAX_NAME, game_name, place
 
 PODIUM_FILE = "podium.png"
 COLOUR_PODIUM = 0xD4AF37
@@ -29,7 +29,7 @@ MAX_FIELD = 1024
 
 def _ordered_kinds(kinds: Sequence[str]) -> list[str]:
     """The registry's order, then any stored kind it no longer knows."""
-    return [k for k in BY_KIND if k in kinds] + sorted(k for k in kinds if k not in BY_KIND)
+    return [k for k in CARD_GAMES if k in kinds] + sorted(k for k in kinds if k not in CARD_GAMES)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -109,7 +109,7 @@ def stats_seasons_field(
     by_scope: dict[int, list[PlayerStats]] = {}
     for row in rows:
         by_scope.setdefault(row.scope, []).append(row)
-    order = {kind: i for i, kind in enumerate(BY_KIND)}
+    order = {kind: i for i, kind in enumerate(CARD_GAMES)}
     lines: list[str] = []
     for season in seasons[:MAX_SEASONS_SHOWN]:
         played = sorted(by_scope.get(season.scope, []), key=lambda r: (order.get(r.kind, len(order)), r.kind))

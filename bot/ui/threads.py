@@ -28,7 +28,7 @@ from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.render import messages
 from bot.service import Table
-from bot.service.lobbies import Place
+from bot.service.lobbies import RoomChooser
 from bot.service.types import RESULT_POSTED, THREAD_PARENT
 from bot.storage.lobbies import Lobby
 from bot.ui.host import Host
@@ -95,7 +95,7 @@ async def tell_no_thread(bot: Host, guild_id: int | None, channel_id: int, local
         log.warning("thread fallback line failed", extra={"channel_id": channel_id, "status": error.status})
 
 
-def place(bot: Host, interaction: discord.Interaction[Any]) -> Place:
+def room_for(bot: Host, interaction: discord.Interaction[Any]) -> RoomChooser:
     """Where the Start click of a lobby with the ``thread`` option deals its game: a thread started
     from the lobby message, named after the game and its players, when the bot may (the click's
     ``app_permissions``); else the channel, with one line saying why. A lobby in a thread plays there

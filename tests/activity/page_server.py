@@ -180,7 +180,7 @@ class PageServer:
             for s in seats
         ]
         engine_names = [f"u{s.id}" if s is not None else f"ai{i}:easy" for i, s in enumerate(seats)]
-        state = spec.engine.Game.new(engine_names, seed, spec.engine.Options.from_dict(options or {}))
+        state = spec.engine.State.new(engine_names, seed, spec.engine.Options.from_dict(options or {}))
         table = StandInTable(
             id=len(self.tables) + 1,
             channel_id=channel.id,

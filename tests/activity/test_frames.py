@@ -20,7 +20,7 @@ from bot.render.names import ComputerName
 def _skipbo() -> tuple[Any, Any]:
     spec = find("skipbo")
     assert spec is not None
-    state = spec.engine.Game.new(["u1", "u2", "u3", "u4"], 8, spec.engine.Options(teams=True, stock_size=5))
+    state = spec.engine.State.new(["u1", "u2", "u3", "u4"], 8, spec.engine.Options(teams=True, stock_size=5))
     return spec, state
 
 

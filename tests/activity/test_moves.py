@@ -18,7 +18,7 @@ def _playout(kind: str, players: int, seed: int, options: dict[str, Any]) -> Any
     game_spec = find(kind)
     assert game_spec is not None
     engine = game_spec.engine
-    game = engine.Game.new([f"p{i}" for i in range(players)], seed, engine.Options.from_dict(options))
+    game = engine.State.new([f"p{i}" for i in range(players)], seed, engine.Options.from_dict(options))
     rng = random.Random(seed)
     while True:
         yield game

@@ -48,7 +48,7 @@ def _check_frames(player: Player, table: Any, seat: int, language: str) -> int:
     tables = [f for f in player.frames if f["type"] == "table"]
     assert {f["type"] for f in player.frames} <= {"hello", "table", "ended", "refused", "hint", "pong"}
     for frame in tables:
-        state = spec.engine.Game.from_dict(table.history[frame["version"]])
+        state = spec.engine.State.from_dict(table.history[frame["version"]])
         assert frame["seat"] == seat
         assert frame["view"] == state.view(seat)
         assert frame["moves"] == spec.panel.moves(frame["view"], seat)

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from bot.client import BotTuning, SkyboBot, create_bot
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.ui import ids
 from fakecord import FakeInteraction, FakeMessage, FakeUser
 from tests.fakecord import conftest as fake_fixtures
@@ -259,10 +259,10 @@ async def finish_random_game(
     """A rated Skyjo game to 10 points between ``seats``, played with random legal moves through
     storage (the boards' tests: many finished games without clicking them)."""
     options = {"score_limit": 10}
-    stored = await GameRules(storage).create_game(
+    stored = await GameLedger(storage).create_game(
         guild_id=guild_id, channel_id=channel_id, kind="skyjo", seats=seats, seed=seed, options=options
     )
     while not stored.state.is_over:
         seat = rng.choice(stored.state.seats_to_act())
-        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
+        await GameLedger(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
     assert stored.status == "finished"

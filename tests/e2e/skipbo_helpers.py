@@ -131,7 +131,7 @@ def assert_panel_shows_own_hand(panel: FakeMessage, bot: SkyboBot, game_id: int,
     assert shown == want, f"{user.username}'s panel shows the hand {shown}, the engine has {want}"
 
 
-def assert_table_hides_hands(table_message: FakeMessage, game: skipbo.Game | None = None) -> None:
+def assert_table_hides_hands(table_message: FakeMessage, game: skipbo.State | None = None) -> None:
     """The public table gives each hand's size and nothing else of it (``game``: and the sizes are right).
 
     Beside the picture, each player's line is exactly: name (team, total), stock, hand size; without
@@ -201,7 +201,7 @@ async def press(fake: Any, user: FakeUser, panel: FakeMessage, act: str, arg: in
 # ------------------------------------------------------------------------------------------ playing
 
 
-def pick_action(game: skipbo.Game, seat: int, rng: random.Random) -> skipbo.Action:
+def pick_action(game: skipbo.State, seat: int, rng: random.Random) -> skipbo.Action:
     """A simple player: its (or its partner's) stock card when it fits; else mostly a number card;
     a Skip-Bo card when it makes the stock card fit; else a discard (or the end of the turn)."""
     legal = game.legal_actions(seat)

@@ -33,7 +33,7 @@ from bot.storage.game_types import StoredGame
 from .conftest import button, open_panel, play_turns, private_answer, start_table
 from .test_db_blink import SqliteBlackout
 
-# Whether the commit being made is one the test makes fail (set around GameRules.apply_action;
+# Whether the commit being made is one the test makes fail (set around GameLedger.apply_action;
 # the tasks it starts, the retry's included, see it too).
 PICKED: contextvars.ContextVar[bool] = contextvars.ContextVar("picked", default=False)
 
@@ -49,7 +49,7 @@ class FailingCommits:
         self.lose_answer = False
         self.refused = 0
         self.lost = 0
-        games, db = bot.service.rules, bot.service.storage.db
+        games, db = bot.service.ledger, bot.service.storage.db
         apply_action, write = games.apply_action, db.write
 
         async def picking_apply(stored: StoredGame, seat: int, action: Any, *args: Any, **kwargs: Any) -> Any:
@@ -103,7 +103,7 @@ async def check_log(bot: Any, game_id: int) -> list[Any]:
     """The game's action log, checked: as many actions as the version, the snapshot its replay."""
     storage = bot.service.storage.games
     for _ in range(40):  # two reads: a computer may move between them (then both are read again)
-        stored = await bot.service.rules.get_game(game_id, verify=True)  # raises if not the replay
+        stored = await bot.service.ledger.get_game(game_id, verify=True)  # raises if not the replay
         actions: list[Any] = await storage.actions(game_id)
         if len(actions) == stored.version:
             break

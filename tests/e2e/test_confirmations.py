@@ -13,7 +13,7 @@ from typing import Any
 import discord
 
 from bot.client import create_bot
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.ui import ids
 from fakecord import FakeMessage, FakeRole
 
@@ -66,7 +66,7 @@ async def test_leave_asks_first_and_yes_gives_the_seat_to_a_computer(fake_discor
     assert (await inter.answer()).id == question.id, "Yes answers on the question itself"
     await settled(fake, question, LEFT)
     assert seat in table.replaced()
-    stored = await GameRules(bot.service.storage).get_game(game_id)
+    stored = await GameLedger(bot.service.storage).get_game(game_id)
     assert str(seat) in stored.meta["replaced"], "the leave is committed"
     await fake.wait_until(
         lambda: "Bob 🤖 left: a computer player takes the seat." in table_message.text, what="the leave shown"
@@ -87,7 +87,7 @@ async def test_leave_no_changes_nothing(fake_discord: Any, skybo: Any) -> None:
     await settled(fake, question, NOTHING)
     assert not table.replaced() and table.version == version
     assert len(table_message.history) == edits, "the table message was not touched"
-    assert "replaced" not in (await GameRules(bot.service.storage).get_game(game_id)).meta
+    assert "replaced" not in (await GameLedger(bot.service.storage).get_game(game_id)).meta
     # Bob still plays: his panel opens.
     panel = await private_answer(await fake.click(bob, table_message, button(table_message, "op")))
     assert panel.custom_ids
@@ -110,7 +110,7 @@ async def test_a_double_yes_leaves_once_and_says_why_in_french(fake_discord: Any
     again = await private_answer(await forged_click(fake, bob, seen, button(seen, "ly")))
     assert again.text == "Un joueur ordinateur joue désormais à ta place à cette table."
     assert seat in table.replaced()
-    stored = await GameRules(bot.service.storage).get_game(game_id)
+    stored = await GameLedger(bot.service.storage).get_game(game_id)
     assert list(stored.meta["replaced"]) == [str(seat)]
 
 
@@ -141,7 +141,7 @@ async def test_end_asks_the_host_and_yes_ends_it_unrated(fake_discord: Any, skyb
     assert not public.ephemeral and public.text == f"The game was ended by {alice.mention} (not rated)."
     await fake.wait_until(lambda: not table_message.custom_ids, what="the table without buttons")
     assert "ended by" in table_message.text
-    assert (await GameRules(bot.service.storage).get_game(game_id)).status == "cancelled"
+    assert (await GameLedger(bot.service.storage).get_game(game_id)).status == "cancelled"
 
     # The channel is free: a new lobby opens. A second Yes from the old question ends nothing else.
     lobby = await open_lobby(fake, bob)
@@ -162,7 +162,7 @@ async def test_end_no_changes_nothing(fake_discord: Any, skybo: Any) -> None:
     await (await fake.click(alice, question, button(question, "no"))).response()
     await settled(fake, question, NOTHING)
     assert bot.service.tables.get(game_id) is table and table.version == version
-    assert (await GameRules(bot.service.storage).get_game(game_id)).status == "active"
+    assert (await GameLedger(bot.service.storage).get_game(game_id)).status == "active"
     assert "op" in {act_of(c) for c in table_message.custom_ids}, "the table keeps its buttons"
 
 
@@ -183,7 +183,7 @@ async def test_end_is_refused_to_a_non_host_and_checked_again_on_yes(fake_discor
     # Without the right, he is refused at once, with no question.
     answer = await private_answer(await fake.run_command(bob, "skyjo", "end"))
     assert answer.text == refused.text and not answer.custom_ids
-    assert (await GameRules(bot.service.storage).get_game(game_id)).status == "active"
+    assert (await GameLedger(bot.service.storage).get_game(game_id)).status == "active"
 
 
 async def test_skipbo_end_and_leave_ask_too(fake_discord: Any, skybo: Any) -> None:
@@ -200,7 +200,7 @@ async def test_skipbo_end_and_leave_ask_too(fake_discord: Any, skybo: Any) -> No
     inter = await fake.click(alice, question, button(question, "ey"))
     await settled(fake, question, "You ended the game.")
     assert "not rated" in (await inter.followup()).text
-    assert (await GameRules(bot.service.storage).get_game(game_id)).status == "cancelled"
+    assert (await GameLedger(bot.service.storage).get_game(game_id)).status == "cancelled"
 
 
 async def test_a_lobby_closes_at_once(fake_discord: Any, skybo: Any) -> None:
@@ -234,4 +234,4 @@ async def test_a_question_asked_before_a_restart_is_answered_after_it(
     inter = await fake.click(alice, end, button(end, "ey"))
     await settled(fake, end, "You ended the game.")
     assert "not rated" in (await inter.followup()).text
-    assert (await GameRules(second.service.storage).get_game(game_id)).status == "cancelled"
+    assert (await GameLedger(second.service.storage).get_game(game_id)).status == "cancelled"

@@ -87,7 +87,7 @@ async def test_a_next_round_vote_met_by_a_blink_is_tried_again_and_counted(
     assert answer.text == t("table.round.waiting", alice.locale, players="Bob"), answer.text
     seat = table.seat_of(alice.id)
     assert table.votes == {seat} and table.state.phase == "round_over"
-    stored = await bot.service.rules.get_game(table.id)
+    stored = await bot.service.ledger.get_game(table.id)
     assert stored.meta.get("votes") == [seat]  # stored, not only in memory
     assert said(caplog, "meta not saved: trying again") == 1 and said(caplog, "meta saved after a retry") == 1
     assert not table.needs_reload
@@ -179,7 +179,7 @@ async def test_a_start_whose_deal_landed_unanswered_never_leaves_an_invisible_ta
     await fake.wait_until(lambda: any(act_of(c) == "op" for c in lobby.custom_ids), what="the table shown")
     game_ids = await games_in(bot, lobby.channel_id)
     assert len(game_ids) == 1 and list(bot.service.tables) == game_ids  # that game, held now
-    stored = await bot.service.rules.get_game(game_ids[0])
+    stored = await bot.service.ledger.get_game(game_ids[0])
     assert stored.meta.get("lobby_id") is not None
     panel = await open_panel(fake, alice, lobby)
     assert any(act_of(c) == "rv" for c in panel.custom_ids)  # her grid, to play

@@ -17,7 +17,7 @@ import pytest
 from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.render.images import picture_labels
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.ui import replay
 
 from .conftest import open_panel, play_turns, reveal_own_cards, start_table
@@ -102,7 +102,7 @@ async def test_colourblind_cards_on_the_table_of_a_player_who_chose_them_and_in_
     await play_turns(fake, bot, game_id, table_message, [user], random.Random(3))
     await fake.wait_until(lambda: f"#{game_id}" in table_message.text, what="the final footer")
     storage = bot.service.storage
-    stored, actions = await GameRules(storage).get_game(game_id), await storage.games.actions(game_id)
+    stored, actions = await GameLedger(storage).get_game(game_id), await storage.games.actions(game_id)
     mine = replay_render(bot, stored, actions, user.locale, "classic")
     assert await replay_picture(fake, user, game_id) == mine
     bobs = replay_render(bot, stored, actions, bob.locale, "colourblind")

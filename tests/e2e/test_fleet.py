@@ -27,7 +27,7 @@ import pytest
 
 from bot.client import SkyboBot, create_bot
 from bot.config import shard_of, shards_from
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Storage
 from bot.storage.postgres.leases import SHARD_LOCK, LeaseTiming
 from devtools.pgserver import SUPERUSER
@@ -345,7 +345,7 @@ async def test_a_process_takes_its_shards_back_after_a_blink_and_serves_on_witho
         other = await Storage.open(url=pg_dsn)  # the process that runs the shard in between
         peek = psycopg.connect(pg_dsn, autocommit=True)
         try:
-            stored = await GameRules(other).get_game(game_id)  # its connections, open before the blink
+            stored = await GameLedger(other).get_game(game_id)  # its connections, open before the blink
             with connections_refused(pg_server, pg_database.name):
                 end_lease_session(pg_server)
                 # At the latest valid_s after the last round trip (the lease's clock, no thread needed)
@@ -364,7 +364,7 @@ async def test_a_process_takes_its_shards_back_after_a_blink_and_serves_on_witho
                 assert stored.version == version
                 seat = stored.state.turn
                 draw_action = next(a for a in stored.state.legal_actions(seat) if a.type == "draw")
-                await GameRules(other).apply_action(stored, seat, draw_action)
+                await GameLedger(other).apply_action(stored, seat, draw_action)
                 assert version_in_db(peek, game_id) == version + 1
                 await asyncio.sleep(0.3)
                 assert lease.state == "retaking" and not bot.may_serve() and not bot.is_closed()

@@ -23,7 +23,7 @@ import aiohttp
 import pytest
 
 from bot.client import SkyboBot
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from fakecord import FakeDiscord, FakeInteraction, FakeMessage, GatewaySession
 
 from .conftest import FAST, BotDatabase, button, open_panel, play_turns, start_table, until_turn
@@ -69,7 +69,7 @@ async def check_clean_play(
     assert table.version == version + 2, "Draw and Replace applied once each"
     alice, bob = fake.user("alice"), fake.user("bob")
     await play_turns(fake, bot, game_id, table_message, [alice, bob], random.Random(9))
-    stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
+    stored = await GameLedger(bot.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified
     assert len(await bot.service.storage.games.actions(game_id)) == stored.version
     for inter in fake.interactions.values():

@@ -11,7 +11,7 @@ import pytest
 from bot.clock import ManualClock
 from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 
 from .conftest import act_of, button, forged_click, open_panel, play_turns, reveal_own_cards, start_table
 from .skipbo_helpers import Clicker, start_skipbo
@@ -60,7 +60,7 @@ async def take_hint(fake: Any, bot: Any, user: Any, panel: Any, game_id: int) ->
     assert line in legal, (line, legal)
     assert table.version == version  # no action committed
     assert table.stored.meta["hints"] == [seat]
-    stored = await GameRules(bot.service.storage).get_game(game_id)
+    stored = await GameLedger(bot.service.storage).get_game(game_id)
     assert stored.meta["hints"] == [seat]  # durable
     return line
 

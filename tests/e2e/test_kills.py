@@ -134,7 +134,7 @@ def read_game(query: Query, game_id: int) -> GameRow:
     }
     engine = BY_KIND[kind].engine
     return GameRow(
-        game_id, kind, status, version, json.loads(meta), users, engine.Game.from_dict(json.loads(snapshot))
+        game_id, kind, status, version, json.loads(meta), users, engine.State.from_dict(json.loads(snapshot))
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bot.render.names import escape_name
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage, user_key
 from bot.ui import boards
 from fakecord import FakeMessage, FakeUser
@@ -218,7 +218,7 @@ async def test_forged_ids_french_server_and_localized_commands(fake_discord: Any
 async def rate_skipbo(storage: Storage, guild_id: int, seats: list[Seat], seed: int) -> list[int]:
     """One rated one-round Skip-Bo game (short stocks) played with random legal moves; its ranks."""
     rng = random.Random(seed)
-    stored = await GameRules(storage).create_game(
+    stored = await GameLedger(storage).create_game(
         guild_id=guild_id,
         channel_id=8_000_000 + seed,
         kind="skipbo",
@@ -228,7 +228,7 @@ async def rate_skipbo(storage: Storage, guild_id: int, seats: list[Seat], seed: 
     )
     while not stored.state.is_over:
         seat = rng.choice(stored.state.seats_to_act())
-        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
+        await GameLedger(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
     assert stored.status == "finished" and stored.finished is not None
     return [r.rank for r in stored.finished.results]
 

@@ -30,7 +30,8 @@ def _table_messages(fake: Any, game_id: int) -> list[Any]:
     return [
         m
         for m in fake.channel_messages(fake.channel("general"))
-        if not m.deleted and any((b := ids.decode(c)) is not None and b.game == game_id for c in m.custom_ids)
+        if not m.deleted
+        and any((b := ids.decode(c)) is not None and b.game_id == game_id for c in m.custom_ids)
     ]
 
 
@@ -66,7 +67,7 @@ async def test_a_table_message_posted_while_the_database_is_away_keeps_its_id(
             lambda: time.monotonic() >= away.until and not table.message_unsaved, 15, what="the id stored"
         )
         assert away.refused > 0
-        stored = await first.service.rules.get_game(game_id)
+        stored = await first.service.ledger.get_game(game_id)
         assert stored.message_id == posted.id
         assert _table_messages(fake, game_id) == [posted]
 

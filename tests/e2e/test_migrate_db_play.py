@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.service.rules import GameRules, replay_log
+from bot.service.ledger import GameLedger, replay_log
 from bot.storage.migrate import migrate
 
 from .conftest import FAST, BotDatabase, act_of, button, open_panel, play_turns, start_table, until_turn
@@ -49,7 +49,7 @@ async def test_a_game_in_play_moves_to_postgresql_and_goes_on_with_its_buttons(
         assert table.version == version + 1
         await play_turns(fake, on_postgres, game_id, table_message, [alice, bob], rng)
         storage = on_postgres.service.storage
-        stored = await GameRules(storage).get_game(game_id, verify=True)
+        stored = await GameLedger(storage).get_game(game_id, verify=True)
         assert stored.status == "finished" and stored.verified
         # The board counts both games: the one copied over and the one finished on PostgreSQL.
         board = await storage.ratings.leaderboard("skyjo")

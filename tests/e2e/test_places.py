@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from bot.games.skipbo import engine as skipbo
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from fakecord import FakeMessage, FakeUser
 
 from .conftest import act_of
@@ -58,8 +58,8 @@ async def team_game(fake: Any, bot: Any, host: FakeUser, guest: FakeUser, seed: 
     await clicker.play(max_moves=1500)
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
     await bot.presenter.flush()
-    stored = await GameRules(bot.service.storage).get_game(game_id)
-    game: skipbo.Game = stored.state
+    stored = await GameLedger(bot.service.storage).get_game(game_id)
+    game: skipbo.State = stored.state
     assert game.winners() in ([0, 2], [1, 3])
     place = 1 if 0 in game.winners() else 2
     for user in (host, guest):  # both speak English; their panels follow the game to its end

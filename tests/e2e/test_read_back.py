@@ -2,7 +2,7 @@
 
 Seen once on a loaded machine (tests/e2e/test_db_faults.py, a PostgreSQL restart): the COMMIT reached
 the server, the connection dropped before its answer came back, the one retry met the server still
-restarting, and so did the single read-back (``GameRules._settle``): the click was refused "the table is
+restarting, and so did the single read-back (``GameLedger._settle``): the click was refused "the table is
 reconnecting; try again" although the move was in the log. Now a human's click (it carries its key)
 whose outcome is unknown reads the game back again with growing pauses while within
 :data:`bot.storage.game_commit.SETTLE_WITHIN_S`, and is answered with its move when the log holds it.

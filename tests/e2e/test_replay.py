@@ -12,7 +12,7 @@ import pytest
 from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.render.images import picture_labels
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.ui import replay
 
 from .conftest import forged_click, play_turns, reveal_own_cards, start_table
@@ -31,7 +31,7 @@ def disabled(message: Any) -> set[str]:
 async def picture_of(bot: Any, game_id: int, step: int, locale: str) -> bytes:
     """The picture a replay must show at ``step``: the spectator view drawn as the presenter draws it."""
     storage = bot.service.storage
-    stored = await GameRules(storage).get_game(game_id)
+    stored = await GameLedger(storage).get_game(game_id)
     frame = replay.frame_at(stored, await storage.games.actions(game_id), step)
     image = BY_KIND[stored.kind].image
     labels = picture_labels(stored.kind, image.DEFAULT_LABELS, locale)
@@ -88,7 +88,7 @@ async def test_a_finished_skyjo_game_replays_step_by_step_privately(
     assert (step, round_number) == (0, 1) and total == len(await bot.service.storage.games.actions(game_id))
     assert disabled(shown) == {"s", "p", "b"}  # nothing before the deal, nor a round before the first
     # Step 0: every card face down in the spectator view, and that is the picture shown.
-    stored = await GameRules(bot.service.storage).get_game(game_id)
+    stored = await GameLedger(bot.service.storage).get_game(game_id)
     frame = replay.frame_at(stored, await bot.service.storage.games.actions(game_id), 0)
     assert all(card == "down" for grid in frame.view["grids"] for card in grid)
     assert [a.filename for a in shown.attachments] == [replay.IMAGE]
@@ -170,7 +170,7 @@ async def test_a_finished_skipbo_game_replays_without_showing_a_hand(
     await fake.wait_until(lambda: f"#{game_id}" in table_message.text, what="the final footer")
     storage = bot.service.storage
     actions = await storage.games.actions(game_id)
-    stored = await GameRules(storage).get_game(game_id)
+    stored = await GameLedger(storage).get_game(game_id)
 
     inter = await fake.run_command(user, "skipbo", "replay", options={"game": str(game_id)})
     shown = await inter.original()

@@ -28,7 +28,7 @@ LABELS = [
 def game_at(stored: Any, actions: list[Any], step: int) -> Any:
     """The engine's game after the first ``step`` actions (what a replay step shows)."""
     engine = BY_KIND[stored.kind].engine
-    game = engine.Game.new(
+    game = engine.State.new(
         [s.engine_name for s in stored.seats], stored.seed, engine.Options.from_dict(stored.options)
     )
     for action in actions[:step]:
@@ -77,7 +77,7 @@ async def walk(fake: Any, bot: Any, user: Any, command: str, game_id: int) -> in
     round; checks every stop against the engine. Returns the rounds seen."""
     lang = "fr" if str(user.locale).startswith("fr") else "en"
     storage = bot.service.storage
-    stored = await bot.service.rules.get_game(game_id)
+    stored = await bot.service.ledger.get_game(game_id)
     actions = list(await storage.games.actions(game_id))
     total = len(actions)
     shown = await (await fake.run_command(user, command, "replay", options={"game": str(game_id)})).original()

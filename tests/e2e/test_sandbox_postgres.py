@@ -17,7 +17,7 @@ import psycopg
 
 from bot.sandbox.run import bot_factory
 from bot.sandbox.server import Sandbox
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import sandbox as sandbox_storage
 from devtools.pgserver import PASSWORD_ROLE, PostgresServer
 from tests.conftest import PgDatabase
@@ -77,7 +77,7 @@ async def test_a_whole_skyjo_game_in_the_sandbox_is_stored_in_postgresql_and_sur
         assert table.version == version_before + 1
         assert any(act_of(c) == "rp" for c in old_panel.custom_ids)
         await play_turns(fake, second, game_id, table_message, [alice, bob], rng)
-        stored = await GameRules(second.service.storage).get_game(game_id, verify=True)
+        stored = await GameLedger(second.service.storage).get_game(game_id, verify=True)
         assert stored.status == "finished" and stored.verified
     finally:
         await running.stop()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage
 from fakecord import FakeMessage, FakeUser
 from tests.e2e.reading import fields_of, footer_of
@@ -38,7 +38,7 @@ def block_rows(field: dict[str, str]) -> list[list[str]]:
 async def finish_elsewhere(storage: Storage, guild_id: int, user: FakeUser, channel: int) -> int:
     """A finished game of ``user`` on another server (written through storage, as the bot would)."""
     seats = [Seat(0, user.global_name or user.username, user_id=user.id), Seat(1, "C", ai_level="easy")]
-    stored = await GameRules(storage).create_game(
+    stored = await GameLedger(storage).create_game(
         guild_id=guild_id,
         channel_id=channel,
         kind="skyjo",
@@ -49,7 +49,7 @@ async def finish_elsewhere(storage: Storage, guild_id: int, user: FakeUser, chan
     rng = random.Random(channel)
     while not stored.state.is_over:
         seat = rng.choice(stored.state.seats_to_act())
-        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
+        await GameLedger(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
     return stored.id
 
 
@@ -92,7 +92,7 @@ async def test_the_sheet_between_rounds_and_at_the_end_then_history(fake_discord
     # The end: the whole sheet, the winner marked and named, the game's id in the footer.
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
     await bot.presenter.flush()
-    stored = await GameRules(storage).get_game(game_id)
+    stored = await GameLedger(storage).get_game(game_id)
     game = stored.state
     sheets = sheet_fields(table_message)  # eight rounds a field, every round shown
     assert len(sheets) == -(-len(game.rounds) // 8)
@@ -152,7 +152,7 @@ async def test_a_french_server_final_sheet_and_history_outside_a_server(
     await play_turns(fake, bot, game_id, table_message, [alice, bob], random.Random(3))
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
     await bot.presenter.flush()
-    stored = await GameRules(bot.service.storage).get_game(game_id)
+    stored = await GameLedger(bot.service.storage).get_game(game_id)
     (sheet,) = sheet_fields(table_message)
     winners = stored.state.winners()
     said = ", ".join((alice, bob)[s].global_name for s in winners)

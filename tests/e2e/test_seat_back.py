@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.clock import ManualClock
 from bot.service import Refused, Table
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 
 from .conftest import (
     act_of,
@@ -91,7 +91,7 @@ async def test_a_replaced_player_takes_the_seat_back_and_plays_on(fake_discord: 
     assert table.missed(bob_seat) == 0 and table.ai_level(bob_seat) is None
     assert (bob_seat, [{"kind": "seat_back", "seat": bob_seat}]) in table.recent
     await fake.wait_until(lambda: "Bob is back" in table_message.text, what="the table saying so")
-    stored = await GameRules(bot.service.storage).get_game(game_id)  # the database says so too
+    stored = await GameLedger(bot.service.storage).get_game(game_id)  # the database says so too
     assert str(bob_seat) not in stored.meta["replaced"] and stored.meta["idle"] == []
 
     # From now on the game waits for Bob: his next turn has a timer of the whole limit, and the

@@ -11,7 +11,7 @@ import discord
 import pytest
 
 from bot.service import Refused
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat
 from bot.storage.settings import DEFAULTS, ServerSettings
 
@@ -181,10 +181,10 @@ async def test_games_with_computers_dealt_unrated_when_the_server_says_so(
         lambda: next((t.id for t in bot.service.tables.values() if t.stored.message_id == lobby.id), None),
         what="the game",
     )
-    assert not (await GameRules(bot.service.storage).get_game(with_computer)).rated
+    assert not (await GameLedger(bot.service.storage).get_game(with_computer)).rated
     # People only: rated as always.
     _, people_only = await start_table(fake, bot, bob, [carol], games)
-    assert (await GameRules(bot.service.storage).get_game(people_only)).rated
+    assert (await GameLedger(bot.service.storage).get_game(people_only)).rated
 
     grant_manage_guild(fake)
     french = await settings(fake, carol, rate_computers=True)

@@ -18,7 +18,7 @@ from bot.clock import ManualClock
 from bot.games.skipbo import engine as skipbo
 from bot.i18n import translate as t
 from bot.service import Refused
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage.ratings import user_key
 from bot.ui import ids
 from fakecord import FakeMessage
@@ -119,10 +119,10 @@ async def test_two_humans_play_a_whole_game_each_in_their_language(fake_discord:
 
     # The game is over and stored: finished, the log replays to the same state.
     await game_over_on_table(fake, table_message)
-    stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
+    stored = await GameLedger(bot.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified and stored.kind == "skipbo"
     assert len(await bot.service.storage.games.actions(game_id)) == stored.version
-    game: skipbo.Game = stored.state
+    game: skipbo.State = stored.state
     assert game.is_over and len(game.winners()) == 1
     winner, loser = (alice, carol) if game.winners() == [0] else (carol, alice)
     assert not game.stocks[game.winners()[0]]
@@ -183,7 +183,7 @@ async def test_one_person_plays_a_whole_game_against_a_computer_from_the_lobby(
     clicker = Clicker(fake, bot, game_id, table_message, [carol], random.Random(3))
     await clicker.play(max_moves=600)
     assert clicker.moves > 5 and clicker.acts.get("dc", 0) > 0
-    stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
+    stored = await GameLedger(bot.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified and stored.state.is_over
 
 
@@ -256,9 +256,9 @@ async def test_a_team_game_shows_partners_and_offers_the_partner_piles(
     assert clicker.acts.get("qs", 0) + clicker.acts.get("qd", 0) > 0, clicker.acts
 
     await game_over_on_table(fake, table_message)
-    stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
+    stored = await GameLedger(bot.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified
-    game: skipbo.Game = stored.state
+    game: skipbo.State = stored.state
     winners = game.winners()
     assert winners in ([0, 2], [1, 3]), f"a team wins together: {winners}"
     assert all(not game.stocks[s] for s in winners)
@@ -325,7 +325,7 @@ async def test_a_game_resumes_after_a_restart_with_old_panels_working(
     # the game goes on to its end.
     clicker = Clicker(fake, second, game_id, table_message, [alice, bob], rng)
     await clicker.play(max_moves=600)
-    stored = await GameRules(second.service.storage).get_game(game_id, verify=True)
+    stored = await GameLedger(second.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified
     log = await second.service.storage.games.actions(game_id)
     assert len(log) == stored.version
@@ -490,6 +490,6 @@ async def test_bad_input_changes_nothing_and_hands_stay_private(fake_discord: An
 
     # The game goes on to its end, and no refused click ever reached the log.
     await clicker.play(max_moves=600)
-    stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
+    stored = await GameLedger(bot.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified
     assert len(await bot.service.storage.games.actions(game_id)) == stored.version

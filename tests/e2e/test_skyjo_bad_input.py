@@ -10,7 +10,7 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.i18n import translate as t
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.ui import followed_panels, ids
 from bot.ui.views import table_message as render_table
 from fakecord import FakeMessage, FakeUser
@@ -141,7 +141,7 @@ async def test_double_click_and_fifty_concurrent_clicks(fake_discord: Any, skybo
     actions = await bot.service.storage.games.actions(game_id)
     assert [a.seq for a in actions] == list(range(1, table.version + 1))
     assert sorted(a.seat for a in actions) == [0, 0, 1, 1]
-    stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)
+    stored = await GameLedger(bot.service.storage).get_game(game_id, verify=True)
     assert stored.state.to_dict() == table.state.to_dict()
 
     # A double click on Draw: one draw; the other click gets the panel as it stands, with a gentle word,
@@ -184,7 +184,7 @@ async def test_a_429_on_the_table_edit_loses_nothing(fake_discord: Any, skybo: A
 
     await fake.wait_until(caught_up, what="the table to catch up")
     assert "Alice turned over a" in table_message.text
-    assert (await GameRules(bot.service.storage).get_game(game_id)).version == version + 1
+    assert (await GameLedger(bot.service.storage).get_game(game_id)).version == version + 1
 
 
 async def test_end_is_for_the_host_or_a_channel_manager_and_unrated(fake_discord: Any, skybo: Any) -> None:
@@ -201,7 +201,7 @@ async def test_end_is_for_the_host_or_a_channel_manager_and_unrated(fake_discord
     assert not answer.ephemeral and "not rated" in answer.text
     await fake.wait_until(lambda: not table_message.custom_ids, what="the table without buttons")
     assert "ended by" in table_message.text
-    stored = await GameRules(bot.service.storage).get_game(game_id)
+    stored = await GameLedger(bot.service.storage).get_game(game_id)
     assert stored.status == "cancelled"
     ratings = await bot.service.storage.db.run(lambda c: c.execute("SELECT count(*) FROM ratings").fetchone())
     assert ratings[0] == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.ui import ids
 
 from .conftest import (
@@ -47,7 +47,7 @@ async def test_two_humans_and_a_computer_play_a_whole_game(
 
     # The game is over: standings on the table message, a Rematch button, the result stored.
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in table_message.custom_ids), what="Rematch")
-    stored = await GameRules(bot.service.storage).get_game(game_id)
+    stored = await GameLedger(bot.service.storage).get_game(game_id)
     assert stored.status == "finished"
     assert stored.state.is_over and max(stored.state.totals) >= 150
     rows = await bot.service.storage.db.run(

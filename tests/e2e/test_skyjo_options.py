@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bot.i18n import translate as t
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.ui.views import table_message as render_table
 from fakecord import FakeDiscord, FakeInteraction, FakeUser
 
@@ -83,7 +83,7 @@ async def test_a_game_with_another_grid_is_played_to_the_end(
     clicks = await play_turns(fake, bot, game_id, lobby, [alice, bob], random.Random(11))
     assert clicks > 0
     await fake.wait_until(lambda: any(act_of(c) == "rm" for c in lobby.custom_ids), what="Rematch")
-    stored = await GameRules(bot.service.storage).get_game(game_id)
+    stored = await GameLedger(bot.service.storage).get_game(game_id)
     assert stored.status == "finished" and stored.state.is_over and max(stored.state.totals) >= 10
     assert stored.options["edition"] == edition and stored.options["columns"] == columns
     assert "Final standings" in lobby.text

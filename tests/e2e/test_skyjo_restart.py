@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bot.client import create_bot
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Storage
 from bot.ui import followed_panels
 
@@ -67,7 +67,7 @@ async def test_a_game_resumes_after_a_restart_with_old_buttons_working(
     )
     # The table message's buttons (posted before the restart) work, and the game goes on to its end.
     await play_turns(fake, second, game_id, table_message, [alice, bob], rng)
-    stored = await GameRules(second.service.storage).get_game(game_id, verify=True)
+    stored = await GameLedger(second.service.storage).get_game(game_id, verify=True)
     assert stored.status == "finished" and stored.verified
     assert len(await second.service.storage.games.actions(game_id)) == stored.version
 
@@ -114,7 +114,7 @@ async def test_next_round_votes_survive_a_restart(fake_discord: Any, skybo: Any,
     await fake.wait_until(lambda: table.version > version, what="the second round")
     assert table.state.round == 2 and table.version == version + 1
     assert not table.votes and "votes" not in table.stored.meta
-    stored = await GameRules(second.service.storage).get_game(game_id, verify=True)
+    stored = await GameLedger(second.service.storage).get_game(game_id, verify=True)
     assert "votes" not in stored.meta
 
 
@@ -193,7 +193,7 @@ async def test_a_stop_as_the_turn_passes_keeps_the_mention_it_was_posting(
     (mention,) = [m for m in sent_to(fake, bob) if m not in earlier]
     storage = await Storage.open(db_file)
     try:
-        stored = await GameRules(storage).get_game(game_id)
+        stored = await GameLedger(storage).get_game(game_id)
     finally:
         await storage.close()
     assert stored.meta["mention"] == [bob.id, turns, mention.id]

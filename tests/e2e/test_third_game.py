@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bot.games import registry
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage.games import FINISHED
 
 from .conftest import FAST, BotDatabase, act_of, button, open_panel, private_answer
@@ -80,5 +80,5 @@ async def test_a_game_that_is_only_a_folder_plays_from_lobby_to_result(
     winner = max(range(3), key=lambda s: table.state.cards[s])
     assert f"Winner: {table.names()[winner]}" in lobby.text
     assert all(f"showed a {card}" in lobby.text for card in table.state.cards)
-    stored = await GameRules(bot.service.storage).get_game(game_id, verify=True)  # its log replays to it
+    stored = await GameLedger(bot.service.storage).get_game(game_id, verify=True)  # its log replays to it
     assert stored.status == FINISHED and stored.state.results()["winners"] == [winner]

@@ -323,7 +323,7 @@ async def test_a_game_ended_in_a_thread_while_the_bot_stopped_gets_its_result_on
     third = await skybo()  # a second restart: nothing is owed any more
     await third.presenter.flush()
     assert len(results_in(fake, general, game_id)) == 1 and thread.archived
-    stored = await third.service.rules.get_game(game_id)
+    stored = await third.service.ledger.get_game(game_id)
     assert stored.meta.get("result_posted") is True
 
 
@@ -410,7 +410,7 @@ async def test_a_thread_result_posted_during_a_blink_is_never_posted_again_by_a_
                 timeout=10,
                 what="the fact stored",
             )
-            stored = await first.service.rules.get_game(game_id)
+            stored = await first.service.ledger.get_game(game_id)
             assert stored.meta.get("result_posted") is True
     if stop == "while the database was away":
         blackout.end()
@@ -420,7 +420,7 @@ async def test_a_thread_result_posted_during_a_blink_is_never_posted_again_by_a_
     second = await skybo()  # the restart
     await second.presenter.flush()
     assert len(results_in(fake, general, game_id)) == 1 and thread.archived
-    stored = await second.service.rules.get_game(game_id)
+    stored = await second.service.ledger.get_game(game_id)
     assert stored.meta.get("result_posted") is True
     found = [r for r in caplog.records if r.getMessage().startswith("thread result found in the channel")]
     assert len(found) == (1 if stop == "while the database was away" else 0)

@@ -129,7 +129,7 @@ async def test_a_table_ended_by_hand_while_the_database_blinks_counts_its_standi
         lambda: any(m.custom_ids for m in fake.channel_messages(second)), what="round 2's table message"
     )
     assert time.monotonic() >= away.until and away.refused > 0
-    stored = await bot.service.rules.get_game(table.id)
+    stored = await bot.service.ledger.get_game(table.id)
     assert stored.status == "cancelled" and await bot.service.storage.results.for_game(table.id) == []
     placed = places(ranks_of(stored.state.totals))
     expected = sorted((seat.user_id, placed[seat.seat].place) for seat in stored.seats)

@@ -120,7 +120,7 @@ async def test_a_knockout_says_who_went_out_labels_the_bye_and_joins_its_bracket
 
     # No Rematch on a tournament's table (the tournament seats its next round); forged: refused.
     for row in (played, final):
-        stored = await bot.service.rules.get_game(row.game_id)
+        stored = await bot.service.ledger.get_game(row.game_id)
         message = fake.messages[stored.message_id]
         assert not any((p := ids.decode(c)) and p.act == "rm" for c in message.custom_ids)
         with pytest.raises(Refused) as refused:
@@ -145,7 +145,7 @@ async def test_with_computers_on_nobody_has_a_bye(fake_discord: Any, skybo: Any,
     tables = view.round_tables(1)
     assert [t.status for t in tables] == [PLAYING, PLAYING]  # no bye
     (alone,) = [t for t in tables if len(t.players) == 1]
-    seats = (await bot.service.rules.get_game(alone.game_id)).seats
+    seats = (await bot.service.ledger.get_game(alone.game_id)).seats
     assert [s.user_id for s in seats] == [alone.players[0], None] and seats[1].ai_level == "normal"
     standings = await fake.wait_until(lambda: _standings(fake), what="the standings")
     name = view.names()[alone.players[0]]

@@ -71,7 +71,7 @@ async def _expected_points(bot: Any, view: Any) -> dict[int, int]:
             points[row.players[0]] += 2
             continue
         results = await bot.service.storage.results.for_game(row.game_id)
-        stored = await bot.service.rules.get_game(row.game_id)
+        stored = await bot.service.ledger.get_game(row.game_id)
         assert results, "every table's game finished with results"
         for mine in results:
             user = stored.seats[mine.seat].user_id

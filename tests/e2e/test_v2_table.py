@@ -24,7 +24,7 @@ from bot.games.skyjo.text import CARD_BACK
 from bot.render import messages
 from bot.render.messages import MAX_LAYOUT_COMPONENTS, MAX_LAYOUT_TEXT, SEAT_COLOURS, layout_of
 from bot.render.seats import seat_mark
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.ui import replay, views
 from fakecord.constants import FLAG_COMPONENTS_V2
 from fakecord.errors import FormErrors
@@ -203,14 +203,14 @@ async def test_an_old_embed_table_keeps_its_buttons_and_takes_the_new_look(
     assert is_v2(table_message) and not table_message.embeds and table_message.content == ""
     assert sorted(table_message.custom_ids) == ids
     assert "Alice turned over" in text_of(table_message)
-    stored = await GameRules(second.service.storage).get_game(game_id)
+    stored = await GameLedger(second.service.storage).get_game(game_id)
     assert stored.message_id == table_message.id  # edited in place, not posted again
 
 
 def _played(engine: Any, module: Any, players: int, options: Any, seed: int) -> tuple[Any, Any]:
     """A game played at random to its end, and its final table (the whole score sheet)."""
     names = [f"**Player_{i}** with a very long name!"[:32] for i in range(players)]
-    game = engine.Game.new(names, seed, options)
+    game = engine.State.new(names, seed, options)
     rng = random.Random(seed)
     recent: list[tuple[int, list[dict[str, Any]]]] = []
     while not game.is_over:

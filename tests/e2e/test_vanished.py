@@ -15,7 +15,7 @@ import discord
 import pytest
 
 from bot.client import create_bot
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.ui import followed_panels
 
 from .conftest import FAST, button, open_lobby, private_answer, reveal_own_cards, start_table
@@ -40,7 +40,7 @@ async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: f
 
 
 async def game_status(bot: Any, game_id: int) -> str:
-    return str((await GameRules(bot.service.storage).get_game(game_id)).status)
+    return str((await GameLedger(bot.service.storage).get_game(game_id)).status)
 
 
 async def lobby_closed(bot: Any, lobby_id: int) -> bool:

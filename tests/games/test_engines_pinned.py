@@ -89,7 +89,7 @@ def _playout(
     engine: ModuleType, players: int, options: dict[str, Any], seed: int, out: Callable[[Any], None]
 ) -> None:
     names = [f"p{i}" for i in range(players)]
-    game = engine.Game.new(names, seed, engine.Options(**options))
+    game = engine.State.new(names, seed, engine.Options(**options))
     rng = random.Random(seed)
     log = []
     for _ in range(MAX_STEPS):
@@ -117,7 +117,7 @@ def _playout(
     assert game.is_over, "the pinned game must end within MAX_STEPS"
     again = engine.replay(names, seed, engine.Options(**options), log)
     assert again == game
-    assert engine.Game.from_dict(game.to_dict()) == game
+    assert engine.State.from_dict(game.to_dict()) == game
 
 
 @pytest.mark.parametrize("which", sorted(TABLES))

@@ -228,7 +228,7 @@ class Table:
             lambda ms: next((m for m in ms if m["id"] == self.message_id and "op" in self.acts(m)), None),
             "the table",
         )  # fmt: skip
-        self.game = next(p.game for c in buttons(table) if (p := act(c["custom_id"])) and p.act == "op")
+        self.game = next(p.game_id for c in buttons(table) if (p := act(c["custom_id"])) and p.act == "op")
 
     @staticmethod
     def acts(message: dict[str, Any]) -> set[str]:

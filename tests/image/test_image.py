@@ -138,7 +138,7 @@ def table_of(page: Page) -> tuple[dict[str, Any], int] | None:
         for comp in buttons(message):
             parsed = act(comp["custom_id"])
             if not message["ephemeral"] and parsed is not None and parsed.act == "op":
-                return message, parsed.game
+                return message, parsed.game_id
     return None
 
 

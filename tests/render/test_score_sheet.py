@@ -21,7 +21,7 @@ from bot.ui import history
 EIGHT = ["Alice", "Bob", "Chloé", "Dave", "Eve", "Frank", "Gina", "Henri-Philippe de Longnom"]
 
 
-def skyjo_game(names: list[str], limit: int, *, stop_after: int | None = None, seed: int = 1) -> skyjo.Game:
+def skyjo_game(names: list[str], limit: int, *, stop_after: int | None = None, seed: int = 1) -> skyjo.State:
     """A Skyjo game played by the normal computer player, to its end or to the end of a round."""
     game = skyjo.new_game(names, seed=seed, options=skyjo.Options(score_limit=limit))
     rng = random.Random(seed)

@@ -120,7 +120,7 @@ def test_plural_rules_of_each_language() -> None:
     ],
 )
 def test_the_reveal_hint_counts_cards(locale: str, one: str, two: str) -> None:
-    game = skyjo.Game.new(NAMES, 1, Options())
+    game = skyjo.State.new(NAMES, 1, Options())
     view = game.view(0)
     view["reveals_left"][0] = 1
     assert panel_hint(view, 0, NAMES, locale=locale).startswith(one)
@@ -193,7 +193,7 @@ def test_every_grid_cell_is_two_narrow_characters() -> None:
         text = cell_text(cell)
         assert len(text) == 2
         assert all(unicodedata.east_asian_width(c) == "Na" for c in text), text
-    game = skyjo.Game.new(NAMES, 4, Options())
+    game = skyjo.State.new(NAMES, 4, Options())
     game.apply(0, skyjo.Reveal(0))
     rows = grid_lines(game.view(None), 0)
     assert len({len(row) for row in rows}) == 1
@@ -252,7 +252,7 @@ def test_a_computer_is_named_in_the_language_of_each_message() -> None:
     assert names == ["Alice", "Computer 1 (normal)", "CPU 2"]
     assert table.names("fr") == ["Alice", "Ordi 1", "Ordi 2"]
     assert [shown_name(n, "fr") for n in names] == ["Alice", "Ordi 1", "Ordi 2"]
-    game = skyjo.Game.new(["a", "b", "c"], 1, Options())
+    game = skyjo.State.new(["a", "b", "c"], 1, Options())
     body = table_body(game.view(None), names, locale="fr")
     assert body.embed is not None
     text = json.dumps(body.embed, ensure_ascii=False)
@@ -332,7 +332,7 @@ def test_a_name_in_a_code_block_is_not_backslashed_and_cannot_close_it() -> None
 @pytest.mark.parametrize("locale", LOCALES)
 def test_hostile_names_stay_text_everywhere_in_a_skyjo_table(locale: str) -> None:
     names = HOSTILE[:4]
-    game = skyjo.Game.new(names, 2, Options(score_limit=10))
+    game = skyjo.State.new(names, 2, Options(score_limit=10))
     recent: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=100)
     rng = random.Random(3)
     bodies = []

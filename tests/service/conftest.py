@@ -150,7 +150,7 @@ def bare_table(table_id: int, kind: str | None = None) -> Table:
     """A dealt table of Ann and Bob (``kind``: the first registered game by default), no storage."""
     kind = kind or sorted(BY_KIND)[0]
     engine = BY_KIND[kind].engine
-    state = engine.Game.new([f"u{ANN}", f"u{BOB}"], 1, engine.Options())
+    state = engine.State.new([f"u{ANN}", f"u{BOB}"], 1, engine.Options())
     head = GameHead(
         id=table_id,
         guild_id=GUILD,

@@ -30,7 +30,7 @@ from bot.storage.lobbies import Lobby
 
 PARTS = Path(bot.service.__file__).parent
 
-SHARED = {"storage", "rules", "lobbies", "clock", "tables", "_locks", "_closed"}
+SHARED = {"storage", "ledger", "lobbies", "clock", "tables", "_locks", "_closed"}
 # The services the core owns and hands every part (issue 48): the bus, the one writer of tables, the
 # turn clock, the sweeper of deadlines, the servers' settings, the users' choices.
 SERVICES = {"bus", "writer", "turn_clock", "sweeper", "settings_book", "user_prefs"}

@@ -41,7 +41,7 @@ def test_each_part_imports_only_the_shared_modules() -> None:
     allowed: dict[str, set[str]] = {
         "types": set(),
         "outcomes": set(),
-        "rules": {"outcomes"},
+        "ledger": {"outcomes"},
         "replay_file": set(),
         "tournament_view": {"types"},
         "tournaments": {"types", "core", "events", "tournament_view"},
@@ -56,10 +56,10 @@ def test_each_part_imports_only_the_shared_modules() -> None:
         "turn_clock": {"types"},
         "computer_moves": {"types"},
         "sweeper": {"types"},
-        "writer": {"types", "events", "snapshots", "rules", "turn_clock", "bus"},
+        "writer": {"types", "events", "snapshots", "ledger", "turn_clock", "bus"},
         "settings_book": {"types"},
         "prefs_cache": set(),
-        "core": {"types", "rules", "bus", "sweeper", "turn_clock", "writer", "settings_book", "prefs_cache"},
+        "core": {"types", "ledger", "bus", "sweeper", "turn_clock", "writer", "settings_book", "prefs_cache"},
     }
     parts = sorted(p for p in PARTS.glob("*.py") if p.name != "__init__.py")
     assert {p.stem for p in parts} >= {"types", "core", "lobbies", "clicks", "timers", "seats"}

@@ -244,7 +244,7 @@ def check(table: Table, watch: Watch, logged: list[Any]) -> None:
     """Every snapshot, asked at once, inside the next commit and at the end, is its version's JSON."""
     engine = table.game.engine
     stored = table.stored
-    state = engine.Game.new(
+    state = engine.State.new(
         [s.engine_name for s in stored.seats], stored.seed, engine.Options.from_dict(stored.options)
     )
     replayed = {0: canonical_json(state.to_dict())}
@@ -256,7 +256,7 @@ def check(table: Table, watch: Watch, logged: list[Any]) -> None:
     assert [s.now.version for s in watch.seen] == sorted(s.now.version for s in watch.seen)
     for seen in watch.seen:
         assert seen.stored_json == replayed[seen.now.version]
-        committed = engine.Game.from_dict(json.loads(seen.stored_json))
+        committed = engine.State.from_dict(json.loads(seen.stored_json))
         expected = {seat: committed.view(seat) for seat in [None, *range(len(stored.seats))]}
         for snapshot in (seen.now, seen.late, seen.after):
             assert everyone(snapshot) == expected
@@ -304,7 +304,7 @@ def test_a_snapshot_keeps_its_version_while_the_table_moves_on() -> None:
         TableSnapshot.of(table)  # a state that runs ahead has no snapshot
     events = table.state.apply(seat, table.state.legal_actions(seat)[0])  # applied, not stored yet
     assert events and table.version == before.version
-    dealt = table.game.engine.Game.from_dict(json.loads(stored.snapshot))
+    dealt = table.game.engine.State.from_dict(json.loads(stored.snapshot))
     assert everyone(before) == {s: dealt.view(s) for s in (None, 0, 1)}  # not the state running ahead
     assert before.panel(seat).view == dealt.view(seat) and before.results() == dealt.results()
     stored.snapshot, stored.version = canonical_json(table.state.to_dict()), stored.version + 1  # stored

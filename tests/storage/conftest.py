@@ -19,7 +19,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.postgres.database import PostgresDatabase, apply_migrations, load_migrations, to_psycopg
 from devtools.pgserver import PostgresServer
@@ -128,7 +128,7 @@ def two_seats(user: int = 11, level: str = "hard") -> list[Seat]:
 async def new_game(
     storage: Storage, channel: int = 100, guild: int | None = 1, seats: list[Seat] | None = None, **kw: object
 ) -> StoredGame:
-    return await GameRules(storage).create_game(
+    return await GameLedger(storage).create_game(
         guild_id=guild,
         channel_id=channel,
         kind="skyjo",
@@ -146,7 +146,7 @@ async def play(storage: Storage, stored: StoredGame, moves: int, seed: int = 0) 
             return
         seat = rng.choice(stored.state.seats_to_act())
         action = rng.choice(stored.state.legal_actions(seat))
-        await GameRules(storage).apply_action(stored, seat, action)
+        await GameLedger(storage).apply_action(stored, seat, action)
 
 
 async def play_to_end(storage: Storage, stored: StoredGame, seed: int = 0) -> None:

@@ -12,7 +12,7 @@ import asyncio
 import random
 import sys
 
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.games import canonical_json
 
@@ -30,7 +30,7 @@ def _seats(rng: random.Random, channel: int) -> list[Seat]:
 
 async def _new_game(storage: Storage, rng: random.Random, channel: int) -> StoredGame:
     # A short score limit, so games finish (and ratings update) within the test's time.
-    return await GameRules(storage).create_game(
+    return await GameLedger(storage).create_game(
         guild_id=7,
         channel_id=channel,
         kind="skyjo",
@@ -43,7 +43,7 @@ async def _new_game(storage: Storage, rng: random.Random, channel: int) -> Store
 async def main(path: str, run_seed: int, count: int) -> None:
     rng = random.Random(run_seed)
     storage = await Storage.open(path, synchronous="FULL")
-    loaded = await GameRules(storage).load_active(verify="full")
+    loaded = await GameLedger(storage).load_active(verify="full")
     print(
         f"LOADED {len(loaded.games)} rebuilt={len(loaded.rebuilt)} quarantined={len(loaded.quarantined)}",
         flush=True,
@@ -59,7 +59,7 @@ async def main(path: str, run_seed: int, count: int) -> None:
         game = stored.state
         seat = rng.choice(game.seats_to_act())
         action = rng.choice(game.legal_actions(seat))
-        await GameRules(storage).apply_action(stored, seat, action)
+        await GameLedger(storage).apply_action(stored, seat, action)
         print(f"ACK {stored.id} {stored.version} {seat} {canonical_json(action.to_dict())}", flush=True)
         if stored.finished is not None:  # the last action also finished the game, atomically
             print(f"FIN {stored.id}", flush=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Storage, StoredGame
 from bot.storage.sqlite.backup import main
 from tests.storage.conftest import REPO, new_game, play, play_to_end, worker_env
@@ -49,7 +49,7 @@ class Writer:
             assert playing, "every game ended: give the writer longer games"
             stored = rng.choice(playing)
             seat = rng.choice(stored.state.seats_to_act())
-            await GameRules(self.storage).apply_action(
+            await GameLedger(self.storage).apply_action(
                 stored, seat, rng.choice(stored.state.legal_actions(seat))
             )
             self.commits += 1
@@ -104,11 +104,11 @@ async def test_a_backup_while_the_bot_writes_is_consistent_and_complete(
         assert rows[finished.id][1] == "finished"
         # The copy opens as a database of the bot, and every game replays from its log to its snapshot.
         async with await Storage.open(dest, synchronous="FULL") as copy:
-            loaded = await GameRules(copy).load_active(verify="full")
+            loaded = await GameLedger(copy).load_active(verify="full")
             assert loaded.rebuilt == [] and loaded.quarantined == []
             assert sorted(g.id for g in loaded.games) == sorted(g.id for g in games)
             for game_id in rows:
-                assert (await GameRules(copy).get_game(game_id, verify=True)).verified
+                assert (await GameLedger(copy).get_game(game_id, verify=True)).verified
             assert len(await copy.results.for_game(finished.id)) == 2
         assert _rows(dest) == rows  # verified as it was: nothing had to be repaired
 

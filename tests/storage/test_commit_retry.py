@@ -35,7 +35,7 @@ import psycopg
 import pytest
 
 from bot.games.skyjo import engine as skyjo
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Storage, StoredGame
 from bot.storage.errors import ConnectionLost, NeedsReload, StaleVersion
 from bot.storage.export import export_game
@@ -66,7 +66,7 @@ async def test_the_key_is_logged_with_its_action_and_exported(backend: Backend, 
     stored = await new_game(any_storage)
     await play(any_storage, stored, 3)
     seat, move = a_move(stored)
-    await GameRules(any_storage).apply_action(stored, seat, move, key=KEY)
+    await GameLedger(any_storage).apply_action(stored, seat, move, key=KEY)
     actions = await any_storage.games.actions(stored.id)
     assert [a.key for a in actions] == [None, None, None, KEY]  # unkeyed: computer, timer, tool
     assert backend.row("SELECT idempotency_key FROM game_actions WHERE seq = 4")[0] == KEY
@@ -166,7 +166,7 @@ async def test_postgres_a_commit_whose_answer_was_lost_is_retried_and_applied_on
         version, state = stored.version, stored.state.to_dict()
         outcomes: list[str] = []
         killer = asyncio.create_task(asyncio.to_thread(terminate_when_waiting, server, "blink"))
-        events = await GameRules(storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
+        events = await GameLedger(storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
         assert await killer == writer  # the bot's writer was the one waiting, and it was terminated
         assert outcomes == ["already_applied"]  # the retry found its key: the first commit had landed
         assert events and stored.version == version + 1 and not stored.needs_reload
@@ -175,7 +175,7 @@ async def test_postgres_a_commit_whose_answer_was_lost_is_retried_and_applied_on
         assert len(await log_of(storage, stored.id)) == version + 1  # applied once
         # The database agrees with the cache, and play goes on (on a new writer connection).
         assert (
-            await GameRules(storage).get_game(stored.id, verify=True)
+            await GameLedger(storage).get_game(stored.id, verify=True)
         ).state.to_dict() == stored.state.to_dict()
         await play(storage, stored, 3)
         assert stored.version == version + 4
@@ -214,7 +214,7 @@ async def test_postgres_a_commit_on_a_dropped_connection_is_retried_and_applied_
     assert terminate_sessions(pg_database.dsn) >= 1  # the bot's writer (and its readers)
     outcomes: list[str] = []
     seat, move = a_move(stored)
-    await GameRules(pg_storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
+    await GameLedger(pg_storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
     assert outcomes == ["applied"]
     assert stored.version == version + 1 and not stored.needs_reload
     assert (await log_of(pg_storage, stored.id))[-1] == (version + 1, seat, KEY)
@@ -239,22 +239,22 @@ async def test_postgres_a_game_that_cannot_be_read_again_keeps_its_last_committe
         outcomes: list[str] = []
         seat, move = a_move(stored)
         with pytest.raises(ConnectionLost):
-            await GameRules(pg_storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
+            await GameLedger(pg_storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
         assert outcomes == ["failed"]
         assert stored.needs_reload and stored.state is not None
         assert stored.version == version and stored.state.to_dict() == state and stored.snapshot == snapshot
         with pytest.raises(NeedsReload):
-            await GameRules(pg_storage).apply_action(stored, seat, move, key=KEY + 1)
+            await GameLedger(pg_storage).apply_action(stored, seat, move, key=KEY + 1)
         assert stored.state.to_dict() == state  # refused before the engine touched it
         with pytest.raises(ConnectionLost):
-            await GameRules(pg_storage).reload(stored)
+            await GameLedger(pg_storage).reload(stored)
         assert stored.needs_reload
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
-    await GameRules(pg_storage).reload(stored)
+    await GameLedger(pg_storage).reload(stored)
     assert not stored.needs_reload and stored.version == version and stored.state.to_dict() == state
-    await GameRules(pg_storage).apply_action(stored, seat, move, key=KEY)
+    await GameLedger(pg_storage).apply_action(stored, seat, move, key=KEY)
     assert (await log_of(pg_storage, stored.id))[-1] == (version + 1, seat, KEY)
     assert len(await log_of(pg_storage, stored.id)) == version + 1
 
@@ -300,7 +300,7 @@ async def test_sqlite_a_commit_that_met_a_busy_lock_is_retried_and_applied_once(
         assert held.wait(5)
         outcomes: list[str] = []
         seat, move = a_move(stored)
-        await GameRules(storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
+        await GameLedger(storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
         holder.join()
         assert retrying.is_set() and outcomes == ["applied"]
         assert stored.version == version + 1
@@ -348,7 +348,7 @@ async def test_sqlite_a_commit_that_landed_but_reported_an_error_is_applied_once
         version = stored.version
         outcomes: list[str] = []
         lost.armed = True
-        await GameRules(storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
+        await GameLedger(storage).apply_action(stored, seat, move, key=KEY, on_retry=outcomes.append)
         assert lost.fired == 1 and outcomes == ["already_applied"]
         assert stored.version == version + 1
         actions = await log_of(storage, stored.id)
@@ -368,9 +368,9 @@ async def _play_until_a_move_ends_it(storage: Storage, stored: StoredGame) -> tu
     while True:
         for seat in stored.state.seats_to_act():
             for move in stored.state.legal_actions(seat):
-                probe = skyjo.Game.from_dict(stored.state.to_dict())
+                probe = skyjo.State.from_dict(stored.state.to_dict())
                 probe.apply(seat, move)
                 if probe.is_over:
                     return seat, move
         seat = rng.choice(stored.state.seats_to_act())
-        await GameRules(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
+        await GameLedger(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))

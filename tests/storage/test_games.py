@@ -10,7 +10,7 @@ import pytest
 
 from bot.engine.errors import GameError
 from bot.games.skyjo import engine as skyjo
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import (
     ChannelBusy,
     GameNotActive,
@@ -42,7 +42,7 @@ async def test_create_append_and_load_after_restart(backend: Backend) -> None:
         log = await storage.games.actions(stored.id)
         assert [a.seq for a in log] == list(range(1, 31))
     async with await backend.open() as storage:
-        loaded = await GameRules(storage).load_active()
+        loaded = await GameLedger(storage).load_active()
         assert [g.id for g in loaded.games] == [stored.id]
         game = loaded.games[0]
         assert game.version == 30
@@ -87,7 +87,7 @@ async def test_stale_version_writes_nothing(storage: Storage, backend: Backend) 
     before = backend.row(
         "SELECT version, snapshot, snapshot_hash, updated_at FROM games WHERE id = ?", stored.id
     )
-    copy = skyjo.Game.from_dict(stored.state.to_dict())
+    copy = skyjo.State.from_dict(stored.state.to_dict())
     seat = copy.seats_to_act()[0]
     action = copy.legal_actions(seat)[0]
     copy.apply(seat, action)
@@ -106,12 +106,12 @@ async def test_stale_version_writes_nothing(storage: Storage, backend: Backend) 
 
 async def test_two_writers_race_and_the_loser_is_reloaded(storage: Storage) -> None:
     first = await new_game(storage)
-    second = await GameRules(storage).get_game(first.id)
+    second = await GameLedger(storage).get_game(first.id)
     seat = first.state.seats_to_act()[0]
-    await GameRules(storage).apply_action(first, seat, first.state.legal_actions(seat)[0])
+    await GameLedger(storage).apply_action(first, seat, first.state.legal_actions(seat)[0])
     seat2 = second.state.seats_to_act()[-1]
     with pytest.raises(StaleVersion):
-        await GameRules(storage).apply_action(second, seat2, second.state.legal_actions(seat2)[-1])
+        await GameLedger(storage).apply_action(second, seat2, second.state.legal_actions(seat2)[-1])
     # the loser's in-memory game was reloaded: it never runs ahead of the log
     assert second.version == 1
     assert second.state.to_dict() == first.state.to_dict()
@@ -120,7 +120,7 @@ async def test_two_writers_race_and_the_loser_is_reloaded(storage: Storage) -> N
 async def test_illegal_action_writes_nothing(storage: Storage) -> None:
     stored = await new_game(storage)
     with pytest.raises(GameError):
-        await GameRules(storage).apply_action(stored, 0, skyjo.Draw())  # still the reveal phase
+        await GameLedger(storage).apply_action(stored, 0, skyjo.Draw())  # still the reveal phase
     assert stored.version == 0
     assert await storage.games.actions(stored.id) == []
 
@@ -129,14 +129,14 @@ async def test_missing_and_closed_games(storage: Storage) -> None:
     with pytest.raises(GameNotFound):
         await storage.games.append_action(999, 0, 0, {"type": "draw"}, {})
     with pytest.raises(GameNotFound):
-        await GameRules(storage).get_game(999)
+        await GameLedger(storage).get_game(999)
     stored = await new_game(storage)
     await storage.games.cancel_game(stored.id, "host left")
     with pytest.raises(GameNotActive):
         await storage.games.append_action(stored.id, 0, 0, {"type": "draw"}, {})
     with pytest.raises(GameNotActive):
         await storage.games.cancel_game(stored.id)
-    assert (await GameRules(storage).get_game(stored.id)).status == "cancelled"
+    assert (await GameLedger(storage).get_game(stored.id)).status == "cancelled"
 
 
 async def test_one_active_game_per_channel(storage: Storage, backend: Backend) -> None:
@@ -183,15 +183,15 @@ async def test_the_last_action_finishes_the_game_with_its_results(storage: Stora
     )
     assert status == "finished" and finished_at is not None and version == stored.version
     with pytest.raises(GameNotActive):
-        await GameRules(storage).finish_game(stored)
-    assert (await GameRules(storage).load_active()).games == []
+        await GameLedger(storage).finish_game(stored)
+    assert (await GameLedger(storage).load_active()).games == []
     assert await storage.games.active_in_channel(100) is None
 
 
 async def test_finish_game_closes_an_ended_game_left_active(storage: Storage) -> None:
     stored = await new_game(storage, options={"score_limit": 30})
     with pytest.raises(GameNotOver):
-        await GameRules(storage).finish_game(stored)
+        await GameLedger(storage).finish_game(stored)
     game = stored.state
     rng = random.Random(2)
     version = 0
@@ -202,16 +202,16 @@ async def test_finish_game_closes_an_ended_game_left_active(storage: Storage) ->
         version = await storage.games.append_action(
             stored.id, version, seat, action.to_dict(), game.to_dict()
         )
-    (loaded,) = (await GameRules(storage).load_active()).games
+    (loaded,) = (await GameLedger(storage).load_active()).games
     assert loaded.state.is_over and loaded.status == "active"
     loaded.version = version - 1
     with pytest.raises(StaleVersion):
-        await GameRules(storage).finish_game(loaded)
+        await GameLedger(storage).finish_game(loaded)
     loaded.version = version
-    finished = await GameRules(storage).finish_game(loaded)
+    finished = await GameLedger(storage).finish_game(loaded)
     assert [r.rank for r in finished.results] == game.results()["ranks"]
     assert len(finished.rating_changes) == 4  # two seats, guild and global
-    assert (await GameRules(storage).get_game(stored.id)).status == "finished"
+    assert (await GameLedger(storage).get_game(stored.id)).status == "finished"
 
 
 # ------------------------------------------------------------------------------------------ snapshots
@@ -242,7 +242,7 @@ async def test_replay_mismatch_is_detected_logged_and_rebuilt(
     await _tamper_consistently(backend, stored.id)
     caplog.set_level(logging.WARNING, logger="bot.storage")
     async with await backend.open() as storage:
-        loaded = await GameRules(storage).load_active(verify="full")
+        loaded = await GameLedger(storage).load_active(verify="full")
         assert loaded.rebuilt == [stored.id]
         assert {g.id for g in loaded.games} == {stored.id, untouched.id}
         game = next(g for g in loaded.games if g.id == stored.id)
@@ -278,7 +278,7 @@ async def test_cheap_checks_catch_a_damaged_snapshot_at_load(backend: Backend) -
     backend.execute("UPDATE games SET snapshot = '{not json', snapshot_hash = ? WHERE id = ?",
              snapshot_hash("{not json"), unreadable.id)  # fmt: skip
     async with await backend.open() as storage:
-        loaded = await GameRules(storage).load_active()  # the default, cheap check
+        loaded = await GameLedger(storage).load_active()  # the default, cheap check
         assert sorted(loaded.rebuilt) == sorted(truths)
         assert loaded.quarantined == []
         by_id = {g.id: g for g in loaded.games}
@@ -289,7 +289,7 @@ async def test_cheap_checks_catch_a_damaged_snapshot_at_load(backend: Backend) -
         await play(storage, by_id[behind.id], 3)  # and play goes on from it
         assert by_id[behind.id].version == 14
     async with await backend.open() as storage:  # repaired for good
-        loaded = await GameRules(storage).load_active(verify="full")
+        loaded = await GameLedger(storage).load_active(verify="full")
         assert loaded.rebuilt == [] and len(loaded.games) == 3
 
 
@@ -297,17 +297,17 @@ async def test_an_engine_change_triggers_full_verification(backend: Backend) -> 
     async with await backend.open() as storage:
         stored = await new_game(storage)
         await play(storage, stored, 10)
-        assert (await GameRules(storage).load_active()).rebuilt == []  # records the engine fingerprint
+        assert (await GameLedger(storage).load_active()).rebuilt == []  # records the engine fingerprint
     await _tamper_consistently(backend, stored.id)
     async with await backend.open() as storage:
         assert (
-            await GameRules(storage).load_active()
+            await GameLedger(storage).load_active()
         ).rebuilt == []  # same engine: the cheap check trusts it
-        assert (await GameRules(storage).verify(stored.id)).verified  # ...but verifying on demand replays
+        assert (await GameLedger(storage).verify(stored.id)).verified  # ...but verifying on demand replays
     await _tamper_consistently(backend, stored.id)
     backend.execute("UPDATE storage_state SET value = 'older-engine' WHERE key = 'engine:skyjo'")
     async with await backend.open() as storage:
-        loaded = await GameRules(storage).load_active()
+        loaded = await GameLedger(storage).load_active()
         assert loaded.rebuilt == [stored.id]
     (value,) = backend.row("SELECT value FROM storage_state WHERE key = 'engine:skyjo'")
     assert value != "older-engine"
@@ -335,16 +335,16 @@ async def test_corrupt_or_unknown_games_are_quarantined(
     backend.execute("UPDATE games SET snapshot_hash = 'x' WHERE id = ?", no_seats.id)
     caplog.set_level(logging.ERROR, logger="bot.storage")
     async with await backend.open() as storage:
-        loaded = await GameRules(storage).load_active()
+        loaded = await GameLedger(storage).load_active()
         assert [g.id for g in loaded.games] == [good.id]
         assert loaded.games[0].version == 8
         bad = {unknown.id, bad_options.id, bad_log.id, no_seats.id}
         assert set(loaded.quarantined) == bad
         with pytest.raises(GameQuarantined):
-            await GameRules(storage).get_game(unknown.id)
+            await GameLedger(storage).get_game(unknown.id)
         # their channels are free again, and a second start does not see them
         await new_game(storage, channel=2)
-        assert len((await GameRules(storage).load_active()).games) == 2
+        assert len((await GameLedger(storage).load_active()).games) == 2
     rows = backend.execute("SELECT id, status, note FROM games WHERE status = 'quarantined'")
     assert {r[0] for r in rows} == bad
     notes = {r[0]: r[2] for r in rows}

@@ -272,7 +272,7 @@ async def test_a_locked_database_is_database_busy_for_the_whole_group(db_path: P
 
 _WORKER = r"""
 import asyncio, random, sys
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage
 from bot.storage.games import canonical_json
 
@@ -280,14 +280,14 @@ async def player(storage, rng, channel, stored):
     while True:
         if stored.finished is not None:
             print(f"FIN {stored.id}", flush=True)
-            stored = await GameRules(storage).create_game(
+            stored = await GameLedger(storage).create_game(
                 guild_id=7, channel_id=channel, kind="skyjo", seed=rng.randrange(2**31),
                 seats=[Seat(0, "u", user_id=channel), Seat(1, "c", ai_level="easy")],
                 options={"score_limit": 30})
         game = stored.state
         seat = rng.choice(game.seats_to_act())
         action = rng.choice(game.legal_actions(seat))
-        await GameRules(storage).apply_action(stored, seat, action)
+        await GameLedger(storage).apply_action(stored, seat, action)
         print(f"ACK {stored.id} {stored.version} {seat} {canonical_json(action.to_dict())}", flush=True)
         if storage.db.stats.largest > 1:
             print("GROUPED", flush=True)
@@ -295,12 +295,12 @@ async def player(storage, rng, channel, stored):
 async def main(path, seed, count):
     rng = random.Random(seed)
     storage = await Storage.open(path, synchronous="FULL")
-    loaded = await GameRules(storage).load_active(verify="full")
+    loaded = await GameLedger(storage).load_active(verify="full")
     print(f"LOADED {len(loaded.games)} quarantined={len(loaded.quarantined)}", flush=True)
     games = {g.channel_id: g for g in loaded.games}
     for channel in range(1, count + 1):
         if channel not in games:
-            games[channel] = await GameRules(storage).create_game(
+            games[channel] = await GameLedger(storage).create_game(
                 guild_id=7, channel_id=channel, kind="skyjo", seed=rng.randrange(2**31),
                 seats=[Seat(0, "u", user_id=channel), Seat(1, "c", ai_level="easy")],
                 options={"score_limit": 30})

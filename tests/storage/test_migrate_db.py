@@ -20,7 +20,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from bot.service.rules import GameRules, replay_log
+from bot.service.ledger import GameLedger, replay_log
 from bot.storage import ChannelBusy, Seat, ServerSettings, Storage, UserPrefs, user_key
 from bot.storage.export import main_export
 from bot.storage.games import snapshot_hash
@@ -76,7 +76,7 @@ async def _build(path: Path) -> dict[str, Any]:
             active.append(game.id)
         # A click's action carries its interaction id, the idempotency key (migration 0006).
         seat = game.state.seats_to_act()[0]
-        await GameRules(storage).apply_action(game, seat, game.state.legal_actions(seat)[0], key=KEY)
+        await GameLedger(storage).apply_action(game, seat, game.state.legal_actions(seat)[0], key=KEY)
         facts["keyed"] = (game.id, game.version)
         empty = await new_game(storage, channel=210, guild=None, seats=_seats(14))
         active.append(empty.id)
@@ -111,7 +111,7 @@ async def _build(path: Path) -> dict[str, Any]:
         await storage.tournaments.table_ended(
             await storage.tournaments.table_playing(table, 401, dealt.id), [(11, 1), (12, 2)]
         )
-        await GameRules(storage).load_active()  # records the engine fingerprints in storage_state
+        await GameLedger(storage).load_active()  # records the engine fingerprints in storage_state
         facts.update(
             empty=empty.id, active=active, lobby=lobby.id, cancelled=cancelled.id, quarantined=broken.id
         )
@@ -212,7 +212,7 @@ def test_copies_everything_verifies_it_and_the_games_continue(
 
     async def continue_on_postgres() -> None:
         async with Storage(await PostgresDatabase.open(pg_database.dsn)) as storage:
-            loaded = await GameRules(storage).load_active()
+            loaded = await GameLedger(storage).load_active()
             assert sorted(g.id for g in loaded.games) == sorted(facts["active"])
             assert loaded.rebuilt == [] and loaded.quarantined == []
             lobby = await storage.lobbies.get(facts["lobby"])
@@ -451,7 +451,7 @@ def test_a_bot_still_running_on_the_source_does_not_break_the_copy(
 
     async def with_bot_running() -> int:
         async with await Storage.open(running, synchronous="FULL") as storage:  # holds the file's lock
-            loaded = await GameRules(storage).load_active()
+            loaded = await GameLedger(storage).load_active()
             game = next(g for g in loaded.games if g.id == facts["active"][1])
             await play(storage, game, 4, seed=21)  # in the WAL, not yet checkpointed
             code = main(["--from", str(running), "--to", pg_database.dsn], replay_log)

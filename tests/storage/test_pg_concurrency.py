@@ -25,8 +25,8 @@ import psycopg
 import pytest
 
 from bot.games.registry import get_engine
+from bot.service.ledger import GameLedger
 from bot.service.outcomes import DEFAULT_MU
-from bot.service.rules import GameRules
 from bot.storage import (
     ChannelBusy,
     GameNotActive,
@@ -80,7 +80,7 @@ def _snapshot(stored: StoredGame) -> str:
 
 
 def _ends(stored: StoredGame, seat: int, action: Any) -> bool:
-    copy = get_engine(stored.kind).Game.from_dict(stored.state.to_dict())
+    copy = get_engine(stored.kind).State.from_dict(stored.state.to_dict())
     copy.apply(seat, action)
     return bool(copy.is_over)
 
@@ -93,7 +93,7 @@ async def _play_to_the_brink(storage: Storage, stored: StoredGame, seed: int) ->
         action = rng.choice(stored.state.legal_actions(seat))
         if _ends(stored, seat, action):
             return seat, action
-        await GameRules(storage).apply_action(stored, seat, action)
+        await GameLedger(storage).apply_action(stored, seat, action)
 
 
 async def _game_at_the_brink(
@@ -140,7 +140,7 @@ async def test_the_same_action_raced_from_two_processes_is_applied_once(
             stored = await new_game(a, channel=next(channels), seats=_seats(11), options=SHORT)
             games += 1
         mine, theirs = await asyncio.gather(
-            GameRules(a).get_game(stored.id), GameRules(b).get_game(stored.id)
+            GameLedger(a).get_game(stored.id), GameLedger(b).get_game(stored.id)
         )
         assert mine.version == theirs.version
         before = mine.version
@@ -148,8 +148,8 @@ async def test_the_same_action_raced_from_two_processes_is_applied_once(
         action = rng.choice(mine.state.legal_actions(seat))
         same = get_engine(mine.kind).action_from_dict(action.to_dict())
         results = await asyncio.gather(
-            GameRules(a).apply_action(mine, seat, action),
-            GameRules(b).apply_action(theirs, seat, same),
+            GameLedger(a).apply_action(mine, seat, action),
+            GameLedger(b).apply_action(theirs, seat, same),
             return_exceptions=True,
         )
         won = [i for i, r in enumerate(results) if not isinstance(r, BaseException)]
@@ -165,7 +165,7 @@ async def test_the_same_action_raced_from_two_processes_is_applied_once(
             finished += 1
         log = await a.games.actions(stored.id)
         assert len(log) == before + 1 and log[-1].action == action.to_dict() and log[-1].seat == seat
-        fresh = await GameRules(b).get_game(stored.id, verify=True)  # the snapshot against a replay too
+        fresh = await GameLedger(b).get_game(stored.id, verify=True)  # the snapshot against a replay too
         assert fresh.version == winner.version == before + 1
         assert _snapshot(fresh) == _snapshot(winner)
         loser = (mine, theirs)[1 - won[0]]
@@ -192,7 +192,7 @@ async def _finish_both_while_held(
         holder.execute("BEGIN")
         holder.execute(hold_sql, hold_params)
         finishing = [
-            asyncio.ensure_future(GameRules(storage).apply_action(stored, seat, action))
+            asyncio.ensure_future(GameLedger(storage).apply_action(stored, seat, action))
             for storage, (stored, seat, action) in zip(two, brinks, strict=True)
         ]
         await asyncio.to_thread(_waiting_on_locks, url, 2)
@@ -265,7 +265,7 @@ async def test_two_games_of_a_rated_player_ending_together_lose_no_update(
     user = 31
     player = user_key(user)
     first = await _game_at_the_brink(a, 1, user, seed=1)
-    await GameRules(a).apply_action(first[0], first[1], first[2])  # the player now has rows
+    await GameLedger(a).apply_action(first[0], first[1], first[2])  # the player now has rows
     rows, _ = await _rating_state(a, player)
     assert set(rows) == {GLOBAL_SCOPE, GUILD}
     brinks = [await _game_at_the_brink(a, 2, user, seed=2), await _game_at_the_brink(b, 3, user, seed=3)]
@@ -346,7 +346,7 @@ async def test_games_of_one_player_ending_together_many_times(two: tuple[Storage
         )
         await asyncio.gather(
             *(
-                GameRules(storage).apply_action(stored, seat, action)
+                GameLedger(storage).apply_action(stored, seat, action)
                 for storage, (stored, seat, action) in zip(two, brinks, strict=True)
             )
         )

@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import StaleVersion, Storage
 from bot.storage.backend import COMMITTED
 from bot.storage.postgres import database as pg_database
@@ -132,7 +132,7 @@ async def test_through_the_database_a_stale_write_in_a_group_fails_alone(pg_dsn:
         games[1].version = 5  # as if another process had moved it on: stale
         results = await asyncio.gather(
             *(
-                GameRules(storage).apply_action(stored, seat, action)
+                GameLedger(storage).apply_action(stored, seat, action)
                 for stored, (seat, action) in zip(games, steps, strict=True)
             ),
             return_exceptions=True,
@@ -141,7 +141,7 @@ async def test_through_the_database_a_stale_write_in_a_group_fails_alone(pg_dsn:
         assert not isinstance(results[0], BaseException) and not isinstance(results[2], BaseException)
         assert storage.db.stats.largest == 3  # the three shared one group
         for stored, version in zip(games, (1, 0, 1), strict=True):
-            assert (await GameRules(storage).get_game(stored.id)).version == version
+            assert (await GameLedger(storage).get_game(stored.id)).version == version
             assert len(await storage.games.actions(stored.id)) == version
 
 

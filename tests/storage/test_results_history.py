@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage
 from tests.storage.conftest import new_game, play_to_end
 
@@ -18,7 +18,7 @@ def storage(any_storage: Storage) -> Storage:
 async def _finish(storage: Storage, channel: int, *, guild: int | None = 1, kind: str = "skyjo") -> int:
     seats = [Seat(0, "Alice", user_id=11), Seat(1, "Bob", user_id=22), Seat(2, "C", ai_level="easy")]
     options = {"score_limit": 40} if kind == "skyjo" else {"stock_size": 5}
-    stored = await GameRules(storage).create_game(
+    stored = await GameLedger(storage).create_game(
         guild_id=guild, channel_id=channel, kind=kind, seats=seats, seed=channel, options=options
     )
     await play_to_end(storage, stored, seed=channel)

@@ -11,7 +11,7 @@ from typing import Any
 
 from bot.clock import ManualClock
 from bot.service import DEFAULT_TURN_LIMIT, TableService, token_of
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Storage, StoredGame
 from bot.storage.lobbies import STARTED, LobbySeat
 
@@ -59,7 +59,9 @@ async def test_resume_stores_every_timer_in_one_transaction(backend: Backend) ->
     storage = await backend.open()
     try:
         games = await _fill(storage)
-        await GameRules(storage).load_active()  # the engine fingerprints are recorded: not the resume's write
+        await GameLedger(
+            storage
+        ).load_active()  # the engine fingerprints are recorded: not the resume's write
     finally:
         await storage.close()
     storage = await backend.open()
@@ -74,7 +76,7 @@ async def test_resume_stores_every_timer_in_one_transaction(backend: Backend) ->
         now = clock.now_ms()
         timed = 0
         for table in tables:
-            stored = await GameRules(storage).get_game(table.id)
+            stored = await GameLedger(storage).get_game(table.id)
             assert stored.meta == table.stored.meta  # what memory holds is what was committed
             waits_for_human = any(table.ai_level(s) is None for s in table.state.seats_to_act())
             if table.turn_limit and waits_for_human:
@@ -122,7 +124,7 @@ async def test_resume_finishes_ended_games_and_closes_lobbies_beside_games(backe
         assert set(tables) == {beside.id, ended.id, *(g.id for g in others)}
         assert tables[ended.id].finished and ended.id not in service.tables
         assert tables[ended.id].stored.finished is not None
-        assert (await GameRules(storage).get_game(ended.id)).status == "finished"
+        assert (await GameLedger(storage).get_game(ended.id)).status == "finished"
         assert [r.seat for r in await storage.results.for_game(ended.id)] == [0, 1]
         closed = await storage.lobbies.get(lobby.id)
         assert (closed.status, closed.game_id) == (STARTED, beside.id)
@@ -163,7 +165,7 @@ async def test_a_failed_timer_write_leaves_the_stored_timers_and_the_start_goes_
         tables = await service.resume()
         assert sorted(t.id for t in tables) == sorted(g.id for g in games)
         for table in tables:
-            assert table.stored.meta == (await GameRules(storage).get_game(table.id)).meta
+            assert table.stored.meta == (await GameLedger(storage).get_game(table.id)).meta
             assert table.timer() is None and not table.finished
         assert set(service.tables) == {g.id for g in games}
     finally:
@@ -178,6 +180,6 @@ async def test_set_metas_writes_the_games_that_exist_and_names_the_others(any_st
         [(first.id, {"a": 1}), (second.id + 1000, {"b": 2}), (second.id, {"c": [3]})]
     )
     assert missing == {second.id + 1000}
-    assert (await GameRules(any_storage).get_game(first.id)).meta == {"a": 1}
-    assert (await GameRules(any_storage).get_game(second.id)).meta == {"c": [3]}
+    assert (await GameLedger(any_storage).get_game(first.id)).meta == {"a": 1}
+    assert (await GameLedger(any_storage).get_game(second.id)).meta == {"c": [3]}
     assert await any_storage.games.set_metas([]) == set()

@@ -12,8 +12,8 @@ import psycopg
 import pytest
 
 from bot.games.registry import get_engine
+from bot.service.ledger import GameLedger
 from bot.service.outcomes import DEFAULT_MU, DEFAULT_SIGMA, NEW_RATING
-from bot.service.rules import GameRules
 from bot.storage import SeasonConflict, Seat, Storage, user_key
 from bot.storage.postgres.database import PostgresDatabase
 from bot.storage.seasons import season_scope
@@ -136,14 +136,14 @@ async def test_a_game_ending_while_the_season_ends_counts_for_all_time_only(
         while True:  # to the brink: the next move ends the game
             seat = rng.choice(stored.state.seats_to_act())
             action = rng.choice(stored.state.legal_actions(seat))
-            trial = get_engine(stored.kind).Game.from_dict(stored.state.to_dict())
+            trial = get_engine(stored.kind).State.from_dict(stored.state.to_dict())
             trial.apply(seat, action)
             if trial.is_over:
                 break
-            await GameRules(storage).apply_action(stored, seat, action)
+            await GameLedger(storage).apply_action(stored, seat, action)
         with psycopg.connect(url) as ending:  # the end, in progress
             ending.execute("SELECT id FROM seasons WHERE id = %s FOR UPDATE", (season.id,))
-            last = asyncio.ensure_future(GameRules(storage).apply_action(stored, seat, action))
+            last = asyncio.ensure_future(GameLedger(storage).apply_action(stored, seat, action))
             await asyncio.to_thread(_waiting_on_a_lock, url)
             ending.execute(
                 "UPDATE seasons SET ended_at = 2000, ended_by = 7, podium = '{}' WHERE id = %s", (season.id,)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.config import shards_from
 from bot.service import TableService
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage
 from bot.storage.lobbies import LobbySeat
 
@@ -19,7 +19,7 @@ async def _fill(storage: Storage) -> dict[int, tuple[int, int]]:
     """Per shard: (game id, lobby id) in a guild of that shard."""
     made: dict[int, tuple[int, int]] = {}
     for shard, guild in GUILDS.items():
-        stored = await GameRules(storage).create_game(
+        stored = await GameLedger(storage).create_game(
             guild_id=guild,
             channel_id=100 + shard,
             kind="skyjo",
@@ -63,8 +63,8 @@ async def test_each_process_resumes_only_the_tables_of_its_shards(backend: Backe
             await service.close()
         still_open = {lobby.id for lobby in await storage.lobbies.list_open()}
         assert still_open == {made[0][1]}
-        assert (await GameRules(storage).get_game(made[0][0])).status == "active"
-        assert (await GameRules(storage).get_game(made[1][0])).status == "cancelled"
+        assert (await GameLedger(storage).get_game(made[0][0])).status == "active"
+        assert (await GameLedger(storage).get_game(made[1][0])).status == "cancelled"
         # Without shard settings a process owns everything, as before.
         service = TableService(storage, ai_delay=3600.0)
         try:
@@ -82,10 +82,10 @@ async def test_a_process_neither_loads_nor_repairs_another_shards_games(backend:
     try:
         made = await _fill(storage)
         backend.execute("UPDATE games SET kind = ? WHERE id = ?", "chess", made[0][0])
-        loaded = await GameRules(storage).load_active(owns=shards_from("2", "1").owns)
+        loaded = await GameLedger(storage).load_active(owns=shards_from("2", "1").owns)
         assert [g.id for g in loaded.games] == [made[1][0]] and not loaded.quarantined
         assert backend.row("SELECT status FROM games WHERE id = ?", made[0][0]) == ("active",)
-        everything = await GameRules(storage).load_active()  # shard 0's own process would set it aside
+        everything = await GameLedger(storage).load_active()  # shard 0's own process would set it aside
         assert [g.id for g in everything.games] == [made[1][0]]
         assert backend.row("SELECT status FROM games WHERE id = ?", made[0][0]) == ("quarantined",)
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
-from bot.ui.boards import BY_KIND, LOWER_WINS
+from bot.ui.boards import CARD_GAMES, LOWER_WINS
 from tests.storage.conftest import new_game, play_to_end
 
 
@@ -33,8 +33,8 @@ async def test_overview_per_scope(storage: Storage) -> None:
     unrated = await _finish(storage, 104, rated=False)
     assert len(unrated) == 3
 
-    skyjo, skipbo = await repo.overview(user_key(11), 1, kinds=BY_KIND, lower_wins=LOWER_WINS)
-    assert [o.kind for o in (skyjo, skipbo)] == list(BY_KIND)
+    skyjo, skipbo = await repo.overview(user_key(11), 1, kinds=CARD_GAMES, lower_wins=LOWER_WINS)
+    assert [o.kind for o in (skyjo, skipbo)] == list(CARD_GAMES)
     assert skipbo.stats is None and not skipbo.played and skipbo.history == [] and skipbo.best_total is None
     assert skyjo.played and skyjo.scope == 1
     assert skyjo.stats is not None and skyjo.stats.games == 3
@@ -71,11 +71,11 @@ async def test_overview_of_nobody(storage: Storage) -> None:
     repo = storage.stats
     await _finish(storage, 100)
     for player in (user_key(999), "user:not-a-number", "someone", ai_key("hard")):
-        cards = await repo.overview(player, 1, kinds=BY_KIND, lower_wins=LOWER_WINS)
+        cards = await repo.overview(player, 1, kinds=CARD_GAMES, lower_wins=LOWER_WINS)
         assert [c.played for c in cards] == [False, False]
         assert all(c.history == [] and c.best_total is None for c in cards)
     cards = await repo.overview(
-        user_key(999), 5, kinds=BY_KIND, lower_wins=LOWER_WINS
+        user_key(999), 5, kinds=CARD_GAMES, lower_wins=LOWER_WINS
     )  # a guild without any board
     assert [c.players for c in cards] == [0, 0]
 

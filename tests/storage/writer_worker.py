@@ -15,7 +15,7 @@ import asyncio
 import sys
 import time
 
-from bot.service.rules import GameRules
+from bot.service.ledger import GameLedger
 from bot.storage import DatabaseBusy, DatabaseInUse, Seat, Storage
 
 
@@ -37,7 +37,7 @@ async def main(args: list[str]) -> int:
         sys.stdin.readline()  # the test takes the write lock, then lets us go
         started = time.perf_counter()
         try:
-            await GameRules(storage).create_game(
+            await GameLedger(storage).create_game(
                 guild_id=1,
                 channel_id=channel,
                 kind="skyjo",

@@ -16,7 +16,7 @@ from PIL import Image
 
 from bot.games.base import ButtonSpec
 from bot.games.registry import GAMES
-from bot.games.skyjo.engine import Game, Options
+from bot.games.skyjo.engine import Options, State
 from bot.games.skyjo.faces import face as skyjo_face
 from bot.games.skyjo.panel import MODE_DISCARD, MODE_MAIN, MODE_TAKE, panel_rows
 from bot.ui import display
@@ -99,8 +99,8 @@ def test_the_map_knows_only_sync_s_emojis_and_dresses_only_a_face() -> None:
     assert CardEmojis().dress(card, "sk", display.CLASSIC) == card
 
 
-def _game(players: int, seed: int, steps: int) -> Game:
-    game = Game.new([f"p{i}" for i in range(players)], seed, Options(score_limit=60))
+def _game(players: int, seed: int, steps: int) -> State:
+    game = State.new([f"p{i}" for i in range(players)], seed, Options(score_limit=60))
     return advance(game, random.Random(seed), steps, random_seat=True)
 
 

@@ -1,6 +1,6 @@
 """Skip-Bo computer players (``easy``, ``normal``, ``hard``): pure functions of one seat's view.
 
-A policy sees exactly what :meth:`bot.games.skipbo.engine.Game.view` gives its seat: its own hand, every
+A policy sees exactly what :meth:`bot.games.skipbo.engine.State.view` gives its seat: its own hand, every
 stock size and top, every discard pile, the building piles. It never sees another hand or the draw
 pile, so two games that differ only there get the same decision.
 

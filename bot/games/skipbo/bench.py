@@ -18,10 +18,10 @@ SECONDS = 3.0
 TARGET = 100.0  # games per second, plays-first self-play (issue 4)
 
 
-def random_game(seed: int, plays_first: bool) -> engine.Game:
+def random_game(seed: int, plays_first: bool) -> engine.State:
     """One whole game where every seat picks a random legal action (with ``plays_first``, a random
     play onto a building pile whenever there is one, so that games run to a win)."""
-    game = engine.Game.new([f"seat{i + 1}" for i in range(PLAYERS)], seed)
+    game = engine.State.new([f"seat{i + 1}" for i in range(PLAYERS)], seed)
     uniform = random.Random(f"bench:{seed}").random
     legal_actions, apply, seats_to_act = game.legal_actions, game.apply, game.seats_to_act
     play = engine.Play

@@ -358,7 +358,7 @@ def round_score(stock_left: Sequence[int], winners: Sequence[int]) -> int:
 
 
 @dataclass(eq=True, slots=True)
-class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
+class State(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
     """The whole state of a Skip-Bo game, hidden cards included. Only ``view`` may leave the engine.
 
     Every pile is a list whose top is the last item.
@@ -798,7 +798,7 @@ class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), 
         }
 
     @classmethod
-    def from_dict(cls, data: JSON) -> Game:
+    def from_dict(cls, data: JSON) -> State:
         return cls(
             **cls._head_from(data),
             turn=data["turn"],
@@ -819,8 +819,8 @@ class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), 
         )
 
 
-# What ``Game.apply`` does with each action of a turn (after the skeleton's checks).
-Game.TURN_ACTIONS = {Play: Game._play, Discard: Game._discard, EndTurn: Game._end_turn_empty_handed}
+# What ``State.apply`` does with each action of a turn (after the skeleton's checks).
+State.TURN_ACTIONS = {Play: State._play, Discard: State._discard, EndTurn: State._end_turn_empty_handed}
 
-replay: Final = Game.replay
-new_game: Final = Game.new
+replay: Final = State.replay
+new_game: Final = State.new

@@ -40,7 +40,6 @@ class SkipBo:
     levels: Mapping[str, Policy] = ai.LEVELS
     min_players = engine.MIN_PLAYERS
     max_players = engine.MAX_PLAYERS
-    default_options: Mapping[str, Any] | None = None
     option_ranges: Mapping[str, tuple[int, int]] = OPTION_RANGES
     new: NewTable = NEW  # /skipbo new as data (options.py)
     panel_button = "table.button.my_hand"

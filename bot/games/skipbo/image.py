@@ -1,7 +1,7 @@
 """Skip-Bo table images: the building piles, every stock and discard pile, hand sizes and whose turn
 it is, drawn from a view only (SB-INFO-1, GAME-INFO-1).
 
-The renderer reads nothing but the JSON view of :meth:`bot.games.skipbo.engine.Game.view`. A spectator's
+The renderer reads nothing but the JSON view of :meth:`bot.games.skipbo.engine.State.view`. A spectator's
 table (:func:`render_table`) uses only what is public: stock sizes and tops, discard piles, building
 piles, hand sizes, the draw pile's size. It never looks at ``hand``, even in a seat's view, so a
 hidden card cannot reach it. :func:`render_hand` draws one seat's private panel from that seat's own

@@ -128,7 +128,7 @@ def main(
         score_limit=parsed.score_limit,
     )
     try:
-        game = engine.Game.new(names, seed, options)
+        game = engine.State.new(names, seed, options)
     except GameError as exc:
         out.print(f"error: {exc.key} {exc.params}")
         return 2
@@ -168,7 +168,7 @@ def main(
 
 
 def _ask(
-    game: engine.Game, out: Console, input_fn: Callable[[str], str], names: Sequence[str]
+    game: engine.State, out: Console, input_fn: Callable[[str], str], names: Sequence[str]
 ) -> engine.Action | None:
     """Show the table and the legal moves of the human seat; read one; None to quit."""
     render_table(out, game.view(HUMAN))

@@ -6,20 +6,20 @@ import random
 import time
 
 from bot.games.skyjo import engine as skyjo
-from bot.games.skyjo.engine import PLAY, REVEAL, DiscardAndReveal, Draw, Game, Replace, Reveal, TakeDiscard
+from bot.games.skyjo.engine import PLAY, REVEAL, DiscardAndReveal, Draw, Replace, Reveal, State, TakeDiscard
 
 PLAYERS = ["p1", "p2", "p3", "p4"]
 DRAW = Draw()
 
 
-def random_game(seed: int) -> Game:
+def random_game(seed: int) -> State:
     """One whole game with the published engines' random policy.
 
     Each turn: 50 % take the discard, else draw; after a draw 50 % replace, else discard and reveal;
     every position uniform among the legal ones; initial reveals uniform.
     """
     rng = random.Random(seed)
-    game = Game.new(PLAYERS, seed)
+    game = State.new(PLAYERS, seed)
     rand, choice = rng.random, rng.choice
     apply = game.apply
     while True:
@@ -76,14 +76,14 @@ def run() -> None:
     )
     # A mid-game state: the costs the service pays on each click.
     rng = random.Random(7)
-    game = Game.new(PLAYERS, 7)
+    game = State.new(PLAYERS, 7)
     for _ in range(40):
         seat = game.seats_to_act()[0]
         game.apply(seat, rng.choice(game.legal_actions(seat)))
     data = game.to_dict()
-    round_trip = _per_call(lambda: Game.from_dict(game.to_dict()), 5000)
+    round_trip = _per_call(lambda: State.from_dict(game.to_dict()), 5000)
     to_dict = _per_call(game.to_dict, 5000)
-    from_dict = _per_call(lambda: Game.from_dict(data), 5000)
+    from_dict = _per_call(lambda: State.from_dict(data), 5000)
     view = _per_call(lambda: game.view(0), 5000)
     legal = _per_call(lambda: game.legal_actions(game.seats_to_act()[0]), 5000)
     print(

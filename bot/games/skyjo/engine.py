@@ -377,7 +377,7 @@ def _lines_at(columns: int, rows: int, row_clearing: bool) -> tuple[tuple[_Line,
 
 
 @dataclass(eq=True, slots=True)
-class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
+class State(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
     """The whole state of a Skyjo game, hidden cards included. Only ``view`` may leave the engine."""
 
     phase: str = REVEAL  # the first phase: the initial reveals
@@ -755,7 +755,7 @@ class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), 
         }
 
     @classmethod
-    def from_dict(cls, data: JSON) -> Game:
+    def from_dict(cls, data: JSON) -> State:
         return cls(
             **cls._head_from(data),
             grids=[list(g) for g in data["grids"]],
@@ -773,14 +773,14 @@ class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), 
         )
 
 
-# What ``Game.apply`` does with each kind of action (after the skeleton's checks).
-Game.TURN_ACTIONS = {
-    Draw: Game._draw,
-    TakeDiscard: Game._take_discard,
-    Replace: Game._replace,
-    DiscardAndReveal: Game._discard_and_reveal,
+# What ``State.apply`` does with each kind of action (after the skeleton's checks).
+State.TURN_ACTIONS = {
+    Draw: State._draw,
+    TakeDiscard: State._take_discard,
+    Replace: State._replace,
+    DiscardAndReveal: State._discard_and_reveal,
 }
-Game.OTHER_ACTIONS = {Reveal: Game._reveal}  # SKY-SETUP-3: by any seat with reveals left
+State.OTHER_ACTIONS = {Reveal: State._reveal}  # SKY-SETUP-3: by any seat with reveals left
 
-replay: Final = Game.replay
-new_game: Final = Game.new
+replay: Final = State.replay
+new_game: Final = State.new

@@ -38,7 +38,6 @@ class Skyjo:
     levels: Mapping[str, Policy] = ai.LEVELS
     min_players = engine.MIN_PLAYERS
     max_players = engine.MAX_PLAYERS
-    default_options: Mapping[str, Any] | None = None
     option_ranges: Mapping[str, tuple[int, int]] = OPTION_RANGES
     new: NewTable = NEW  # /skyjo new as data (options.py)
     panel_button = "table.button.my_grid"

@@ -1,6 +1,6 @@
 """Skyjo table images: every grid, the piles and whose turn it is, drawn from a view only (GAME-INFO-1).
 
-The renderer reads nothing but the JSON view of :meth:`bot.games.skyjo.engine.Game.view`, where a
+The renderer reads nothing but the JSON view of :meth:`bot.games.skyjo.engine.State.view`, where a
 face-down card is the string ``"down"`` and a cleared place ``"gone"``: it cannot show a hidden value
 because it is never given one. Card faces, backs and text are drawn once and cached (:mod:`.cards`,
 :mod:`bot.render.images`); a table is a few dozen pastes of those tiles and a fast PNG encoding.

@@ -230,7 +230,7 @@ class TerminalGame:
     ) -> None:
         # A computer player has the same name as at a Discord table (bot.render.names).
         self.players = [name] + [computer_name(i, level) for i in range(1, opponents + 1)]
-        self.game = engine.Game.new(self.players, seed)
+        self.game = engine.State.new(self.players, seed)
         self.policy = ai.LEVELS[level]
         self.rngs = [random.Random(f"play:{seed}:{seat}") for seat in range(len(self.players))]
         self.input_fn = input_fn

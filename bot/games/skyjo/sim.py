@@ -46,7 +46,7 @@ class FastViews:
     snapshot. Tests check that every view equals the engine's own.
     """
 
-    def __init__(self, game: engine.Game) -> None:
+    def __init__(self, game: engine.State) -> None:
         self.game = game
         self.rows = game.options.rows
         self.cells = game.options.columns * game.options.rows
@@ -176,7 +176,7 @@ class Stats:
         for name in ("wins", "points", "finished", "doubled", "columns"):
             setattr(self, name, [0] * self.seats)
 
-    def add(self, game: engine.Game) -> None:
+    def add(self, game: engine.State) -> None:
         self.games += 1
         for seat in game.winners():
             self.wins[seat] += 1

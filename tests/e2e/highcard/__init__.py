@@ -35,7 +35,6 @@ class HighCard:
     engine = engine
     levels: Mapping[str, Policy] = {"easy": _show, "normal": _show, "hard": _show}
     min_players, max_players = engine.MIN_PLAYERS, engine.MAX_PLAYERS
-    default_options: Mapping[str, Any] | None = None
     option_ranges: Mapping[str, tuple[int, int]] = {}
     panel_button = "table.button.my_hand"
     lower_score_wins, scored = False, False

@@ -37,7 +37,7 @@ action_from_dict = action_reader(Show)  # one round only: NextRound is never leg
 
 
 @dataclass(eq=True, slots=True)
-class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
+class State(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), options=Options):
     turn: int | None = None
     totals: list[int] = field(default_factory=list)
     cards: list[int] = field(default_factory=list)
@@ -91,7 +91,7 @@ class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), 
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Game:
+    def from_dict(cls, data: dict[str, Any]) -> State:
         return cls(
             **cls._head_from(data),
             turn=data["turn"],
@@ -102,5 +102,5 @@ class Game(StateSkeleton[Options], kind=KIND, seats=(MIN_PLAYERS, MAX_PLAYERS), 
         )
 
 
-Game.TURN_ACTIONS = {Show: Game._show}
-replay = Game.replay
+State.TURN_ACTIONS = {Show: State._show}
+replay = State.replay

@@ -6,7 +6,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from bot.games.skipbo.engine import DECK, Action, Game, Options, Play
+from bot.games.skipbo.engine import DECK, Action, Options, Play, State
 
 FULL_DECK = Counter(DECK)
 
@@ -15,7 +15,7 @@ def names(n: int) -> list[str]:
     return [f"p{i}" for i in range(n)]
 
 
-def all_cards(game: Game) -> Counter[int]:
+def all_cards(game: State) -> Counter[int]:
     """Every card of the game, wherever it is (SB-DECK-1 conservation)."""
     cards: Counter[int] = Counter()
     for hand in game.hands:
@@ -32,7 +32,7 @@ def all_cards(game: Game) -> Counter[int]:
     return cards
 
 
-def take(game: Game, card: int) -> int:
+def take(game: State, card: int) -> int:
     """Move one ``card`` out of the draw pile (or, failing that, any stock bottom) for rigging."""
     if card in game.draw_pile:
         game.draw_pile.remove(card)
@@ -45,14 +45,14 @@ def take(game: Game, card: int) -> int:
 
 
 def rig(
-    game: Game,
+    game: State,
     seat: int,
     *,
     hand: Sequence[int] | None = None,
     stock_top: Sequence[int] | None = None,
     discards: dict[int, Sequence[int]] | None = None,
     piles: Sequence[int] | None = None,
-) -> Game:
+) -> State:
     """Give ``seat`` the turn with exactly these cards (the other hands empty), keeping all 162
     cards in the game.
 
@@ -84,16 +84,16 @@ def rig(
     return game
 
 
-def new(players: int = 2, seed: int = 1, **options: object) -> Game:
-    return Game.new(names(players), seed, Options(**options))  # type: ignore[arg-type]
+def new(players: int = 2, seed: int = 1, **options: object) -> State:
+    return State.new(names(players), seed, Options(**options))  # type: ignore[arg-type]
 
 
 def random_playout(
     players: int, options: Options, seed: int, plays_first: float = 0.9, check: bool = True
-) -> tuple[Game, list[tuple[int, Action]]]:
+) -> tuple[State, list[tuple[int, Action]]]:
     """A whole game of random legal moves (a play when there is one with probability
     ``plays_first``), checking the card count after every action."""
-    game = Game.new(names(players), seed, options)
+    game = State.new(names(players), seed, options)
     rng = random.Random(seed)
     log: list[tuple[int, Action]] = []
     for _ in range(20_000):

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from bot.games.skipbo import ai, engine
-from bot.games.skipbo.engine import WILD, Discard, Game, NextRound, Options, Play
+from bot.games.skipbo.engine import WILD, Discard, NextRound, Options, Play, State
 from bot.games.skipbo.hard import _threat_by_value
 from bot.sim.common import play_game
 
@@ -16,18 +16,18 @@ from .helpers import names, new, rig
 LEVELS = sorted(ai.LEVELS)
 
 
-def positions(seed: int, players: int, options: Options, every: int = 3) -> list[Game]:
+def positions(seed: int, players: int, options: Options, every: int = 3) -> list[State]:
     """Copies of the positions met in a game of mixed levels (one every ``every`` actions)."""
-    game = Game.new(names(players), seed, options)
+    game = State.new(names(players), seed, options)
     policies = [ai.LEVELS[LEVELS[(seed + s) % 3]] for s in range(players)]
     rng = random.Random(seed)
-    out: list[Game] = []
+    out: list[State] = []
     for step in range(5000):
         if game.is_over:
             break
         seat = game.seats_to_act()[0]
         if step % every == 0:
-            out.append(Game.from_dict(game.to_dict()))
+            out.append(State.from_dict(game.to_dict()))
         game.apply(seat, policies[seat](game.view(seat), rng))
     return out
 
@@ -56,8 +56,8 @@ def test_every_decision_is_legal(players: int, options: Options) -> None:
     assert checked > 100
 
 
-def _shuffle_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
-    other = Game.from_dict(game.to_dict())
+def _shuffle_hidden(game: State, viewer: int, rng: random.Random) -> State:
+    other = State.from_dict(game.to_dict())
     seats = [s for s in range(len(game.players)) if s != viewer]
     pool = list(other.draw_pile)
     for s in seats:
@@ -106,7 +106,7 @@ def test_between_rounds_every_level_deals() -> None:
 # ------------------------------------------------------------------------------------ hard
 
 
-def hard(game: Game, seat: int = 0) -> engine.Action:
+def hard(game: State, seat: int = 0) -> engine.Action:
     return ai.decide_hard(game.view(seat), random.Random(0))
 
 
@@ -204,7 +204,7 @@ def starved_position(
     hand: list[int],
     piles: tuple[int, ...] = (2, 2, 2, 2),
     discards: dict[int, list[int]] | None = None,
-) -> Game:
+) -> State:
     """Seat 0 to play with these cards and stock card 10; with ``starved`` nothing is left to draw
     (every card of the draw pile goes onto the other player's discard piles)."""
     game = rig(new(2, seed=56), 0, hand=hand, stock_top=[10], piles=piles, discards=discards)
@@ -289,7 +289,7 @@ def test_levels_finish_a_team_game(level: str) -> None:
 
 
 def test_legal_actions_list_the_plays_first() -> None:
-    """Game.legal_actions lists every play before the discards (or the end of the turn): the
+    """State.legal_actions lists every play before the discards (or the end of the turn): the
     random players of ``python -m bench skipbo`` find the plays by bisection on that order."""
     checked = 0
     for seed in range(2):

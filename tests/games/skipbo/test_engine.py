@@ -28,12 +28,12 @@ from bot.games.skipbo.engine import (
     Discard,
     DrawPileRefilled,
     EndTurn,
-    Game,
     NextRound,
     Options,
     PileCompleted,
     Play,
     RoundEnded,
+    State,
     StockRevealed,
     TurnStarted,
     action_from_dict,
@@ -43,7 +43,7 @@ from bot.games.skipbo.engine import (
 from .helpers import FULL_DECK, all_cards, names, new, random_playout, rig
 
 
-def unchanged(game: Game, seat: int, action: object, error: type[GameError] = IllegalMove) -> GameError:
+def unchanged(game: State, seat: int, action: object, error: type[GameError] = IllegalMove) -> GameError:
     """GAME-ILLEGAL-1: the action is refused with ``error`` and the state does not move."""
     before = game.to_dict()
     with pytest.raises(error) as caught:
@@ -76,7 +76,7 @@ def test_sb_players_1_two_to_six(players: int) -> None:
 def test_sb_players_1_refuses_other_counts(players: int) -> None:
     """SB-PLAYERS-1: fewer than 2 or more than 6 players is refused."""
     with pytest.raises(InvalidOptions):
-        Game.new(names(players), 1)
+        State.new(names(players), 1)
 
 
 # ------------------------------------------------------------------------------------ setting up
@@ -302,7 +302,7 @@ def test_sb_draw_1_nothing_to_draw_yields_nothing() -> None:
     assert game.turn == 1
 
 
-def _stalled_table() -> Game:
+def _stalled_table() -> State:
     game = rig(new(3, seed=17), 0, hand=[9], piles=[1, 0, 0, 0])
     for seat in (1, 2):
         game.hands[seat] = [10]
@@ -377,7 +377,7 @@ def test_sb_win_1_empty_stock_wins_at_once() -> None:
 # ------------------------------------------------------------------------------------ variants
 
 
-def _win_round(game: Game, seat: int) -> list[skipbo.Event]:
+def _win_round(game: State, seat: int) -> list[skipbo.Event]:
     """Let ``seat`` play its last stock card now (a Skip-Bo card)."""
     game.turn = seat
     game.draw_pile.extend(game.stocks[seat])
@@ -514,7 +514,7 @@ def test_game_info_1_views_hide_other_hands_and_draw_order() -> None:
         seat = game.seats_to_act()[0]
         game.apply(seat, game.legal_actions(seat)[0])
     assert not game.is_over
-    other = Game.from_dict(game.to_dict())
+    other = State.from_dict(game.to_dict())
     pool = other.draw_pile + other.hands[1] + other.hands[2]
     pool.reverse()
     other.hands[1] = pool[: len(game.hands[1])]

@@ -14,10 +14,10 @@ from bot.games.skipbo.engine import (
     Action,
     Discard,
     EndTurn,
-    Game,
     NextRound,
     Options,
     Play,
+    State,
     action_from_dict,
     replay,
 )
@@ -75,7 +75,7 @@ def test_replay_equals_live_state_and_round_trips(table: tuple[int, Options, int
     logged = [(seat, action_from_dict(json.loads(json.dumps(a.to_dict())))) for seat, a in log]
     again = replay(names(players), seed, options, logged)
     assert again == game
-    assert Game.from_dict(json.loads(json.dumps(game.to_dict()))) == game
+    assert State.from_dict(json.loads(json.dumps(game.to_dict()))) == game
 
 
 @SETTINGS
@@ -86,15 +86,15 @@ def test_mid_game_round_trip_and_replay(table: tuple[int, Options, int], cut: in
     _, log = random_playout(players, options, seed, check=False)
     prefix = log[: min(cut, len(log))]
     live = replay(names(players), seed, options, prefix)
-    assert Game.from_dict(live.to_dict()) == live
+    assert State.from_dict(live.to_dict()) == live
     if not live.is_over:
         seat = live.seats_to_act()[0]
         assert live.legal_actions(seat)
 
 
-def _shuffle_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
+def _shuffle_hidden(game: State, viewer: int, rng: random.Random) -> State:
     """The same table for ``viewer`` with other hands and the draw pile dealt differently."""
-    other = Game.from_dict(game.to_dict())
+    other = State.from_dict(game.to_dict())
     seats = [s for s in range(len(game.players)) if s != viewer]
     pool = list(other.draw_pile)
     for s in seats:
@@ -124,7 +124,7 @@ def test_views_leak_nothing(table: tuple[int, Options, int], cut: int, viewer_pi
     assert "draw_pile" not in view and "hands" not in view and "set_aside" not in view
 
 
-def _illegal_candidates(game: Game, seat: int) -> list[tuple[int, object]]:
+def _illegal_candidates(game: State, seat: int) -> list[tuple[int, object]]:
     """Actions the rules refuse in this state (checked against legal_actions)."""
     n = len(game.players)
     hand = game.hands[seat]
@@ -154,7 +154,7 @@ def test_illegal_actions_change_nothing(table: tuple[int, Options, int], rseed: 
     _, log = random_playout(players, options, seed, check=False)
     rng = random.Random(rseed)
     points = sorted(rng.sample(range(len(log) + 1), k=min(6, len(log) + 1)))
-    game = Game.new(names(players), seed, options)
+    game = State.new(names(players), seed, options)
     done = 0
     for point in points:
         for seat, action in log[done:point]:
@@ -176,7 +176,7 @@ def test_illegal_actions_change_nothing(table: tuple[int, Options, int], rseed: 
             else:
                 if phase != "round_over" or not isinstance(bad, NextRound):
                     raise AssertionError(f"{bad} by {who} was accepted")
-                game = Game.from_dict(before)  # NextRound from any seat is legal between rounds
+                game = State.from_dict(before)  # NextRound from any seat is legal between rounds
             assert game.to_dict() == before
 
 
@@ -186,11 +186,11 @@ def test_legal_actions_are_all_accepted(table: tuple[int, Options, int]) -> None
     """Every action listed by legal_actions is accepted by apply (checked on copies)."""
     players, options, seed = table
     _, log = random_playout(players, options, seed, check=False)
-    game = Game.new(names(players), seed, options)
+    game = State.new(names(players), seed, options)
     for index, (seat, action) in enumerate(log):
         if index % 17 == 0:
             actions: list[Action] = game.legal_actions(seat)
             assert len(set(actions)) == len(actions)
             for candidate in actions:
-                Game.from_dict(game.to_dict()).apply(seat, candidate)
+                State.from_dict(game.to_dict()).apply(seat, candidate)
         game.apply(seat, action)

@@ -24,7 +24,7 @@ from PIL import Image, ImageChops
 from bench.render import NAMES, skipbo_mid_game
 from bot.games.skipbo import cards as skipbo_cards
 from bot.games.skipbo import image as skipbo_image
-from bot.games.skipbo.engine import WILD, Game, Options
+from bot.games.skipbo.engine import WILD, Options, State
 from bot.games.skipbo.image import render_hand, render_table
 from bot.render.images import SEAT_DOT
 from bot.render.seats import seat_rgb
@@ -66,21 +66,21 @@ def copy(view: View) -> View:
 TEAMS = Options(teams=True, several_rounds=True, stock_size=20)
 
 
-def _teams_4() -> Game:
+def _teams_4() -> State:
     """Round 2 of a team game of 4 with totals, a Skip-Bo card standing for 11 on a building pile,
     two plays into a turn."""
     return skipbo_mid_game(4, seed=16, turns=16, options=TEAMS, round_number=2, plays=2)
 
 
-def _teams_6() -> Game:
+def _teams_6() -> State:
     return skipbo_mid_game(6, seed=12, turns=42, options=TEAMS, round_number=2, plays=2)
 
 
-def _two() -> Game:
+def _two() -> State:
     return skipbo_mid_game(2, seed=11, turns=14, plays=1)
 
 
-def _own(game: Game, seat: int | None = None) -> View:
+def _own(game: State, seat: int | None = None) -> View:
     return game.view(game.turn if seat is None else seat)
 
 
@@ -251,10 +251,10 @@ def test_a_wrong_hand_card_fails_the_comparison() -> None:
 # SB-INFO-1 / GAME-INFO-1
 
 
-def _hidden_shuffled(game: Game, seed: int, keep_hand: int | None = None) -> Game:
+def _hidden_shuffled(game: State, seed: int, keep_hand: int | None = None) -> State:
     """The same game with its hidden cards dealt differently: the hands (but ``keep_hand``'s), the
     draw pile's order and the stock cards under each top, every pile keeping its size."""
-    other = Game.from_dict(game.to_dict())
+    other = State.from_dict(game.to_dict())
     places: list[tuple[list[int], int]] = []
     for seat, hand in enumerate(other.hands):
         if seat != keep_hand:

@@ -20,10 +20,10 @@ from bot.games.skipbo.engine import (
     Action,
     Discard,
     EndTurn,
-    Game,
     NextRound,
     Options,
     Play,
+    State,
 )
 from bot.games.skipbo.panel import (
     ACT_OF_SOURCE,
@@ -63,7 +63,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 
 @st.composite
-def states(draw: st.DrawFn) -> Game:
+def states(draw: st.DrawFn) -> State:
     """A state reached by random legal play: 2-6 players, teams on or off, small to full stocks."""
     teams = draw(st.booleans())
     players = draw(st.sampled_from([4, 6])) if teams else draw(st.integers(2, 6))
@@ -78,7 +78,7 @@ def states(draw: st.DrawFn) -> Game:
     steps = draw(st.integers(0, 400))
     plays_first = draw(st.sampled_from([0.3, 0.9, 1.0]))
     stop_between_rounds = draw(st.booleans())
-    game = Game.new(names(players), seed, options)
+    game = State.new(names(players), seed, options)
     rng = random.Random(seed)
     for _ in range(steps):
         if game.is_over or (stop_between_rounds and game.phase == "round_over"):
@@ -133,11 +133,11 @@ def _hand_buttons(layout: list[list[ButtonSpec]]) -> int:
     return count
 
 
-def _panel(game: Game, seat: int, mode: int = MODE_MAIN, locale: object = None) -> list[list[ButtonSpec]]:
+def _panel(game: State, seat: int, mode: int = MODE_MAIN, locale: object = None) -> list[list[ButtonSpec]]:
     return panel_rows(game.view(seat), seat, GAME_ID, VERSION, mode, locale)
 
 
-def _reachable(game: Game, seat: int) -> tuple[set[Action], set[int]]:
+def _reachable(game: State, seat: int) -> tuple[set[Action], set[int]]:
     """The actions reachable in at most two clicks from the main panel, and the modes visited."""
     actions: set[Action] = set()
     modes = {MODE_MAIN}
@@ -159,7 +159,7 @@ def _reachable(game: Game, seat: int) -> tuple[set[Action], set[int]]:
 
 @SETTINGS
 @given(states(), st.sampled_from(["en-US", "fr"]))
-def test_every_panel_fits_discord_and_offers_exactly_the_legal_moves(game: Game, locale: str) -> None:
+def test_every_panel_fits_discord_and_offers_exactly_the_legal_moves(game: State, locale: str) -> None:
     """GAME-ILLEGAL-1 from the panel's side: every enabled button is legal, every legal Play and Discard
     (and End turn, Next round) is at most two clicks away; every layout fits Discord."""
     for seat in range(len(game.players)):
@@ -185,7 +185,7 @@ def test_every_panel_fits_discord_and_offers_exactly_the_legal_moves(game: Game,
 
 @SETTINGS
 @given(states())
-def test_the_panel_reads_nothing_of_the_other_hands(game: Game) -> None:
+def test_the_panel_reads_nothing_of_the_other_hands(game: State) -> None:
     """SB-INFO-1: shuffling the other players' hands with the draw pile changes nobody else's panel."""
     seat = game.seats_to_act()[0] if game.seats_to_act() else 0
     before = {mode: _panel(game, seat, mode) for mode in (MODE_MAIN, MODE_END, MODE_STOCK)}
@@ -198,7 +198,7 @@ def test_the_panel_reads_nothing_of_the_other_hands(game: Game) -> None:
     assert before == {mode: _panel(game, seat, mode) for mode in before}
 
 
-def _rigged(**kwargs: Any) -> Game:
+def _rigged(**kwargs: Any) -> State:
     game = new(2, seed=3)
     return rig(game, 0, **kwargs)
 

@@ -1,6 +1,6 @@
 """A Skip-Bo game stopped before its end (a tournament's table ended by hand) is placed by the cards
-left in the (team's) stock, after the totals with several rounds (``Game.standing`` through the
-``Game`` protocol): random playouts stopped at a random point (SB-WIN-1, SB-VAR-TEAM-1,
+left in the (team's) stock, after the totals with several rounds (``State.standing`` through the
+``State`` protocol): random playouts stopped at a random point (SB-WIN-1, SB-VAR-TEAM-1,
 SB-VAR-SCORE-1; SB-INFO-1: hidden cards decide nothing)."""
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.games.skipbo import SKIPBO
-from bot.games.skipbo.engine import Game, Options, replay, team_numbers
+from bot.games.skipbo.engine import Options, State, replay, team_numbers
 
 from ..standing import assert_valid_ranks
 from .helpers import names, random_playout
 from .test_engine_properties import tables
 
 
-def _hidden_shuffled(game: Game, rng: random.Random) -> Game:
+def _hidden_shuffled(game: State, rng: random.Random) -> State:
     """A copy of ``game`` whose hidden cards (hands, stocks under their tops, the draw pile) are dealt
     again among the same places, each pile keeping its size."""
-    other = Game.from_dict(game.to_dict())
+    other = State.from_dict(game.to_dict())
     piles = [*other.hands, *(s[:-1] for s in other.stocks), other.draw_pile]
     pool = [card for pile in piles for card in pile]
     rng.shuffle(pool)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.games.skipbo.engine import HAND, PARTNER_STOCK, STOCK, WILD, Discard, Game, Options, Play
+from bot.games.skipbo.engine import HAND, PARTNER_STOCK, STOCK, WILD, Discard, Options, Play, State
 from bot.games.skipbo.message import (
     describe_events,
     option_lines,
@@ -55,7 +55,7 @@ def _no_raw_keys(texts: list[str]) -> None:
             assert not word.startswith(("skipbo.", "table.", "ui.", "error.")), text
 
 
-def _play(game: Game, rng: random.Random, recent: Recent) -> list[dict[str, Any]]:
+def _play(game: State, rng: random.Random, recent: Recent) -> list[dict[str, Any]]:
     seat = game.seats_to_act()[0]
     actions = game.legal_actions(seat)
     plays = [a for a in actions if isinstance(a, Play)]
@@ -77,7 +77,7 @@ def _play(game: Game, rng: random.Random, recent: Recent) -> list[dict[str, Any]
 def test_a_whole_game_is_told_within_limits_and_hides_every_hand(
     locale: str, players: int, options: Options
 ) -> None:
-    game = Game.new(NAMES[:players], 11, options)
+    game = State.new(NAMES[:players], 11, options)
     rng = random.Random(11)
     recent: Recent = deque(maxlen=12)
     told: list[str] = []
@@ -98,7 +98,7 @@ def test_a_whole_game_is_told_within_limits_and_hides_every_hand(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(states(), st.sampled_from(["en-US", "fr"]), st.booleans())
-def test_tables_fit_discord_with_long_names(game: Game, locale: str, long_names: bool) -> None:
+def test_tables_fit_discord_with_long_names(game: State, locale: str, long_names: bool) -> None:
     n = len(game.players)
     names = (LONG if long_names else NAMES)[:n]
     recent: Recent = deque(maxlen=12)
@@ -126,7 +126,7 @@ def test_tables_fit_discord_with_long_names(game: Game, locale: str, long_names:
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(states())
-def test_sb_info_1_the_table_does_not_depend_on_the_hands(game: Game) -> None:
+def test_sb_info_1_the_table_does_not_depend_on_the_hands(game: State) -> None:
     """Shuffling every hand with the draw pile (same sizes) changes nothing on the table."""
     n = len(game.players)
     before = table_body(game.view(None), NAMES[:n], locale="en")
@@ -190,7 +190,7 @@ def test_public_piles_and_hand_sizes_are_shown() -> None:
     assert f"Stock: top card **{top}**, {len(game.stocks[0])} left" in value
 
 
-def _finish_round(game: Game, seed: int) -> list[dict[str, Any]]:
+def _finish_round(game: State, seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     told: list[dict[str, Any]] = []
     while game.phase == "play":

@@ -7,10 +7,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from bot.games.skyjo import engine as skyjo
-from bot.games.skyjo.engine import Game, Options
+from bot.games.skyjo.engine import Options, State
 
 
-def all_cards(game: Game) -> Counter[int]:
+def all_cards(game: State) -> Counter[int]:
     """Every card of the game wherever it is (SKY-DECK-1 conservation)."""
     cards: Counter[int] = Counter()
     for grid in game.grids:
@@ -32,7 +32,7 @@ ALL_UP_BUT_LAST = [True] * 11 + [False]
 _pinned: dict[int, set[tuple[int, int]]] = {}
 
 
-def _take(game: Game, value: int, seat: int) -> None:
+def _take(game: State, value: int, seat: int) -> None:
     """Remove one ``value`` card from outside ``seat``'s grid, refilling any gap from the draw pile."""
     if value in game.draw_pile:
         game.draw_pile.remove(value)
@@ -53,7 +53,7 @@ def _take(game: Game, value: int, seat: int) -> None:
 
 
 def set_grid(
-    game: Game, seat: int, values: Sequence[int] | dict[int, int], up: Sequence[bool] | None = None
+    game: State, seat: int, values: Sequence[int] | dict[int, int], up: Sequence[bool] | None = None
 ) -> None:
     """Give ``seat`` those cards (a full grid column by column, or {position: value}) keeping the
     150 cards of the game: cards come from the draw pile, else from unpinned cards of other grids."""
@@ -74,7 +74,7 @@ def set_grid(
         game.face_up[seat] = [False] * len(grid)
 
 
-def set_discard(game: Game, top: int) -> None:
+def set_discard(game: State, top: int) -> None:
     """Make ``top`` the only discard card."""
     game.draw_pile.extend(game.discard_pile)
     game.discard_pile = []
@@ -82,23 +82,23 @@ def set_discard(game: Game, top: int) -> None:
     game.discard_pile = [top]
 
 
-def stack_draw(game: Game, *tops: int) -> None:
+def stack_draw(game: State, *tops: int) -> None:
     """Put ``tops`` on top of the draw pile, the first one drawn first."""
     for v in tops:
         _take(game, v, -1)
     game.draw_pile.extend(reversed(tops))
 
 
-def playing_game(players: int = 3, seed: int = 1, options: Options | None = None, turn: int = 0) -> Game:
+def playing_game(players: int = 3, seed: int = 1, options: Options | None = None, turn: int = 0) -> State:
     """A game past its initial reveals, with ``turn`` to play."""
-    game = Game.new([f"p{i}" for i in range(players)], seed, options or Options(initial_reveals=0))
+    game = State.new([f"p{i}" for i in range(players)], seed, options or Options(initial_reveals=0))
     game.phase = skyjo.PLAY
     game.reveals_left = [0] * players
     game.turn = turn
     return game
 
 
-def advance(game: Game, rng: random.Random, steps: int, *, random_seat: bool = False) -> Game:
+def advance(game: State, rng: random.Random, steps: int, *, random_seat: bool = False) -> State:
     """Play up to ``steps`` random legal actions (stopping at the game's end) and return the game.
 
     The seat that acts is the first one allowed to, or a random one of them with ``random_seat``.

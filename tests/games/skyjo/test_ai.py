@@ -16,11 +16,11 @@ from bot.games.skyjo.engine import (
     PLAY,
     DiscardAndReveal,
     Draw,
-    Game,
     NextRound,
     Options,
     Replace,
     Reveal,
+    State,
     TakeDiscard,
 )
 from bot.sim.common import PlainViews, parse_lineup, play_game
@@ -37,10 +37,10 @@ OPTION_SETS = [
 ]
 
 
-def random_position(seed: int, players: int, steps: int, options: Options) -> Game:
+def random_position(seed: int, players: int, steps: int, options: Options) -> State:
     """A game after ``steps`` random legal actions (the seat to act is then asked to decide)."""
     rng = random.Random(seed)
-    game = Game.new([f"p{i}" for i in range(players)], seed, options)
+    game = State.new([f"p{i}" for i in range(players)], seed, options)
     return advance(game, rng, steps)
 
 
@@ -56,7 +56,7 @@ def test_every_decision_is_legal_in_seeded_playouts(lineup: tuple[str, ...], opt
     """Every decision of every level, over whole games, is one of the engine's legal actions."""
     decisions = 0
     for seed in range(3):
-        game = Game.new([f"p{i}" for i in range(len(lineup))], seed, options)
+        game = State.new([f"p{i}" for i in range(len(lineup))], seed, options)
         rngs = [random.Random(seed * 10 + i) for i in range(len(lineup))]
         while not game.is_over:
             seat = game.seats_to_act()[0]
@@ -100,7 +100,7 @@ def test_policies_refuse_a_finished_game() -> None:
 
 
 def test_every_level_answers_next_round_between_rounds() -> None:
-    game = Game.new(["a", "b"], 3)
+    game = State.new(["a", "b"], 3)
     rng = random.Random(0)
     while game.phase != engine.ROUND_OVER:
         seat = game.seats_to_act()[0]
@@ -114,9 +114,9 @@ def test_every_level_answers_next_round_between_rounds() -> None:
 # No hidden information
 
 
-def shuffle_hidden(game: Game, rng: random.Random) -> Game:
+def shuffle_hidden(game: State, rng: random.Random) -> State:
     """The same table with the face-down cards and the draw pile dealt anew among themselves."""
-    other = Game.from_dict(game.to_dict())
+    other = State.from_dict(game.to_dict())
     slots = [(s, p) for s in range(len(other.grids)) for p in other.face_down_positions(s)]
     unseen = [other.grids[s][p] for s, p in slots] + other.draw_pile
     for _ in range(20):
@@ -193,9 +193,9 @@ def test_whole_games_replay_identically() -> None:
 # What each level does
 
 
-def table(mine: list[int | None], up: list[bool], *, discard: int, drawn: int | None = None) -> Game:
+def table(mine: list[int | None], up: list[bool], *, discard: int, drawn: int | None = None) -> State:
     """A 2-player game in play, seat 0 to act with ``mine`` as grid (None = cleared)."""
-    game = Game.new(["a", "b"], 1)
+    game = State.new(["a", "b"], 1)
     game.phase = PLAY
     game.turn = 0
     game.reveals_left = [0, 0]
@@ -212,7 +212,7 @@ UP2 = [True, True] + [False] * 10  # a1 and a2 face up
 MINE = [9, 4, 3, 2, 8, 1, 0, 6, 5, 7, 10, 11]
 
 
-def decide(level: str, game: Game, seed: int = 0) -> Any:
+def decide(level: str, game: State, seed: int = 0) -> Any:
     return ai.LEVELS[level](game.view(0), random.Random(seed))
 
 
@@ -277,7 +277,7 @@ def test_hard_ends_a_round_it_surely_wins() -> None:
 def test_hard_reveals_beside_a_face_up_card_at_the_start() -> None:
     """The second initial reveal goes into the column of the first: a pair there can grow a column."""
     for seed in range(10):
-        game = Game.new(["a", "b", "c"], seed)
+        game = State.new(["a", "b", "c"], seed)
         game.apply(0, Reveal(4))
         action = decide("hard", game, seed)
         assert isinstance(action, Reveal) and action.pos in (3, 5)
@@ -289,7 +289,7 @@ def test_hard_reveals_beside_a_face_up_card_at_the_start() -> None:
 
 def test_fast_views_equal_the_engine_views() -> None:
     for seed, options in enumerate(OPTION_SETS):
-        game = Game.new(["a", "b", "c"], seed, options)
+        game = State.new(["a", "b", "c"], seed, options)
         fast = sim.FastViews(game)
         rng = random.Random(seed)
         while not game.is_over:
@@ -307,7 +307,7 @@ def test_fast_views_equal_the_engine_views() -> None:
 
 def test_fast_views_next_view_is_next_seat_and_its_view() -> None:
     for seed, options in enumerate(OPTION_SETS):
-        game = Game.new(["a", "b", "c", "d"], seed, options)
+        game = State.new(["a", "b", "c", "d"], seed, options)
         fast = sim.FastViews(game)
         rng = random.Random(seed)
         while True:

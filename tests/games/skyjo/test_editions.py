@@ -8,19 +8,19 @@ from bot.engine.errors import InvalidOptions
 from bot.games.base import seat_limit
 from bot.games.skipbo import SKIPBO
 from bot.games.skyjo import SKYJO
-from bot.games.skyjo.engine import EDITIONS, Game, Options
+from bot.games.skyjo.engine import EDITIONS, Options, State
 
 
 def test_sky_players_1_voyage_seats_2_to_4() -> None:
     """SKY-PLAYERS-1: the Voyage edition (seed 002) is the same game for 2 to 4 players."""
     assert EDITIONS == {"classic": 8, "voyage": 4}
     voyage = Options(edition="voyage")
-    assert Game.new(["a", "b", "c", "d"], 1, voyage).options.edition == "voyage"
+    assert State.new(["a", "b", "c", "d"], 1, voyage).options.edition == "voyage"
     with pytest.raises(InvalidOptions) as refused:
-        Game.new(["a", "b", "c", "d", "e"], 1, voyage)
+        State.new(["a", "b", "c", "d", "e"], 1, voyage)
     assert refused.value.key == "skyjo.error.edition_players.voyage"
     assert refused.value.params == {"min": 2, "max": 4}
-    assert len(Game.new([f"p{i}" for i in range(8)], 1, Options()).players) == 8
+    assert len(State.new([f"p{i}" for i in range(8)], 1, Options()).players) == 8
 
 
 def test_an_unknown_edition_is_refused() -> None:

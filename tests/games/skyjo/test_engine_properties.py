@@ -20,11 +20,11 @@ from bot.games.skyjo.engine import (
     Action,
     DiscardAndReveal,
     Draw,
-    Game,
     NextRound,
     Options,
     Replace,
     Reveal,
+    State,
     TakeDiscard,
     action_from_dict,
     replay,
@@ -57,9 +57,9 @@ def tables(draw: st.DrawFn) -> tuple[int, Options, int]:
 
 def random_playout(
     players: int, options: Options, seed: int, check: bool = True
-) -> tuple[Game, list[tuple[int, Action]]]:
+) -> tuple[State, list[tuple[int, Action]]]:
     """A whole game of random legal moves, checking the invariants after every action."""
-    game = Game.new([f"p{i}" for i in range(players)], seed, options)
+    game = State.new([f"p{i}" for i in range(players)], seed, options)
     rng = random.Random(seed)
     log: list[tuple[int, Action]] = []
     for _ in range(20_000):
@@ -85,24 +85,24 @@ def test_random_games_terminate_conserve_cards_and_replay_exactly(table: tuple[i
     assert max(game.totals) >= options.score_limit
     serialised = [(seat, action_from_dict(json.loads(json.dumps(a.to_dict())))) for seat, a in log]
     assert replay(game.players, seed, options, serialised) == game
-    assert Game.from_dict(json.loads(json.dumps(game.to_dict()))) == game
+    assert State.from_dict(json.loads(json.dumps(game.to_dict()))) == game
 
 
 @settings(max_examples=30, deadline=None)
 @given(tables(), st.integers(0, 400))
 def test_state_round_trips_through_json_mid_game(table: tuple[int, Options, int], steps: int) -> None:
     players, options, seed = table
-    game = Game.new([f"p{i}" for i in range(players)], seed, options)
+    game = State.new([f"p{i}" for i in range(players)], seed, options)
     rng = random.Random(seed)
     advance(game, rng, steps)
     data = json.loads(json.dumps(game.to_dict()))
-    assert Game.from_dict(data) == game
-    assert Game.from_dict(data).to_dict() == game.to_dict()
+    assert State.from_dict(data) == game
+    assert State.from_dict(data).to_dict() == game.to_dict()
 
 
-def _hidden_shuffled(game: Game, rng: random.Random) -> Game:
+def _hidden_shuffled(game: State, rng: random.Random) -> State:
     """A copy of ``game`` in which every face-down card and the draw pile order are shuffled."""
-    other = Game.from_dict(game.to_dict())
+    other = State.from_dict(game.to_dict())
     hidden = [(s, p) for s in range(len(other.players)) for p in other.face_down_positions(s)]
     pool = [other.grids[s][p] for s, p in hidden] + other.draw_pile
     rng.shuffle(pool)
@@ -117,7 +117,7 @@ def _hidden_shuffled(game: Game, rng: random.Random) -> Game:
 def test_game_info_1_views_never_contain_hidden_cards(table: tuple[int, Options, int], steps: int) -> None:
     """GAME-INFO-1: views of two states that differ only in hidden cards are identical."""
     players, options, seed = table
-    game = Game.new([f"p{i}" for i in range(players)], seed, options)
+    game = State.new([f"p{i}" for i in range(players)], seed, options)
     rng = random.Random(seed)
     advance(game, rng, steps)
     twin = _hidden_shuffled(game, rng)
@@ -131,7 +131,7 @@ def test_game_info_1_views_never_contain_hidden_cards(table: tuple[int, Options,
                     assert cell == skyjo.HIDDEN
 
 
-def _all_actions(game: Game) -> list[Action]:
+def _all_actions(game: State) -> list[Action]:
     cells = game.cells
     out: list[Action] = [Draw(), NextRound()]
     for pos in [-1, *range(cells), cells, 99]:
@@ -144,7 +144,7 @@ def _all_actions(game: Game) -> list[Action]:
 def test_game_illegal_1_illegal_actions_change_nothing(table: tuple[int, Options, int]) -> None:
     """GAME-ILLEGAL-1: every refused action raises a GameError with a key and leaves the state as it was."""
     players, options, seed = table
-    game = Game.new([f"p{i}" for i in range(players)], seed, options)
+    game = State.new([f"p{i}" for i in range(players)], seed, options)
     rng = random.Random(seed)
     refused = 0
     for _ in range(3000):
@@ -167,9 +167,9 @@ def test_game_illegal_1_illegal_actions_change_nothing(table: tuple[int, Options
 
 
 def test_game_rng_1_same_seed_same_deal_other_seed_other_deal() -> None:
-    a = Game.new(["a", "b", "c"], 42)
-    b = Game.new(["a", "b", "c"], 42)
-    c = Game.new(["a", "b", "c"], 43)
+    a = State.new(["a", "b", "c"], 42)
+    b = State.new(["a", "b", "c"], 42)
+    c = State.new(["a", "b", "c"], 43)
     assert a == b
     assert a.grids != c.grids
 

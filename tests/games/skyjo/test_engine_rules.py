@@ -13,7 +13,6 @@ from bot.games.skyjo.engine import (
     CardExchanged,
     DiscardAndReveal,
     Draw,
-    Game,
     GameEnded,
     LineCleared,
     NextRound,
@@ -22,6 +21,7 @@ from bot.games.skyjo.engine import (
     Reveal,
     RoundEnded,
     RoundFinishing,
+    State,
     TakeDiscard,
     TurnStarted,
     score_round,
@@ -46,24 +46,24 @@ def test_sky_deck_1_the_deck_has_150_cards_with_the_official_counts() -> None:
     assert len(DECK) == 150
     expected = {-2: 5, -1: 10, 0: 15, **{v: 10 for v in range(1, 13)}}
     assert dict(FULL_DECK) == expected
-    game = Game.new(["a", "b"], 3)
+    game = State.new(["a", "b"], 3)
     assert all_cards(game) == FULL_DECK
 
 
 @pytest.mark.parametrize("count", [2, 5, 8])
 def test_sky_players_1_two_to_eight_players_are_accepted(count: int) -> None:
-    game = Game.new([str(i) for i in range(count)], 1)
+    game = State.new([str(i) for i in range(count)], 1)
     assert len(game.grids) == count
 
 
 @pytest.mark.parametrize("count", [0, 1, 9])
 def test_sky_players_1_other_counts_are_refused(count: int) -> None:
     with pytest.raises(InvalidOptions):
-        Game.new([str(i) for i in range(count)], 1)
+        State.new([str(i) for i in range(count)], 1)
 
 
 def test_sky_setup_1_each_player_gets_a_4_by_3_face_down_grid() -> None:
-    game = Game.new(["a", "b", "c"], 11)
+    game = State.new(["a", "b", "c"], 11)
     assert game.options.columns == 4 and game.options.rows == 3
     for grid, up in zip(game.grids, game.face_up, strict=True):
         assert len(grid) == 12 and not any(up)
@@ -72,19 +72,19 @@ def test_sky_setup_1_each_player_gets_a_4_by_3_face_down_grid() -> None:
 
 
 def test_sky_setup_1_grid_size_is_an_option_up_to_5_by_4() -> None:
-    game = Game.new(["a", "b"], 11, Options(columns=5, rows=4))
+    game = State.new(["a", "b"], 11, Options(columns=5, rows=4))
     assert [len(g) for g in game.grids] == [20, 20]
     with pytest.raises(InvalidOptions):
-        Game.new(["a", "b"], 11, Options(columns=6, rows=3))
+        State.new(["a", "b"], 11, Options(columns=6, rows=3))
     with pytest.raises(InvalidOptions):
-        Game.new(["a", "b"], 11, Options(columns=4, rows=5))
+        State.new(["a", "b"], 11, Options(columns=4, rows=5))
     # 8 grids of 20 cards do not fit in 150 cards.
     with pytest.raises(InvalidOptions):
-        Game.new([str(i) for i in range(8)], 11, Options(columns=5, rows=4))
+        State.new([str(i) for i in range(8)], 11, Options(columns=5, rows=4))
 
 
 def test_sky_setup_2_one_card_starts_the_discard_pile_the_rest_is_the_draw_pile() -> None:
-    game = Game.new(["a", "b", "c", "d"], 5)
+    game = State.new(["a", "b", "c", "d"], 5)
     assert len(game.discard_pile) == 1
     assert len(game.draw_pile) == 150 - 4 * 12 - 1
     view = game.view(0)
@@ -94,7 +94,7 @@ def test_sky_setup_2_one_card_starts_the_discard_pile_the_rest_is_the_draw_pile(
 
 
 def test_sky_setup_3_each_player_reveals_two_cards_in_parallel_before_play() -> None:
-    game = Game.new(["a", "b", "c"], 9)
+    game = State.new(["a", "b", "c"], 9)
     assert game.phase == skyjo.REVEAL and game.turn is None
     assert game.seats_to_act() == [0, 1, 2]
     # Players reveal in any order, independently.
@@ -115,31 +115,31 @@ def test_sky_setup_3_each_player_reveals_two_cards_in_parallel_before_play() -> 
 
 
 def test_sky_setup_3_the_number_of_reveals_is_an_option() -> None:
-    game = Game.new(["a", "b"], 9, Options(initial_reveals=3))
+    game = State.new(["a", "b"], 9, Options(initial_reveals=3))
     assert game.reveals_left == [3, 3]
     for seat in (0, 1):
         for pos in (0, 4, 8):
             game.apply(seat, Reveal(pos))
     assert game.phase == skyjo.PLAY
-    no_reveal = Game.new(["a", "b"], 9, Options(initial_reveals=0))
+    no_reveal = State.new(["a", "b"], 9, Options(initial_reveals=0))
     assert no_reveal.phase == skyjo.PLAY and no_reveal.turn == 0
 
 
-def _reveal(game: Game, picks: dict[int, tuple[int, int]]) -> None:
+def _reveal(game: State, picks: dict[int, tuple[int, int]]) -> None:
     for seat, positions in picks.items():
         for pos in positions:
             game.apply(seat, Reveal(pos))
 
 
 def test_sky_start_1_highest_sum_starts_then_highest_card_then_earliest_seat() -> None:
-    game = Game.new(["a", "b", "c"], 4)
+    game = State.new(["a", "b", "c"], 4)
     set_grid(game, 0, {0: 5, 1: 5})  # sum 10, highest 5
     set_grid(game, 1, {0: 12, 1: -2})  # sum 10, highest 12 -> wins the tie
     set_grid(game, 2, {0: 3, 1: 4})  # sum 7
     _reveal(game, {0: (0, 1), 1: (0, 1), 2: (0, 1)})
     assert game.turn == 1
     # Full tie: the earliest seat.
-    game = Game.new(["a", "b", "c"], 4)
+    game = State.new(["a", "b", "c"], 4)
     for seat in range(3):
         set_grid(game, seat, {0: 6, 1: 2})
     _reveal(game, {2: (0, 1), 1: (0, 1), 0: (0, 1)})
@@ -175,7 +175,7 @@ def test_sky_start_1_option_previous_finisher_starts() -> None:
 
 
 def test_sky_start_2_seed_001_worked_example_a_12_and_minus_2_beats_4_and_2() -> None:
-    game = Game.new(["A", "B"], 21)
+    game = State.new(["A", "B"], 21)
     set_grid(game, 0, {0: 12, 1: -2})
     set_grid(game, 1, {0: 4, 1: 2})
     _reveal(game, {1: (0, 1), 0: (0, 1)})
@@ -444,7 +444,7 @@ def test_sky_end_4_round_scores_add_to_totals_negative_ones_lower_them() -> None
     assert game.totals == [17, 20]
 
 
-def _finish_round_with_totals(totals: list[int], limit: int = 100) -> tuple[Game, list[object]]:
+def _finish_round_with_totals(totals: list[int], limit: int = 100) -> tuple[State, list[object]]:
     """Seat 0 finishes a round scoring 10 (doubled to 20, tied with seat 2), seat 1 21, seat 2 10."""
     game = playing_game(players=3, options=Options(initial_reveals=0, score_limit=limit))
     game.totals = list(totals)
@@ -490,7 +490,7 @@ def test_sky_game_2_lowest_total_wins_and_ties_share() -> None:
 
 
 def test_game_illegal_1_wrong_phase_and_bad_positions_change_nothing() -> None:
-    game = Game.new(["a", "b"], 2)
+    game = State.new(["a", "b"], 2)
     before = game.to_dict()
     for seat, action in [
         (0, Draw()),

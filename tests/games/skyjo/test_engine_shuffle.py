@@ -22,9 +22,9 @@ def test_shuffle_matches_random_shuffle(size: int) -> None:
 
 
 def test_a_deal_is_the_deck_shuffled_by_random_shuffle() -> None:
-    from bot.games.skyjo.engine import Game
+    from bot.games.skyjo.engine import State
 
-    game = Game.new(["a", "b", "c"], 42)
+    game = State.new(["a", "b", "c"], 42)
     deck = list(DECK)
     random.Random("skyjo:42:1:deal:0").shuffle(deck)
     assert [v for grid in game.grids for v in grid] == deck[:36]

@@ -24,7 +24,7 @@ from PIL import Image, ImageChops, ImageFont
 from bench.render import NAMES, mid_game
 from bot.games.skyjo import cards as skyjo_cards
 from bot.games.skyjo import image as skyjo_image
-from bot.games.skyjo.engine import Game, Options
+from bot.games.skyjo.engine import Options, State
 from bot.games.skyjo.image import render_grid, render_table
 from bot.render import images
 from bot.render.images import SEAT_DOT, picture_labels, picture_name
@@ -186,9 +186,9 @@ def test_wrong_discard_or_drawn_card_fails() -> None:
 # GAME-INFO-1
 
 
-def _hidden_shuffled(game: Game, seed: int) -> Game:
+def _hidden_shuffled(game: State, seed: int) -> State:
     """The same game with the face-down cards dealt differently and the draw pile in another order."""
-    other = Game.from_dict(game.to_dict())
+    other = State.from_dict(game.to_dict())
     places = [(s, p) for s in range(len(other.players)) for p in other.face_down_positions(s)]
     values = [other.grids[s][p] for s, p in places]
     rng = random.Random(seed)

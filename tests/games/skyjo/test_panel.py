@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.games.skyjo.engine import Game, Options
+from bot.games.skyjo.engine import Options, State
 from bot.games.skyjo.panel import (
     GAME_ACTS,
     MODE_DISCARD,
@@ -22,8 +22,8 @@ from bot.ui.ids import MAX_CUSTOM_ID, MAX_LABEL, MAX_PER_ROW, MAX_ROWS, decode, 
 from .helpers import advance
 
 
-def _game(players: int, columns: int, rows: int, seed: int, steps: int) -> Game:
-    game = Game.new(
+def _game(players: int, columns: int, rows: int, seed: int, steps: int) -> State:
+    game = State.new(
         [f"p{i}" for i in range(players)], seed, Options(columns=columns, rows=rows, score_limit=60)
     )
     return advance(game, random.Random(seed), steps, random_seat=True)

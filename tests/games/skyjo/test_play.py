@@ -119,7 +119,7 @@ def test_parse_position() -> None:
 
 def test_the_board_never_shows_a_face_down_card() -> None:
     """GAME-INFO-1: the board is drawn from the human's view; face-down values never appear."""
-    game = engine.Game.new(["You", "Bot"], 3)
+    game = engine.State.new(["You", "Bot"], 3)
     game.apply(0, engine.Reveal(0))
     game.apply(0, engine.Reveal(1))
     game.apply(1, engine.Reveal(0))

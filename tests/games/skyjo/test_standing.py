@@ -1,5 +1,5 @@
 """A Skyjo game stopped before its end (a tournament's table ended by hand) is placed by the totals of
-its rounds completed (``Game.standing`` through the ``Game`` protocol): random playouts stopped at a
+its rounds completed (``State.standing`` through the ``State`` protocol): random playouts stopped at a
 random point (SKY-GAME-2's order; GAME-INFO-1: hidden cards decide nothing)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.games.skyjo import SKYJO
-from bot.games.skyjo.engine import Game, Options, ranks_of, replay
+from bot.games.skyjo.engine import Options, State, ranks_of, replay
 
 from ..standing import assert_valid_ranks
 from .test_engine_properties import _hidden_shuffled, random_playout, tables
@@ -38,6 +38,6 @@ def test_sky_game_2_a_game_stopped_early_ranks_by_the_rounds_completed(
 
 def test_a_round_in_progress_counts_for_nothing() -> None:
     """Round 2 in play: the first round's totals decide, however the grids of round 2 look."""
-    game = Game.new(["a", "b", "c"], 5, Options())
+    game = State.new(["a", "b", "c"], 5, Options())
     game.totals = [30, 12, 30]
     assert SKYJO.standing(game) == [2, 1, 2]

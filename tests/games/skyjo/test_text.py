@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bot.games.skyjo.engine import Game, Options, TakeDiscard
+from bot.games.skyjo.engine import Options, State, TakeDiscard
 from bot.games.skyjo.text import CARD_BACK, describe_events, table_text
 
 from .helpers import playing_game, set_discard, set_grid
@@ -29,7 +29,7 @@ def test_taking_the_discard_reads_as_one_sentence() -> None:
 
 @pytest.mark.parametrize("locale", ["en-GB", "fr"])
 def test_a_whole_game_is_told_without_raw_keys_or_hidden_cards(locale: str) -> None:
-    game = Game.new(NAMES, 5, Options(score_limit=40))
+    game = State.new(NAMES, 5, Options(score_limit=40))
     rng = random.Random(5)
     told: list[str] = []
     while not game.is_over:

@@ -9,7 +9,7 @@ idempotency keys and the one retry of a commit (:mod:`bot.storage.game_commit`);
 inside the transaction to write (a player's rating row, locked), it runs the computation this layer
 hands it (:func:`bot.service.outcomes.rating_plan`) and knows nothing of what it computes.
 
-:class:`GameRules` wraps a :class:`~bot.storage.Storage`: ``create_game`` (deal and store),
+:class:`GameLedger` wraps a :class:`~bot.storage.Storage`: ``create_game`` (deal and store),
 ``apply_action`` (apply and commit), ``finish_game`` (a game loaded over but never closed),
 ``load_active`` / ``get_game`` / ``verify`` / ``reload`` (rows read by storage, turned into games here:
 a snapshot parsed, or a log replayed when a check fails or the engine's code changed).
@@ -56,14 +56,14 @@ from bot.storage.game_types import (
     GameHead,
     LoadResult,
     Verify,
-    _error_name,
-    _gc_paused,
     canonical_json,
+    error_name,
+    gc_paused,
     snapshot_hash,
 )
 from bot.storage.games import check_seats, is_same_action
 
-log = logging.getLogger("bot.storage.games")  # the log lines of loading and commits keep their name
+log = logging.getLogger("bot.service")  # one name for the service (its messages keep their storage.* words)
 
 RawLog = Sequence[tuple[int, int, str | dict[str, Any]]]
 
@@ -100,7 +100,7 @@ def replay_log(head: GameHead, actions: RawLog) -> GameState:
 def restore(stored: StoredGame, committed: str) -> None:
     """Put back the state as last committed (``committed``, its canonical JSON) and mark the game to
     be read again before anything more is applied to it."""
-    stored.state = get_engine(stored.kind).Game.from_dict(json.loads(committed))
+    stored.state = get_engine(stored.kind).State.from_dict(json.loads(committed))
     stored.snapshot = committed
     stored.needs_reload = True
 
@@ -127,7 +127,7 @@ def check_row(row: GameRow, *, full: bool, actions: list[tuple[int, int, str]] |
         head = row.head()
         engine = get_engine(head.kind)
     except (GameError, StorageError, ValueError, TypeError) as error:
-        return None, Repair(game_id, row.version, quarantine=_error_name(error))
+        return None, Repair(game_id, row.version, quarantine=error_name(error))
     problem: str | None = None
     state: GameState | None = None
     try:
@@ -136,9 +136,9 @@ def check_row(row: GameRow, *, full: bool, actions: list[tuple[int, int, str]] |
         elif row.version != row.last_seq:
             problem = "version_vs_log"
         else:
-            state = engine.Game.from_dict(json.loads(row.snapshot))
+            state = engine.State.from_dict(json.loads(row.snapshot))
     except Exception as error:  # a cache that does not parse is rebuilt from the log, the truth
-        problem = f"snapshot_unreadable:{_error_name(error)}"
+        problem = f"snapshot_unreadable:{error_name(error)}"
     if problem is None and not full and state is not None:
         return head.with_state(state, row.snapshot), None
     if actions is None:
@@ -147,7 +147,7 @@ def check_row(row: GameRow, *, full: bool, actions: list[tuple[int, int, str]] |
         replayed = replay_log(head, actions)
         text = canonical_json(replayed.to_dict())
     except Exception as error:
-        return None, Repair(game_id, row.version, quarantine=f"log_replay_failed:{_error_name(error)}")
+        return None, Repair(game_id, row.version, quarantine=f"log_replay_failed:{error_name(error)}")
     stored = head.with_state(replayed, text, verified=True)
     if problem is None and text == row.snapshot:
         return stored, None
@@ -181,7 +181,7 @@ def check_row(row: GameRow, *, full: bool, actions: list[tuple[int, int, str]] |
     return stored, Repair(game_id, row.version, snapshot=text, version=len(actions))
 
 
-class GameRules:
+class GameLedger:
     """The games of one :class:`~bot.storage.Storage`, their rules applied here (see the module doc)."""
 
     def __init__(self, storage: Storage) -> None:
@@ -217,7 +217,7 @@ class GameRules:
         engine = get_engine(kind)
         check_seats(seats)
         options_obj = engine.Options.from_dict(dict(options or {}))
-        state = engine.Game.new([s.engine_name for s in seats], seed, options_obj)
+        state = engine.State.new([s.engine_name for s in seats], seed, options_obj)
         lobby_id = (meta or {}).get("lobby_id")
         began = time.monotonic()
         pauses = iter(DEAL_PAUSES_S)
@@ -480,12 +480,12 @@ class GameRules:
         # Kinds whose engine code changed since their snapshots were written get a full replay.
         changed = {k for k in BY_KIND if known.get(k) not in (None, engine_fingerprint(k))}
         full = {row.id: verify == "full" or row.kind in changed for row in rows}
-        with _gc_paused():
+        with gc_paused():
             outcomes = [check_row(row, full=full[row.id], actions=None) for row in rows]
         waiting = [row.id for row, outcome in zip(rows, outcomes, strict=True) if outcome is None]
         if waiting:
             logs = await self.storage.games.raw_logs(waiting)
-            with _gc_paused():
+            with gc_paused():
                 outcomes = [
                     check_row(row, full=full[row.id], actions=logs[row.id]) if outcome is None else outcome
                     for row, outcome in zip(rows, outcomes, strict=True)
