@@ -1,6 +1,7 @@
 """One commit, one event (docs/architecture.md): a listener subscribed once to the service's bus hears
-every change of a whole game, in order, and every stored action exactly once, at its version; after a
-restart it starts from what is stored (``TableResumed``). No part is edited for it, and no listener of
+every change of a whole game, in order, and every stored action exactly once, at its version; a
+database blink as ``TableWaiting`` then ``TableChanged(reloaded)``; after a restart it starts from what
+is stored (``TableResumed``). No part is edited for it, and no listener of
 the old kind is involved: the bus alone."""
 
 from __future__ import annotations
@@ -8,8 +9,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+import pytest
+
 from bot.games.skyjo import engine as skyjo
-from bot.service import Table, TableService
+from bot.service import Refused, Table, TableService
 from bot.service.events import (
     Event,
     LobbyChanged,
@@ -19,7 +22,9 @@ from bot.service.events import (
     TableEnded,
     TableEvent,
     TableResumed,
+    TableWaiting,
 )
+from tests.e2e.test_db_blink import SqliteBlackout
 
 from .conftest import ANN, BOB, CHANNEL, GUILD, Services, click_for, until
 
@@ -69,8 +74,8 @@ async def play(service: TableService, table: Table, rng: random.Random, moves: i
         await service.click(table.id, panel.version, users[seat], act, arg, key=key)
 
 
-async def test_one_listener_hears_a_whole_game_each_commit_once_in_order_and_a_restart(
-    services: Services,
+async def test_one_listener_hears_a_whole_game_each_commit_once_in_order_a_blink_and_a_restart(
+    services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service = await services.start()
     recorder = Recorder()
@@ -88,6 +93,27 @@ async def test_one_listener_hears_a_whole_game_each_commit_once_in_order_and_a_r
     table = await service.lobby_start(lobby.id, CHANNEL, ANN)
     rng = random.Random(3)
     await play(service, table, rng, 6)
+
+    # The database blinks: a click meets it (retried, then refused "reconnecting", nothing applied);
+    # the table waits, and once the database answers the reloader reads it back.
+    blackout = SqliteBlackout(service.storage.db, monkeypatch)
+    blackout.begin()
+    version = table.version
+    seat = next(s for s in range(3) if table.state.legal_actions(s) and table.ai_level(s) is None)
+    user = table.stored.seats[seat].user_id
+    assert user is not None
+    act, arg = click_for(rng.choice(table.state.legal_actions(seat)))
+    with pytest.raises(Refused):
+        await service.click(table.id, version, user, act, arg, key=rng.getrandbits(60))
+    assert table.version == version
+    await until(lambda: any(isinstance(e, TableWaiting) for e in recorder.of_table(table.id)), "the wait")
+    blackout.end()
+    reloaded = [TableChanged, "reloaded"]
+    await until(
+        lambda: any([type(e), getattr(e, "cause", None)] == reloaded for e in recorder.of_table(table.id)),
+        "the table read back",
+    )
+    await play(service, table, rng, 4)
 
     # A restart: the new service's listener, subscribed before its resume, starts from what is stored.
     await services.stop(service)
@@ -109,11 +135,15 @@ async def test_one_listener_hears_a_whole_game_each_commit_once_in_order_and_a_r
     assert [type(e) for e in first] == [LobbyOpened, LobbyChanged, TableDealt]
     assert isinstance(first[1], LobbyChanged) and first[1].cause == "join"
     events = [*recorder.of_table(table.id), *restarted.of_table(table.id)]
+    # The blink, in its place: the wait, then the table read back at the version it waited at.
+    waits = [i for i, e in enumerate(events) if isinstance(e, TableWaiting)]
+    back = [i for i, e in enumerate(events) if isinstance(e, TableChanged) and e.cause == "reloaded"]
+    assert waits and back and waits[0] < back[0] and events[back[0]].snapshot.version == version
     last = events[-1]
     assert isinstance(last, TableEnded) and last.how == "finished" and last.snapshot.is_over
     assert [e for e in events if isinstance(e, TableEnded)] == [last]
     versions = [e.snapshot.version for e in events]
-    assert versions == sorted(versions)  # in commit order
+    assert versions == sorted(versions)  # in commit order (the wait and the read-back at their version)
     # Every stored action is published exactly once, by the change its commit made, at its version.
     commits = [e.snapshot.version for e in events if isinstance(e, TableChanged) and e.cause in COMMITS]
     assert commits == logged and len(set(commits)) == len(commits)
