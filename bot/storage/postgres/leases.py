@@ -74,6 +74,9 @@ DEFAULT_RETAKE_S = 30.0  # LEASE_RETAKE_SECONDS
 CLOSE_WAIT_S = 5.0  # at most this long for a session to end when it is given back
 
 
+TAKE_ANSWER_S = 10.0  # the most a start waits for the locks' answer (a retake: the same, or what is left)
+
+
 @dataclass(frozen=True)
 class LeaseTiming:
     """The lease's clock, in seconds. ``valid_s`` must be the same in every process of a fleet (it is a
@@ -200,7 +203,9 @@ class PostgresShardLease:
         session = await asyncio.to_thread(_Session.open, db)
         try:
             sent = time.monotonic()
-            await asyncio.to_thread(session.call, lease._taker(session))
+            # Bounded like a retake's (a database that stops answering mid-way, a cut network): an
+            # unbounded wait here held its thread, and a process's start, forever.
+            await asyncio.to_thread(session.call, lease._taker(session), TAKE_ANSWER_S)
         except ShardsTaken:  # refused in an answer: the locks taken so far go back at once
             await asyncio.to_thread(session.close, CLOSE_WAIT_S, True)
             raise
@@ -370,7 +375,7 @@ class PostgresShardLease:
                 continue
             sent = time.monotonic()
             try:
-                session.call(self._taker(session), timeout=max(0.1, min(10.0, left)))
+                session.call(self._taker(session), timeout=max(0.1, min(TAKE_ANSWER_S, left)))
             except ShardsTaken as taken:
                 self._ours.add((session.pid, session.started))
                 holders = set() if taken.other_counts else self._holders(session, taken.taken)
