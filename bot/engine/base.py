@@ -85,13 +85,14 @@ class GameState(Protocol):
 
 class Event:
     """Something that happened, for the log and the renderer. Events are public (GAME-INFO-1):
-    none names a hidden card. Subclasses are slotted dataclasses with a stable ``kind``."""
+    none names a hidden card. Subclasses are slotted dataclasses with a stable ``type`` (their wire name,
+    as an action's; a game's name is its ``kind``)."""
 
     __slots__ = ()
-    kind: ClassVar[str]
+    type: ClassVar[str]
 
     def to_dict(self) -> JSON:
-        out: JSON = {"kind": self.kind}
+        out: JSON = {"type": self.type}
         for name in _field_names(type(self)):
             value = getattr(self, name)
             out[name] = list(value) if isinstance(value, tuple) else value

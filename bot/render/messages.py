@@ -296,12 +296,12 @@ def service_event_lines(seat: int, events: Iterable[JSON], names: Sequence[str],
     """The table's own events (a seat taken over, a turn played by the timer), in any game."""
     lines = []
     for event in events:
-        if event["kind"] == "seat_replaced":  # left, kicked by the host, or idle: each said as it is
+        if event["type"] == "seat_replaced":  # left, kicked by the host, or idle: each said as it is
             key = SEAT_REPLACED.get(str(event.get("reason")), "table.event.seat_replaced")
             lines.append(t(key, locale, player=names[seat]))
-        elif event["kind"] == "turn_timed_out":
+        elif event["type"] == "turn_timed_out":
             lines.append(t("table.event.timed_out", locale, player=names[seat]))
-        elif event["kind"] == "seat_back":  # a human took their seat back from the computer
+        elif event["type"] == "seat_back":  # a human took their seat back from the computer
             lines.append(t("seats.event.back", locale, player=names[seat]))
     return lines
 
@@ -336,7 +336,7 @@ def recent_lines(
             flush()
             run_seat = seat
         told.extend(service_event_lines(seat, group, names, locale))
-        events.extend(e for e in group if e["kind"] not in SERVICE_EVENTS)
+        events.extend(e for e in group if e["type"] not in SERVICE_EVENTS)
     flush()
     return lines[-limit:]
 

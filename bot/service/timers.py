@@ -140,7 +140,7 @@ class TimerPart(ServiceCore):
         token = timer["token"]
         for seat in seats:
             if announce:
-                self.writer.note(table, seat, [{"kind": "turn_timed_out", "seat": seat}])
+                self.writer.note(table, seat, [{"type": "turn_timed_out", "seat": seat}])
                 log.debug(  # one per turn, like a move
                     "turn timed out", extra={"game_id": table.id, "seat": seat, "missed": table.missed(seat)}
                 )

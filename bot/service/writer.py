@@ -352,7 +352,7 @@ class TableWriter:
         if seat in table.votes:
             meta["votes"] = sorted(table.votes - {seat})
         await self.write_meta(table, meta)
-        table.recent.append((seat, [{"kind": "seat_replaced", "seat": seat, "reason": reason}]))
+        table.recent.append((seat, [{"type": "seat_replaced", "seat": seat, "reason": reason}]))
         log.info("seat taken by a computer", extra={"game_id": table.id, "seat": seat, "reason": reason})
         dealt: tuple[dict[str, Any], ...] | None = None  # the next round's events, if it was dealt
         if table.state.phase == ROUND_OVER and not table.round_waiting():
@@ -377,7 +377,7 @@ class TableWriter:
         meta["missed"] = {k: v for k, v in (meta.get("missed") or {}).items() if k != str(seat)}
         meta["idle"] = sorted(table.idle() - {seat})
         await self.write_meta(table, meta)
-        table.recent.append((seat, [{"kind": "seat_back", "seat": seat}]))
+        table.recent.append((seat, [{"type": "seat_back", "seat": seat}]))
         log.info("seat taken back", extra={"game_id": table.id, "seat": seat})
         await self.sync_timer(table, cause="seat_back", seat=seat)
 

@@ -295,8 +295,8 @@ async def test_a_turn_covered_while_the_database_is_busy_is_covered_once_when_it
     actions = await check_log(bot, game_id)
     assert len([a for a in actions if a.seat == bob_seat]) == 2
     assert len(retries(caplog, game_id)) == 3  # looked at again after a pause, nothing written meanwhile
-    told = [e for _, events in table.recent for e in events if e["kind"] == "turn_timed_out"]
-    assert told == [{"kind": "turn_timed_out", "seat": bob_seat}]  # said once, not at every try
+    told = [e for _, events in table.recent for e in events if e["type"] == "turn_timed_out"]
+    assert told == [{"type": "turn_timed_out", "seat": bob_seat}]  # said once, not at every try
     await fake.wait_until(
         lambda: table_message.text.count("ran out of time") == 1, what="the table saying so"
     )

@@ -89,7 +89,7 @@ async def test_a_replaced_player_takes_the_seat_back_and_plays_on(fake_discord: 
     assert "Your grid" in offered.text and "rc" not in map(act_of, offered.custom_ids)  # his panel now
     assert bob_seat not in table.replaced() and bob_seat not in table.idle()
     assert table.missed(bob_seat) == 0 and table.ai_level(bob_seat) is None
-    assert (bob_seat, [{"kind": "seat_back", "seat": bob_seat}]) in table.recent
+    assert (bob_seat, [{"type": "seat_back", "seat": bob_seat}]) in table.recent
     await fake.wait_until(lambda: "Bob is back" in table_message.text, what="the table saying so")
     stored = await GameLedger(bot.service.storage).get_game(game_id)  # the database says so too
     assert str(bob_seat) not in stored.meta["replaced"] and stored.meta["idle"] == []

@@ -42,9 +42,12 @@ TABLES: dict[str, list[tuple[ModuleType, int, dict[str, Any], int]]] = {
         (skipbo, 3, {"stock_size": 5, "several_rounds": True, "score_limit": 100}, 23),
     ],
 }
+# Taken again once, on purpose (issue 48, names): an event's JSON names its wire name ``type``, not
+# ``kind``. With that one key read back as ``kind``, both games still gave the hashes taken before the
+# skeleton (skyjo 16f260c2..., skipbo fc4546a1...): nothing else changed.
 PINS = {
-    "skyjo": "16f260c28bc7ea99753f8379e11b420133a54aec611914492c6eb304fa0c07d7",
-    "skipbo": "fc4546a18bc169d91251db430c603c28fed1f46133a47f48d35897e52cdb4258",
+    "skyjo": "79fdfb4b4989dcf4f1e8899a8c8aab5d0a5dbc454484f36dc862af36e9e221a4",
+    "skipbo": "b6c7d67312517b378551aa98fae6c159c76bf5824d2503592129f35d28f8d2a9",
 }
 MAX_STEPS = 600
 # Serialised actions, well-formed or not, read by each engine (what it makes of them is pinned too).

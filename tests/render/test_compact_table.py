@@ -19,7 +19,7 @@ from bot.render.names import ComputerName
 
 NAMES = ["Alice", ComputerName(1, "normal"), ComputerName(2, "hard"), "Bob"]
 # Computer 1 took the -2 from the discard pile for its face-up 12.
-EXCHANGE = {"kind": "card_exchanged", "seat": 1, "source": "discard", "value": -2, "replaced": 12,
+EXCHANGE = {"type": "card_exchanged", "seat": 1, "source": "discard", "value": -2, "replaced": 12,
             "replaced_was_face_up": True}  # fmt: skip
 DEADLINE = "⏳ <t:9:R>"
 

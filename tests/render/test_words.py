@@ -72,7 +72,7 @@ def test_skyjo_moves_say_an_8_and_an_11(value: int) -> None:
 
 
 def test_skipbo_moves_say_an_8() -> None:
-    event = {"kind": "card_played", "seat": 0, "card": 8, "value": 8, "source": "hand", "index": 0, "pile": 0}
+    event = {"type": "card_played", "seat": 0, "card": 8, "value": 8, "source": "hand", "index": 0, "pile": 0}
     assert skipbo_describe([event], NAMES, "en") == ["Alice plays an 8 from their hand onto pile 1."]
     assert skipbo_describe([event], NAMES, "fr") == ["Alice pose un 8 de sa main sur la pile 1."]
     assert skipbo_describe([{**event, "card": 9, "value": 9}], NAMES, "en")[0].startswith("Alice plays a 9")
@@ -177,7 +177,7 @@ def test_a_timed_out_turn_says_so_first_then_the_move_once(locale: str) -> None:
     stack_draw(game, 6)
     recent: deque[tuple[int, list[dict[str, Any]]]] = deque()
     recent.append((0, [e.to_dict() for e in game.apply(0, Draw())]))
-    recent.append((0, [{"kind": "turn_timed_out", "seat": 0}]))
+    recent.append((0, [{"type": "turn_timed_out", "seat": 0}]))
     recent.append((0, [e.to_dict() for e in game.apply(0, Replace(0))]))
     lines = recent_lines(recent, NAMES, locale)
     assert len(lines) == 2
@@ -372,7 +372,7 @@ def test_hostile_names_stay_text_in_a_skipbo_table(locale: str) -> None:
     view = game.view(1)
     hint = skipbo_hint(view, 1, names, locale=locale)
     assert _live_markup(hint) == [], hint
-    event = {"kind": "card_played", "seat": 2, "card": 3, "value": 3, "source": "hand", "index": 0, "pile": 0}
+    event = {"type": "card_played", "seat": 2, "card": 3, "value": 3, "source": "hand", "index": 0, "pile": 0}
     line = skipbo_describe([event], [escape_name(n) for n in names], locale)[0]
     assert _live_markup(line) == [] and "\u202e" not in line
 

@@ -65,7 +65,7 @@ def test_replay_rebuilds_the_game_and_prints_each_step(
     assert "matches the stored snapshot" in out
     # --json prints the events as JSON
     assert main_replay([str(export_file), "--json"]) == 0
-    assert '{"kind": "card_revealed"' in capsys.readouterr().out
+    assert '{"type": "card_revealed"' in capsys.readouterr().out
 
 
 def test_replay_reports_a_refused_action_and_a_wrong_state(

@@ -208,13 +208,13 @@ class RoundStarted(Event):
     first: int
     stock_tops: tuple[int, ...]
     draw_pile_size: int
-    kind: ClassVar[str] = "round_started"
+    type: ClassVar[str] = "round_started"
 
 
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
     seat: int
-    kind: ClassVar[str] = "turn_started"
+    type: ClassVar[str] = "turn_started"
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +225,7 @@ class CardsDrawn(Event):
     seat: int
     count: int
     why: str
-    kind: ClassVar[str] = "cards_drawn"
+    type: ClassVar[str] = "cards_drawn"
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +234,7 @@ class DrawPileRefilled(Event):
 
     size: int
     source: str
-    kind: ClassVar[str] = "draw_pile_refilled"
+    type: ClassVar[str] = "draw_pile_refilled"
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +249,7 @@ class CardPlayed(Event):
     card: int
     pile: int
     value: int
-    kind: ClassVar[str] = "card_played"
+    type: ClassVar[str] = "card_played"
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +259,7 @@ class StockRevealed(Event):
     seat: int
     card: int
     left: int
-    kind: ClassVar[str] = "stock_revealed"
+    type: ClassVar[str] = "stock_revealed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +267,7 @@ class PileCompleted(Event):
     """SB-BUILD-2: building pile ``pile`` reached 12 and was set aside."""
 
     pile: int
-    kind: ClassVar[str] = "pile_completed"
+    type: ClassVar[str] = "pile_completed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +275,7 @@ class CardDiscarded(Event):
     seat: int
     card: int
     pile: int
-    kind: ClassVar[str] = "card_discarded"
+    type: ClassVar[str] = "card_discarded"
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +283,7 @@ class TurnEnded(Event):
     """SB-TURN-4: a turn ended without a discard (empty hand, nothing to draw)."""
 
     seat: int
-    kind: ClassVar[str] = "turn_ended"
+    type: ClassVar[str] = "turn_ended"
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,7 +295,7 @@ class RoundEnded(Event):
     stalled: bool
     scores: tuple[int, ...]
     totals: tuple[int, ...]
-    kind: ClassVar[str] = "round_ended"
+    type: ClassVar[str] = "round_ended"
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,7 +303,7 @@ class GameEnded(Event):
     winners: tuple[int, ...]
     draw: bool
     totals: tuple[int, ...]
-    kind: ClassVar[str] = "game_ended"
+    type: ClassVar[str] = "game_ended"
 
 
 # --------------------------------------------------------------------------------------------------

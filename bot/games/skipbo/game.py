@@ -66,7 +66,7 @@ class SkipBo:
         return (game.phase, game.round, game.turn, None)
 
     def opening_event(self, game: Any) -> JSON:
-        return {"kind": "round_started", "round": game.round}
+        return {"type": "round_started", "round": game.round}
 
     def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
         """The stock cards left at the end of a round, on average (a Skip-Bo game is most often one

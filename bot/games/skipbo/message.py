@@ -93,9 +93,9 @@ def describe_events(events: Sequence[JSON], names: Sequence[str], locale: object
         event = events[i]
         nxt = events[i + 1] if i + 1 < len(events) else None
         if (
-            event["kind"] == "card_played"
+            event["type"] == "card_played"
             and nxt is not None
-            and nxt["kind"] == "stock_revealed"
+            and nxt["type"] == "stock_revealed"
             and event["source"] in (skipbo.STOCK, skipbo.PARTNER_STOCK)
         ):
             line = _single(event, names, locale)
@@ -117,7 +117,7 @@ def describe_events(events: Sequence[JSON], names: Sequence[str], locale: object
 
 
 def _single(event: JSON, names: Sequence[str], locale: object) -> str | None:
-    kind = event["kind"]
+    kind = event["type"]
     player = _name(names, event.get("seat"))
     if kind == "round_started":
         first = event.get("first")

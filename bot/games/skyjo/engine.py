@@ -179,7 +179,7 @@ _NEXT_ROUND: Final = NextRound()
 class RoundStarted(Event):
     round: int
     discard_top: int
-    kind: ClassVar[str] = "round_started"
+    type: ClassVar[str] = "round_started"
 
 
 @dataclass(slots=True)
@@ -190,20 +190,20 @@ class CardRevealed(Event):
     pos: int
     value: int
     how: str
-    kind: ClassVar[str] = "card_revealed"
+    type: ClassVar[str] = "card_revealed"
 
 
 @dataclass(slots=True)
 class TurnStarted(Event):
     seat: int
-    kind: ClassVar[str] = "turn_started"
+    type: ClassVar[str] = "turn_started"
 
 
 @dataclass(slots=True)
 class CardDrawn(Event):
     seat: int
     value: int
-    kind: ClassVar[str] = "card_drawn"
+    type: ClassVar[str] = "card_drawn"
 
 
 @dataclass(slots=True)
@@ -216,14 +216,14 @@ class CardExchanged(Event):
     replaced: int
     replaced_was_face_up: bool
     source: str  # "discard" or "draw"
-    kind: ClassVar[str] = "card_exchanged"
+    type: ClassVar[str] = "card_exchanged"
 
 
 @dataclass(slots=True)
 class CardDiscarded(Event):
     seat: int
     value: int
-    kind: ClassVar[str] = "card_discarded"
+    type: ClassVar[str] = "card_discarded"
 
 
 @dataclass(slots=True)
@@ -235,13 +235,13 @@ class LineCleared(Event):
     index: int
     value: int
     count: int
-    kind: ClassVar[str] = "line_cleared"
+    type: ClassVar[str] = "line_cleared"
 
 
 @dataclass(slots=True)
 class DrawPileRebuilt(Event):
     size: int
-    kind: ClassVar[str] = "draw_pile_rebuilt"
+    type: ClassVar[str] = "draw_pile_rebuilt"
 
 
 @dataclass(slots=True)
@@ -249,7 +249,7 @@ class RoundFinishing(Event):
     """SKY-END-1: ``seat`` has no face-down card left; everyone else plays one last turn."""
 
     seat: int
-    kind: ClassVar[str] = "round_finishing"
+    type: ClassVar[str] = "round_finishing"
 
 
 @dataclass(slots=True)
@@ -260,14 +260,14 @@ class RoundEnded(Event):
     finisher: int | None
     doubled: bool
     totals: list[int]
-    kind: ClassVar[str] = "round_ended"
+    type: ClassVar[str] = "round_ended"
 
 
 @dataclass(slots=True)
 class GameEnded(Event):
     totals: list[int]
     winners: list[int]
-    kind: ClassVar[str] = "game_ended"
+    type: ClassVar[str] = "game_ended"
 
 
 # --------------------------------------------------------------------------------------------------

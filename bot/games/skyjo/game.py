@@ -61,7 +61,7 @@ class Skyjo:
         return (game.phase, game.round, game.turn, game.drawn)
 
     def opening_event(self, game: Any) -> JSON:
-        return {"kind": "round_started", "round": game.round, "discard_top": game.discard_pile[-1]}
+        return {"type": "round_started", "round": game.round, "discard_top": game.discard_pile[-1]}
 
     def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
         """The columns cleared, summed over the player's rated games."""

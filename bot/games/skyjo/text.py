@@ -32,20 +32,20 @@ def describe_events(
     i = 0
     while i < len(events):
         event = events[i]
-        kind = event["kind"]
+        kind = event["type"]
         nxt = events[i + 1] if i + 1 < len(events) else None
         after = events[i + 2] if i + 2 < len(events) else None
         player = _name(names, event.get("seat"))
-        if kind == "card_drawn" and nxt and nxt["kind"] == "card_exchanged":
+        if kind == "card_drawn" and nxt and nxt["type"] == "card_exchanged":
             lines.append(_exchange(nxt, player, locale, short))
             i += 2
             continue
         if (
             kind == "card_drawn"
             and nxt
-            and nxt["kind"] == "card_discarded"
+            and nxt["type"] == "card_discarded"
             and after
-            and after["kind"] == "card_revealed"
+            and after["type"] == "card_revealed"
         ):
             lines.append(
                 t(
@@ -58,7 +58,7 @@ def describe_events(
             )
             i += 3
             continue
-        if kind == "card_discarded" and nxt and nxt["kind"] == "card_revealed":
+        if kind == "card_discarded" and nxt and nxt["type"] == "card_revealed":
             lines.append(
                 t(
                     "skyjo.event.discarded_revealed",
@@ -92,7 +92,7 @@ def _exchange(event: JSON, player: str, locale: object, short: bool = False) -> 
 
 
 def _single(event: JSON, player: str, names: Sequence[str], locale: object) -> str | None:
-    kind = event["kind"]
+    kind = event["type"]
     if kind == "round_started":
         return t(
             "skyjo.event.round_started",

@@ -56,7 +56,7 @@ class HighCard:
         return (game.phase, game.turn)
 
     def opening_event(self, game: Any) -> dict[str, Any]:
-        return {"kind": "round_started", "round": 1}
+        return {"type": "round_started", "round": 1}
 
     def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
         return []

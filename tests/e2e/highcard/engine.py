@@ -30,7 +30,7 @@ class Show(Action):
 class CardShown(Event):
     seat: int
     card: int
-    kind: ClassVar[str] = "card_shown"
+    type: ClassVar[str] = "card_shown"
 
 
 action_from_dict = action_reader(Show)  # one round only: NextRound is never legal, never read

@@ -43,7 +43,7 @@ def moves(view: dict[str, Any], seat: int | None) -> list[dict[str, Any]]:
 
 
 def describe(events: Sequence[dict[str, Any]], names: Sequence[str], locale: object) -> list[str]:
-    return [f"{names[e['seat']]} showed a {e['card']}" for e in events if e["kind"] == "card_shown"]
+    return [f"{names[e['seat']]} showed a {e['card']}" for e in events if e["type"] == "card_shown"]
 
 
 def table_body(

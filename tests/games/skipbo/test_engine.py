@@ -534,7 +534,7 @@ def test_game_info_1_events_name_no_drawn_card() -> None:
     assert seat is not None
     events = game.apply(seat, Discard(game.hands[seat][0], 0))
     drawn = [e.to_dict() for e in events if isinstance(e, CardsDrawn)]
-    assert drawn == [{"kind": "cards_drawn", "seat": 1 - seat, "count": 5, "why": "turn"}]
+    assert drawn == [{"type": "cards_drawn", "seat": 1 - seat, "count": 5, "why": "turn"}]
 
 
 def test_game_rng_1_seeded_and_replayable() -> None:

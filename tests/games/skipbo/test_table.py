@@ -255,7 +255,7 @@ def test_option_lines_and_turn_mention() -> None:
         "Plusieurs manches : la partie se gagne à 500 points.",
         "Par équipes de deux : les deux places d'une équipe se font face.",
     ]
-    recent: Recent = deque([(1, [{"kind": "seat_replaced"}, {"kind": "turn_started", "seat": 1}])])
+    recent: Recent = deque([(1, [{"type": "seat_replaced"}, {"type": "turn_started", "seat": 1}])])
     body = table_body(new(2, seed=1).view(None), NAMES[:2], locale="en", recent=recent, replaced=[1])
     assert body.embed is not None and "Bob 🤖 left: a computer player takes the seat." in body.recent
     assert turn_mention(7, "fr") == "<@7>, c'est ton tour au Skip-Bo."

@@ -228,7 +228,7 @@ def test_sky_turn_2_a_drawn_card_is_exchanged_or_discarded_with_a_reveal() -> No
     down = game.face_down_positions(1)[0]
     events = game.apply(1, DiscardAndReveal(down))
     assert game.discard_pile[-1] == 3 and game.face_up[1][down]
-    assert [e.kind for e in events][:2] == ["card_discarded", "card_revealed"]
+    assert [e.type for e in events][:2] == ["card_discarded", "card_revealed"]
 
 
 def test_sky_turn_2_discard_and_reveal_needs_a_face_down_card() -> None:
@@ -268,7 +268,7 @@ def test_sky_draw_1_an_empty_draw_pile_is_rebuilt_from_the_discards_but_the_top(
     game.discard_pile = moved + game.discard_pile
     top = game.discard_pile[-1]
     events = game.apply(0, Draw())
-    assert any(e.kind == "draw_pile_rebuilt" for e in events)
+    assert any(e.type == "draw_pile_rebuilt" for e in events)
     assert game.discard_pile == [top]
     assert len(game.draw_pile) == len(moved)
     assert all_cards(game) == cards_before
@@ -385,7 +385,7 @@ def test_sky_end_2_remaining_cards_are_revealed_and_scored_including_negatives()
         all(up or v is None for v, up in zip(g, u, strict=True))
         for g, u in zip(game.grids, game.face_up, strict=True)
     )
-    revealed = [e for e in events if e.kind == "card_revealed"]
+    revealed = [e for e in events if e.type == "card_revealed"]
     assert len(revealed) == 11 and all(e.how == "final" for e in revealed)  # type: ignore[attr-defined]
     assert game.rounds[-1].raw_scores[0] == -3 * 2 - 8
     assert game.rounds[-1].raw_scores[1] == sum(game.grids[1])  # type: ignore[arg-type]
