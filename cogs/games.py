@@ -56,7 +56,7 @@ async def end(bot: SkyboBot, interaction: discord.Interaction[Any], kind: str) -
     can_manage = interaction.permissions.manage_channels
     table = bot.service.game_to_end(channel_id, user_id, can_manage=can_manage)
     if table is not None:
-        await bot.answers.confirm(interaction, table.game.prefix, table.id, END_YES)
+        await bot.answers.confirm(interaction, registry.whole(table.game).prefix, table.id, END_YES)
         return
     await bot.service.end(channel_id, user_id, can_manage=can_manage)  # its event redraws the table
     await interaction.response.send_message(

@@ -86,13 +86,26 @@ class Engine(Protocol):
     def replay(self, players: Sequence[str], seed: int, options: Any, actions: Any, /) -> Any: ...
 
 
-class Panel(Protocol):
-    """A game's private panel as button specifications (pure data)."""
+class Moves(Protocol):
+    """What a click or a page's move means to the rules: the acts a game's buttons carry and the
+    action each stands for. The service decodes every click with it, and the Activity's page offers
+    exactly its moves; it is read from the panel module, pure data (no Discord)."""
 
     @property
     def MODES(self) -> frozenset[int]: ...  # the panel modes a custom_id may carry
     @property
     def GAME_ACTS(self) -> Iterable[str]: ...  # the acts that change the game (the rest: panel-only)
+
+    def action_for(self, act: str, arg: int, /) -> Any: ...  # None for a panel-only click
+
+    # The moves ``seat`` (None: a spectator) may make now, read from its own view, each as the panel's
+    # buttons encode it (``{"act", "arg", ...}``, ``action_for`` reads it back): the Activity's page
+    # offers exactly these (docs/activity.md).
+    def moves(self, view: JSON, seat: int | None, /) -> list[JSON]: ...
+
+
+class Panel(Moves, Protocol):
+    """A game's private panel as button specifications (pure data), over its :class:`Moves`."""
 
     def panel_rows(
         self, view: JSON, seat: int, game_id: int, version: int, mode: int = ..., locale: object = ..., /
@@ -103,13 +116,6 @@ class Panel(Protocol):
     def panel_hint(
         self, view: JSON, seat: int, names: Sequence[str], mode: int = ..., locale: object = ..., /
     ) -> str: ...
-
-    def action_for(self, act: str, arg: int, /) -> Any: ...  # None for a panel-only click
-
-    # The moves ``seat`` (None: a spectator) may make now, read from its own view, each as the panel's
-    # buttons encode it (``{"act", "arg", ...}``, ``action_for`` reads it back): the Activity's page
-    # offers exactly these (docs/activity.md).
-    def moves(self, view: JSON, seat: int | None, /) -> list[JSON]: ...
 
 
 class TableMessage(Protocol):
@@ -177,21 +183,15 @@ class Part(Generic[T]):
         return cast(T, module if self.name is None else getattr(module, self.name))
 
 
-class Game(Protocol):
-    """One game as the shared machinery sees it.
-
-    The optional parts are None for a game without them: ``words`` (no table in words: the panel
-    says so), ``suggestion`` (no hint button), ``describe_events`` (a replay's caption names no move),
-    ``bench`` (nothing for ``python -m bench``), ``strings`` (every word in the shared catalogues) and
-    ``card_faces`` (no card emojis: its panel's buttons keep their coloured squares).
-    """
+class GameRules(Protocol):
+    """A game as its rules: what the service, storage's side and tournaments need (its engine, its
+    options, its computer players, its moves, its standing). No surface, no tool: a game seen by the
+    service alone needs nothing else. ``suggestion`` is None for a game without a hint button."""
 
     @property
     def name(self) -> str: ...  # the engine's KIND, stored with each game and lobby
     @property
     def title(self) -> str: ...  # the game's name as players write it (the same in every language)
-    @property
-    def prefix(self) -> str: ...  # the custom_id prefix of its in-game buttons (two letters)
     @property
     def engine(self) -> Engine: ...
     @property
@@ -203,33 +203,15 @@ class Game(Protocol):
     @property
     def option_ranges(self) -> Mapping[str, tuple[int, int]]: ...  # its ``new``'s integer bounds
     @property
-    def panel_button(self) -> str: ...  # message key of the table's "open my panel" button
+    def new(self) -> NewTable: ...  # its ``/<game> new`` as data (cogs.games builds the command)
     @property
     def lower_score_wins(self) -> bool: ...  # a round's best score is the lowest (boards, stats)
     @property
     def scored(self) -> bool: ...  # round scores and final totals mean something on a stats card
     @property
-    def panel(self) -> Panel: ...
-    @property
-    def message(self) -> TableMessage: ...
-    @property
-    def rules(self) -> Rules: ...
-    @property
-    def image(self) -> Picture | None: ...
-    @property
-    def new(self) -> NewTable: ...  # its ``/<game> new`` as data (cogs.games builds the command)
-    @property
-    def strings(self) -> Path | None: ...  # its own catalogues, ``<language>/*.json`` (bot.i18n)
-    @property
-    def words(self) -> Words | None: ...
+    def moves(self) -> Moves: ...  # what a click means (read from the panel module)
     @property
     def suggestion(self) -> Suggestion | None: ...
-    @property
-    def describe_events(self) -> DescribeEvents | None: ...
-    @property
-    def bench(self) -> Callable[[], None] | None: ...  # ``python -m bench <game>``: its engine bench
-    @property
-    def card_faces(self) -> CardFaces | None: ...  # ``python -m bot sync``: its cards as emojis
 
     def stale_key(self, game: Any) -> tuple[Any, ...]:
         """What, when it changes, makes every open panel of this game out of date."""
@@ -237,10 +219,6 @@ class Game(Protocol):
 
     def opening_event(self, game: Any) -> JSON:
         """The first line of a new table's recent events."""
-        ...
-
-    def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
-        """The game's own lines on a player's stats card (beyond games, wins and rating)."""
         ...
 
     def standing(self, game: Any) -> list[int]:
@@ -254,6 +232,47 @@ class Game(Protocol):
         every player plays for themself: a place is a side's place (:func:`bot.games.places.places`)."""
         ...
 
+
+class GameSurfaces(Protocol):
+    """A game as players see it: its panel, public message, picture, words, rules summary, strings
+    and card faces (each imported on first use, :class:`Part`). The optional ones are None for a game
+    without them: ``image`` (no picture), ``words`` (no table in words: the panel says so),
+    ``describe_events`` (a replay's caption names no move), ``strings`` (every word in the shared
+    catalogues), ``card_faces`` (no card emojis: its panel's buttons keep their coloured squares)."""
+
+    @property
+    def prefix(self) -> str: ...  # the custom_id prefix of its in-game buttons (two letters)
+    @property
+    def panel_button(self) -> str: ...  # message key of the table's "open my panel" button
+    @property
+    def panel(self) -> Panel: ...
+    @property
+    def message(self) -> TableMessage: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def image(self) -> Picture | None: ...
+    @property
+    def strings(self) -> Path | None: ...  # its own catalogues, ``<language>/*.json`` (bot.i18n)
+    @property
+    def words(self) -> Words | None: ...
+    @property
+    def describe_events(self) -> DescribeEvents | None: ...
+    @property
+    def card_faces(self) -> CardFaces | None: ...  # ``python -m bot sync``: its cards as emojis
+
+    def stats_lines(self, stats: Mapping[str, float], rounds: int, locale: object) -> list[str]:
+        """The game's own lines on a player's stats card (beyond games, wins and rating)."""
+        ...
+
+
+class GameTools(Protocol):
+    """A game's tools beside the bot: its terminal game, its simulator and its engine bench (None: a
+    game with nothing for ``python -m bench``)."""
+
+    @property
+    def bench(self) -> Callable[[], None] | None: ...  # ``python -m bench <game>``: its engine bench
+
     def play(self, args: list[str]) -> int:
         """``python -m bot play <game> ARGS``: the game in the terminal."""
         ...
@@ -263,7 +282,13 @@ class Game(Protocol):
         ...
 
 
-def seat_limit(game: Game, options: Mapping[str, Any]) -> tuple[int, Any]:
+class Game(GameRules, GameSurfaces, GameTools, Protocol):
+    """One game as the whole bot sees it: its rules, its surfaces and its tools, three small protocols
+    (the models we follow keep the rules apart from the board and the tools). Code that needs only one
+    of them names that one: the service holds a :class:`GameRules`."""
+
+
+def seat_limit(game: GameRules, options: Mapping[str, Any]) -> tuple[int, Any]:
     """The most players a table of ``game`` with these stored ``options`` seats, and the engine's
     reason (a :class:`bot.engine.errors.GameError`) one more is refused, or None when the limit is the
     game's own. Options may narrow the table (a smaller edition, a large grid) and only the
@@ -286,7 +311,7 @@ def seat_limit(game: Game, options: Mapping[str, Any]) -> tuple[int, Any]:
     return game.max_players, None
 
 
-def seat_counts(game: Game, options: Mapping[str, Any]) -> list[int]:
+def seat_counts(game: GameRules, options: Mapping[str, Any]) -> list[int]:
     """Every number of players a table of ``game`` with these engine ``options`` can be dealt for, from
     the engine's ``validate``: a lobby says them when they are not a plain range (teams of two: 4
     or 6), and Start refuses another count with the engine's reason."""

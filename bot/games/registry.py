@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bot import i18n
 from bot.engine.errors import UnknownGameKind
-from bot.games.base import Engine, Game
+from bot.games.base import Engine, Game, GameRules
 from bot.games.skipbo import SKIPBO
 from bot.games.skyjo import SKYJO
 
@@ -33,6 +33,12 @@ def games() -> tuple[Game, ...]:
 def find(kind: str) -> Game | None:
     """The game whose ``kind`` (its name, as stored with every game and lobby) this is, or None."""
     return BY_KIND.get(kind)
+
+
+def whole(rules: GameRules) -> Game:
+    """The whole game (its surfaces and tools too) of the rules a service holds (``Table.game``): the
+    ui draws a table with it, the service never needs it."""
+    return BY_KIND[rules.name]
 
 
 def get_engine(kind: str) -> Engine:

@@ -54,7 +54,7 @@ class ClickPart(ServiceCore):
         async with self.lock(table.channel_id):
             if table.finished or self.tables.get(game_id) is not table:
                 raise Refused("table.error.game_finished")
-            if table.needs_reload and act in table.game.panel.GAME_ACTS:
+            if table.needs_reload and act in table.game.moves.GAME_ACTS:
                 await self.writer.ready_for_move(table)
                 if table.finished or self.tables.get(game_id) is not table:
                     raise Refused("table.error.game_finished")  # the failed commit had ended it
@@ -63,7 +63,7 @@ class ClickPart(ServiceCore):
                 return self._panel(table, seat)
             if version > table.version or version < table.marks[seat]:
                 raise Stale(self._panel(table, seat), own=table.played.get(seat, -1) > version)
-            panel = table.game.panel
+            panel = table.game.moves
             if act == MODE_ACT:
                 if arg not in panel.MODES:
                     raise Refused("table.error.forged")

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Unpack
 
 from bot.engine.errors import GameError
-from bot.games.base import Game, seat_limit
+from bot.games.base import GameRules, seat_limit
 from bot.games.registry import AI_LEVELS, BY_KIND
 from bot.render.names import computer_name, escape_name
 from bot.service.core import META_RETRY_WITHIN_S as DEAL_RETRY_WITHIN_S
@@ -99,7 +99,7 @@ class LobbyPart(ServiceCore):
         self.sweeper.handle("lobby", self._expire_lobby)
 
     @staticmethod
-    def _game(kind: str) -> Game:
+    def _game(kind: str) -> GameRules:
         game = BY_KIND.get(kind)
         if game is None:
             raise Refused("table.error.forged")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from bot.engine.base import GameState
-from bot.games.base import Game
+from bot.games.base import GameRules
 from bot.games.registry import BY_KIND
 from bot.render.names import ComputerName, computer_name
 from bot.storage import Seat, StorageError, StoredGame
@@ -164,7 +164,7 @@ class TableFacts(ABC):
     def _ended_by(self) -> int | None: ...
 
     @property
-    def game(self) -> Game:
+    def game(self) -> GameRules:
         """The game played here (its rules, panel, messages, picture), from its ``kind``."""
         return BY_KIND[self._kind]
 

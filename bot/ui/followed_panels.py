@@ -19,6 +19,7 @@ from typing import Any
 import discord
 
 from bot import discord_patches
+from bot.games.registry import whole
 from bot.i18n import translate as t
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Table
 from bot.ui import card_emojis, display
@@ -344,7 +345,7 @@ class FollowedPanels:
             return final_panel_content(table, seat, locale, words), None
         if seat in table.idle():  # replaced for missed turns: the way back, right on the panel
             offer = t("seats.offer", locale, missed=MISSES_BEFORE_REPLACE)
-            return offer, seat_back_view(table.game.prefix, table.id, locale)
+            return offer, seat_back_view(whole(table.game).prefix, table.id, locale)
         if seat in table.replaced():
             return t("table.error.seat_replaced", locale), None
         state = self.bot.service.panel_of(table, seat)

@@ -16,6 +16,7 @@ import functools
 
 import discord
 
+from bot.games.registry import whole
 from bot.i18n import translate as t
 from bot.service import MISSES_BEFORE_REPLACE, Table
 from bot.ui.followed_panels import FollowedPanels
@@ -122,7 +123,7 @@ class Mentions:
         try:
             if key is None or user is None or looking:
                 return
-            text = table.game.message.turn_mention(user, locale)
+            text = whole(table.game).message.turn_mention(user, locale)
             if not self.followed.panel_fresh(table.id, user):  # their panel can no longer be edited for them
                 text += "\n" + t("table.turn.open_panel", locale)
             try:
@@ -190,7 +191,7 @@ class Mentions:
             "table.turn.replaced_dm",
             locale,
             missed=MISSES_BEFORE_REPLACE,
-            button=t(table.game.panel_button, locale),
+            button=t(whole(table.game).panel_button, locale),
             take_back=t("seats.button.take_back", locale),
             link=link,
         )

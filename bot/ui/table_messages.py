@@ -20,7 +20,7 @@ from typing import Any
 import discord
 
 from bot import discord_patches
-from bot.games.registry import BY_KIND
+from bot.games.registry import BY_KIND, whole
 from bot.render import messages
 from bot.render.images import picture_labels
 from bot.render.pictures import Pictures
@@ -176,7 +176,7 @@ class TableMessages:
         and ``embeds`` (``[]``), which this edit does (``content=None``, ``embed=None``)."""
         stored = table.stored
         locale = self.posting.locale(stored.guild_id)
-        image = table.game.image if self.images else None  # a game stopped by hand too: how it stood
+        image = whole(table.game).image if self.images else None  # a game stopped by hand too: how it stood
         # Read the table under the channel lock: the service holds it while an action is being
         # committed, so nothing shown here can run ahead of the database.
         async with self.bot.service.lock(stored.channel_id):

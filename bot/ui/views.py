@@ -18,7 +18,7 @@ from bot.discord_patches import ButtonsView as ButtonsView  # the payload builde
 from bot.discord_patches import LayoutPayload as LayoutPayload
 from bot.games.base import Game, seat_counts, seat_limit
 from bot.games.places import places
-from bot.games.registry import BY_KIND
+from bot.games.registry import BY_KIND, whole
 from bot.i18n import plural
 from bot.i18n import translate as t
 from bot.render import messages
@@ -119,7 +119,7 @@ def panel_content(state: PanelState, locale: object, words: bool = False) -> str
 
 def table_rows(table: Table, locale: object) -> list[list[dict[str, Any]]]:
     """The table message's buttons (none once stopped early). Their ids never change (version 0)."""
-    gid, prefix = table.id, table.game.prefix
+    gid, prefix = table.id, whole(table.game).prefix
 
     def cid(act: str, arg: int = 0) -> str:
         # Version 0: these buttons mean the same whatever the state, so their ids never change and a
@@ -138,7 +138,7 @@ def table_rows(table: Table, locale: object) -> list[list[dict[str, Any]]]:
     # button at least 60 px wide, 16 px either side of its words), and this way no button of the usual
     # row changes its look or its place with the phase.
     usual = [
-        button(cid(OPEN_PANEL), t(table.game.panel_button, locale), "primary"),
+        button(cid(OPEN_PANEL), t(whole(table.game).panel_button, locale), "primary"),
         button(cid(RULES), t("table.button.rules", locale)),
         button(cid(LEAVE), t("table.button.leave", locale), "danger"),
     ]
@@ -164,7 +164,7 @@ def spectator_view(table: Table) -> dict[str, Any]:
 
 def table_message(table: Table, locale: object, image_url: str | None = None) -> messages.MessageBody:
     waiting = table.round_waiting() if table.state.phase == "round_over" else []
-    body: messages.MessageBody = table.game.message.table_body(
+    body: messages.MessageBody = whole(table.game).message.table_body(
         spectator_view(table),
         table.names(),
         locale=locale,

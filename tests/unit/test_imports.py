@@ -253,3 +253,17 @@ def test_the_third_game_is_walked_as_a_game() -> None:
 def test_every_import_runs_down_a_floor() -> None:
     broken = _against_the_floors(_graph())
     assert not broken, "imports that do not run down the floors of LAYERS: " + ", ".join(broken)
+
+
+def test_the_service_holds_a_game_s_rules_only() -> None:
+    """Issue 48, a thinner Game: the service sees a game as its rules (``GameRules``: engine, options,
+    computers, moves, standing), never its surfaces or tools; it names neither the whole ``Game``
+    protocol nor ``registry.whole`` (the ui's way to a game's surfaces). mypy holds every use to it."""
+    named = []
+    for path in sorted((ROOT / "bot" / "service").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in ("bot.games.base", "bot.games.registry"):
+                named += [f"{path.name}: {a.name}" for a in node.names if a.name in ("Game", "whole")]
+            if isinstance(node, ast.Attribute) and node.attr == "whole":
+                named.append(f"{path.name}:{node.lineno} .whole")
+    assert named == []

@@ -11,6 +11,7 @@ from bot.games.base import (
     JSON,
     CardFaces,
     DescribeEvents,
+    Moves,
     Panel,
     Part,
     Picture,
@@ -51,6 +52,7 @@ class SkipBo:
     strings: Path | None = STRINGS
     # The Discord-facing parts are imported on first use: the engine-only tools never load them.
     panel: Part[Panel] = Part(f"{__package__}.panel")
+    moves: Part[Moves] = Part(f"{__package__}.panel")  # the rules' side of the panel module
     message: Part[TableMessage] = Part(f"{__package__}.message")
     rules: Part[Rules] = Part(f"{__package__}.rules")
     image: Part[Picture] = Part(f"{__package__}.image")

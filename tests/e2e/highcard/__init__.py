@@ -13,6 +13,7 @@ from bot.games.base import (
     CardFaces,
     DescribeEvents,
     Game,
+    Moves,
     Panel,
     Picture,
     Policy,
@@ -39,6 +40,7 @@ class HighCard:
     panel_button = "table.button.my_hand"
     lower_score_wins, scored = False, False
     panel: Panel = parts
+    moves: Moves = parts
     message: TableMessage = parts
     rules: Rules = parts
     image: Picture | None = None
