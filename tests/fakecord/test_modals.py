@@ -64,7 +64,7 @@ class TableForm(ui.Modal, title="New table"):
         self.forms = forms
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        parts = (self.name, self.game, self.speed, self.ledger, self.bots)
+        parts = (self.name, self.game, self.speed, self.rules, self.bots)
         text, game, speed, rules, bots = (p.component for p in parts)
         assert isinstance(text, ui.TextInput) and isinstance(game, ui.Select)
         assert isinstance(speed, ui.RadioGroup) and isinstance(rules, ui.CheckboxGroup)
