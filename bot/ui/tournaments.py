@@ -305,7 +305,11 @@ class Hall:
             held = await service.set_tournament_messages(held, standings_message_id=message.id)
         else:
             await self._edit(channel, held.standings_message_id, standings, files)
-        if held.status == FINISHED and held.final_message_id is None:
+        # The final is drawn from a view of the finished tournament only: ``held`` may be newer than
+        # ``view`` (the standings' id was stored after a re-read, and the tournament may have finished
+        # meanwhile); then the finish's own change draws again (``_again``) with the winner in view.
+        # (Before, a final drawn from the older view said "Winner: nobody" while a winner was stored.)
+        if held.status == FINISHED and held.final_message_id is None and view.tournament.status == FINISHED:
             message = await channel.send(view=final_layout(view, locale), allowed_mentions=NO_MENTIONS)
             await service.set_tournament_messages(held, final_message_id=message.id)
 
