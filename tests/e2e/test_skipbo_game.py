@@ -220,8 +220,19 @@ async def test_a_team_game_shows_partners_and_offers_the_partner_piles(
     assert len(names) == 4 and names[0] == "Alice" and names[2] == "Bob"
     assert table.state.options.teams and table.state.partner(0) == 2 and table.state.partner(1) == 3
 
-    # The table says who plays with whom.
-    await bot.presenter.flush()
+    # The table says who plays with whom. (Compared once the computers stopped at a human's turn and
+    # the table was drawn: before, a computer's move after the drawing made the live hand one card
+    # smaller than the message's, on a loaded machine.)
+    await fake.wait_until(lambda: table.ai_level(table.state.turn) is None, what="a human's turn")
+
+    def drawn_as_it_stands() -> bool:
+        try:
+            assert_table_hides_hands(table_message, table.state)
+        except AssertionError:
+            return False
+        return True
+
+    await fake.wait_until(drawn_as_it_stands, what="the table drawn as the game stands")
     text = table_message.text
     assert f"Teams: Alice & Bob · {names[1]} & {names[3]}" in text
     fields = [name.replace("\u00a0", " ") for name in fields_of(table_message)]  # pictures off: full text
