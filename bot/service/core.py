@@ -84,7 +84,7 @@ class ServiceCore(ABC):
         self.user_prefs = PrefsCache(storage, self.clock)
         self.writer = TableWriter(
             storage=storage,
-            rules=self.ledger,
+            ledger=self.ledger,
             tables=self.tables,
             bus=self.bus,
             turn_clock=self.turn_clock,

@@ -63,14 +63,14 @@ TABLE_RELOAD_WITHIN_S = 2.0
 
 class TableWriter:
     """Writes tables and publishes what each write changed (see the module doc). Made by the service's
-    core, which hands it the tables it caches, storage and the rules over it, the bus, the turn clock,
+    core, which hands it the tables it caches, storage and the ledger over it, the bus, the turn clock,
     the observer and the seed source."""
 
     def __init__(
         self,
         *,
         storage: Storage,
-        rules: GameLedger,
+        ledger: GameLedger,
         tables: dict[int, Table],
         bus: EventBus,
         turn_clock: TurnClock,
@@ -78,7 +78,7 @@ class TableWriter:
         seed: Callable[[], int],
     ) -> None:
         self._storage = storage
-        self._ledger = rules
+        self._ledger = ledger
         self._tables = tables
         self._bus = bus
         self._turn_clock = turn_clock
