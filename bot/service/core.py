@@ -73,7 +73,9 @@ class ServiceCore(ABC):
         # A fleet (bot.config.Shards): this process resumes, times and plays only the games and lobbies
         # of the guilds on its shards; the others belong to the processes that receive their clicks.
         self.owns: Callable[[int | None], bool] = options.get("owns") or (lambda _guild_id: True)
-        self._seed: Callable[[], int] = options.get("seed_source") or (lambda: secrets.randbits(62))
+        # Where each new game's and tournament's seed comes from; read at each deal (the writer asks
+        # through this attribute), so a test or a reproduction may set it after the service is made.
+        self.seed_source: Callable[[], int] = options.get("seed_source") or (lambda: secrets.randbits(62))
         # The owned services: every stored change is published on the bus (one commit, one event), every
         # write of a table goes through the writer, every deadline through the sweeper; the servers'
         # settings and the users' choices are read through their caches by whichever part needs them.
@@ -89,7 +91,7 @@ class ServiceCore(ABC):
             bus=self.bus,
             turn_clock=self.turn_clock,
             observer=self.observer,
-            seed=self._seed,
+            seed=lambda: self.seed_source(),
         )
 
     # ------------------------------------------------------------------ plumbing

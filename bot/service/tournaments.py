@@ -247,7 +247,7 @@ class TournamentPart(ServiceCore):
             raise Refused("tournament.error.channel_busy")
         made = await self.storage.tournaments.create(
             guild_id=guild_id, channel_id=channel_id, organiser_id=organiser_id, kind=kind, format=form,
-            seats=seats, rounds=rounds, turn_limit=turn_limit, starts_at=starts_at, seed=self._seed(),
+            seats=seats, rounds=rounds, turn_limit=turn_limit, starts_at=starts_at, seed=self.seed_source(),
             rated=rated, computers=computers,
         )  # fmt: skip
         if starts_at is not None:

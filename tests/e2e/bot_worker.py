@@ -116,7 +116,7 @@ async def serve(bot: Any, options: argparse.Namespace) -> int:
         runner = asyncio.create_task(run_until_stopped(bot, TOKEN, grace=options.grace))
         await bot.wait_until_ready()
         if options.seed is not None:
-            bot.service._seed = lambda: options.seed
+            bot.service.seed_source = lambda: options.seed
         if options.sync:
             await bot.tree.sync()
         print("READY", flush=True)

@@ -67,7 +67,7 @@ async def start_skipbo(
     """``/skipbo new`` with ``options``; ``guests`` join, then the host adds ``add_computers`` computer
     players with the lobby button (so seats go: host, ``computers``, guests, added computers) and
     starts. The deal is seeded. Returns the table message and the game id."""
-    bot.service._seed = lambda: seed
+    bot.service.seed_source = lambda: seed
     lobby = await open_skipbo_lobby(fake, host, **options)
     assert not lobby.ephemeral, f"/skipbo new was refused: {lobby.text!r}"
     assert "Skip-Bo" in lobby.text
@@ -84,6 +84,7 @@ async def start_skipbo(
         what="the game",
     )
     assert bot.service.tables[game_id].stored.kind == "skipbo"
+    assert bot.service.tables[game_id].stored.seed == seed, "the deal was not seeded"
     await fake.wait_until(lambda: any(act_of(c) == "op" for c in lobby.custom_ids), what="the table buttons")
     return lobby, game_id
 

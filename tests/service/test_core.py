@@ -34,7 +34,7 @@ SHARED = {"storage", "ledger", "lobbies", "clock", "tables", "_locks", "_closed"
 # The services the core owns and hands every part (issue 48): the bus, the one writer of tables, the
 # turn clock, the sweeper of deadlines, the servers' settings, the users' choices.
 SERVICES = {"bus", "writer", "turn_clock", "sweeper", "settings_book", "user_prefs"}
-CONFIGURATION = {"ai_delay", "round_delay", "limits", "observer", "owns", "_seed"}
+CONFIGURATION = {"ai_delay", "round_delay", "limits", "observer", "owns", "seed_source"}
 # The state each part owns (made in its __init__): its module, and what the owner keeps there.
 OWNED = {
     "locale_writes": "prefs",  # users' languages being stored in the background
