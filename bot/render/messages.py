@@ -319,15 +319,23 @@ def recent_lines(
     """The last moves, one line per move. ``recent`` holds one entry per committed action, and a turn
     can take two (draw, then place): the actions a seat makes in a row are told together, so
     "Bob drew a 10" and "Bob drew a 10 and replaced their 11" become the second line alone. The table's
-    own events for that seat (a timer, a takeover) come first."""
+    own events for that seat (a timer, a takeover) come first, and the last seat's are never cut: a
+    turn the computer played for a player who ran out of time says so above its last moves, however
+    many cards it played (a Skip-Bo turn can be five lines)."""
     lines: list[str] = []
     run_seat: int | None = None
     told: list[str] = []
     events: list[JSON] = []
+    last_told: list[str] = []  # the last run's own events
+    last_moves: list[str] = []  # and its moves
 
     def flush() -> None:
+        nonlocal last_told, last_moves
+        moves = describe(events, names, locale)
+        if told or moves:
+            last_told, last_moves = list(told), moves
         lines.extend(told)
-        lines.extend(describe(events, names, locale))
+        lines.extend(moves)
         told.clear()
         events.clear()
 
@@ -338,7 +346,10 @@ def recent_lines(
         told.extend(service_event_lines(seat, group, names, locale))
         events.extend(e for e in group if e["type"] not in SERVICE_EVENTS)
     flush()
-    return lines[-limit:]
+    shown = lines[-limit:]
+    if last_told and len(last_told) < limit and not set(last_told) <= set(shown):
+        shown = [*last_told, *last_moves[len(last_told) - limit :]]
+    return shown
 
 
 def embed_size(embed: Mapping[str, Any]) -> int:

@@ -185,6 +185,26 @@ def test_a_timed_out_turn_says_so_first_then_the_move_once(locale: str) -> None:
     assert lines[1].startswith("Alice drew a 6" if locale == "en-US" else "Alice pioche un 6")
 
 
+@pytest.mark.parametrize("locale", ["en", "fr"])
+def test_a_long_covered_skipbo_turn_still_says_who_ran_out_of_time(locale: str) -> None:
+    """Five cards played for Bob: the table's last three lines keep "ran out of time" above the last two."""
+    from bot.games.skipbo.message import recent_lines as skipbo_recent
+
+    played = [
+        {"type": "card_played", "seat": 1, "card": v, "value": v, "source": "hand", "index": 0, "pile": 0}
+        for v in range(1, 6)
+    ]
+    recent = [(0, [{**played[0], "seat": 0}]), (1, [{"type": "turn_timed_out", "seat": 1}])]
+    recent += [(1, [event]) for event in played]
+    lines = skipbo_recent(recent, NAMES, locale)
+    assert len(lines) == 3
+    assert ("ran out of time" if locale == "en" else "n'a pas joué à temps") in lines[0]
+    assert lines[1:] == [skipbo_describe([event], NAMES, locale)[0] for event in played[-2:]]
+    # Without a timer, the last three moves as before.
+    plain = skipbo_recent([(1, [event]) for event in played], NAMES, locale)
+    assert plain == [skipbo_describe([event], NAMES, locale)[0] for event in played[-3:]]
+
+
 # ------------------------------------------------------------------------------- aligned grids
 
 
