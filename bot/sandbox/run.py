@@ -158,6 +158,13 @@ async def serve(options: argparse.Namespace) -> int:
         round_delay=options.round_delay,
     )
     sandbox = Sandbox(factory, host=options.host, port=options.port)
+    # Ctrl+C / SIGTERM from here on is heard as "stop" (a signal during the start stops the sandbox as
+    # soon as it is up, cleanly, rather than interrupting the start half-way with threads left open).
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
     try:
         await sandbox.start()
     except OSError as exc:
@@ -174,11 +181,6 @@ async def serve(options: argparse.Namespace) -> int:
         return 2
     await start_up_logged()
     print(f"Ready: open {sandbox.url} (Ctrl+C stops it).", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
     try:
         await stop.wait()
     finally:

@@ -97,6 +97,19 @@ async def test_a_whole_skyjo_game_in_the_sandbox_is_stored_in_postgresql_and_sur
     assert rows(url, "SELECT id, status FROM public.games") == [(1, "active")]
 
 
+def _stopped_output(process: subprocess.Popen[str], grace: float = 30.0) -> str:
+    """The rest of ``process``'s output once it exits after the SIGINT just sent. One still running
+    ``grace`` seconds later is a failure that says where it was stuck: SIGABRT makes its fault handler
+    (PYTHONFAULTHANDLER, set by :func:`_make_run`) print every thread's stack before it dies."""
+    try:
+        out, _ = process.communicate(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        out, _ = process.communicate(timeout=30)
+        raise AssertionError(f"the sandbox did not stop within {grace} s of Ctrl+C:\n{out}") from None
+    return out
+
+
 def _make_run(database_url: str, tmp_path: Path) -> subprocess.Popen[str]:
     """``make run`` without a token: ``python -m bot run --sandbox-without-token`` (the Makefile's line)."""
     env = {
@@ -104,6 +117,7 @@ def _make_run(database_url: str, tmp_path: Path) -> subprocess.Popen[str]:
         "HOME": str(tmp_path),
         "PYTHONPATH": str(REPO),
         "DATABASE_URL": database_url,
+        "PYTHONFAULTHANDLER": "1",  # a stuck stop is diagnosed (_stopped_output)
     }
     return subprocess.Popen(
         [sys.executable, "-m", "bot", "run", "--sandbox-without-token", "--port", "0"],
@@ -130,7 +144,7 @@ def test_make_run_without_a_token_starts_the_sandbox_on_database_url(
                 break
     finally:
         process.send_signal(signal.SIGINT)
-        out, _ = process.communicate(timeout=30)
+        out = _stopped_output(process)
     output = "".join(seen) + out
     assert process.returncode == 0, output
     assert any(line.startswith("Ready: open http://") for line in seen), output
