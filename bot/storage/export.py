@@ -33,7 +33,9 @@ def _export(conn: Connection, game_id: int) -> dict[str, Any]:
     ).fetchone()
     if row is None:
         raise GameNotFound(game_id)
-    gid, kind, seed, options, status, version, guild_id, channel_id, digest, created, finished, note, off = row
+    gid, kind, seed, options, status, version, guild_id, channel_id, digest, created, finished, note, off = (
+        row
+    )
     try:
         options_value: Any = json.loads(options)
     except ValueError:

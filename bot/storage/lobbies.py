@@ -163,7 +163,18 @@ class LobbyRepository:
                     "INSERT INTO lobbies (guild_id, channel_id, kind, host_id, options, seats, status,"
                     " version, created_at, updated_at, off_server)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) RETURNING id",
-                    (guild_id, channel_id, kind, host_id, options_json, seats_json, OPEN, now, now, int(off_server)),
+                    (
+                        guild_id,
+                        channel_id,
+                        kind,
+                        host_id,
+                        options_json,
+                        seats_json,
+                        OPEN,
+                        now,
+                        now,
+                        int(off_server),
+                    ),
                 ).fetchone()
             except Exception as error:
                 if self.db.is_unique_violation(error):  # the partial unique index: one open lobby

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 from bot.storage.backend import Connection, Database
 from bot.storage.ratings import (
-    GLOBAL_SCOPE,
     HistoryEntry,
     PlayerStats,
     history_rows,
     player_rows,
 )
 from bot.storage.results import GameRanks, seat_ranks
+from bot.storage.venues import GLOBAL_SCOPE
 
 TREND_GAMES = 10  # the trend (change and sparkline) covers at most this many latest games
 
