@@ -23,7 +23,7 @@ async def test_open_migrates_once_and_records_each_migration(pg_dsn: str) -> Non
     try:
         assert db.schema_version == len(load_migrations()) == 11
         rows = await db.run(lambda c: c.execute("SELECT version, name FROM schema_migrations").fetchall())
-        assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] and rows[0][1] == "0001_initial.sql"
+        assert [r[0] for r in rows] == list(range(1, 12)) and rows[0][1] == "0001_initial.sql"
         assert rows[-1][1] == "0011_off_server.sql"
     finally:
         await db.close()
