@@ -32,6 +32,7 @@ from bot.storage import StorageError, StoredGame
 from bot.storage.game_types import GameEnd
 from bot.storage.ratings import RatingPlan, RatingRow, RatingWrite, conservative
 from bot.storage.results import SeatResult
+from bot.storage.venues import Venue
 
 MODEL = PlackettLuce()
 DEFAULT_MU: float = MODEL.mu
@@ -172,8 +173,10 @@ def rate(participants: Sequence[Participant], before: Mapping[str, RatingRow]) -
     return writes
 
 
-def rating_plan(kind: str, guild_id: int | None, participants: Sequence[Participant]) -> RatingPlan | None:
-    """How storage is to rate a finished game (None: fewer than two seats, nothing to rate)."""
+def rating_plan(kind: str, venue: Venue, participants: Sequence[Participant]) -> RatingPlan | None:
+    """How storage is to rate a finished game played in ``venue`` (None: fewer than two seats, nothing
+    to rate). Which boards it counts on is the venue's (:func:`bot.storage.venues.rated_scopes`): a
+    server's, the global one and the season's; off server, its channel's board only."""
     if len(participants) < 2:
         return None
     players: dict[str, str] = {}
@@ -181,7 +184,7 @@ def rating_plan(kind: str, guild_id: int | None, participants: Sequence[Particip
         players.setdefault(p.player, p.display_name)
     seated = tuple(participants)
     start = RatingRow("", DEFAULT_MU, DEFAULT_SIGMA, NEW_RATING)
-    return RatingPlan(kind, guild_id, players, start, lambda before: rate(seated, before))
+    return RatingPlan(kind, venue, players, start, lambda before: rate(seated, before))
 
 
 def game_end(
@@ -205,4 +208,4 @@ def game_end(
         Participant(s.seat, s.player_key, s.display_name, rank, r.round_scores, r.stats)
         for s, r, rank in zip(stored.seats, results, ranks, strict=True)
     ]
-    return GameEnd(snapshot, results, rating_plan(stored.kind, stored.guild_id, participants))
+    return GameEnd(snapshot, results, rating_plan(stored.kind, stored.venue, participants))

@@ -61,7 +61,6 @@ from bot.storage.games import (
 from bot.storage.lobbies import LobbyRepository
 from bot.storage.prefs import PrefsRepository, UserPrefs
 from bot.storage.ratings import (
-    GLOBAL_SCOPE,
     LeaderboardPage,
     PlayerStats,
     RatingChange,
@@ -75,6 +74,7 @@ from bot.storage.settings import ServerSettings, SettingsRepository
 from bot.storage.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, SqliteDatabase, translate_os_error
 from bot.storage.stats import StatsRepository
 from bot.storage.tournaments import TournamentRepository
+from bot.storage.venues import GLOBAL_SCOPE, Venue
 
 if TYPE_CHECKING:  # a SQLite bot never loads the PostgreSQL driver
     from bot.storage.postgres.leases import LeaseTiming
@@ -120,6 +120,7 @@ __all__ = [
     "StoredAction",
     "StoredGame",
     "UserPrefs",
+    "Venue",
     "WriteStats",
     "ai_key",
     "translate_os_error",

@@ -28,12 +28,14 @@ FORMAT = "skybo.game/1"
 def _export(conn: Connection, game_id: int) -> dict[str, Any]:
     row = conn.execute(
         "SELECT id, kind, seed, options, status, version, guild_id, channel_id, snapshot_hash, created_at,"
-        " finished_at, note FROM games WHERE id = ?",
+        " finished_at, note, off_server FROM games WHERE id = ?",
         (game_id,),
     ).fetchone()
     if row is None:
         raise GameNotFound(game_id)
-    gid, kind, seed, options, status, version, guild_id, channel_id, digest, created, finished, note = row
+    gid, kind, seed, options, status, version, guild_id, channel_id, digest, created, finished, note, off = (
+        row
+    )
     try:
         options_value: Any = json.loads(options)
     except ValueError:
@@ -78,6 +80,7 @@ def _export(conn: Connection, game_id: int) -> dict[str, Any]:
         "snapshot_hash": digest,
         "guild_id": guild_id,
         "channel_id": channel_id,
+        "off_server": bool(off),  # played where the bot has no server (bot/storage/venues.py)
         "created_at": created,
         "finished_at": finished,
         "note": note,

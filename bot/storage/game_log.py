@@ -40,7 +40,7 @@ log = logging.getLogger("bot.storage.games")  # the repository's logger, as befo
 
 _GAME_COLUMNS = (
     "id, guild_id, channel_id, kind, seed, options, status, rated, host_id, message_id, version, meta,"
-    " note, created_at, updated_at, finished_at, snapshot, snapshot_hash"
+    " note, created_at, updated_at, finished_at, snapshot, snapshot_hash, off_server"
 )
 
 
@@ -107,6 +107,7 @@ class GameRow:
             created_at=v[13],
             updated_at=v[14],
             finished_at=v[15],
+            off_server=bool(v[18]),
         )
 
 

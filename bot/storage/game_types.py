@@ -19,6 +19,7 @@ from bot.engine.base import GameState
 from bot.engine.errors import GameError
 from bot.storage.ratings import RatingChange, RatingPlan, ai_key, user_key
 from bot.storage.results import SeatResult
+from bot.storage.venues import Venue
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,15 @@ class GameHead:
     created_at: int
     updated_at: int
     finished_at: int | None
+    # 1: played where the bot has no server (a group DM, a DM, a server only a user installed Skybo in):
+    # rated on its channel's board only (bot.storage.venues). Keyword-only, so a head built by hand
+    # (tests) needs not name it; a game without a guild is always off server.
+    off_server: bool = field(default=False, kw_only=True)
+
+    @property
+    def venue(self) -> Venue:
+        """Where the game is played: the server where the bot is, or the channel where it has none."""
+        return Venue.of(self.guild_id, self.channel_id, self.off_server)
 
     def with_state(self, state: GameState, snapshot: str, *, verified: bool = False) -> StoredGame:
         """The stored game, its ``state`` (whose canonical JSON is ``snapshot``)."""

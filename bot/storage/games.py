@@ -120,13 +120,18 @@ class GameRepository:
         message_id: int | None = None,
         rated: bool = True,
         meta: Mapping[str, Any] | None = None,
+        off_server: bool = False,
     ) -> StoredGame:
         """Store a game the service dealt (``state``, from ``seed`` and ``options``, the engine's
         options as a dict); :class:`ChannelBusy` if the channel has one.
 
         Seats must be numbered 0, 1, 2... in order; a user may sit only once (:func:`check_seats`).
+        ``off_server``: the bot has no server here (a server only a user installed Skybo in, whose
+        ``guild_id`` is given); a game without a guild (a group DM, a DM) is off server anyway. Such a
+        game is rated on its channel's board only (:mod:`bot.storage.venues`).
         """
         check_seats(seats)
+        off_server = off_server or guild_id is None
         game = state
         options_json = canonical_json(dict(options))
         snapshot = canonical_json(game.to_dict())
@@ -142,8 +147,8 @@ class GameRepository:
             try:
                 row = conn.execute(
                     "INSERT INTO games (guild_id, channel_id, kind, options, seed, status, rated, host_id,"
-                    " message_id, version, snapshot, snapshot_hash, meta, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) RETURNING id",
+                    " message_id, version, snapshot, snapshot_hash, meta, created_at, updated_at, off_server)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?) RETURNING id",
                     (
                         guild_id,
                         channel_id,
@@ -159,6 +164,7 @@ class GameRepository:
                         meta_json,
                         now,
                         now,
+                        int(off_server),
                     ),
                 ).fetchone()
             except Exception as error:
@@ -195,6 +201,7 @@ class GameRepository:
             state=game,
             snapshot=snapshot,
             verified=True,
+            off_server=off_server,
         )
 
     # ---------------------------------------------------------------- the action log

@@ -14,6 +14,7 @@ from typing import Any
 
 from bot.storage.backend import Connection, Database
 from bot.storage.errors import ChannelBusy, ConcurrencyError, StorageError
+from bot.storage.venues import Venue
 
 OPEN = "open"
 STARTED = "started"
@@ -84,6 +85,14 @@ class Lobby:
     created_at: int = 0
     updated_at: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    # True where the bot has no server (a group DM, a DM, a server only a user installed Skybo in):
+    # the game it becomes is off server too (bot.storage.venues). Always True without a guild.
+    off_server: bool = False
+
+    @property
+    def venue(self) -> Venue:
+        """Where the lobby is: the server where the bot is, or the channel where it has none."""
+        return Venue.of(self.guild_id, self.channel_id, self.off_server)
 
     def seat_of(self, user_id: int) -> int | None:
         return next((i for i, s in enumerate(self.seats) if s.user_id == user_id), None)
@@ -91,7 +100,7 @@ class Lobby:
 
 _COLUMNS = (
     "id, guild_id, channel_id, kind, host_id, message_id, options, seats, status, game_id, version,"
-    " created_at, updated_at"
+    " created_at, updated_at, off_server"
 )
 
 
@@ -110,6 +119,7 @@ def _row_to_lobby(row: Sequence[Any]) -> Lobby:
         version=row[10],
         created_at=row[11],
         updated_at=row[12],
+        off_server=bool(row[13]),
     )
 
 
@@ -132,9 +142,13 @@ class LobbyRepository:
         host_id: int,
         options: Mapping[str, Any],
         seats: Sequence[LobbySeat],
+        off_server: bool = False,
     ) -> Lobby:
-        """Open a lobby; :class:`ChannelBusy` if the channel has an open lobby or an active game."""
+        """Open a lobby; :class:`ChannelBusy` if the channel has an open lobby or an active game.
+        ``off_server``: the bot has no server here (always so without a guild; see
+        :meth:`bot.storage.games.GameRepository.create_game`)."""
         now = _now_ms()
+        off_server = off_server or guild_id is None
         options_json = _dump(dict(options))
         seats_json = _dump([s.to_dict() for s in seats])
 
@@ -147,8 +161,20 @@ class LobbyRepository:
             try:
                 row = conn.execute(
                     "INSERT INTO lobbies (guild_id, channel_id, kind, host_id, options, seats, status,"
-                    " version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING id",
-                    (guild_id, channel_id, kind, host_id, options_json, seats_json, OPEN, now, now),
+                    " version, created_at, updated_at, off_server)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) RETURNING id",
+                    (
+                        guild_id,
+                        channel_id,
+                        kind,
+                        host_id,
+                        options_json,
+                        seats_json,
+                        OPEN,
+                        now,
+                        now,
+                        int(off_server),
+                    ),
                 ).fetchone()
             except Exception as error:
                 if self.db.is_unique_violation(error):  # the partial unique index: one open lobby
@@ -159,7 +185,7 @@ class LobbyRepository:
         lobby_id = await self.db.write(work)
         return Lobby(
             lobby_id, guild_id, channel_id, kind, host_id, None, dict(options), list(seats), OPEN, None, 0,
-            now, now,
+            now, now, off_server=off_server,
         )  # fmt: skip
 
     async def get(self, lobby_id: int) -> Lobby:

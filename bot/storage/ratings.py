@@ -1,9 +1,12 @@
-"""Per game kind ratings, per server and global, with stats and history: the rows, the boards, and the
+"""Per game kind ratings, per place and global, with stats and history: the rows, the boards, and the
 writing of a finished game's rating changes (which the service computes: bot/service/outcomes.py).
 
-Scope ``0`` is the global board; a positive scope is a Discord guild id; a negative one is a season,
-``-<season id>`` (:func:`bot.storage.seasons.season_scope`: the server's running season, whose rows are
-written beside the server's and the global ones). A player key is
+Scope ``0`` is the global board; a positive scope is a place's board, a Discord guild id (a server
+where the bot is) or channel id (a place where it has no server: a group DM's "friends" board, a DM,
+a channel of a server only a user installed Skybo in; :mod:`bot.storage.venues` says which games count
+where, and why those never count on the global board); a negative one is a season, ``-<season id>``
+(:func:`bot.storage.seasons.season_scope`: the server's running season, whose rows are written beside
+the server's and the global ones). A player key is
 ``user:<discord id>`` or ``ai:<level>``: every computer player of one level shares a row, so the
 strength of each level shows on the board.
 
@@ -23,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.storage.backend import Connection, Database
+from bot.storage.venues import GLOBAL_SCOPE, Venue, rated_scopes
 
-GLOBAL_SCOPE = 0
 MAX_PAGE_SIZE = 100
 
 
@@ -211,27 +214,16 @@ Rate = Callable[[Mapping[str, RatingRow]], Sequence[RatingWrite]]
 
 @dataclass(frozen=True)
 class RatingPlan:
-    """How the service rates a finished game: the kind and server, the players' keys and names, the row
-    a player without one starts from (``start``: the model's default), and ``rate``, the computation,
+    """How the service rates a finished game: the kind and where it was played (``venue``: which boards
+    it counts on, :func:`bot.storage.venues.rated_scopes`), the players' keys and names, the row a
+    player without one starts from (``start``: the model's default), and ``rate``, the computation,
     run once per scope on the rows read inside the transaction. Storage runs it; it does not know it."""
 
     kind: str
-    guild_id: int | None
+    venue: Venue
     players: Mapping[str, str]  # player key -> display name
     start: RatingRow
     rate: Rate
-
-
-def running_season_scopes(conn: Connection, guild_id: int, row_lock: str = "") -> list[int]:
-    """The scope of the server's running season (``-id``), or none. (Here rather than in
-    :mod:`bot.storage.seasons`, which builds on this module.)"""
-    # Shared, not exclusive: games finishing at once on one server do not wait for each other here;
-    # a season's end (FOR UPDATE, bot.storage.seasons) waits for them, and they for it.
-    share = row_lock.replace("FOR UPDATE", "FOR SHARE")
-    row = conn.execute(
-        f"SELECT id FROM seasons WHERE guild_id = ? AND ended_at IS NULL{share}", (guild_id,)
-    ).fetchone()
-    return [] if row is None else [-int(row[0])]
 
 
 def rating_changes_of(conn: Connection, game_id: int) -> list[RatingChange]:
@@ -269,11 +261,9 @@ def write_ratings(
     rows. A row created here counts on the board exactly as an inserted one did (same trigger).
     """
     kind, start = plan.kind, plan.start
-    scopes = [GLOBAL_SCOPE] if not plan.guild_id else sorted({GLOBAL_SCOPE, int(plan.guild_id)})
-    if plan.guild_id:
-        # The server's running season counts the game too, in its own scope (read here, locked: a
-        # season's end waits for a game finishing at that moment, and that game then counts for it).
-        scopes = sorted({*scopes, *running_season_scopes(conn, int(plan.guild_id), row_lock)})
+    # A server's game: the global scope, the server's and its running season's; an off-server game:
+    # its channel's board only (bot.storage.venues).
+    scopes = rated_scopes(conn, plan.venue, row_lock)
     keys = sorted(plan.players)
     marks = ",".join("?" * len(keys))
     changes: list[RatingChange] = []
@@ -540,7 +530,8 @@ class RatingRepository:
         scope: int | None = None,
     ) -> LeaderboardPage:
         """One page (from 0) of the board of ``kind`` in a guild, or the global board (``guild_id=None``),
-        or in ``scope`` when given (a season's: :func:`bot.storage.seasons.season_scope`).
+        or in ``scope`` when given (a season's: :func:`bot.storage.seasons.season_scope`; a place's:
+        :attr:`bot.storage.venues.Venue.board`, e.g. a group DM's friends board).
 
         ``computers=False``: people only, ranked and counted among people (so humans are not crowded
         out by the computer players, who play far more games).

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.storage.backend import Connection, Database
+from bot.storage.venues import Venue
 
 
 @dataclass(frozen=True)
@@ -112,17 +113,22 @@ class PlayedGame:
     game: GameRanks | None = None
 
 
-def played_games(conn: Connection, user_id: int, guild_id: int, limit: int) -> list[PlayedGame]:
-    """``user_id``'s latest finished games on ``guild_id``, newest first."""
+def played_games(conn: Connection, user_id: int, venue: Venue, limit: int) -> list[PlayedGame]:
+    """``user_id``'s latest finished games in ``venue``, newest first: a server's (where the bot is),
+    or an off-server channel's (a group DM, a DM, a channel of a server without the bot), never both."""
+    if venue.off_server:
+        where, place = "g.off_server = 1 AND g.channel_id = ?", venue.channel_id
+    else:
+        where, place = "g.off_server = 0 AND g.guild_id = ?", venue.guild_id
     rows = conn.execute(
         "SELECT g.id, g.kind, g.finished_at, r.rank, r.total, r.round_scores, g.rated, s.seat,"
         " (SELECT count(*) FROM game_seats AS o WHERE o.game_id = g.id)"
         " FROM games AS g"
         " JOIN game_seats AS s ON s.game_id = g.id"
         " JOIN game_results AS r ON r.game_id = g.id AND r.seat = s.seat"
-        " WHERE g.status = 'finished' AND g.guild_id = ? AND s.user_id = ?"
+        f" WHERE g.status = 'finished' AND {where} AND s.user_id = ?"
         " ORDER BY g.finished_at DESC, g.id DESC LIMIT ?",
-        (guild_id, user_id, limit),
+        (place, user_id, limit),
     ).fetchall()
     ranks = seat_ranks(conn, [row[0] for row in rows])
     return [
@@ -152,6 +158,8 @@ class ResultRepository:
         """The results of one game, by seat (empty if it was never finished)."""
         return await self.db.run(lambda c: _read_results(c, game_id))
 
-    async def played(self, user_id: int, guild_id: int, *, limit: int = 10) -> list[PlayedGame]:
-        """A player's latest finished games on one server, newest first (``/history``)."""
-        return await self.db.run(lambda c: played_games(c, user_id, guild_id, limit))
+    async def played(self, user_id: int, where: int | Venue, *, limit: int = 10) -> list[PlayedGame]:
+        """A player's latest finished games in one place (``/history``), newest first: ``where`` is a
+        :class:`~bot.storage.venues.Venue`, or a guild id for a server where the bot is."""
+        venue = where if isinstance(where, Venue) else Venue.server(where)
+        return await self.db.run(lambda c: played_games(c, user_id, venue, limit))

@@ -24,7 +24,8 @@ from typing import Any
 
 from bot.storage.backend import Connection, Database
 from bot.storage.errors import StorageError
-from bot.storage.ratings import _PEOPLE, running_season_scopes
+from bot.storage.ratings import _PEOPLE
+from bot.storage.venues import running_season_scopes
 
 PODIUM_PLACES = 3
 

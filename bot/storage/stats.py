@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 from bot.storage.backend import Connection, Database
 from bot.storage.ratings import (
-    GLOBAL_SCOPE,
     HistoryEntry,
     PlayerStats,
     history_rows,
     player_rows,
 )
 from bot.storage.results import GameRanks, seat_ranks
+from bot.storage.venues import GLOBAL_SCOPE
 
 TREND_GAMES = 10  # the trend (change and sparkline) covers at most this many latest games
 
@@ -165,13 +165,16 @@ class StatsRepository:
         kinds: Sequence[str],
         lower_wins: Collection[str] = (),
         history: int = TREND_GAMES,
+        scope: int | None = None,
     ) -> list[KindOverview]:
-        """``player``'s card on a guild's boards, or the global boards (``guild_id=None``): one entry
-        per kind of ``kinds`` (the caller's games, in order; storage knows no game), the best total of
-        a kind in ``lower_wins`` being its lowest."""
-        scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
-        wanted, lower = tuple(kinds), frozenset(lower_wins)
-        return await self.db.run(lambda c: overview_rows(c, player, scope, wanted, history, lower))
+        """``player``'s card on a guild's boards, or the global boards (``guild_id=None``), or in
+        ``scope`` when given (a place's board: :attr:`bot.storage.venues.Venue.board`, e.g. a group
+        DM's friends board): one entry per kind of ``kinds`` (the caller's games, in order; storage
+        knows no game), the best total of a kind in ``lower_wins`` being its lowest."""
+        if scope is None:
+            scope = GLOBAL_SCOPE if guild_id is None else int(guild_id)
+        where, wanted, lower = int(scope), tuple(kinds), frozenset(lower_wins)
+        return await self.db.run(lambda c: overview_rows(c, player, where, wanted, history, lower))
 
 
 __all__ = ["TREND_GAMES", "KindOverview", "StatsRepository", "overview_rows"]

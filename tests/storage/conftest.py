@@ -19,6 +19,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from bot.games.registry import BY_KIND
 from bot.service.ledger import GameLedger
 from bot.storage import Seat, Storage, StoredGame
 from bot.storage.postgres.database import PostgresDatabase, apply_migrations, load_migrations, to_psycopg
@@ -136,6 +137,23 @@ async def new_game(
         seed=channel * 7 + 1,
         **kw,
     )  # type: ignore[arg-type]
+
+
+async def new_off_server_game(
+    storage: Storage, channel: int, guild: int | None, seats: list[Seat] | None = None, **kw: Any
+) -> StoredGame:
+    """A Skyjo game dealt where the bot has no server (issue 49): a group DM or a DM (``guild`` None),
+    or a channel of a server only a user installed Skybo in (``guild``). Dealt by the engine and stored
+    with ``off_server`` through storage: the service's table surface for these places is not wired yet."""
+    seats = seats or two_seats()
+    engine = BY_KIND["skyjo"].engine
+    options = engine.Options.from_dict(dict(kw.pop("options", {"score_limit": 40})))
+    seed = channel * 7 + 1
+    state = engine.State.new([s.engine_name for s in seats], seed, options)
+    return await storage.games.create_game(
+        guild_id=guild, channel_id=channel, kind="skyjo", seats=seats, seed=seed,
+        options=options.to_dict(), state=state, off_server=True, **kw,
+    )  # fmt: skip
 
 
 async def play(storage: Storage, stored: StoredGame, moves: int, seed: int = 0) -> None:

@@ -17,7 +17,7 @@ from bot.service.outcomes import (
     rating_plan,
     seat_results_from_engine,
 )
-from bot.storage import GLOBAL_SCOPE, Seat, Storage, ai_key, user_key
+from bot.storage import GLOBAL_SCOPE, Seat, Storage, Venue, ai_key, user_key
 from bot.storage.backend import Connection
 from bot.storage.ratings import (
     PROVISIONAL_GAMES,
@@ -41,10 +41,13 @@ def rate_game(
     participants: list[Participant],
     now: int,
     row_lock: str = "",
+    channel_id: int = 900,
 ) -> list[RatingChange]:
     """A finished game rated as the service rates it: its plan (bot/service/outcomes.py), written by
-    storage in the caller's transaction."""
-    plan = rating_plan(kind, guild_id, participants)
+    storage in the caller's transaction; without a guild, a game of the channel ``channel_id`` (a group
+    DM: its friends board)."""
+    venue = Venue.channel(channel_id) if guild_id is None else Venue.server(guild_id)
+    plan = rating_plan(kind, venue, participants)
     if plan is None:
         return []
     return write_ratings(conn, game_id=game_id, plan=plan, now=now, row_lock=row_lock)
@@ -128,10 +131,13 @@ async def test_unrated_and_guildless_games(storage: Storage, backend: Backend) -
     _, finished = await _finished(storage, seats, channel=100, rated=False)
     assert finished.rating_changes == []
     assert (await storage.ratings.leaderboard("skyjo")).total == 0
+    # A game without a guild (a group DM, a DM) counts on its channel's board only, never the global
+    # one (bot/storage/venues.py: one player with several accounts must not farm it).
     _, finished = await _finished(storage, seats, channel=101, guild=None)
-    assert {c.scope for c in finished.rating_changes} == {GLOBAL_SCOPE}
-    assert (await storage.ratings.leaderboard("skyjo")).total == 2
-    assert backend.row("SELECT count(*) FROM ratings WHERE scope != 0") == (0,)
+    assert {c.scope for c in finished.rating_changes} == {101}
+    assert (await storage.ratings.leaderboard("skyjo")).total == 0
+    assert (await storage.ratings.leaderboard("skyjo", scope=101)).total == 2
+    assert backend.row("SELECT count(*) FROM ratings WHERE scope != 101") == (0,)
 
 
 async def test_two_computers_of_one_level_share_a_row(storage: Storage) -> None:

@@ -54,10 +54,14 @@ async def test_overview_per_scope(storage: Storage) -> None:
     assert skyjo.best_total == min(alice)  # lower is better in Skyjo; the unrated game is left out
     assert skyjo.mean_total == pytest.approx(sum(alice) / 3)
 
+    # The game outside a server (a group DM) is on its channel's board only, not on the global one.
     (world,) = await repo.overview(user_key(11), None, kinds=("skyjo",), lower_wins=LOWER_WINS)
-    assert world.scope == GLOBAL_SCOPE and world.stats is not None and world.stats.games == 4
-    assert world.best_total == min([*alice, outside[0]])
-    assert len(world.history) == 4
+    assert world.scope == GLOBAL_SCOPE and world.stats is not None and world.stats.games == 3
+    assert world.best_total == min(alice)
+    assert len(world.history) == 3
+    (friends,) = await repo.overview(user_key(11), kinds=("skyjo",), lower_wins=LOWER_WINS, scope=103)
+    assert friends.scope == 103 and friends.stats is not None and friends.stats.games == 1
+    assert friends.best_total == outside[0] and len(friends.history) == 1
 
     short = await repo.overview(user_key(22), 1, kinds=("skyjo",), lower_wins=LOWER_WINS, history=2)
     assert len(short[0].history) == 2 and short[0].best_total == min(t[1] for t in in_guild)
