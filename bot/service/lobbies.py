@@ -250,7 +250,7 @@ class LobbyPart(ServiceCore):
             if last is not None and now - last < cooldown_ms:
                 seconds = -(-(last + cooldown_ms - now) // 1000)  # rounded up: never "wait 0 s"
                 raise Refused("caps.error.cooldown", seconds=seconds)
-            lobby = await self.lobbies.create(**fields)
+            lobby = await self.lobbies.create(**fields, now_ms=now)  # its expiry is on this clock
             if cooldown_ms:
                 # Forget hosts whose cool-down is over, so the map holds only the last few seconds.
                 for user, when in list(self._opened_at.items()):

@@ -143,11 +143,14 @@ class LobbyRepository:
         options: Mapping[str, Any],
         seats: Sequence[LobbySeat],
         off_server: bool = False,
+        now_ms: int | None = None,
     ) -> Lobby:
         """Open a lobby; :class:`ChannelBusy` if the channel has an open lobby or an active game.
         ``off_server``: the bot has no server here (always so without a guild; see
-        :meth:`bot.storage.games.GameRepository.create_game`)."""
-        now = _now_ms()
+        :meth:`bot.storage.games.GameRepository.create_game`). ``now_ms``: when it opens on the
+        caller's clock (the service's, which also times its expiry from ``created_at``); the wall
+        clock by default."""
+        now = _now_ms() if now_ms is None else int(now_ms)
         off_server = off_server or guild_id is None
         options_json = _dump(dict(options))
         seats_json = _dump([s.to_dict() for s in seats])
