@@ -36,6 +36,7 @@ from bot.ui.letters import Letters
 from bot.ui.presenter import Presenter
 from bot.ui.rest_budget import DEFAULT_REST_PER_SECOND, RestBudget, share
 from bot.ui.router import Router
+from bot.ui.token_tables import TokenTables
 from bot.ui.tournaments import Hall as TournamentHall
 
 log = logging.getLogger(__name__)
@@ -132,6 +133,7 @@ class SkyboBot(commands.AutoShardedBot):
 
     service: TableService
     presenter: Presenter
+    tokens: TokenTables
     answers: Answers
     table_ui: TableUI
 
@@ -235,12 +237,14 @@ class SkyboBot(commands.AutoShardedBot):
             images=self.tuning.images,
             pictures=Pictures(self.tuning.picture_processes),
         )
+        # Tables where the bot is not a member: shown through interaction tokens (bot.ui.token_tables).
+        self.tokens = TokenTables(self, self.presenter.messages.compose, interval=self.tuning.edit_interval)
         self.service = self._new_service()
         self.metrics.watch(self)
         await self.start_metrics()
         self.in_flight.admit = self.may_serve
-        self.answers = Answers(self, self.presenter.followed)
-        self.table_ui = TableUI(self, self.presenter, self.answers)
+        self.answers = Answers(self, self.presenter.followed, self.tokens)
+        self.table_ui = TableUI(self, self.presenter, self.answers, self.tokens)
         self.router.add(*self.table_ui.routes())
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
@@ -284,6 +288,7 @@ class SkyboBot(commands.AutoShardedBot):
         # The channel's surfaces hear this service's events (before its resume: every table loaded is
         # published as TableResumed, "live again" on its message); nothing else tells them anything.
         self.presenter.attach(service.bus, service.writer.table_of)
+        self.tokens.attach(service.bus, service.writer.table_of)  # where the bot is not a member
         service.outbox.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
         service.set_tournament_hall(TournamentHall(self))  # tournaments' rooms and messages
         return service
@@ -434,6 +439,9 @@ class SkyboBot(commands.AutoShardedBot):
         service = getattr(self, "service", None)
         if service is not None:
             await service.close()
+        tokens = getattr(self, "tokens", None)
+        if tokens is not None:
+            await tokens.close()
         presenter = getattr(self, "presenter", None)
         if presenter is not None:
             await presenter.close()

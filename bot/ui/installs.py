@@ -40,7 +40,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 REFUSED = "venue.refused.{kind}"  # the line of a command reached where its declaration does not reach
-NO_TABLE = "venue.no_table.{kind}"  # /<game> new where the bot cannot post (bot.ui.venue)
 
 
 def everywhere() -> dict[str, Any]:
@@ -125,7 +124,6 @@ def fit(commands: Iterable[Any], *, users: bool) -> list[str]:
 
 
 __all__ = [
-    "NO_TABLE",
     "REFUSED",
     "PlaceRefused",
     "anywhere",
