@@ -128,27 +128,35 @@ async def test_a_table_left_16_minutes_sleeps_then_one_click_wakes_it_even_after
     alice, bob = fake.user("alice"), fake.user("bob")
     duo = fake.add_group_dm(alice, bob)
     fake.install_for_user(alice)
-    limit = 60
+    limit = 900  # 15 minutes a turn: the table sleeps (at 14) before its turn's time is out
     async with fake.running(bot_on(db_file, clock), sync_commands=True) as bot:
         table_message, game_id = await start_table(
             fake, bot, alice, [bob], channel=duo, score_limit=100, turn_limit=limit
         )
         table = bot.service.tables[game_id]
+        old_panel = await open_panel_here(fake, alice, table_message)
         version, timer = table.version, table.timer()
-        assert timer is not None and timer["what"] == "turn"
+        assert timer is not None and timer["what"] == "turn" and not table.asleep
 
         # 14 minutes without a click (both clocks: Discord's tokens, the bot's timers): before the last
-        # token dies the table's last edit says it sleeps; the turn timer did not fire.
+        # token dies the table's last edit says it sleeps, the turn's timer paused with what it had left.
         clock.advance(14 * 60 + 1)
         fake.clock.advance(14 * 60 + 1)
         await fake.wait_until(lambda: table.asleep, what="the table asleep")
         await fake.wait_until(lambda: "This table sleeps" in table_message.text, what="the table saying so")
+        paused = table.timer()
+        assert paused is not None and 0 < paused["paused_left"] <= 60_000
         clock.advance(2 * 60)
-        fake.clock.advance(2 * 60)  # 16 minutes: no token left
-        assert table.version == version and table.missed(0) == table.missed(1) == 0
-        assert ASLEEP in table.stored.meta and "paused_left" in table.stored.meta["timer"]
+        fake.clock.advance(2 * 60)  # 16 minutes: no token left, the turn's 15 minutes are past
         assert ("game", game_id) not in bot.service.sweeper.due  # paused: nothing will fire
-        # A move clicked on an old panel is refused with a word: only a click on the table wakes it.
+        assert table.version == version and table.missed(0) == table.missed(1) == 0
+        assert ASLEEP in table.stored.meta and "This table sleeps" in table_message.text
+
+        # A move on an old panel cannot show the table (its token is the panel's): refused with a word.
+        move = await fake.click(alice, old_panel, button(old_panel, "rv"))
+        refusal = await move.answer()
+        assert refusal.ephemeral and "click on the table's message wakes it" in refusal.text
+        assert table.version == version and table.asleep
 
         # One click on the table wakes it: drawn again through the new token, the timer running again.
         panel = await open_panel_here(fake, alice, table_message)
@@ -157,7 +165,8 @@ async def test_a_table_left_16_minutes_sleeps_then_one_click_wakes_it_even_after
         await fake.wait_until(lambda: "This table sleeps" not in table_message.text, what="drawn awake")
         assert ("game", game_id) in bot.service.sweeper.due
         woken = table.timer()
-        assert woken is not None and woken["due"] - clock.now_ms() >= 30_000
+        assert woken is not None and woken["due"] - clock.now_ms() == max(30_000, paused["paused_left"])
+        assert table.version == version  # nothing lost, nothing played meanwhile
         await bot.tokens.flush()
     # A restart: the new process finds the table asleep (no token survived), one click resumes it.
     tuning = dataclasses.replace(FAST, clock=clock)
