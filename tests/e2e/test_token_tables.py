@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from bot.client import create_bot
 from bot.clock import ManualClock
 from bot.service.types import ASLEEP
 from fakecord import USER_INSTALL_FOLLOWUP_LIMIT, FakeDiscord, FakeMessage, FakeUser
@@ -76,7 +77,8 @@ async def test_a_whole_skyjo_game_in_a_group_dm_of_three(fake_discord: FakeDisco
     inter = await fake.click(bob, table_message, button(table_message, "rm"))
     rematch = await inter.followup(0)
     assert not rematch.ephemeral and "Bob" in rematch.text and "🤖" in rematch.text
-    await (await fake.click(carol, rematch, next(c for c in rematch.custom_ids if c.endswith(":jn")))).response()
+    join = next(c for c in rematch.custom_ids if c.endswith(":jn"))
+    await (await fake.click(carol, rematch, join)).response()
     await fake.wait_until(lambda: "Carol" in rematch.text, what="Carol seated in the rematch")
     await bot.tokens.flush()
     assert_only_interaction_routes(fake, trio.id)
@@ -170,8 +172,6 @@ async def test_a_table_left_16_minutes_sleeps_then_one_click_wakes_it_even_after
         await bot.tokens.flush()
     # A restart: the new process finds the table asleep (no token survived), one click resumes it.
     tuning = dataclasses.replace(FAST, clock=clock)
-    from bot.client import create_bot
-
     async with fake.running(create_bot(database_path=db_file, tuning=tuning), sync_commands=True) as again:
         back = again.service.tables[game_id]
         assert back.asleep and ("game", game_id) not in again.service.sweeper.due
