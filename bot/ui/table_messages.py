@@ -74,7 +74,7 @@ class TableMessages:
 
         A run of moves is one edit of the table, not one per move (issue 40): a change after which
         only the same seat (the rest of its turn) or computers are to act holds the table's edit
-        (:meth:`_run_goes_on`) until the change that hands the game to another human (or ends the
+        (:meth:`run_goes_on`) until the change that hands the game to another human (or ends the
         round), or :data:`bot.ui.slots.HOLD_INTERVALS` pauses between edits (3 s) so that a long run
         still shows. Against computers, a human's last move of a turn and the computers' answer are
         then one edit, shown when it is the human's turn again. The players' own panels are answered at
@@ -83,7 +83,7 @@ class TableMessages:
         self.slots.schedule(
             ("game", table.id),
             functools.partial(self._render_table_in, table),
-            hold=self._run_goes_on(table),
+            hold=self.run_goes_on(table),
         )
 
     def thread_over(self, table: Table) -> None:
@@ -118,7 +118,7 @@ class TableMessages:
         self.slots.stop(("lobby", lobby_id))
 
     @staticmethod
-    def _run_goes_on(table: Table) -> bool:
+    def run_goes_on(table: Table) -> bool:
         """True when the last change was a move and the same run of moves goes on at once: only its
         own seat (the rest of a turn: a card drawn, then placed; a turn of several cards)
         and computers (who move after their short pause) are to act next. A human other than the

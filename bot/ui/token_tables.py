@@ -54,6 +54,7 @@ from bot.service.events import Event, LobbyClosed, LobbyEvent, TableEnded, Table
 from bot.storage.lobbies import LANGUAGE, Lobby
 from bot.ui.host import Host
 from bot.ui.slots import Slots
+from bot.ui.table_messages import TableMessages
 from bot.ui.venue import SERVER_WITHOUT_BOT, Venue
 from bot.ui.views import LayoutPayload, closed_lobby_layout, lobby_layout
 
@@ -162,7 +163,12 @@ class TokenTables:
                 self._forget(message_id)
                 return
             self._games[message_id] = table.id
-            self.slots.schedule(("token", message_id), functools.partial(self._render_table, table))
+            # A run of moves (a computer answering a human's move) is one edit, as in a channel.
+            self.slots.schedule(
+                ("token", message_id),
+                functools.partial(self._render_table, table),
+                hold=TableMessages.run_goes_on(table),
+            )
             if table.finished:
                 self._stop_sleep(message_id)
             else:
