@@ -238,7 +238,9 @@ class SkyboBot(commands.AutoShardedBot):
             pictures=Pictures(self.tuning.picture_processes),
         )
         # Tables where the bot is not a member: shown through interaction tokens (bot.ui.token_tables).
-        self.tokens = TokenTables(self, self.presenter.messages.compose, interval=self.tuning.edit_interval)
+        self.tokens = TokenTables(
+            self, self.presenter.messages.compose, self.presenter.followed, interval=self.tuning.edit_interval
+        )
         self.service = self._new_service()
         self.metrics.watch(self)
         await self.start_metrics()

@@ -35,7 +35,10 @@ on a panel, not answered yet               ``response.edit_message`` (7)    that
                                                                             panel brought up to date)
 on a panel, acknowledged first (deferred)  ``edit_original`` (webhook)      that panel
 answered already, not on a panel           ``followup.send``, ephemeral     nothing (a follow-up is not
-                                                                            the interaction's message)
+                                                                            the interaction's message);
+                                                                            from a table where the bot
+                                                                            is not a member: that
+                                                                            follow-up, by its id
 not answered, not on a panel               ``response.send_message``,       the new panel, which
                                            ephemeral                        retires the one it replaces
 =========================================  ===============================  ==============================
@@ -199,6 +202,11 @@ class Answers:
                 # Acknowledged first (a move): the clicked panel is the interaction's original message.
                 await discord_patches.edit_original(interaction.followup, content=content, view=view)
                 ticket.shown(state, clicked)
+            elif interaction.response.is_done() and table is not None and table.stored.off_server:
+                # Opened from a table where the bot is not a member (bot.ui.token_tables): a follow-up,
+                # followed by its message id through this click's token.
+                panel = await interaction.followup.send(content, ephemeral=True, wait=True, **buttons)
+                ticket.shown(state, interaction.id, panel.id)
             elif interaction.response.is_done():
                 # A follow-up is not the interaction's original message: not followed.
                 await interaction.followup.send(content, ephemeral=True, **buttons)

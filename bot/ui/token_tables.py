@@ -17,6 +17,8 @@ route is used for them: no post, no edit, no thread, no mention, no pin):
   message through it (``PATCH /webhooks/{app}/{token}/messages/@original``), coalesced in slots as the
   channel's table is (:mod:`bot.ui.slots`), drawn by the channel's own composer (Components V2, the
   picture as an attachment): the same table body;
+- **the panels**: the players' private panels are followed as in a channel (:mod:`bot.ui.followed_panels`,
+  through their own clicks' tokens; the one opened from the table, a follow-up, by its message id);
 - **sleep and wake**: a token lives 15 minutes. :data:`SLEEP_AFTER_MS` after the freshest token was born
   (no click since), this surface asks the service to put the table to sleep
   (:meth:`TableService.sleep_table <bot.service.timers.TimerPart.sleep_table>`, an input like a click:
@@ -52,6 +54,7 @@ from bot.service import Table
 from bot.service.bus import EventBus
 from bot.service.events import Event, LobbyClosed, LobbyEvent, TableEnded, TableEvent
 from bot.storage.lobbies import LANGUAGE, Lobby
+from bot.ui.followed_panels import FollowedPanels
 from bot.ui.host import Host
 from bot.ui.slots import Slots
 from bot.ui.table_messages import TableMessages
@@ -103,9 +106,18 @@ class Token:
 class TokenTables:
     """The surface of the tables and lobbies where the bot is not a member (see the module doc)."""
 
-    def __init__(self, bot: Host, compose: Compose, *, interval: float = 1.0, retries: int = 3) -> None:
+    def __init__(
+        self,
+        bot: Host,
+        compose: Compose,
+        followed: FollowedPanels,
+        *,
+        interval: float = 1.0,
+        retries: int = 3,
+    ) -> None:
         self.bot = bot
         self.compose = compose  # the table message as it stands (TableMessages.compose)
+        self.followed = followed  # the players' private panels: followed here as in a channel
         self.slots = Slots(interval=interval, retries=retries)
         self._table_of: Callable[[TableEvent], Table | None] = lambda event: None
         self._tokens: dict[int, Token] = {}  # a table's (or lobby's) message id -> its freshest token
@@ -161,7 +173,9 @@ class TokenTables:
             message_id = table.stored.message_id
             if isinstance(event, TableEnded) and event.how == "gone":
                 self._forget(message_id)
+                self.followed.table_gone(table)
                 return
+            self.followed.table_changed(table)  # the open panels whose text no longer holds
             self._games[message_id] = table.id
             # A run of moves (a computer answering a human's move) is one edit, as in a channel.
             self.slots.schedule(

@@ -22,7 +22,7 @@ from bot.clock import ManualClock
 from bot.service.types import ASLEEP
 from fakecord import USER_INSTALL_FOLLOWUP_LIMIT, FakeDiscord, FakeMessage, FakeUser
 
-from .conftest import FAST, act_of, bot_on, button, play_turns, start_table
+from .conftest import FAST, act_of, bot_on, button, enabled_buttons, play_turns, start_table
 from .skipbo_helpers import Clicker, start_skipbo
 
 pytestmark = pytest.mark.fake_discord(integration_types=(0, 1))
@@ -184,4 +184,32 @@ async def test_a_table_left_16_minutes_sleeps_then_one_click_wakes_it_even_after
             until=lambda: back.version >= before + 3,
         )  # fmt: skip
         await again.tokens.flush()
+    assert_only_interaction_routes(fake, duo.id)
+
+
+async def test_a_panel_opened_from_the_table_follows_the_game(fake_discord: FakeDiscord, skybo: Any) -> None:
+    """The panel is a follow-up of the click on the table: the bot still edits it (through that click's
+    token, by its message id) when the turn comes to its player."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    duo = fake.add_group_dm(alice, bob)
+    fake.install_for_user(bob)
+    table_message, game_id = await start_table(fake, bot, bob, [alice], channel=duo, turn_limit=0)
+    table = bot.service.tables[game_id]
+    for user in (alice, bob):
+        panel = await open_panel_here(fake, user, table_message)
+        while table.state.phase == "reveal" and table.seat_of(user.id) in table.state.seats_to_act():
+            await (await fake.click(user, panel, button(panel, "rv"))).answer()
+    first = table.state.turn
+    waiting, playing = (alice, bob) if table.seat_of(bob.id) == first else (bob, alice)
+    later = await open_panel_here(fake, waiting, table_message)
+    assert not any(act_of(c["custom_id"]) == "dr" for c in enabled_buttons(later))
+    mover = await open_panel_here(fake, playing, table_message)
+    await (await fake.click(playing, mover, button(mover, "dr"))).answer()
+    await (await fake.click(playing, mover, button(mover, "rp", 0))).answer()
+    await fake.wait_until(lambda: table.state.turn != first, what="the turn passed")
+    await fake.wait_until(
+        lambda: any(act_of(c["custom_id"]) == "dr" for c in enabled_buttons(later)), what="the panel followed"
+    )
     assert_only_interaction_routes(fake, duo.id)
