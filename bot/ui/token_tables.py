@@ -67,6 +67,7 @@ TOKEN_LIFE_MS = 15 * 60 * 1000  # Discord's: an interaction's token works this l
 # The table's last edit goes out this long after its freshest token was born, leaving that token a
 # minute for the edit that says the table sleeps.
 SLEEP_AFTER_MS = 14 * 60 * 1000
+PRUNE_FROM = 256  # the tokens kept before the dead ones are first let go
 ASLEEP = "tokens.asleep"  # the line of a sleeping table
 PRIVATE_ONLY = "tokens.private_only"  # /<game> new where Discord would show the lobby to its host alone
 
@@ -123,6 +124,7 @@ class TokenTables:
         self._tokens: dict[int, Token] = {}  # a table's (or lobby's) message id -> its freshest token
         self._games: dict[int, int] = {}  # a table's message id -> its game id
         self._sleepers: dict[int, asyncio.Task[None]] = {}  # message id -> the wait before its sleep
+        self._prune_at = PRUNE_FROM  # the size of the tokens' map at which dead ones are let go
 
     # ------------------------------------------------------------------ told by the ui
 
@@ -143,9 +145,24 @@ class TokenTables:
 
     def _keep(self, message_id: int, token: Token) -> None:
         self._tokens[message_id] = token
+        if len(self._tokens) >= self._prune_at:
+            self._prune()
         game_id = self._games.get(message_id)
         if game_id is not None:
             self._arm_sleep(message_id, game_id)
+
+    def _prune(self) -> None:
+        """Let go of the dead tokens, and of the finished games' message ids (amortized: when the map
+        has doubled since the last time)."""
+        now = self._now()
+        for message_id, token in list(self._tokens.items()):
+            if now - token.born_ms >= TOKEN_LIFE_MS:
+                del self._tokens[message_id]
+        running = self.bot.service.tables
+        for message_id, game_id in list(self._games.items()):
+            if game_id not in running and message_id not in self._tokens:
+                del self._games[message_id]
+        self._prune_at = max(PRUNE_FROM, 2 * len(self._tokens))
 
     def _now(self) -> int:
         return self.bot.service.clock.now_ms()
