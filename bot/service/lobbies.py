@@ -48,6 +48,8 @@ from bot.service.types import (
     SeatsHeld,
     Table,
     _counted,
+    _title,
+    held_seats,
     lobby_due,
     log,
 )
@@ -56,6 +58,7 @@ from bot.storage.lobbies import (
     CANCELLED,
     HELD_UNTIL,
     INVITED,
+    LANGUAGE,
     STARTED,
     THREAD,
     TURN_LIMIT,
@@ -68,22 +71,6 @@ from bot.storage.lobbies import (
 
 # Where a game is dealt (see the module docstring): the thread's id, or None for the lobby's channel.
 RoomChooser = Callable[[Lobby], Awaitable[int | None]]
-
-
-def held_seats(lobby: Lobby, now_ms: int) -> list[dict[str, Any]]:
-    """The invited players of a rematch whose seats are held at ``now_ms`` (see the module docstring):
-    not seated yet, while the lobby's ``held_until`` is ahead."""
-    until = lobby.options.get(HELD_UNTIL)
-    if not isinstance(until, int) or now_ms >= until:
-        return []
-    seated = {s.user_id for s in lobby.seats if s.user_id is not None}
-    return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
-
-
-def _title(kind: str | None) -> str | None:
-    """A game's title as players write it, None for a kind no game has (or none)."""
-    game = BY_KIND.get(kind) if kind is not None else None
-    return None if game is None else game.title
 
 
 class LobbyPart(ServiceCore):
@@ -172,14 +159,16 @@ class LobbyPart(ServiceCore):
         kind: str,
         turn_limit: int | None = None,
         thread: bool | None = None,
+        off_server: bool = False,
     ) -> Lobby:
         """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's;
-        ``thread`` None: the server's setting (a game in a thread of its own, or in the channel)."""
+        ``thread`` None: the server's setting (a game in a thread of its own, or in the channel).
+        ``off_server``: where the bot is not a member (no thread; ``locale`` kept as its language)."""
         settings = await self.settings_book.for_new_table(guild_id, channel_id)
         if turn_limit is None:
             turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
         if thread is None:
-            thread = settings.threads
+            thread = settings.threads and not off_server
         if type(thread) is not bool:
             raise Refused("table.error.forged")
         opts = self.check_lobby(kind, options, computers=computers, level=level, turn_limit=turn_limit)
@@ -197,8 +186,10 @@ class LobbyPart(ServiceCore):
                         **opts.to_dict(),
                         "turn_limit": turn_limit,
                         **({THREAD: True} if thread else {}),
+                        **({LANGUAGE: str(locale)} if off_server and locale is not None else {}),
                     },
                     seats=seats,
+                    off_server=off_server,
                 )
             except ChannelBusy:
                 await self._check_channel_free(guild_id, channel_id)
@@ -452,6 +443,8 @@ class LobbyPart(ServiceCore):
             computers = any(s.ai_level is not None for s in seats)
             rated = not computers or self.settings_book.of(lobby.guild_id).rate_computers
             meta: dict[str, Any] = {"lobby_id": lobby.id, "turn_limit": turn_limit}
+            if LANGUAGE in lobby.options:  # where the bot is not a member: the table's language
+                meta[LANGUAGE] = lobby.options[LANGUAGE]
             table_channel, table_message = lobby.channel_id, lobby.message_id
             # A Start whose deal landed but whose answer was lost, in the thread started from the lobby
             # message (same id): that game, not a second one (the thread exists: room would refuse).
@@ -472,6 +465,7 @@ class LobbyPart(ServiceCore):
                     message_id=table_message,
                     meta=meta,
                     rated=rated,
+                    off_server=lobby.off_server,
                     retry_within=DEAL_RETRY_WITHIN_S,  # a blink: tried again, read back
                 )
             except ChannelBusy:
@@ -590,8 +584,10 @@ class LobbyPart(ServiceCore):
                         TURN_LIMIT: turn_limit,
                         INVITED: invited,
                         **({HELD_UNTIL: self.clock.now_ms() + REMATCH_HOLD_MS} if invited else {}),
+                        **({LANGUAGE: stored.meta[LANGUAGE]} if LANGUAGE in stored.meta else {}),
                     },
                     seats=lobby_seats,
+                    off_server=stored.off_server,
                 )
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None

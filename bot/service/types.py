@@ -19,7 +19,7 @@ from bot.games.base import GameRules
 from bot.games.registry import BY_KIND
 from bot.render.names import ComputerName, computer_name
 from bot.storage import Seat, StorageError, StoredGame
-from bot.storage.lobbies import HELD_UNTIL, Lobby
+from bot.storage.lobbies import HELD_UNTIL, INVITED, Lobby
 
 log = logging.getLogger("bot.service")  # one name for every part
 T = TypeVar("T")
@@ -51,6 +51,22 @@ def lobby_due(lobby: Lobby) -> int:
     return min(until, expiry) if isinstance(until, int) else expiry
 
 
+def held_seats(lobby: Lobby, now_ms: int) -> list[dict[str, Any]]:
+    """The invited players of a rematch whose seats are held at ``now_ms`` (see the module docstring):
+    not seated yet, while the lobby's ``held_until`` is ahead."""
+    until = lobby.options.get(HELD_UNTIL)
+    if not isinstance(until, int) or now_ms >= until:
+        return []
+    seated = {s.user_id for s in lobby.seats if s.user_id is not None}
+    return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
+
+
+def _title(kind: str | None) -> str | None:
+    """A game's title as players write it, None for a kind no game has (or none)."""
+    game = BY_KIND.get(kind) if kind is not None else None
+    return None if game is None else game.title
+
+
 # A game dealt in a thread (docs/discord.md, "Threads"): its meta's key for the channel of its lobby,
 # where its result is posted at the end, and the key set once that post was tried (bot.ui.threads).
 THREAD_PARENT = "parent_channel_id"
@@ -58,6 +74,12 @@ RESULT_POSTED = "result_posted"
 # A thread's result not posted when the bot stopped is posted at the next start if the game ended
 # within this (bot.service.resume): a bot down longer would post stale results, and leaves them.
 RESULT_OWED_WITHIN_MS = 24 * 60 * 60 * 1000
+# A table where the bot is not a member (docs/discord.md, "Tables where the bot is not a member") sleeps
+# while no interaction token can show it: its meta's ASLEEP (since when, ms), its timers paused (their
+# time left kept in the timer, PAUSED_LEFT / PAUSED_HALF), its computers waiting. A turn woken gets at
+# least WAKE_FLOOR_MS (a restart may have eaten its time).
+ASLEEP, PAUSED_LEFT, PAUSED_HALF = "asleep", "paused_left", "paused_half"
+WAKE_FLOOR_MS = 30_000
 MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (the longest turn of our games is ~30)
 PLAY, ROUND_OVER, REVEAL = "play", "round_over", "reveal"  # phase names shared by the engines
 # Panel acts shared by every kind (the kinds' panel modules use the same two letters).
@@ -195,6 +217,11 @@ class TableFacts(ABC):
         """Seats that asked for the next round: kept in the stored meta, so a restart keeps them."""
         raw = self._meta.get("votes") or []
         return frozenset(s for s in raw if isinstance(s, int))
+
+    @property
+    def asleep(self) -> bool:
+        """A table where the bot is not a member, asleep: no token shows it, its timers are paused."""
+        return self._meta.get(ASLEEP) is not None
 
     @property
     def hinted(self) -> bool:

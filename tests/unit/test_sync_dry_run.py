@@ -117,7 +117,9 @@ def test_what_the_description_does_not_say() -> None:
     assert command_check.name_problem("turn limit") is not None
     assert command_check.name_problem("Skyjo") == "Must be lowercase (not S)"
     choice = {"name": "n" * 100, "value": "v" * 100}
+    placed = {"integration_types": [0], "contexts": [0]}  # where it works (Skybo's rule, tested below)
     big = {
+        **placed,
         "name": "big",
         "description": "d",
         "options": [
@@ -126,6 +128,7 @@ def test_what_the_description_does_not_say() -> None:
     }
     payload = [
         {
+            **placed,
             "name": "Bad",
             "description": "x",
             "options": [
