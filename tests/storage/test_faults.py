@@ -102,7 +102,7 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_action(tmp_path: Path) 
         assert proc.returncode == -signal.SIGKILL, err
         assert "Traceback" not in err, err
         kills += 1
-        for line in "".join(read + [out]).splitlines(keepends=True):
+        for line in "".join([*read, out]).splitlines(keepends=True):
             if not line.endswith("\n"):
                 continue  # cut off mid-line by the kill: not an acknowledgement
             parts = line.split(" ", 4)
