@@ -25,7 +25,7 @@ from bot.service import Refused
 from bot.ui import installs
 from bot.ui import replay as replays
 from bot.ui.new_command import new_command
-from bot.ui.venue import Venue
+from bot.ui.venue import SERVER, Venue
 from bot.ui.views import END_YES
 
 if TYPE_CHECKING:
@@ -105,8 +105,10 @@ def command_group(game: Game) -> app_commands.Group:
     group = app_commands.Group(name=kind, description=_described(kind), **installs.everywhere())
 
     async def new(interaction: discord.Interaction[Any], given: Mapping[str, Any]) -> None:
+        # A lobby and its table live in a server's channel, posted there: elsewhere one line, for now
+        # (where the bot is not, and its DM, whose table is still to be decided; bot.ui.venue).
         venue = Venue.of(interaction)
-        if not venue.bot_can_post:  # a lobby and table posted in the channel: not where the bot is not
+        if venue.kind != SERVER:
             raise Refused(installs.NO_TABLE.format(kind=venue.kind))
         await _bot(interaction).answers.open_lobby(interaction, game, given)
 

@@ -8,9 +8,10 @@ Two declarations serve every command (docs/discord.md, "Where each command works
 each reason):
 
 - :func:`everywhere` (:func:`anywhere` as a decorator): both installations, every context. The games'
-  groups, so that ``/<game> new`` may be run anywhere (where the bot cannot post, it says so in one line
-  until the table that lives in the interaction's own message comes), and the commands that only answer
-  the interaction: ``/help``, ``/history``, ``/stats``, ``/leaderboard``.
+  groups, so that ``/<game> new`` may be run anywhere (outside a server with the bot it answers one line,
+  :data:`NO_TABLE`, until the table that lives in the interaction's own message comes; its other
+  subcommands only answer), and the commands that only answer the interaction: ``/help``, ``/history``,
+  ``/stats``, ``/leaderboard``.
 - :func:`servers`: the server install, in a server's channels and the bot's DM: ``/skybo``, a server's
   settings, seasons and tournaments (and each player's ``display`` and ``notify``, in the same group,
   which answered in the bot's DM before and still do).
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 REFUSED = "venue.refused.{kind}"  # the line of a command reached where its declaration does not reach
-NO_TABLE = "venue.no_table.{kind}"  # /<game> new where the bot cannot post (bot.ui.venue)
+NO_TABLE = "venue.no_table.{kind}"  # /<game> new outside a server with the bot, for now
 
 
 def everywhere() -> dict[str, Any]:
