@@ -21,9 +21,10 @@ yes or no                                  a checkbox (23); a page's several tog
 
 A game's option whose default is "not given" (the engine's official size) has that as an entry of its
 own (a text input: left empty); the shared ones' (the server's turn limit and threads) were settled
-when the lobby opened, and the form shows the lobby's own. What the host submits is read back as what a player gives the slash
-command (:func:`given`) and checked by the table service exactly as the slash options are, with the
-same reasons: a text that is no number goes to it as it is, and is refused as a value out of range is.
+when the lobby opened, and the form shows the lobby's own. What the host submits is read back as what
+a player gives the slash command (:func:`given`) and checked by the table service exactly as the
+slash options are, with the same reasons: a text that is no number goes to it as it is, and is
+refused as a value out of range is.
 
 Ids: the modal's custom_id is ``sf:<lobby>:<page>`` (routed by :mod:`bot.ui.router`, so a form opened
 before a restart still submits); each input's is its option's name, a page's checkbox group's

@@ -19,6 +19,7 @@ import pytest
 
 from bot.client import SkyboBot, create_bot
 from bot.config import Limits
+from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.service.ledger import GameLedger
 from bot.storage.lobbies import Lobby
@@ -153,16 +154,12 @@ async def set_up(fake: Any, host: FakeUser, lobby: FakeMessage, wanted: dict[str
 
 
 async def start(fake: Any, bot: SkyboBot, host: FakeUser, lobby: FakeMessage) -> int:
-    """The host starts the lobby; the id of its game once dealt."""
+    """The host starts the lobby; the id of its game once dealt (in the channel, or a thread)."""
+    lobby_id = (await stored_lobby(bot, lobby)).id
     await (await fake.click(host, lobby, lobby_button(lobby, "st"))).response()
     game_id: int = await fake.wait_until(
         lambda: next(
-            (
-                g.id
-                for g in bot.service.tables.values()
-                if g.stored.meta.get("lobby_id") is not None and g.stored.channel_id == lobby.channel_id
-            ),
-            None,
+            (g.id for g in bot.service.tables.values() if g.stored.meta.get("lobby_id") == lobby_id), None
         ),
         what="the game",
     )
@@ -172,7 +169,8 @@ async def start(fake: Any, bot: SkyboBot, host: FakeUser, lobby: FakeMessage) ->
 async def dealt_with(bot: SkyboBot, game_id: int) -> tuple[Any, ...]:
     """What a dealt game holds of its options: the engine's, the turn limit, the seats' levels."""
     stored = await GameLedger(bot.service.storage).get_game(game_id)
-    return (stored.options, stored.meta.get("turn_limit"), [s.ai_level for s in stored.seats])
+    thread = stored.meta.get("thread_parent") is not None  # dealt in a thread of its own
+    return (stored.options, stored.meta.get("turn_limit"), [s.ai_level for s in stored.seats], thread)
 
 
 @pytest.mark.parametrize(("game", "options"), OPTION_SETS, ids=lambda v: v if isinstance(v, str) else "")
@@ -192,14 +190,104 @@ async def test_the_form_deals_the_table_the_slash_command_would(
     by_form = await new(fake, carol, game, form_channel)
     assert not by_form.ephemeral, by_form.text
     assert await set_up(fake, carol, by_form, options) == []
+    # The form's pages hold every option of /<game> new, none dropped.
+    shown = set().union(*(form_options(modal) for _, modal in fake.modals))
+    assert shown == {option.name for option in BY_KIND[game].new.declared}
     # The lobby's message says the chosen options as the slash command's lobby did (public words:
     # the server's language, the same for both hosts).
     assert option_lines(by_form.text, carol) == option_lines(slash_lobby, alice)
     form_game = await start(fake, bot, carol, by_form)
 
-    assert await dealt_with(bot, form_game) == await dealt_with(bot, slash_game)
+    dealt = await dealt_with(bot, slash_game)
+    assert dealt[-1] is bool(options.get("thread")), "the thread option was dealt as asked"
+    assert await dealt_with(bot, form_game) == dealt
 
 
 def option_lines(text: str, host: FakeUser) -> list[str]:
     """A lobby's lines but those naming its host."""
     return [line for line in text.splitlines() if host.global_name not in line and str(host.id) not in line]
+
+
+# (game, a combination /<game> new refuses, which the form is then set to)
+BAD = [
+    ("skyjo", {"edition": "voyage", "computers": 5}),  # page 1: a Voyage table seats 4
+    ("skyjo", {"columns": 2, "rows": 2, "initial_reveals": 5}),  # page 2: a 2 x 2 grid lets 3 up
+    ("skipbo", {"stock_size": 30, "computers": 5}),  # stocks of 30 for 6: more cards than the deck
+]
+
+
+@pytest.mark.parametrize("username", ["alice", "carol"])
+async def test_a_bad_combination_is_refused_by_the_form_with_the_slash_commands_reason(
+    fake_discord: Any, formbot: Any, username: str
+) -> None:
+    fake = fake_discord
+    elsewhere = fake.add_channel("elsewhere")  # where the slash command is refused (no table there)
+    bot = await formbot()
+    host = fake.user(username)
+    lobbies = {
+        "skyjo": await new(fake, host, "skyjo"),
+        "skipbo": await new(fake, host, "skipbo", fake.channel("games")),
+    }
+    for game, options in BAD:
+        refused = await new(fake, host, game, elsewhere, **options)
+        assert refused.ephemeral and refused.visible_to == host.id, refused.text
+        lobby = lobbies[game]
+        stored = await stored_lobby(bot, lobby)
+        refusals = await set_up(fake, host, lobby, options)
+        assert [r.text for r in refusals] == [refused.text], f"{game} {options}"
+        if game == "skyjo" and "edition" in options:  # the engine's own reason, in the host's language
+            assert refused.text == t("skyjo.error.edition_players.voyage", host.locale, min=2, max=4)
+        after = await stored_lobby(bot, lobby)
+        assert (after.options, after.seats, after.version) == (stored.options, stored.seats, stored.version)
+    assert await bot.service.lobbies.open_in_channel(elsewhere.id) is None
+
+
+async def stored_lobby(bot: SkyboBot, lobby: FakeMessage) -> Lobby:
+    found = await bot.service.lobbies.open_in_channel(lobby.channel_id)
+    assert found is not None, "the lobby is open"
+    return found
+
+
+async def test_only_the_host_opens_the_form(fake_discord: Any, formbot: Any) -> None:
+    """Anyone else's click on Set up… or More options… is refused privately, in their language, and
+    opens nothing; the lobby stays as it was."""
+    fake = fake_discord
+    bot = await formbot()
+    alice, bob, carol = fake.user("alice"), fake.user("bob"), fake.user("carol")
+    lobby = await new(fake, alice, "skyjo")
+    await (await fake.click(bob, lobby, lobby_button(lobby, "jn"))).response()
+    await fake.wait_until(lambda: "Bob" in lobby.text, what="Bob seated")
+    stored, before = await stored_lobby(bot, lobby), lobby.text
+    for user in (bob, carol):  # seated or not
+        for act in ("su", "mo"):
+            refused = await (await fake.click(user, lobby, lobby_button(lobby, act))).answer()
+            assert refused.ephemeral and refused.visible_to == user.id
+            assert refused.text == t("table.error.host_only", user.locale)
+    assert fake.modals == [] and lobby.text == before
+    assert (await stored_lobby(bot, lobby)).version == stored.version
+
+
+async def test_the_form_keeps_the_seated_and_refuses_a_table_too_small_for_them(
+    fake_discord: Any, formbot: Any
+) -> None:
+    """People seated keep their seats when the form adds computers; options that seat fewer than sit
+    already are refused with the engine's reason (as a fifth Voyage seat is), and change nothing."""
+    fake = fake_discord
+    bot = await formbot()
+    alice, bob, carol = fake.user("alice"), fake.user("bob"), fake.user("carol")
+    lobby = await new(fake, alice, "skyjo", computers=1)
+    for guest in (bob, carol):
+        await (await fake.click(guest, lobby, lobby_button(lobby, "jn"))).response()
+        await fake.wait_until(lambda g=guest: g.global_name in lobby.text, what="the guest seated")
+    assert await set_up(fake, alice, lobby, {"computers": 2, "level": "hard"}) == []
+    seats = (await stored_lobby(bot, lobby)).seats
+    assert [(s.user_id, s.ai_level) for s in seats] == [
+        (alice.id, None),
+        (None, "hard"),
+        (bob.id, None),
+        (carol.id, None),
+        (None, "hard"),
+    ]
+    refusals = await set_up(fake, alice, lobby, {"edition": "voyage"})
+    assert [r.text for r in refusals] == [t("skyjo.error.edition_players.voyage", "en-US", min=2, max=4)]
+    assert (await stored_lobby(bot, lobby)).seats == seats
