@@ -57,5 +57,6 @@ async def test_a_lobby_is_set_up_with_its_form_by_clicking(browser: Any, sandbox
         True,
     )
     assert [s.ai_level for s in stored.seats] == [None, "hard", "hard"]
+    assert stored.options["turn_limit"] == 120  # a list left alone sends what it showed, not its first
     assert page.errors == []
     assert sandbox.problems == []
