@@ -303,11 +303,12 @@ class SkyboBot(commands.AutoShardedBot):
         return lease is None or (not self._suspended and lease.epoch == self._lease_epoch and lease.serving())
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """The one door for clicks: every component interaction goes to the router (``bot.ui.router``:
-        one table from custom_id prefix to handler, one forgery check, one error funnel). Every
-        interaction, commands too, tells the user's language (for a long game's direct messages)."""
+        """The one door for clicks: every component interaction and modal submit goes to the router
+        (``bot.ui.router``: one table from custom_id prefix to handler, one forgery check, one error
+        funnel). Every interaction, commands too, tells the user's language (for a long game's direct
+        messages)."""
         self.service.note_locale(interaction.user.id, interaction.locale)
-        if interaction.type is discord.InteractionType.component:
+        if interaction.type in (discord.InteractionType.component, discord.InteractionType.modal_submit):
             await self.router.dispatch(interaction)
 
     # Vanished places: the tables of a deleted channel or of a server the bot was removed from end,

@@ -49,6 +49,7 @@ def _names(locale: object) -> dict[str, str]:
         "replay_commands": game_commands("cmd.replay.name", locale),
         "panel_buttons": messages.or_list(panel_buttons, locale),
         "join": t("table.button.join", locale),
+        "set_up": t("table.button.set_up", locale),
         "start": t("table.button.start", locale),
         "rules": t("table.button.rules", locale),
         "display": slash(locale, "skybo", "cmd.prefs.display.name"),

@@ -4,9 +4,16 @@ how what a player gave becomes the table's options.
 A game declares one :class:`NewTable` (in ``bot/games/<game>/options.py``): its own options, in the
 order Discord lists them, then the ones every game shares (:data:`SHARED`: the computer players, their
 level, the turn limit and the thread) that it offers, and fixed values for those it does not. The ui
-builds ``/<game> new`` from it (``bot/ui/new_command.py``), and a form to set up a table can be built
-from the same data. Each option's words are catalogue keys (``name_key``, ``description_key``, a
-choice's ``key``), their English the text Discord shows by default.
+builds ``/<game> new`` from it (``bot/ui/new_command.py``), and the lobby's set-up form from the same
+data (``bot/ui/setup_form.py``): :attr:`NewTable.form` is its pages, so an option declared here is in
+both. Each option's words are catalogue keys (``name_key``, ``description_key``, a choice's ``key``,
+and the form's :attr:`TableOption.label_key`), their English the text Discord shows by default.
+
+The form (issue 49): a Discord modal holds at most :data:`MAX_FORM_FIELDS` components, one per option,
+except that a page's yes-or-no options share one (a group of check boxes: :class:`FormField`). When
+every option fits one modal, the form is one page; else the game names the options its first page
+holds (:attr:`NewTable.form_first`, the common ones: "Set up…") and the rest make the second ("More
+options…"). A declaration whose form would need more, or drop an option, is refused when it is made.
 
 The checks: Discord lets a player give only the declared values (an option's ``bounds`` or
 ``choices``); the table service checks every value again whatever a client sends, against the same
@@ -48,6 +55,22 @@ class TableOption:
     description_key: str  # catalogue key of the localized description
     bounds: tuple[int, int] | None = None  # an integer's least and most, both allowed
     choices: tuple[Choice, ...] = ()  # the values allowed, in the order they are offered
+
+    @property
+    def label_key(self) -> str:
+        """Catalogue key of the option's name in the set-up form (words, at most 45 characters)."""
+        return f"{self.name_key}.label"
+
+    def allows(self, value: object) -> bool:
+        """True when ``value`` is one the declaration offers (its type, bounds or choices)."""
+        if type(value) is not self.type:
+            return False
+        if self.choices:
+            return any(choice.value == value for choice in self.choices)
+        if self.bounds is not None:
+            least, most = self.bounds
+            return least <= value <= most  # type: ignore[operator]  # an int: checked above
+        return True
 
     def __post_init__(self) -> None:
         if self.type not in (int, bool, str):
@@ -145,21 +168,75 @@ class TableOptions:
     thread: bool | None
 
 
+MAX_FORM_FIELDS = 5  # Discord's: a modal holds 1 to 5 components
+MAX_SWITCHES = 10  # Discord's: a checkbox group holds 1 to 10 options
+
+
+@dataclass(frozen=True, slots=True)
+class FormField:
+    """One component of the set-up form: one option, or a page's yes-or-no options together (its
+    ``switches``: a group of check boxes, one for each)."""
+
+    options: tuple[TableOption, ...]
+
+    @property
+    def switches(self) -> bool:
+        return all(option.type is bool for option in self.options)
+
+
+def _fields(options: list[TableOption]) -> tuple[FormField, ...]:
+    """A page's components, in the options' order: each option its own, the yes-or-no ones together
+    where the first of them stands."""
+    switches = tuple(o for o in options if o.type is bool)
+    fields = []
+    for option in options:
+        if option.type is not bool:
+            fields.append(FormField((option,)))
+        elif option is switches[0]:
+            fields.append(FormField(switches))
+    return tuple(fields)
+
+
 @dataclass(frozen=True, slots=True)
 class NewTable:
     """A game's ``new``: ``options`` its own, in Discord's order; ``shared`` which of :data:`SHARED` it
-    offers after them; ``fixed`` the value of a shared one it does not offer (else that one's default)."""
+    offers after them; ``fixed`` the value of a shared one it does not offer (else that one's default);
+    ``form_first`` the options of the set-up form's first page, in its order, when they do not all fit
+    one (see the module docstring)."""
 
     max_players: int  # the game's: the computer players' bound
     options: tuple[TableOption, ...] = ()
     shared: tuple[str, ...] = SHARED
     fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    form_first: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not set(self.shared) <= set(SHARED) or set(self.fixed) & set(self.shared):
             raise ValueError(f"shared options are among {SHARED}, and a fixed one is not offered")
         if {o.name for o in self.options} & set(SHARED):
             raise ValueError("a game's own option has the name of a shared one")
+        if not set(self.form_first) <= {o.name for o in self.declared}:
+            raise ValueError(f"the form's first page names an option not offered: {self.form_first}")
+        pages = self.form
+        shown = [o.name for page in pages for f in page for o in f.options]
+        if sorted(shown) != sorted(o.name for o in self.declared):  # none dropped, none twice
+            raise ValueError(f"the set-up form holds {shown}, not every option once")
+        for page in pages:
+            if len(page) > MAX_FORM_FIELDS or any(len(f.options) > MAX_SWITCHES for f in page):
+                raise ValueError(f"a page of the set-up form holds {len(page)} components (5 at most)")
+
+    @property
+    def form(self) -> tuple[tuple[FormField, ...], ...]:
+        """The set-up form's pages (see the module docstring): one when every option fits a modal,
+        else :attr:`form_first`'s options, then the rest in Discord's order."""
+        declared = list(self.declared)
+        whole = _fields(declared)
+        if len(whole) <= MAX_FORM_FIELDS:
+            return (whole,)
+        by_name = {o.name: o for o in declared}
+        first = _fields([by_name[name] for name in self.form_first])
+        rest = _fields([o for o in declared if o.name not in self.form_first])
+        return (first, rest) if first else (rest,)
 
     @property
     def declared(self) -> tuple[TableOption, ...]:
@@ -187,3 +264,19 @@ class NewTable:
             turn_limit=shared[TURN_LIMIT],
             thread=shared[THREAD],
         )
+
+    def given(self, table: TableOptions) -> dict[str, Value | None]:
+        """What a player would give for ``table`` (a lobby's options): every offered option's value,
+        the inverse of :meth:`table_options`. An engine's value the declaration does not offer (the
+        engine's "official size" for an option not given) reads as its default."""
+        shared: dict[str, Any] = {
+            COMPUTERS: table.computers,
+            LEVEL: table.level,
+            TURN_LIMIT: table.turn_limit,
+            THREAD: table.thread,
+        }
+        values: dict[str, Value | None] = {}
+        for option in self.declared:
+            value = shared[option.name] if option.name in shared else table.options.get(option.name)
+            values[option.name] = value if option.allows(value) else option.default
+        return values

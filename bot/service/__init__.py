@@ -58,7 +58,8 @@ The start is composed here, in order (:meth:`TableService.resume`: the tables, t
 
 The parts, one job each: :mod:`~bot.service.types` (the shared types, refusals and settings),
 :mod:`~bot.service.core` (the shared state and plumbing), :mod:`~bot.service.resume` (the start of the
-process), :mod:`~bot.service.lobbies` (lobbies, seating, start, rematch, expiry),
+process), :mod:`~bot.service.lobbies` (lobbies, seating, the set-up form, start, rematch, expiry; the
+checks of a lobby's options, shared with ``/<game> new``: :mod:`~bot.service.lobby_options`),
 :mod:`~bot.service.clicks` (the click path and the round votes),
 :mod:`~bot.service.timers` (the game deadlines), :mod:`~bot.service.computers` (computer players) and
 :mod:`~bot.service.seats` (leave, kick, replacement, seat back, end), :mod:`~bot.service.settings` (a

@@ -56,7 +56,14 @@ Cause = Literal[
 ]
 ReplaceReason = Literal["left", "kicked", "idle"]
 EndHow = Literal["finished", "ended_by_hand", "gone", "quarantined", "cancelled"]
-LobbyCause = Literal["join", "leave", "computer_added", "computer_removed", "hold_released"]
+LobbyCause = Literal[
+    "join",
+    "leave",
+    "computer_added",
+    "computer_removed",
+    "hold_released",
+    "options",  # the host's set-up form (bot.service.lobby_setup)
+]
 LobbyHow = Literal["cancelled", "expired", "gone"]
 TournamentCause = Literal[
     "signup",
@@ -203,7 +210,8 @@ class LobbyOpened(LobbyEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LobbyChanged(LobbyEvent):
-    """Someone sat down or left, a computer was added or removed, or a rematch's hold ended."""
+    """Someone sat down or left, a computer was added or removed, a rematch's hold ended, or the
+    host changed the table's options (the set-up form)."""
 
     type: ClassVar[str] = "lobby_changed"
     coalescable: ClassVar[bool] = True

@@ -1,5 +1,6 @@
-"""Lobbies, seating and the start of a game (and Rematch, a new lobby from an old game), and the
-close of a lobby nobody started in time (the sweeper's lobby handler); each stored change published.
+"""Lobbies, seating, the host's set-up form (issue 49: its checks are :mod:`bot.service.lobby_options`'s,
+shared with ``/<game> new``) and the start of a game (and Rematch, a new lobby from an old game), and
+the close of a lobby nobody started in time (the sweeper's lobby handler); each stored change published.
 Its own state: the fair-use marks (one table opening at a time, when each host last opened one) and
 the lobbies that expired (so a late click hears "expired", not "cancelled").
 
@@ -30,26 +31,33 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Unpack
 
 from bot.engine.errors import GameError
-from bot.games.base import GameRules, seat_limit
-from bot.games.registry import AI_LEVELS, BY_KIND
-from bot.render.names import computer_name, escape_name
+from bot.games.base import seat_limit
+from bot.games.new_table import TableOptions
+from bot.render.names import computer_name
 from bot.service.core import META_RETRY_WITHIN_S as DEAL_RETRY_WITHIN_S
 from bot.service.core import ServiceCore, ServiceOptions
 from bot.service.events import LobbyCause, LobbyClosed, LobbyOpened, lobby_copy
 from bot.service.events import LobbyChanged as LobbyChangedEvent  # storage's LobbyChanged: a race lost
+from bot.service.lobby_options import (
+    check_fit,
+    check_lobby,
+    game_rules,
+    held_refusal,
+    held_seats,
+    lobby_table_options,
+    set_up,
+)
 from bot.service.types import (
     DEFAULT_TURN_LIMIT,
     LOBBY_TTL_MS,
     REMATCH_HOLD_MS,
     THREAD_PARENT,
-    TURN_LIMITS,
     ChannelTaken,
     Refused,
     SeatsHeld,
     Table,
     _counted,
     _title,
-    held_seats,
     lobby_due,
     log,
 )
@@ -85,65 +93,20 @@ class LobbyPart(ServiceCore):
         self.expired_lobbies: set[int] = set()
         self.sweeper.handle("lobby", self._expire_lobby)
 
-    @staticmethod
-    def _game(kind: str) -> GameRules:
-        game = BY_KIND.get(kind)
-        if game is None:
-            raise Refused("table.error.forged")
-        return game
-
-    @classmethod
-    def check_lobby(
-        cls, kind: str, options: Mapping[str, Any], *, computers: int, level: str, turn_limit: int
-    ) -> Any:
-        """The engine options of a new lobby, or Refused: the settings of ``/<game> new``, checked
-        against exactly what the command declares (whatever a client sends) and then by the engine."""
-        spec = cls._game(kind)
-        if level not in AI_LEVELS:
-            raise Refused("table.error.bad_level")
-        if type(turn_limit) is not int or turn_limit not in TURN_LIMITS:
-            raise Refused("table.error.bad_turn_limit")
-        for name, (low, high) in spec.option_ranges.items():
-            value = options.get(name)
-            if name in options and (type(value) is not int or not low <= value <= high):
-                raise Refused("table.error.option_range", option=name, min=low, max=high)
-        try:
-            opts = spec.engine.Options.from_dict(dict(options))
-        except GameError as error:
-            raise Refused(error.key, **error.params) from None
-        # Settings valid for some table size (teams of two need 4 or 6); the deal checks the real one.
-        problems: list[GameError] = []
-        for players in range(spec.min_players, spec.max_players + 1):
-            try:
-                opts.validate(players)
-                break
-            except GameError as error:
-                problems.append(error)
-        else:
-            raise Refused(problems[0].key, **problems[0].params)
-        if type(computers) is not int or not 0 <= computers < spec.max_players:
-            raise Refused("error.player_count", min=spec.min_players, max=spec.max_players)
-        limit, why = seat_limit(spec, opts.to_dict())
-        if 1 + computers > limit and why is not None:  # the host and the computers do not fit
-            raise Refused(why.key, **why.params)
-        return opts
+    _game = staticmethod(game_rules)
+    # The check of a new table's options (``/<game> new`` and the set-up form): bot.service.lobby_checks.
+    check_lobby = staticmethod(check_lobby)
 
     def _check_seat_free(self, lobby: Lobby, user_id: int | None = None) -> None:
         """Refused when the lobby has no seat left for ``user_id`` (None: a computer player): the
         game's own limit, or the one its options set (a smaller edition, a large grid), with the
         engine's reason; and a rematch's seats held for the others (see the module docstring)."""
-        limit, why = seat_limit(self._game(lobby.kind), engine_options(lobby.options))
+        options = engine_options(lobby.options)
+        limit, _ = seat_limit(self._game(lobby.kind), options)
         held = [p for p in held_seats(lobby, self.clock.now_ms()) if p.get("user_id") != user_id]
         if len(lobby.seats) < limit and len(lobby.seats) + len(held) >= limit:
-            names = ", ".join(escape_name(str(p.get("name") or "")) for p in held)
-            until = int(lobby.options[HELD_UNTIL]) // 1000
-            key = "table.error.seat_held_computer" if user_id is None else "table.error.seat_held"
-            raise Refused(_counted(key, len(held)), players=names, until=f"<t:{until}:R>")
-        if len(lobby.seats) < limit:
-            return
-        if why is not None:
-            raise Refused(why.key, **why.params)
-        raise Refused("table.error.lobby_full", max=limit)
+            raise held_refusal(held, int(lobby.options[HELD_UNTIL]), computer=user_id is None)
+        check_fit(self._game(lobby.kind), options, len(lobby.seats) + 1)
 
     async def open_lobby(
         self,
@@ -387,6 +350,37 @@ class LobbyPart(ServiceCore):
             return [s for i, s in enumerate(lobby.seats) if i != last]
 
         return await self._lobby_change(lobby_id, channel_id, "computer_removed", change)
+
+    async def lobby_setup(self, lobby_id: int, user_id: int) -> tuple[Lobby, TableOptions]:
+        """The open lobby and its options, for its host's set-up form; anyone else is refused."""
+        lobby = await self._open_lobby(lobby_id)
+        if user_id != lobby.host_id:
+            raise Refused("table.error.host_only")
+        return lobby, lobby_table_options(lobby)
+
+    async def lobby_set_options(
+        self, lobby_id: int, channel_id: int, user_id: int, given: Mapping[str, Any], locale: object
+    ) -> Lobby:
+        """The host's set-up form changes the lobby's options by what it ``given`` (option name ->
+        value, as to ``/<game> new``; the others keep the lobby's), checked as ``/<game> new`` checks
+        them (:func:`bot.service.lobby_options.set_up`). A form that changes nothing stores and
+        publishes nothing."""
+        async with self.lock(channel_id):
+            lobby = await self._open_lobby(lobby_id)
+            if user_id != lobby.host_id:
+                raise Refused("table.error.host_only")
+            seats, options = set_up(
+                lobby, given, self.clock.now_ms(), lambda n, level: self._ai_name(n, level, locale)
+            )
+            if options == lobby.options and seats == lobby.seats:
+                return lobby
+            try:
+                lobby = await self.lobbies.set_seats(lobby, seats, options)
+            except LobbyChanged:
+                raise Refused("table.error.lobby_changed") from None
+            self.bus.publish(LobbyChangedEvent(lobby=lobby_copy(lobby), cause="options"))
+        log.info("lobby set up", extra={"lobby_id": lobby_id, "kind": lobby.kind})
+        return lobby
 
     async def lobby_cancel(
         self, lobby_id: int, channel_id: int, user_id: int, *, can_manage: bool = False

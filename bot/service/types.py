@@ -19,7 +19,7 @@ from bot.games.base import GameRules
 from bot.games.registry import BY_KIND
 from bot.render.names import ComputerName, computer_name
 from bot.storage import Seat, StorageError, StoredGame
-from bot.storage.lobbies import HELD_UNTIL, INVITED, Lobby
+from bot.storage.lobbies import HELD_UNTIL, Lobby
 
 log = logging.getLogger("bot.service")  # one name for every part
 T = TypeVar("T")
@@ -49,16 +49,6 @@ def lobby_due(lobby: Lobby) -> int:
     expiry = lobby.created_at + LOBBY_TTL_MS
     until = lobby.options.get(HELD_UNTIL)
     return min(until, expiry) if isinstance(until, int) else expiry
-
-
-def held_seats(lobby: Lobby, now_ms: int) -> list[dict[str, Any]]:
-    """The invited players of a rematch whose seats are held at ``now_ms`` (see the module docstring):
-    not seated yet, while the lobby's ``held_until`` is ahead."""
-    until = lobby.options.get(HELD_UNTIL)
-    if not isinstance(until, int) or now_ms >= until:
-        return []
-    seated = {s.user_id for s in lobby.seats if s.user_id is not None}
-    return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
 
 
 def _title(kind: str | None) -> str | None:

@@ -66,11 +66,12 @@ import discord
 
 from bot import discord_patches
 from bot.games.base import Game
+from bot.games.registry import BY_KIND
 from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Refused, SeatsHeld, Stale, Table, TableService
 from bot.storage.lobbies import Lobby
-from bot.ui import display, errors, ids, on_time, token_tables
+from bot.ui import display, errors, ids, on_time, setup_form, token_tables
 from bot.ui.followed_panels import FollowedPanels
 from bot.ui.host import Host
 from bot.ui.token_tables import TokenTables
@@ -346,6 +347,19 @@ class Answers:
             off_server=off_server,
         )
         await self.post_lobby(interaction, lobby)
+
+    async def open_form(self, interaction: Interaction, lobby_id: int, page: int) -> None:
+        """The lobby's set-up form (:mod:`bot.ui.setup_form`), page ``page``, showing the lobby's
+        options, in the host's language: the modal is the click's first answer. Anyone but the host
+        is refused (the funnel: privately, nothing changes)."""
+        lobby, current = await self.service.lobby_setup(lobby_id, interaction.user.id)
+        game = BY_KIND[lobby.kind]
+        if not 0 <= page < len(game.new.form):
+            raise Refused("table.error.forged")
+        values = game.new.given(current)
+        await interaction.response.send_modal(
+            setup_form.form_modal(game, lobby.id, page, values, interaction.locale)
+        )
 
     async def post_lobby(self, interaction: Interaction, lobby: Lobby) -> None:
         """Answer ``/<game> new`` with the public lobby message (the lobby is committed already)."""

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import discord
 
-from bot.games.registry import BY_PREFIX
+from bot.games.registry import BY_KIND, BY_PREFIX
 from bot.i18n import translate as t
 from bot.service import (
     HINT_ACT,
@@ -37,7 +37,7 @@ from bot.service import (
     Stale,
     TableService,
 )
-from bot.ui import ids, threads, token_tables
+from bot.ui import ids, setup_form, threads, token_tables
 from bot.ui.answers import Answers, on_panel
 from bot.ui.host import Host
 from bot.ui.presenter import Presenter
@@ -48,6 +48,7 @@ from bot.ui.views import (
     CANCEL,
     CONFIRM_NO,
     END_YES,
+    FORM_PAGES,
     JOIN,
     LEAVE,
     LEAVE_LOBBY,
@@ -109,6 +110,14 @@ class TableUI:
         return [
             *game_routes,
             Route(LOBBY_PREFIX, LOBBY_PATTERN, self.lobby_button, after=self._warn_cannot_post),
+            # The set-up form's submit: a modal's id is on no message; only a submit may carry it.
+            Route(
+                setup_form.FORM_PREFIX,
+                setup_form.FORM_PATTERN,
+                self.form_submit,
+                on_message=False,
+                accepts=lambda interaction, _: interaction.type is discord.InteractionType.modal_submit,
+            ),
         ]
 
     async def game_button(self, interaction: Interaction, custom_id: str) -> None:
@@ -124,7 +133,8 @@ class TableUI:
     async def lobby_button(self, interaction: Interaction, custom_id: str) -> None:
         """A lobby button (checked by the router)."""
         _, lobby, act = custom_id.split(":")
-        if not await self._on_token_table(interaction, None):
+        # The set-up form's buttons answer with the modal itself (never deferred first).
+        if act not in FORM_PAGES and not await self._on_token_table(interaction, None):
             return
         await self.lobby_click(interaction, int(lobby), act)
 
@@ -142,6 +152,19 @@ class TableUI:
         if game_id is not None:
             await self.service.wake_table(game_id)
         return True
+
+    async def form_submit(self, interaction: Interaction, custom_id: str) -> None:
+        """The host submitted the lobby's set-up form (checked by the router): acknowledged first, as
+        every lobby change; the service checks the values as ``/<game> new``'s and publishes the
+        change, which the lobby's message shows. A refusal is the funnel's, privately."""
+        _, lobby_id, page = custom_id.split(":")
+        if not await self.answers.acknowledge(interaction):
+            return
+        user = interaction.user
+        lobby, _ = await self.service.lobby_setup(int(lobby_id), user.id)
+        given = setup_form.given(BY_KIND[lobby.kind], int(page), interaction.data or {})
+        locale = self.service.public_locale(interaction.guild_id, interaction.guild_locale)
+        await self.service.lobby_set_options(lobby.id, lobby.channel_id, user.id, given, locale)
 
     async def _warn_cannot_post(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
         """The bot may no longer post in this channel (see :meth:`Presenter.cannot_post`): every click
@@ -288,6 +311,9 @@ class TableUI:
         user = interaction.user
         channel_id = interaction.channel_id or 0
         name = getattr(user, "display_name", None) or user.name
+        if act in FORM_PAGES:  # the host's set-up form: the modal is the click's first answer
+            await self.answers.open_form(interaction, lobby_id, FORM_PAGES[act])
+            return
         if act == START_NO:  # the host's No to "start without them?": nothing changes
             await self.answers.settle(interaction, t("table.confirm.lobby_waits", interaction.locale))
             return

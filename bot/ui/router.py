@@ -11,6 +11,8 @@ prefix      custom_id                                    registered by
 ``sk:`` …   ``<game prefix>:<game>:<version>:<act>:<arg>``  :meth:`bot.ui.clicks.TableUI.routes` (one
             (one prefix per game of the registry)           per game, :mod:`bot.games.buttons`)
 ``sl:``     ``sl:<lobby>:<act>``                          :meth:`bot.ui.clicks.TableUI.routes`
+``sf:``     ``sf:<lobby>:<page>`` (a modal: the lobby's   :meth:`bot.ui.clicks.TableUI.routes`
+            set-up form, :mod:`bot.ui.setup_form`)
 ``lb:``     ``lb:<kind>:<server|global>:<page>[:h]``      ``cogs/stats.py`` (:mod:`bot.ui.boards`)
 ``rpl:``    ``rpl:<game>:<step>:<p|n|e|r|g|s|b>``         ``cogs/replay.py`` (:mod:`bot.ui.replay`)
 ==========  ===========================================  =========================================
@@ -18,7 +20,8 @@ prefix      custom_id                                    registered by
 It is discord.py's ``DynamicItem`` pattern (a template per kind of button, registered once), without
 its cost: a DynamicItem rebuilds a View of the whole clicked message (a Button object per component)
 for every click, which counts when hundreds of games are played at once. ``SkyboBot.on_interaction``
-hands every component interaction to :meth:`Router.dispatch`, which:
+hands every component interaction (and every modal submit: its id is the modal's) to
+:meth:`Router.dispatch`, which:
 
 1. finds the route of the id's prefix (everything up to its first ``:``);
 2. checks the click once, for every route (the one forgery check): the id matches the route's pattern

@@ -32,7 +32,20 @@ from bot.ui.card_emojis import CardEmojis
 JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL = "jn", "lv", "ai", "ar", "st", "cx"
 # The host's private "start without them?" while a rematch holds seats (bot.service.SeatsHeld): Yes, No.
 START_YES, START_NO = "sy", "sn"
-LOBBY_ACTS = {JOIN, LEAVE_LOBBY, ADD_COMPUTER, REMOVE_COMPUTER, START, CANCEL, START_YES, START_NO}
+# The host's set-up form (bot.ui.setup_form): its first page ("Set up…"), its second ("More options…").
+SET_UP, MORE_OPTIONS = "su", "mo"
+FORM_PAGES = {SET_UP: 0, MORE_OPTIONS: 1}
+LOBBY_ACTS = {
+    JOIN,
+    LEAVE_LOBBY,
+    ADD_COMPUTER,
+    REMOVE_COMPUTER,
+    START,
+    CANCEL,
+    START_YES,
+    START_NO,
+    *FORM_PAGES,
+}
 # Table-message acts, the same two letters in every kind's panel module.
 OPEN_PANEL, RULES, LEAVE, NEXT_ROUND, REMATCH = "op", "ru", "lv", "nx", "rm"
 # The buttons of a private "are you sure?" (Leave, /<game> end): game-level ids, version 0, so a
@@ -256,7 +269,8 @@ def closed_lobby_layout(locale: object, *, game: str, expired: bool) -> LayoutPa
 
 def lobby_rows(lobby: Lobby, locale: object) -> list[list[dict[str, Any]]]:
     """The lobby's buttons. Remove a computer only while a computer player sits (else it could only be
-    refused); a rematch's Join reads "Join the rematch" while someone it invited has no seat yet."""
+    refused); a rematch's Join reads "Join the rematch" while someone it invited has no seat yet. The
+    second row is the host's: Set up… (and More options… when the form has two pages), Cancel."""
     join = "table.button.join_rematch" if invited_left(lobby) else "table.button.join"
     buttons = [
         (JOIN, join, "success"),
@@ -266,9 +280,15 @@ def lobby_rows(lobby: Lobby, locale: object) -> list[list[dict[str, Any]]]:
     if any(s.ai_level is not None for s in lobby.seats):
         buttons.append((REMOVE_COMPUTER, "table.button.remove_computer", "secondary"))
     buttons.append((START, "table.button.start", "primary"))
-    rows = [[button(f"sl:{lobby.id}:{act}", t(key, locale), style) for act, key, style in buttons]]
-    rows.append([button(f"sl:{lobby.id}:{CANCEL}", t("table.button.cancel", locale), "danger")])
-    return rows
+    # The host's: the set-up form, its second page when the game's options need one (bot.ui.setup_form).
+    host = [(SET_UP, "table.button.set_up", "secondary")]
+    if len(BY_KIND[lobby.kind].new.form) > 1:
+        host.append((MORE_OPTIONS, "table.button.more_options", "secondary"))
+    host.append((CANCEL, "table.button.cancel", "danger"))
+    return [
+        [button(f"sl:{lobby.id}:{act}", t(key, locale), style) for act, key, style in line]
+        for line in (buttons, host)
+    ]
 
 
 def start_question_view(lobby_id: int, locale: object) -> ButtonsView:

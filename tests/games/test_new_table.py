@@ -5,10 +5,14 @@ for byte by ``python -m bot sync --dry-run``; tests/e2e/test_option_ranges.py ch
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.games.base import Game
-from bot.games.new_table import SHARED, Choice, NewTable, TableOption
+from bot.games.new_table import MAX_FORM_FIELDS, SHARED, Choice, NewTable, TableOption
 from bot.games.registry import AI_LEVELS, GAMES
 from bot.service import TURN_LIMITS
 from tests.e2e.highcard import HIGHCARD
@@ -83,3 +87,73 @@ def test_a_declaration_that_cannot_be_a_command_is_refused() -> None:
     with pytest.raises(ValueError):
         NewTable(4, shared=("colour",))
     assert set(SHARED) == {"computers", "level", "turn_limit", "thread"}
+
+
+# ---------------------------------------------------------------------------------- the set-up form
+
+
+def declared_value(option: TableOption) -> st.SearchStrategy[Any]:
+    """Any value the declaration offers for ``option`` (what a player may give ``/<game> new``)."""
+    if option.choices:
+        return st.sampled_from([c.value for c in option.choices])
+    if option.bounds is not None:
+        return st.integers(*option.bounds)
+    return st.booleans() if option.type is bool else st.text(min_size=1, max_size=5)
+
+
+def given_values(game: Game) -> st.SearchStrategy[dict[str, Any]]:
+    """A whole ``given``: every offered option, each with a declared value (or None when its default
+    is "not given", as a lobby's own turn limit and thread never are)."""
+    strategies = {}
+    for option in game.new.declared:
+        value = declared_value(option)
+        strategies[option.name] = (
+            value if option.default is not None or option.name in SHARED else (st.none() | value)
+        )
+    return st.fixed_dictionaries(strategies)
+
+
+@pytest.mark.parametrize("game", EVERY_GAME, ids=lambda g: g.name)
+def test_the_form_holds_every_option_once_in_modals_discord_takes(game: Game) -> None:
+    """Issue 49: a modal holds at most 5 components; the form drops no option and shows none twice;
+    a game whose options fit one modal has one page."""
+    pages = game.new.form
+    shown = [o.name for page in pages for f in page for o in f.options]
+    assert sorted(shown) == sorted(o.name for o in game.new.declared)
+    assert all(1 <= len(page) <= MAX_FORM_FIELDS for page in pages)
+    assert len(pages) <= 2  # Set up… and More options…
+    for page in pages:  # the yes-or-no options of a page share one component, the others one each
+        assert sum(1 for f in page if f.switches) <= 1
+        assert all(len(f.options) == 1 for f in page if not f.switches)
+
+
+def test_the_common_options_come_first() -> None:
+    skyjo = next(g for g in GAMES if g.name == "skyjo")
+    first, more = ([o.name for f in page for o in f.options] for page in skyjo.new.form)
+    assert first == ["edition", "score_limit", "computers", "level", "turn_limit"]
+    assert set(more) == {o.name for o in skyjo.new.declared} - set(first)
+    skipbo = next(g for g in GAMES if g.name == "skipbo")
+    assert len(skipbo.new.form) == 1  # its seven options fit one modal (three yes-or-no in one group)
+
+
+@pytest.mark.parametrize("game", EVERY_GAME, ids=lambda g: g.name)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_what_a_lobby_holds_reads_back_as_what_was_given(game: Game, data: st.DataObject) -> None:
+    """``given`` is the inverse of ``table_options``: the form shows a lobby's values as the slash
+    options that would open it."""
+    wanted = data.draw(given_values(game))
+    assert game.new.given(game.new.table_options(wanted)) == wanted
+
+
+def test_a_form_that_cannot_be_shown_is_refused_when_declared() -> None:
+    switch = [TableOption(f"s{i}", bool, False, "S", "k", "k") for i in range(3)]
+    numbers = [TableOption(f"n{i}", int, 1, "N", "k", "k", bounds=(1, 9)) for i in range(6)]
+    with pytest.raises(ValueError, match="components"):
+        NewTable(4, (*numbers, *switch))  # ten components, no first page named
+    with pytest.raises(ValueError, match="not offered"):
+        NewTable(4, tuple(numbers), form_first=("colour",))
+    with pytest.raises(ValueError, match="components"):
+        NewTable(4, (*numbers, *switch), form_first=("n0",))  # the rest still does not fit
+    fits = NewTable(4, (*numbers, *switch), form_first=("n0", "n1", "n2", "n3", "computers"))
+    assert [len(page) for page in fits.form] == [5, 5]

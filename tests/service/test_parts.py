@@ -4,8 +4,9 @@ rules below the parts (``outcomes`` none, ``ledger`` only ``outcomes``, ``replay
 ``events`` only ``snapshots``, ``bus`` only ``events`` and ``types``), the owned services below the core
 (``turn_clock`` and ``sweeper`` only ``types``, ``writer`` the rules, the events and the bus), ``core``
 those services, every other part only ``types``, ``core``, ``events`` and ``snapshots`` (the
-tournaments part also ``tournament_view``), so no circle can form; and what one part asks of another (the
-abstract methods of ``ServiceCore``) is implemented by exactly one part."""
+tournaments part also ``tournament_view``, the lobbies ``lobby_options``, their pure checks), so no
+circle can form; and what one part asks of another (the abstract methods of ``ServiceCore``) is
+implemented by exactly one part."""
 
 from __future__ import annotations
 
@@ -60,6 +61,10 @@ def test_each_part_imports_only_the_shared_modules() -> None:
         "settings_book": {"types"},
         "prefs_cache": set(),
         "core": {"types", "ledger", "bus", "sweeper", "turn_clock", "writer", "settings_book", "prefs_cache"},
+        # A lobby's options and who fits (issue 49): pure checks over the shared types, shared by
+        # /<game> new and the set-up form, which the lobbies part runs.
+        "lobby_options": {"types"},
+        "lobbies": PART | {"lobby_options"},
     }
     parts = sorted(p for p in PARTS.glob("*.py") if p.name != "__init__.py")
     assert {p.stem for p in parts} >= {"types", "core", "lobbies", "clicks", "timers", "seats"}

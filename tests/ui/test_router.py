@@ -10,6 +10,7 @@ import re
 from types import SimpleNamespace
 from typing import Any
 
+import discord
 import pytest
 
 from bot.games.registry import BY_PREFIX
@@ -63,11 +64,18 @@ def router_with(handler: Any, **route: Any) -> Router:
 def test_every_table_prefix_has_one_route_and_the_ids_keep_their_format() -> None:
     ui = TableUI(SimpleNamespace(), SimpleNamespace(), SimpleNamespace())  # type: ignore[arg-type]
     routes = {route.prefix: route for route in ui.routes()}
-    assert set(routes) == {f"{prefix}:" for prefix in BY_PREFIX} | {"sl:"}
+    assert set(routes) == {f"{prefix}:" for prefix in BY_PREFIX} | {"sl:", "sf:"}
     for prefix in BY_PREFIX:
         assert routes[f"{prefix}:"].pattern.fullmatch(f"{prefix}:12:3:rv:-1")
         assert not routes[f"{prefix}:"].pattern.fullmatch(f"{prefix}:12:3:rv")
     assert routes["sl:"].pattern.fullmatch("sl:42:jn")
+    # The set-up form (issue 49): a modal's id is on no message, and only a modal submit carries it.
+    form = routes["sf:"]
+    assert form.pattern.fullmatch("sf:42:1") and not form.on_message and form.accepts is not None
+    submit = SimpleNamespace(type=discord.InteractionType.modal_submit)
+    clicked = SimpleNamespace(type=discord.InteractionType.component)
+    match = form.pattern.fullmatch("sf:42:0")
+    assert match and form.accepts(submit, match) and not form.accepts(clicked, match)
     assert prefix_of("rpl:1:2:n") == "rpl:" and prefix_of("nocolon") == "" and prefix_of(":x") == ""
     with pytest.raises(ValueError, match="two routes"):
         Router().add(*ui.routes(), *ui.routes())

@@ -91,6 +91,9 @@ OPTIONS = (
         ),
     ),
 )
-NEW = NewTable(engine.MAX_PLAYERS, OPTIONS)
+# The set-up form's first page ("Set up…"): what most tables change; the rest is behind "More options…"
+# (the multiplier, the grid, the reveals, and the yes-or-no rules with the thread).
+FORM_FIRST = ("edition", "score_limit", "computers", "level", "turn_limit")
+NEW = NewTable(engine.MAX_PLAYERS, OPTIONS, form_first=FORM_FIRST)
 # The integer options' bounds, which the table service checks (tests/e2e/test_option_ranges.py).
 OPTION_RANGES: Mapping[str, tuple[int, int]] = NEW.ranges

@@ -777,27 +777,48 @@ function setupComposer() {
 // ------------------------------------------------------------------ modals (type 9 answers)
 
 function openModal(interactionId, modal) {
+  // Discord's modal components: a label (18) around a text input (4), a string select (3), a radio
+  // group (21), a checkbox group (22) or a checkbox (23), each showing what the bot pre-filled; legacy
+  // rows of text inputs (1); text displays (10).
   const dialog = $("#modal");
   const inputs = [];
-  const field = (comp, labelText) => {
+  const hint = (text) => (text ? el("span", { class: "hint", text }) : null);
+  const choice = (type, name, o) => el("label", { class: "choice" },
+    el("input", { type, name, value: o.value, checked: !!o.default }), o.label,
+    o.description ? el("span", { class: "hint", text: o.description }) : null);
+  const field = (comp, labelText, description) => {
     if (comp.type === 4) {
       const attrs = { "data-custom-id": comp.custom_id, placeholder: comp.placeholder, required: comp.required !== false,
-        minlength: comp.min_length, maxlength: comp.max_length };
+        minlength: comp.min_length, maxlength: comp.max_length, "aria-label": labelText || comp.label || undefined };
       const input = comp.style === 2 ? el("textarea", { ...attrs, rows: 4 }, comp.value || "") : el("input", { ...attrs, value: comp.value });
       inputs.push(() => [comp.custom_id, input.value]);
-      return el("label", {}, labelText || comp.label || "", input);
+      return el("label", {}, labelText || comp.label || "", hint(description), input);
     }
     if (comp.type === 3) {
-      const select = el("select", { multiple: (comp.max_values || 1) > 1 }, (comp.options || []).map((o) => el("option", { value: o.value, text: o.label })));
+      const select = el("select", { multiple: (comp.max_values || 1) > 1, "aria-label": labelText || undefined },
+        (comp.options || []).map((o) => el("option", { value: o.value, text: o.label, selected: !!o.default })));
       inputs.push(() => [comp.custom_id, [...select.selectedOptions].map((o) => o.value)]);
-      return el("label", {}, labelText || "", select);
+      return el("label", {}, labelText || "", hint(description), select);
+    }
+    if (comp.type === 21 || comp.type === 22) {
+      const type = comp.type === 21 ? "radio" : "checkbox";
+      const group = el("div", { class: "choices", role: comp.type === 21 ? "radiogroup" : "group", "aria-label": labelText || "" },
+        (comp.options || []).map((o) => choice(type, comp.custom_id, o)));
+      const picked = () => [...group.querySelectorAll("input:checked")].map((i) => i.value);
+      inputs.push(() => [comp.custom_id, comp.type === 21 ? (picked()[0] ?? null) : picked()]);
+      return el("div", { class: "field" }, el("span", { class: "field-label", text: labelText || "" }), hint(description), group);
+    }
+    if (comp.type === 23) {
+      const box = el("input", { type: "checkbox", checked: !!comp.default, "aria-label": labelText || undefined });
+      inputs.push(() => [comp.custom_id, box.checked]);
+      return el("label", { class: "choice" }, box, labelText || "", hint(description));
     }
     return null;
   };
   const body = el("div", { class: "modal-body" });
   for (const comp of modal.components || []) {
     if (comp.type === 1) for (const c of comp.components || []) body.append(field(c) || "");
-    else if (comp.type === 18) body.append(field(comp.component, comp.label) || "");
+    else if (comp.type === 18) body.append(field(comp.component, comp.label, comp.description) || "");
     else if (comp.type === 10) body.append(el("div", { class: "md", html: markdown(comp.content || "") }));
   }
   const form = el("form", { method: "dialog" },
