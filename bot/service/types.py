@@ -19,7 +19,7 @@ from bot.games.base import GameRules
 from bot.games.registry import BY_KIND
 from bot.render.names import ComputerName, computer_name
 from bot.storage import Seat, StorageError, StoredGame
-from bot.storage.lobbies import HELD_UNTIL, Lobby
+from bot.storage.lobbies import CHALLENGE, HELD_UNTIL, INVITED, Lobby
 
 log = logging.getLogger("bot.service")  # one name for every part
 T = TypeVar("T")
@@ -42,6 +42,25 @@ ENDED_BY_HAND = "ended by "
 LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
 # A rematch holds the seats of the players it invites this long (bot.service.lobbies, ``rematch``).
 REMATCH_HOLD_MS = 2 * 60 * 1000
+
+
+def held_seats(lobby: Lobby, now_ms: int) -> list[dict[str, Any]]:
+    """The invited players of a rematch or a challenge whose seats are held at ``now_ms``
+    (bot.service.lobbies): not seated yet, while the lobby's ``held_until`` is ahead."""
+    until = lobby.options.get(HELD_UNTIL)
+    if not isinstance(until, int) or now_ms >= until:
+        return []
+    seated = {s.user_id for s in lobby.seats if s.user_id is not None}
+    return [p for p in lobby.options.get(INVITED) or [] if p.get("user_id") not in seated]
+
+
+def challenge_options(challenged: tuple[int, str] | None, now_ms: int) -> dict[str, Any]:
+    """A right-click challenge's table options (bot.ui.challenges; none for ``challenged`` None): that
+    person (user id, name) invited, their seat held as long as the lobby may stay open."""
+    if challenged is None:
+        return {}
+    user_id, name = challenged
+    return {CHALLENGE: True, INVITED: [{"user_id": user_id, "name": name}], HELD_UNTIL: now_ms + LOBBY_TTL_MS}
 
 
 def lobby_due(lobby: Lobby) -> int:

@@ -25,7 +25,9 @@ CANCELLED = "cancelled"
 # engine's options; ``engine_options`` gives them.
 TURN_LIMIT, INVITED, HELD_UNTIL = "turn_limit", "invited", "held_until"
 THREAD = "thread"  # the game moves to a thread of its own at the start (docs/discord.md, "Threads")
-TABLE_KEYS = frozenset({TURN_LIMIT, INVITED, HELD_UNTIL, THREAD})
+# A right-click challenge's lobby (bot.ui.challenges): True; its one invited player's seat is held.
+CHALLENGE = "challenge"
+TABLE_KEYS = frozenset({TURN_LIMIT, INVITED, HELD_UNTIL, THREAD, CHALLENGE})
 
 
 def engine_options(options: Mapping[str, Any]) -> dict[str, Any]:

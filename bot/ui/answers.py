@@ -67,7 +67,7 @@ from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Refused, SeatsHeld, Stale, Table, TableService
 from bot.storage.lobbies import Lobby
-from bot.ui import display, errors, ids, on_time
+from bot.ui import challenges, display, errors, ids, on_time
 from bot.ui.followed_panels import FollowedPanels
 from bot.ui.host import Host
 from bot.ui.views import (
@@ -289,11 +289,20 @@ class Answers:
             raise
         await self.service.set_lobby_message(lobby, message.id)
 
-    async def open_lobby(self, interaction: Interaction, game: Game, given: Mapping[str, Any]) -> None:
+    async def open_lobby(
+        self,
+        interaction: Interaction,
+        game: Game,
+        given: Mapping[str, Any],
+        challenged: challenges.Person | None = None,
+    ) -> None:
         """``/<game> new`` (built by :mod:`bot.ui.new_command`): the table's options from what was
         ``given``, by the game's own declaration (``game.new.table_options``); the lobby opened by the
         service, which checks every value (no ``turn_limit`` or ``thread`` given: the server's
-        default, ``/skybo settings``); then its public message (:meth:`post_lobby`)."""
+        default, ``/skybo settings``); then its public message (:meth:`post_lobby`). ``challenged``: a
+        right-click challenge (:mod:`bot.ui.challenges`), that person's seat held and they told."""
+        if challenged is not None:
+            challenges.check_target(interaction.user, challenged)
         asked = game.new.table_options(given)
         user = interaction.user
         # The language of what everyone reads, the computers' names among it (the server's setting).
@@ -310,15 +319,21 @@ class Answers:
             locale=locale,
             turn_limit=asked.turn_limit,
             thread=asked.thread,
+            challenged=None if challenged is None else (challenged.id, challenges.shown_name(challenged)),
         )
-        await self.post_lobby(interaction, lobby)
+        told = challenged is None or await challenges.tell(self.bot, interaction, lobby, game, challenged)
+        await self.post_lobby(
+            interaction, lobby, mention=None if told or challenged is None else challenged.id
+        )
 
-    async def post_lobby(self, interaction: Interaction, lobby: Lobby) -> None:
-        """Answer ``/<game> new`` with the public lobby message (the lobby is committed already)."""
+    async def post_lobby(self, interaction: Interaction, lobby: Lobby, *, mention: int | None = None) -> None:
+        """Answer ``/<game> new`` with the public lobby message (the lobby is committed already);
+        ``mention``: the one user it pings (a challenged person the bot could not write to)."""
         locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
         view = lobby_layout(lobby, locale, self.service.settings_of(lobby.guild_id))
+        pings = discord.utils.MISSING if mention is None else challenges.mention_only(mention)
         try:
-            callback = await interaction.response.send_message(view=view)
+            callback = await interaction.response.send_message(view=view, allowed_mentions=pings)
         except discord.HTTPException:
             with contextlib.suppress(Refused):
                 await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)
