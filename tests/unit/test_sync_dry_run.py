@@ -48,7 +48,7 @@ async def _tree() -> tuple[list[tuple[str, str, int]], int]:
     def under(command: Any) -> int:
         if isinstance(command, app_commands.Group):
             return sum(1 + under(child) for child in command.commands)
-        return len(command.parameters)
+        return len(getattr(command, "parameters", ()))  # a user command (a ContextMenu) has none
 
     bot = create_bot(commands_only=True)
     async with bot:
