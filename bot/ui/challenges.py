@@ -30,9 +30,11 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.games import registry
 from bot.games.base import Game
 from bot.i18n import DEFAULT_LANGUAGE, catalogue, template
 from bot.i18n import translate as t
+from bot.render.messages import or_list
 from bot.service import Refused
 from bot.storage.lobbies import Lobby
 from bot.ui import on_time
@@ -55,6 +57,15 @@ def command_name(game: Game) -> app_commands.locale_str:
     if key in catalogue(DEFAULT_LANGUAGE):
         return app_commands.locale_str(template(key, DEFAULT_LANGUAGE), key=key)
     return app_commands.locale_str(f"Play {game.title[: NAME_LIMIT - 12]} with …")
+
+
+def shown_commands(locale: object) -> str:
+    """Every game's user command as the reader's Discord shows it, in bold ("**a** or **b**"): /help."""
+    names = [command_name(game) for game in registry.games()]
+    key = "key"
+    return or_list(
+        [f"**{t(n.extras[key], locale) if key in n.extras else n.message}**" for n in names], locale
+    )
 
 
 def check_target(host: Person, target: Person) -> None:

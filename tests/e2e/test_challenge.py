@@ -102,7 +102,8 @@ async def test_the_held_seat_is_only_theirs_survives_a_restart_and_closed_messag
 async def test_a_french_server_refuses_privately_and_tells_the_challenged_by_direct_message(
     fake_discord: Any, skybo: Any
 ) -> None:
-    """The user commands are synced with their French names, for servers only. Carol (French) is
+    """The user commands are synced with their French names, for servers only, and /help names them.
+    Carol (French) is
     refused challenging herself and the bot; nothing opens. Alice challenges Carol: the lobby (in
     French, the server's language) holds her seat and pings nobody, Carol gets a direct message in her
     language; the owner's challenge in that channel is refused; Carol's Join takes her seat, Alice starts."""
@@ -114,6 +115,9 @@ async def test_a_french_server_refuses_privately_and_tells_the_challenged_by_dir
         command = fake.registered_command(name, kind=2)
         assert command is not None and command["name_localizations"] == {"fr": french}
         assert command["integration_types"] == [0] and command["contexts"] == [0]
+
+    helped = await private_answer(await fake.run_command(carol, "help"))  # /help names them, in French
+    assert "**Jouer au Skyjo avec …** ou **Jouer au Skip-Bo avec …**" in helped.text
 
     mine = await private_answer(await fake.run_user_command(carol, SKYJO, carol))
     assert mine.text == t("challenge.error.self", "fr")
