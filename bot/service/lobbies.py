@@ -13,7 +13,7 @@ channel is then free for a new lobby. ``room`` answering None (no permission to 
 the game in the channel, as without the option.
 
 A rematch, and a right-click challenge (``open_lobby(challenged=)``: its ``challenge`` option, the whole
-lobby's life), hold seats (docs/discord.md, "Rematch", "Challenge"): the players invited (the ``invited``
+lobby's life), hold seats (docs/discord.md: At the table, Commands): the players invited (the ``invited``
 option) have their seats kept until its ``held_until`` option (a rematch: :data:`REMATCH_HOLD_MS` after
 its click, on the service's clock; stored with the lobby, so a restart keeps it). While the hold lasts,
 anyone else's Join, or a computer player added, is refused when only held seats are free; an invited

@@ -64,7 +64,8 @@ def challenge_options(challenged: tuple[int, str] | None, now_ms: int) -> dict[s
 
 
 def lobby_due(lobby: Lobby) -> int:
-    """When the sweeper looks at a lobby next: the end of a rematch's seats' hold, else its expiry."""
+    """When the sweeper looks at a lobby next: the end of its held seats' hold (a rematch's, a
+    challenge's), else its expiry."""
     expiry = lobby.created_at + LOBBY_TTL_MS
     until = lobby.options.get(HELD_UNTIL)
     return min(until, expiry) if isinstance(until, int) else expiry

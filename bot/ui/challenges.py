@@ -35,7 +35,9 @@ from bot.games.base import Game
 from bot.i18n import DEFAULT_LANGUAGE, catalogue, template
 from bot.i18n import translate as t
 from bot.render.messages import or_list
+from bot.render.names import escape_name
 from bot.service import Refused
+from bot.storage import StorageError
 from bot.storage.lobbies import Lobby
 from bot.ui import on_time
 from bot.ui.host import Host
@@ -61,11 +63,12 @@ def command_name(game: Game) -> app_commands.locale_str:
 
 def shown_commands(locale: object) -> str:
     """Every game's user command as the reader's Discord shows it, in bold ("**a** or **b**"): /help."""
-    names = [command_name(game) for game in registry.games()]
-    key = "key"
-    return or_list(
-        [f"**{t(n.extras[key], locale) if key in n.extras else n.message}**" for n in names], locale
-    )
+
+    def shown(name: app_commands.locale_str) -> str:
+        key = name.extras.get("key")
+        return t(key, locale) if key else name.message
+
+    return or_list([f"**{shown(command_name(game))}**" for game in registry.games()], locale)
 
 
 def check_target(host: Person, target: Person) -> None:
@@ -87,7 +90,11 @@ async def tell(
     """Tell ``target`` of the challenge by a direct message (see the module docstring): True once sent,
     False when it could not be (their direct messages closed, ``/skybo notify off``, no time left):
     then the lobby's post mentions them."""
-    prefs = (await bot.service.user_prefs.of([target.id]))[target.id]
+    try:
+        prefs = (await bot.service.user_prefs.of([target.id]))[target.id]
+    except StorageError:  # the database away: the lobby is stored, its post must go; it mentions them
+        log.warning("challenge letter not sent: no preferences", extra={"user_id": target.id}, exc_info=True)
+        return False
     budget = on_time.answer_budget(interaction.id)
     if not prefs.notify or budget <= 0:
         return False
@@ -95,7 +102,7 @@ async def tell(
     text = t(
         "challenge.dm",
         locale,
-        host=f"<@{lobby.host_id}>",
+        host=escape_name(lobby.seats[0].name),  # the host's name (a mention in a DM may not resolve)
         game=game.title,
         channel=f"<#{lobby.channel_id}>",
         link=message_link(lobby.guild_id, lobby.channel_id, None),

@@ -135,7 +135,7 @@ async def test_a_french_server_refuses_privately_and_tells_the_challenged_by_dir
     assert held_line(alice, carol, "fr") in lobby.text and "Skyjo" in lobby.text
     assert not allowed_mentions(fake, inter).get("users"), "told by letter: the lobby pings nobody"
     [letter] = await fake.wait_until(lambda: letters_to(fake, carol) or None, what="Carol's letter")
-    assert f"<@{alice.id}> te défie au jeu Skyjo" in letter.text
+    assert f"{alice.global_name} te défie au jeu Skyjo dans <#{lobby.channel_id}>" in letter.text
 
     busy = await private_answer(await fake.run_user_command(owner, SKIPBO, bob))
     assert t("table.error.channel_taken", owner.locale, game="Skyjo") in busy.text
