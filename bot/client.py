@@ -28,7 +28,7 @@ from bot.metrics import Metrics, MetricsServer
 from bot.render.pictures import DEFAULT_PROCESSES, Pictures
 from bot.service import TableService
 from bot.storage import ShardsLost, Storage, StorageError
-from bot.ui import card_emojis, command_options, errors, lean, on_time
+from bot.ui import card_emojis, command_options, errors, installs, lean, on_time
 from bot.ui.answers import Answers
 from bot.ui.card_emojis import CardEmojis
 from bot.ui.clicks import TableUI
@@ -36,6 +36,7 @@ from bot.ui.letters import Letters
 from bot.ui.presenter import Presenter
 from bot.ui.rest_budget import DEFAULT_REST_PER_SECOND, RestBudget, share
 from bot.ui.router import Router
+from bot.ui.token_tables import TokenTables
 from bot.ui.tournaments import Hall as TournamentHall
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,12 @@ class SkyboTree(app_commands.CommandTree[Any]):
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         # Before discord.py reads the options: it trusts them (see bot.ui.command_options).
-        return await command_options.check_interaction(self, interaction)
+        if not await command_options.check_interaction(self, interaction):
+            return False
+        if interaction.type is discord.InteractionType.application_command:
+            # The place, against the command's own declaration (bot.ui.installs).
+            installs.check_place(command_options.command_of(self, interaction.data or {}), interaction)
+        return True
 
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
@@ -128,6 +134,7 @@ class SkyboBot(commands.AutoShardedBot):
 
     service: TableService
     presenter: Presenter
+    tokens: TokenTables
     answers: Answers
     table_ui: TableUI
 
@@ -185,8 +192,23 @@ class SkyboBot(commands.AutoShardedBot):
         # The card faces' application emojis on the panels' buttons, listed at start (bot/ui/card_emojis.py).
         self.card_emojis = CardEmojis()
         self.sync_card_emojis = False  # the sandbox: upload them at start (its fake Discord has none)
+        # The commands whose declarations were narrowed to the application at login (bot.ui.installs.fit).
+        self.narrowed: list[str] = []
         self._lease_watch: asyncio.Task[None] | None = None
         self._stopping: asyncio.Task[None] | None = None
+
+    def _fit_to_application(self) -> None:
+        """The commands' installations narrowed to the application's (read at login): servers only where
+        its User Install is off (bot.ui.installs.fit). Not logged in (the dry run): as declared."""
+        application = self.application
+        if application is not None:
+            users = application.user_integration_config is not None
+            self.narrowed = installs.fit(self.tree.get_commands(), users=users)
+            if self.narrowed:
+                log.info(
+                    "User Install is off for this application: the commands are declared for servers only",
+                    extra={"commands": self.narrowed},
+                )
 
     async def setup_hook(self) -> None:
         # Interaction callbacks keep to Discord's 3 s (see bot.ui.on_time): setup_hook runs in the task that
@@ -196,6 +218,7 @@ class SkyboBot(commands.AutoShardedBot):
             await self.tree.set_translator(CatalogueTranslator())
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
+            self._fit_to_application()
             return
         self.in_flight.install(self._connection.parsers)
         # A click's message trimmed before discord.py parses it.
@@ -215,16 +238,21 @@ class SkyboBot(commands.AutoShardedBot):
             images=self.tuning.images,
             pictures=Pictures(self.tuning.picture_processes),
         )
+        # Tables where the bot is not a member: shown through interaction tokens (bot.ui.token_tables).
+        self.tokens = TokenTables(
+            self, self.presenter.messages.compose, self.presenter.followed, interval=self.tuning.edit_interval
+        )
         self.service = self._new_service()
         self.metrics.watch(self)
         await self.start_metrics()
         self.in_flight.admit = self.may_serve
-        self.answers = Answers(self, self.presenter.followed)
-        self.table_ui = TableUI(self, self.presenter, self.answers)
+        self.answers = Answers(self, self.presenter.followed, self.tokens)
+        self.table_ui = TableUI(self, self.presenter, self.answers, self.tokens)
         self.router.add(*self.table_ui.routes())
         await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        self._fit_to_application()
         lease = self.shard_lease
         if lease is not None:
             # A new holder of the shards waits before it acts (bot.storage.postgres.leases): whoever held
@@ -263,6 +291,7 @@ class SkyboBot(commands.AutoShardedBot):
         # The channel's surfaces hear this service's events (before its resume: every table loaded is
         # published as TableResumed, "live again" on its message); nothing else tells them anything.
         self.presenter.attach(service.bus, service.writer.table_of)
+        self.tokens.attach(service.bus, service.writer.table_of)  # where the bot is not a member
         service.outbox.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
         service.set_tournament_hall(TournamentHall(self))  # tournaments' rooms and messages
         return service
@@ -413,6 +442,9 @@ class SkyboBot(commands.AutoShardedBot):
         service = getattr(self, "service", None)
         if service is not None:
             await service.close()
+        tokens = getattr(self, "tokens", None)
+        if tokens is not None:
+            await tokens.close()
         presenter = getattr(self, "presenter", None)
         if presenter is not None:
             await presenter.close()

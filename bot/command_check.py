@@ -27,6 +27,14 @@ description does not:
   discord-api-docs#6668 (February 2024). Here a choice's name and its value both count, and a number
   counts as its digits: that is the larger reading of "name, description, and value properties";
 - required options come before optional ones.
+
+And Skybo's own rule (issue 49), which Discord does not make: every command says where it works. Its
+``integration_types`` (0 server install, 1 user install) and ``contexts`` (0 a server's channel, 1 the
+bot's DM, 2 a private channel: group DMs and DMs between users) are declared, never left to Discord's
+defaults; the description checks that their values are its enums, each list unique and not empty. A
+command users may install lists at least one context, and a command that declares private channels
+declares the user install too (only a user install reaches one). ``bot/ui/installs.py`` holds the
+declarations, docs/discord.md the table of them.
 """
 
 from __future__ import annotations
@@ -50,6 +58,10 @@ if TYPE_CHECKING:
 PLACEHOLDER_APPLICATION_ID = 0  # the dry run never logs in, so it has no application id of its own
 COMMAND_CHARACTERS = 8000  # Discord's limit per slash command (see the module docstring)
 CHAT_INPUT = 1  # command type
+SERVER_INSTALL, USER_INSTALL = 0, 1  # integration_types
+PRIVATE_CHANNEL = 2  # contexts (0 a server's channel, 1 the bot's DM)
+INSTALL_NAMES = {SERVER_INSTALL: "server", USER_INSTALL: "user"}
+CONTEXT_NAMES = {0: "server", 1: "bot DM", PRIVATE_CHANNEL: "private channel"}
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2  # option types
 DEFAULT = "default"  # the locale of the unlocalized texts (English), which every other locale falls back to
 
@@ -144,10 +156,39 @@ def _name_rules(node: dict[str, Any], path: tuple[str | int, ...]) -> Iterator[o
             yield openapi.Violation(where, "APPLICATION_COMMAND_INVALID_NAME", problem)
 
 
+def place_rules(command: dict[str, Any], index: int) -> Iterator[openapi.Violation]:
+    """Skybo's rule (module docstring): the command declares its installations and its contexts."""
+    installs, contexts = command.get("integration_types"), command.get("contexts")
+    if installs is None:
+        yield openapi.Violation(
+            (index, "integration_types"),
+            "SKYBO_PLACES_UNDECLARED",
+            "Must declare its installations (Skybo's rule: every command says where it works)",
+        )
+    users = isinstance(installs, list) and USER_INSTALL in installs
+    if contexts is None:
+        yield openapi.Violation(
+            (index, "contexts"),
+            "SKYBO_PLACES_UNDECLARED",
+            "A command users may install must list at least one context"
+            if users
+            else "Must declare its contexts (Skybo's rule: every command says where it works)",
+        )
+    elif isinstance(contexts, list) and PRIVATE_CHANNEL in contexts and installs is not None and not users:
+        yield openapi.Violation(
+            (index, "contexts"),
+            "SKYBO_PRIVATE_CHANNEL_WITHOUT_USER_INSTALL",
+            "Only a user install reaches a private channel (context 2): declare integration type 1 too",
+        )
+
+
 def command_rules(payload: list[Any]) -> list[openapi.Violation]:
-    """What Discord refuses in a bulk overwrite that its OpenAPI description does not say."""
+    """What Discord refuses in a bulk overwrite that its OpenAPI description does not say, and Skybo's
+    own rule on where each command works."""
     found: list[openapi.Violation] = []
     for index, command in enumerate(payload):
+        if isinstance(command, dict):
+            found += place_rules(command, index)
         if not isinstance(command, dict) or command.get("type", CHAT_INPUT) != CHAT_INPUT:
             continue
         found += _name_rules(command, (index,))
@@ -352,6 +393,19 @@ def _localized_name(node: dict[str, Any], locale: str) -> str:
     return dict(_texts(node, "name")).get(locale) or str(node.get("name", "?"))
 
 
+def places(command: dict[str, Any]) -> str:
+    """Where a command works, in words: "installs: server, user; contexts: server, bot DM, private
+    channel" (an undeclared one: "undeclared")."""
+
+    def named(values: Any, names: dict[int, str]) -> str:
+        if not isinstance(values, list):
+            return "undeclared"
+        return ", ".join(names.get(value, repr(value)) for value in values) or "none"
+
+    installs = named(command.get("integration_types"), INSTALL_NAMES)
+    return f"installs: {installs}; contexts: {named(command.get('contexts'), CONTEXT_NAMES)}"
+
+
 def summary(report: Report) -> list[str]:
     """What a bulk overwrite holds, in a few lines: counts, locales, each command in each locale, the
     longest description per locale."""
@@ -369,7 +423,7 @@ def summary(report: Report) -> list[str]:
         held = sum(1 for _ in _walk(command, ()))
         lines.append(
             f"  /{command.get('name')} ({localized}): {held} option{'' if held == 1 else 's'}, "
-            f"{command_characters(command)} of {COMMAND_CHARACTERS} characters"
+            f"{command_characters(command)} of {COMMAND_CHARACTERS} characters; {places(command)}"
         )
     lines.append("longest description:")
     for locale, (length, where) in longest_descriptions(payload).items():
@@ -393,7 +447,7 @@ def main_dry_run(guild_id: int | None) -> int:
 
     reports = asyncio.run(dry_run(guild_id))
     print("dry run: the commands `python -m bot sync` would send, built by discord.py, not sent")
-    print(f"checked against {openapi.version()} and Discord's command rules")
+    print(f"checked against {openapi.version()}, Discord's command rules and Skybo's (where each works)")
     failed = False
     for number, report in enumerate(reports):
         if number and report.payload == reports[0].payload:

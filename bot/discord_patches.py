@@ -393,6 +393,7 @@ async def edit_original(
     *,
     content: str | None = MISSING,
     view: discord.ui.View | None = MISSING,
+    attachments: Sequence[discord.File] = MISSING,
     allowed_mentions: discord.AllowedMentions = NO_MENTIONS,
 ) -> None:
     """Edit an interaction's first answer through its webhook (``interaction.followup``: the token
@@ -409,7 +410,9 @@ async def edit_original(
     ``AsyncWebhookAdapter.edit_original_interaction_response``; ``Webhook.session`` / ``proxy`` /
     ``proxy_auth``. Tests: tests/e2e/test_lean.py and every game's e2e test.
     """
-    with handle_message_parameters(content=content, view=view, allowed_mentions=allowed_mentions) as params:
+    with handle_message_parameters(
+        content=content, view=view, attachments=attachments, allowed_mentions=allowed_mentions
+    ) as params:
         assert webhook.token is not None  # an interaction's webhook always has its token
         await async_context.get().edit_original_interaction_response(
             webhook.id,

@@ -162,6 +162,13 @@ def main(args: list[str]) -> int:
         return 0
 
 
+USER_INSTALL_OFF = (
+    "User Install is off for this application (Developer Portal > Installation): {commands} synced for "
+    "servers only. Tick User Install and sync again to let players add Skybo to their account "
+    '(docs/discord.md, "Install Skybo to your account").'
+)
+
+
 async def _sync(settings: Settings, guild_id: int | None) -> int:
     """Registers the commands, checked first (bot.command_check): a payload Discord would refuse is
     refused here, with one line, and never sent."""
@@ -197,6 +204,8 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
         return 1
     where = f"guild {guild_id}" if guild_id is not None else "every server (global; may take up to an hour)"
     print(f"synced {len(synced)} command(s) to {where}: {', '.join('/' + c.name for c in synced)}")
+    if bot.narrowed:
+        print(USER_INSTALL_OFF.format(commands=", ".join("/" + name for name in bot.narrowed)))
     print(emojis.line())
     return 0
 

@@ -22,6 +22,7 @@ from bot.games.base import Game
 from bot.i18n import template
 from bot.i18n import translate as t
 from bot.service import Refused
+from bot.ui import installs
 from bot.ui import replay as replays
 from bot.ui.new_command import new_command
 from bot.ui.views import END_YES
@@ -99,9 +100,11 @@ def _described(kind: str, command: str | None = None) -> app_commands.locale_str
 def command_group(game: Game) -> app_commands.Group:
     """``/<game>``: the game's ``new`` and the shared subcommands, in the order Discord lists them."""
     kind = game.name
-    group = app_commands.Group(name=kind, description=_described(kind), guild_only=True)
+    # Offered everywhere (bot.ui.installs): where the bot cannot post, a table lives in its own answer.
+    group = app_commands.Group(name=kind, description=_described(kind), **installs.everywhere())
 
     async def new(interaction: discord.Interaction[Any], given: Mapping[str, Any]) -> None:
+        # Where the bot cannot post, the lobby is this command's own answer (bot.ui.token_tables).
         await _bot(interaction).answers.open_lobby(interaction, game, given)
 
     group.add_command(new_command(game, _described(kind, "new"), new))

@@ -26,7 +26,7 @@ from discord.ext import commands
 from bot.games import registry
 from bot.i18n import translate as t
 from bot.render import messages
-from bot.ui import challenges
+from bot.ui import challenges, installs
 from bot.ui.command_names import game_commands, option, slash
 from bot.ui.views import LayoutPayload
 
@@ -98,6 +98,7 @@ class HelpCog(commands.Cog):
         name=_("help", key="cmd.help.name"),
         description=_("First steps: open a table, play, your choices, the rules", key="cmd.help.description"),
     )
+    @installs.anywhere
     async def help_command(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.response.send_message(
             view=help_layout(interaction.locale),

@@ -16,7 +16,7 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.i18n import translate as t
-from bot.ui import history
+from bot.ui import history, installs
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
@@ -32,6 +32,7 @@ class HistoryCog(commands.Cog):
             "List a player's recent games on this server, with their ids", key="cmd.history.description"
         ),
     )
+    @installs.anywhere
     @app_commands.rename(user=_("user", key="cmd.history.opt.user"))
     @app_commands.describe(user=_("Whose games (you)", key="cmd.history.opt.user.description"))
     async def history_command(

@@ -32,6 +32,7 @@ from bot.render.names import escape_name
 from bot.service import Refused
 from bot.service.seasons import MAX_NAME as MAX_SEASON_NAME
 from bot.storage import Season, ServerSettings, UserPrefs
+from bot.ui import installs
 from bot.ui import seasons as seasons_ui
 from bot.ui.command_names import slash
 from bot.ui.new_command import TURN_LIMIT, TURN_LIMIT_CHOICES
@@ -113,6 +114,7 @@ class SettingsCog(commands.Cog):
     skybo = app_commands.Group(
         name="skybo",
         description=_("Skybo on this server", key="cmd.skybo.description"),
+        **installs.servers(),  # a server's own, with the bot in it (bot.ui.installs)
     )
 
     def __init__(self, bot: SkyboBot) -> None:

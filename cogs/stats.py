@@ -43,7 +43,7 @@ from bot.service.seasons import ALL_TIME
 from bot.storage import Season
 from bot.storage.ratings import user_key
 from bot.storage.stats import StatsRepository
-from bot.ui import boards
+from bot.ui import boards, installs
 from bot.ui import seasons as seasons_ui
 from bot.ui.router import Route
 from bot.ui.views import ButtonsView
@@ -153,6 +153,7 @@ class StatsCog(commands.Cog):
         name=_("leaderboard", key="cmd.lb.name"),
         description=_("Show a game's rating leaderboard", key="cmd.lb.description"),
     )
+    @installs.anywhere
     @app_commands.rename(
         game=_("game", key="cmd.lb.opt.game"),
         scope=_("scope", key="cmd.lb.opt.scope"),
@@ -257,6 +258,7 @@ class StatsCog(commands.Cog):
         name=_("stats", key="cmd.stats.name"),
         description=_("Show a player's games, wins, rating and trend", key="cmd.stats.description"),
     )
+    @installs.anywhere
     @app_commands.rename(
         user=_("user", key="cmd.stats.opt.user"),
         scope=_("scope", key="cmd.stats.opt.scope"),

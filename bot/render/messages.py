@@ -321,7 +321,7 @@ def recent_lines(
     "Bob drew a 10" and "Bob drew a 10 and replaced their 11" become the second line alone. The table's
     own events for that seat (a timer, a takeover) come first, and the last seat's are never cut: a
     turn the computer played for a player who ran out of time says so above its last moves, however
-    many cards it played (a Skip-Bo turn can be five lines)."""
+    many cards it played (a turn of several plays is several lines)."""
     lines: list[str] = []
     run_seat: int | None = None
     told: list[str] = []

@@ -61,6 +61,8 @@ class ClickPart(ServiceCore):
             seat = self._seat(table, user_id)
             if act == REFRESH_ACT:
                 return self._panel(table, seat)
+            if table.asleep and act != MODE_ACT:  # a click on its table wakes it (bot.ui.token_tables)
+                raise Refused("table.error.asleep")
             if version > table.version or version < table.marks[seat]:
                 raise Stale(self._panel(table, seat), own=table.played.get(seat, -1) > version)
             panel = table.game.moves

@@ -76,7 +76,7 @@ class ComputerPart(ServiceCore):
 
         One task per table: while it lives (waiting for its delay, or for a retry after a storage
         fault) it plays whatever computer seat the game waits for, so arming again does nothing."""
-        if self._closed or table.finished:
+        if self._closed or table.finished or table.asleep:  # asleep: its wake arms them
             return
         game = table.state
         if game.phase == ROUND_OVER:
@@ -92,7 +92,7 @@ class ComputerPart(ServiceCore):
             async with self.lock(table.channel_id):
                 if self.tables.get(table.id) is not table or table.finished:
                     return
-                if table.needs_reload:  # waiting for the database: its reload arms us again
+                if table.needs_reload or table.asleep:  # its reload, or its wake, arms us again
                     table.ai_task = None
                     return
                 # Decided from the state as it is now: after a failed try, storage read the game back

@@ -51,6 +51,8 @@ Cause = Literal[
     "reloaded",  # a table waiting for the database was read again
     "resumed",  # loaded at start (TableResumed)
     "ended",  # ended by hand, cancelled, gone or set aside (TableEnded; a commit's end keeps its cause)
+    "sleep",  # a table where the bot is not a member went to sleep: no token left to show it, timers paused
+    "wake",  # a click woke a sleeping table: its timers run again with the time they had left
 ]
 ReplaceReason = Literal["left", "kicked", "idle"]
 EndHow = Literal["finished", "ended_by_hand", "gone", "quarantined", "cancelled"]

@@ -203,6 +203,7 @@ class GameLedger:
         rated: bool = True,
         meta: Mapping[str, Any] | None = None,
         retry_within: float = 0.0,
+        off_server: bool = False,
     ) -> StoredGame:
         """Deal a new game with the engine and store it; :class:`ChannelBusy` if the channel has one.
 
@@ -235,6 +236,7 @@ class GameLedger:
                     message_id=message_id,
                     rated=rated,
                     meta=meta,
+                    off_server=off_server,
                 )
             except ChannelBusy:
                 dealt = await self.dealt(channel_id, lobby_id) if retry_within and lobby_id else None

@@ -48,6 +48,7 @@ from bot.service.types import (
     SeatsHeld,
     Table,
     _counted,
+    _title,
     challenge_options,
     held_seats,
     lobby_due,
@@ -58,6 +59,7 @@ from bot.storage.lobbies import (
     CANCELLED,
     HELD_UNTIL,
     INVITED,
+    LANGUAGE,
     STARTED,
     THREAD,
     TURN_LIMIT,
@@ -70,12 +72,6 @@ from bot.storage.lobbies import (
 
 # Where a game is dealt (see the module docstring): the thread's id, or None for the lobby's channel.
 RoomChooser = Callable[[Lobby], Awaitable[int | None]]
-
-
-def _title(kind: str | None) -> str | None:
-    """A game's title as players write it, None for a kind no game has (or none)."""
-    game = BY_KIND.get(kind) if kind is not None else None
-    return None if game is None else game.title
 
 
 class LobbyPart(ServiceCore):
@@ -164,16 +160,18 @@ class LobbyPart(ServiceCore):
         kind: str,
         turn_limit: int | None = None,
         thread: bool | None = None,
+        off_server: bool = False,
         challenged: tuple[int, str] | None = None,
     ) -> Lobby:
         """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's;
-        ``thread`` None: the server's setting (a game in a thread of its own, or in the channel);
+        ``thread`` None: the server's setting (a game in a thread of its own, or in the channel).
+        ``off_server``: where the bot is not a member (no thread; ``locale`` kept as its language);
         ``challenged`` (user id, name): a challenge's, that seat held (:func:`challenge_options`)."""
         settings = await self.settings_book.for_new_table(guild_id, channel_id)
         if turn_limit is None:
             turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
         if thread is None:
-            thread = settings.threads
+            thread = settings.threads and not off_server
         if type(thread) is not bool:
             raise Refused("table.error.forged")
         opts = self.check_lobby(kind, options, computers=computers, level=level, turn_limit=turn_limit)
@@ -192,8 +190,10 @@ class LobbyPart(ServiceCore):
                         "turn_limit": turn_limit,
                         **({THREAD: True} if thread else {}),
                         **challenge_options(challenged, self.clock.now_ms()),
+                        **({LANGUAGE: str(locale)} if off_server and locale is not None else {}),
                     },
                     seats=seats,
+                    off_server=off_server,
                 )
             except ChannelBusy:
                 await self._check_channel_free(guild_id, channel_id)
@@ -245,7 +245,7 @@ class LobbyPart(ServiceCore):
             if last is not None and now - last < cooldown_ms:
                 seconds = -(-(last + cooldown_ms - now) // 1000)  # rounded up: never "wait 0 s"
                 raise Refused("caps.error.cooldown", seconds=seconds)
-            lobby = await self.lobbies.create(**fields)
+            lobby = await self.lobbies.create(**fields, now_ms=now)  # its expiry is on this clock
             if cooldown_ms:
                 # Forget hosts whose cool-down is over, so the map holds only the last few seconds.
                 for user, when in list(self._opened_at.items()):
@@ -447,6 +447,8 @@ class LobbyPart(ServiceCore):
             computers = any(s.ai_level is not None for s in seats)
             rated = not computers or self.settings_book.of(lobby.guild_id).rate_computers
             meta: dict[str, Any] = {"lobby_id": lobby.id, "turn_limit": turn_limit}
+            if LANGUAGE in lobby.options:  # where the bot is not a member: the table's language
+                meta[LANGUAGE] = lobby.options[LANGUAGE]
             table_channel, table_message = lobby.channel_id, lobby.message_id
             # A Start whose deal landed but whose answer was lost, in the thread started from the lobby
             # message (same id): that game, not a second one (the thread exists: room would refuse).
@@ -467,6 +469,7 @@ class LobbyPart(ServiceCore):
                     message_id=table_message,
                     meta=meta,
                     rated=rated,
+                    off_server=lobby.off_server,
                     retry_within=DEAL_RETRY_WITHIN_S,  # a blink: tried again, read back
                 )
             except ChannelBusy:
@@ -585,8 +588,10 @@ class LobbyPart(ServiceCore):
                         TURN_LIMIT: turn_limit,
                         INVITED: invited,
                         **({HELD_UNTIL: self.clock.now_ms() + REMATCH_HOLD_MS} if invited else {}),
+                        **({LANGUAGE: stored.meta[LANGUAGE]} if LANGUAGE in stored.meta else {}),
                     },
                     seats=lobby_seats,
+                    off_server=stored.off_server,
                 )
             except ChannelBusy:
                 raise Refused("table.error.channel_busy") from None

@@ -82,6 +82,19 @@ class ResumePart(ServiceCore):
                 live.append(table)
         clock = self.turn_clock
         synced = [(table, meta) for table in live if (meta := clock.synced_meta(table)) is not None]
+        # A table where the bot is not a member sleeps after a restart: no token survived the process,
+        # so nothing can show it until a click brings one (bot.ui.token_tables), and its timers wait.
+        metas = dict((table.id, meta) for table, meta in synced)
+        synced = [
+            (table, clock.asleep_meta(metas.get(table.id, table.stored.meta)))
+            if table.stored.off_server and not table.asleep
+            else (table, meta)
+            for table, meta in synced
+        ] + [
+            (table, clock.asleep_meta(table.stored.meta))
+            for table in live
+            if table.stored.off_server and not table.asleep and table.id not in metas
+        ]
         try:
             missing = await self.storage.games.set_metas([(table.id, meta) for table, meta in synced])
         except StorageError:

@@ -54,7 +54,7 @@ class TimerPart(ServiceCore):
         """Tell the sweeper when to look at this table next."""
         timer = table.timer()
         key = ("game", table.id)
-        if timer is None or table.finished:
+        if timer is None or table.finished or table.asleep:  # asleep: paused until a click wakes it
             self.sweeper.forget(key)
             return
         due = int(timer["due"])
@@ -71,6 +71,8 @@ class TimerPart(ServiceCore):
             if self.tables.get(game_id) is not table or table.finished:
                 return
             if table.needs_reload:  # waiting for the database (the reloader runs): its reload indexes it
+                return
+            if table.asleep:  # paused: its wake indexes it again
                 return
             timer = table.timer()
             if timer is None or timer.get("token") != token_of(table.state):
@@ -104,6 +106,34 @@ class TimerPart(ServiceCore):
             self._index(table)
             return
         await self._cover(table, timer, seats)
+
+    async def sleep_table(self, game_id: int) -> bool:
+        """Put a table where the bot is not a member to sleep (asked by its surface when no token will
+        be left to show it, :mod:`bot.ui.token_tables`): its timers paused with the time they had left,
+        its computers waiting, stored, then ``TableChanged(sleep)``. False: not running, or asleep."""
+        table = self.tables.get(game_id)
+        if table is None or not table.stored.off_server:
+            return False
+        async with self.lock(table.channel_id):
+            if self.tables.get(game_id) is not table or table.finished or table.asleep:
+                return False
+            await self.writer.write_meta(table, self.turn_clock.asleep_meta(table.stored.meta), cause="sleep")
+        log.info("table asleep", extra={"game_id": game_id})
+        return True
+
+    async def wake_table(self, game_id: int) -> bool:
+        """A click on a sleeping table: its timers run again with the time they had left (a turn at
+        least :data:`bot.service.types.WAKE_FLOOR_MS`), then ``TableChanged(wake)`` (the computers
+        arm, the timers index it, its surface draws it). False: it was not asleep."""
+        table = self.tables.get(game_id)
+        if table is None or not table.asleep:
+            return False
+        async with self.lock(table.channel_id):
+            if self.tables.get(game_id) is not table or table.finished or not table.asleep:
+                return False
+            await self.writer.write_meta(table, self.turn_clock.woken_meta(table.stored.meta), cause="wake")
+        log.info("table woken", extra={"game_id": game_id})
+        return True
 
     def _retry_timer(self, table: Table, timer: dict[str, Any]) -> None:
         """A timer's write (its forced move, the next round, the reminder or the missed count) was not

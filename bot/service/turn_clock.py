@@ -12,7 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from bot.clock import Clock
-from bot.service.types import FIRST_TURN_GRACE, ROUND_OVER, Table, token_of
+from bot.service.types import (
+    ASLEEP,
+    FIRST_TURN_GRACE,
+    PAUSED_HALF,
+    PAUSED_LEFT,
+    ROUND_OVER,
+    WAKE_FLOOR_MS,
+    Table,
+    token_of,
+)
 
 
 class TurnClock:
@@ -81,3 +90,31 @@ class TurnClock:
         start, after a seat changed hands, after a deal)."""
         timer = self.timer_for(table, table.state, table.timer())
         return None if timer == table.timer() else {**table.stored.meta, "timer": timer}
+
+    def asleep_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """``meta`` asleep (a table where the bot is not a member, that no token can show): since now,
+        its running timer paused with the time it had left (see :data:`bot.service.types.ASLEEP`)."""
+        now = self._clock.now_ms()
+        new = {**meta, ASLEEP: now}
+        timer = meta.get("timer")
+        if isinstance(timer, dict) and PAUSED_LEFT not in timer:
+            paused = {**timer, PAUSED_LEFT: max(0, int(timer["due"]) - now)}
+            if "half" in timer:
+                paused[PAUSED_HALF] = max(0, int(timer["half"]) - now)
+            new["timer"] = paused
+        return new
+
+    def woken_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """``meta`` awake again: its paused timer runs from now with the time it had left (a turn at
+        least :data:`WAKE_FLOOR_MS`; the reminder where it was, or at once if it was due)."""
+        now = self._clock.now_ms()
+        new = {k: v for k, v in meta.items() if k != ASLEEP}
+        timer = meta.get("timer")
+        if isinstance(timer, dict) and PAUSED_LEFT in timer:
+            left = int(timer[PAUSED_LEFT])
+            resumed = {k: v for k, v in timer.items() if k not in (PAUSED_LEFT, PAUSED_HALF)}
+            resumed["due"] = now + (max(left, WAKE_FLOOR_MS) if timer.get("what") == "turn" else left)
+            if PAUSED_HALF in timer:
+                resumed["half"] = now + min(int(timer[PAUSED_HALF]), left)
+            new["timer"] = resumed
+        return new

@@ -71,6 +71,12 @@ def lobby_due(lobby: Lobby) -> int:
     return min(until, expiry) if isinstance(until, int) else expiry
 
 
+def _title(kind: str | None) -> str | None:
+    """A game's title as players write it, None for a kind no game has (or none)."""
+    game = BY_KIND.get(kind) if kind is not None else None
+    return None if game is None else game.title
+
+
 # A game dealt in a thread (docs/discord.md, "Threads"): its meta's key for the channel of its lobby,
 # where its result is posted at the end, and the key set once that post was tried (bot.ui.threads).
 THREAD_PARENT = "parent_channel_id"
@@ -78,6 +84,12 @@ RESULT_POSTED = "result_posted"
 # A thread's result not posted when the bot stopped is posted at the next start if the game ended
 # within this (bot.service.resume): a bot down longer would post stale results, and leaves them.
 RESULT_OWED_WITHIN_MS = 24 * 60 * 60 * 1000
+# A table where the bot is not a member (docs/discord.md, "Tables where the bot is not a member") sleeps
+# while no interaction token can show it: its meta's ASLEEP (since when, ms), its timers paused (their
+# time left kept in the timer, PAUSED_LEFT / PAUSED_HALF), its computers waiting. A turn woken gets at
+# least WAKE_FLOOR_MS (a restart may have eaten its time).
+ASLEEP, PAUSED_LEFT, PAUSED_HALF = "asleep", "paused_left", "paused_half"
+WAKE_FLOOR_MS = 30_000
 MAX_COVER_ACTIONS = 60  # actions one timer may play for a seat (the longest turn of our games is ~30)
 PLAY, ROUND_OVER, REVEAL = "play", "round_over", "reveal"  # phase names shared by the engines
 # Panel acts shared by every kind (the kinds' panel modules use the same two letters).
@@ -215,6 +227,11 @@ class TableFacts(ABC):
         """Seats that asked for the next round: kept in the stored meta, so a restart keeps them."""
         raw = self._meta.get("votes") or []
         return frozenset(s for s in raw if isinstance(s, int))
+
+    @property
+    def asleep(self) -> bool:
+        """A table where the bot is not a member, asleep: no token shows it, its timers are paused."""
+        return self._meta.get(ASLEEP) is not None
 
     @property
     def hinted(self) -> bool:

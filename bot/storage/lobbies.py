@@ -27,7 +27,10 @@ TURN_LIMIT, INVITED, HELD_UNTIL = "turn_limit", "invited", "held_until"
 THREAD = "thread"  # the game moves to a thread of its own at the start (docs/discord.md, "Threads")
 # A right-click challenge's lobby (bot.ui.challenges): True; its one invited player's seat is held.
 CHALLENGE = "challenge"
-TABLE_KEYS = frozenset({TURN_LIMIT, INVITED, HELD_UNTIL, THREAD, CHALLENGE})
+# The language of the public messages of a table where the bot has no server (its host's: no server
+# fixes one there; docs/discord.md, "Tables where the bot is not a member").
+LANGUAGE = "language"
+TABLE_KEYS = frozenset({TURN_LIMIT, INVITED, HELD_UNTIL, THREAD, LANGUAGE, CHALLENGE})
 
 
 def engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -145,11 +148,14 @@ class LobbyRepository:
         options: Mapping[str, Any],
         seats: Sequence[LobbySeat],
         off_server: bool = False,
+        now_ms: int | None = None,
     ) -> Lobby:
         """Open a lobby; :class:`ChannelBusy` if the channel has an open lobby or an active game.
         ``off_server``: the bot has no server here (always so without a guild; see
-        :meth:`bot.storage.games.GameRepository.create_game`)."""
-        now = _now_ms()
+        :meth:`bot.storage.games.GameRepository.create_game`). ``now_ms``: when it opens on the
+        caller's clock (the service's, which also times its expiry from ``created_at``); the wall
+        clock by default."""
+        now = _now_ms() if now_ms is None else int(now_ms)
         off_server = off_server or guild_id is None
         options_json = _dump(dict(options))
         seats_json = _dump([s.to_dict() for s in seats])

@@ -35,7 +35,10 @@ on a panel, not answered yet               ``response.edit_message`` (7)    that
                                                                             panel brought up to date)
 on a panel, acknowledged first (deferred)  ``edit_original`` (webhook)      that panel
 answered already, not on a panel           ``followup.send``, ephemeral     nothing (a follow-up is not
-                                                                            the interaction's message)
+                                                                            the interaction's message);
+                                                                            from a table where the bot
+                                                                            is not a member: that
+                                                                            follow-up, by its id
 not answered, not on a panel               ``response.send_message``,       the new panel, which
                                            ephemeral                        retires the one it replaces
 =========================================  ===============================  ==============================
@@ -67,9 +70,10 @@ from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Refused, SeatsHeld, Stale, Table, TableService
 from bot.storage.lobbies import Lobby
-from bot.ui import challenges, display, errors, ids, on_time
+from bot.ui import challenges, display, errors, ids, on_time, token_tables
 from bot.ui.followed_panels import FollowedPanels
 from bot.ui.host import Host
+from bot.ui.token_tables import TokenTables
 from bot.ui.views import (
     CONFIRM_NO,
     CONFIRMATIONS,
@@ -97,9 +101,10 @@ def on_panel(interaction: Interaction) -> bool:
 class Answers:
     """Every answer to a click or a command on a table: panels, races, confirmations, lobbies."""
 
-    def __init__(self, bot: Host, followed: FollowedPanels) -> None:
+    def __init__(self, bot: Host, followed: FollowedPanels, tokens: TokenTables | None = None) -> None:
         self.bot = bot
         self.followed = followed
+        self.tokens = tokens  # the tables where the bot is not a member (bot.ui.token_tables)
 
     @property
     def service(self) -> TableService:
@@ -108,7 +113,10 @@ class Answers:
     async def acknowledge(self, interaction: Interaction) -> bool:
         """Acknowledge a click that will change the game, before the service acts (see the module
         docstring): a deferred update, which shows nothing. False when it could not land in time:
-        the click is lost for Discord, so the service must not be asked."""
+        the click is lost for Discord, so the service must not be asked. A click acknowledged already
+        (on a table where the bot is not a member: :mod:`bot.ui.token_tables`) is."""
+        if interaction.response.type is discord.InteractionResponseType.deferred_message_update:
+            return True
         try:
             await interaction.response.defer()
         except discord.HTTPException as error:
@@ -194,6 +202,11 @@ class Answers:
                 # Acknowledged first (a move): the clicked panel is the interaction's original message.
                 await discord_patches.edit_original(interaction.followup, content=content, view=view)
                 ticket.shown(state, clicked)
+            elif interaction.response.is_done() and table is not None and table.stored.off_server:
+                # Opened from a table where the bot is not a member (bot.ui.token_tables): a follow-up,
+                # followed by its message id through this click's token.
+                panel = await interaction.followup.send(content, ephemeral=True, wait=True, **buttons)
+                ticket.shown(state, interaction.id, panel.id)
             elif interaction.response.is_done():
                 # A follow-up is not the interaction's original message: not followed.
                 await interaction.followup.send(content, ephemeral=True, **buttons)
@@ -225,9 +238,15 @@ class Answers:
             button(ids.encode(prefix, game_id, 0, yes, 0), t(label, locale), "danger"),
             button(ids.encode(prefix, game_id, 0, CONFIRM_NO, 0), t("table.confirm.no", locale)),
         ]
-        await interaction.response.send_message(
-            t(question, locale), view=ButtonsView([buttons]), ephemeral=True
-        )
+        await self._private(interaction, t(question, locale), ButtonsView([buttons]))
+
+    @staticmethod
+    async def _private(interaction: Interaction, text: str, view: ButtonsView) -> None:
+        """A private message with buttons: the answer, or a follow-up of a click answered already."""
+        if interaction.response.is_done():
+            await interaction.followup.send(text, view=view, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, view=view, ephemeral=True)
 
     async def ask_start(self, interaction: Interaction, lobby_id: int, held: SeatsHeld) -> None:
         """The host's private question (a follow-up of the acknowledged Start) before a Start that leaves
@@ -261,11 +280,8 @@ class Answers:
     async def offer_seat_back(self, interaction: Interaction, prefix: str, game_id: int) -> None:
         """A player a computer replaced for missed turns opened their panel: privately, a way back."""
         locale = interaction.locale
-        await interaction.response.send_message(
-            t("seats.offer", locale, missed=MISSES_BEFORE_REPLACE),
-            view=seat_back_view(prefix, game_id, locale),
-            ephemeral=True,
-        )
+        offer = t("seats.offer", locale, missed=MISSES_BEFORE_REPLACE)
+        await self._private(interaction, offer, seat_back_view(prefix, game_id, locale))
 
     async def settle(self, interaction: Interaction, text: str) -> None:
         """Answer a confirmation: its private message says what happened and loses its buttons."""
@@ -279,7 +295,7 @@ class Answers:
     async def post_rematch(self, interaction: Interaction, game_id: int) -> None:
         """The new lobby is a public follow-up of the (acknowledged) click on the table message."""
         lobby = await self.service.rematch(game_id, interaction.user.id)
-        locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
+        locale = self._public_locale(interaction, lobby)
         view = lobby_layout(lobby, locale, self.service.settings_of(lobby.guild_id))
         try:
             message = await interaction.followup.send(view=view, wait=True)
@@ -288,6 +304,15 @@ class Answers:
                 await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)
             raise
         await self.service.set_lobby_message(lobby, message.id)
+        if lobby.off_server and self.tokens is not None:  # a follow-up of this click's token
+            self.tokens.followed_up(interaction, message.id)
+
+    def _public_locale(self, interaction: Interaction, lobby: Lobby) -> object:
+        """The language of a lobby's public message: its own where the bot is not a member (its
+        host's), else the server's (``/skybo settings``)."""
+        if lobby.off_server:
+            return token_tables.language_of(lobby.options)
+        return self.service.public_locale(lobby.guild_id, interaction.guild_locale)
 
     async def open_lobby(
         self,
@@ -299,14 +324,22 @@ class Answers:
         """``/<game> new`` (built by :mod:`bot.ui.new_command`): the table's options from what was
         ``given``, by the game's own declaration (``game.new.table_options``); the lobby opened by the
         service, which checks every value (no ``turn_limit`` or ``thread`` given: the server's
-        default, ``/skybo settings``); then its public message (:meth:`post_lobby`). ``challenged``: a
-        right-click challenge (:mod:`bot.ui.challenges`), that person's seat held and they told."""
+        default, ``/skybo settings``); then its public message (:meth:`post_lobby`). Where the bot is
+        not a member (:mod:`bot.ui.token_tables`), the lobby is stored ``off_server``, in its host's
+        language, and is this command's own answer; where Discord would show that answer to the host
+        alone, one line says why there is no table. ``challenged``: a right-click challenge
+        (:mod:`bot.ui.challenges`), that person's seat held and they told."""
         if challenged is not None:
             challenges.check_target(interaction.user, challenged)
         asked = game.new.table_options(given)
         user = interaction.user
+        off_server = token_tables.off_server(interaction)
+        if off_server and token_tables.forced_private(interaction):
+            raise Refused(token_tables.PRIVATE_ONLY)
         # The language of what everyone reads, the computers' names among it (the server's setting).
         locale = self.service.public_locale(interaction.guild_id, interaction.guild_locale)
+        if off_server:  # no server's setting reaches there: its host's own
+            locale = str(interaction.locale)
         lobby = await self.service.open_lobby(
             kind=game.name,
             guild_id=interaction.guild_id,
@@ -319,6 +352,7 @@ class Answers:
             locale=locale,
             turn_limit=asked.turn_limit,
             thread=asked.thread,
+            off_server=off_server,
             challenged=None if challenged is None else (challenged.id, challenges.shown_name(challenged)),
         )
         told = challenged is None or await challenges.tell(self.bot, interaction, lobby, game, challenged)
@@ -329,7 +363,7 @@ class Answers:
     async def post_lobby(self, interaction: Interaction, lobby: Lobby, *, mention: int | None = None) -> None:
         """Answer ``/<game> new`` with the public lobby message (the lobby is committed already);
         ``mention``: the one user it pings (a challenged person the bot could not write to)."""
-        locale = self.service.public_locale(lobby.guild_id, interaction.guild_locale)
+        locale = self._public_locale(interaction, lobby)
         view = lobby_layout(lobby, locale, self.service.settings_of(lobby.guild_id))
         pings = discord.utils.MISSING if mention is None else challenges.mention_only(mention)
         try:
@@ -342,3 +376,5 @@ class Answers:
         if message_id is None:
             message_id = (await interaction.original_response()).id
         await self.service.set_lobby_message(lobby, message_id)
+        if lobby.off_server and self.tokens is not None:  # the lobby is this command's own message
+            self.tokens.opened(interaction, message_id)

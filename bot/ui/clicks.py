@@ -37,11 +37,12 @@ from bot.service import (
     Stale,
     TableService,
 )
-from bot.ui import ids, threads
+from bot.ui import ids, threads, token_tables
 from bot.ui.answers import Answers, on_panel
 from bot.ui.host import Host
 from bot.ui.presenter import Presenter
 from bot.ui.router import Route
+from bot.ui.token_tables import TokenTables
 from bot.ui.views import (
     ADD_COMPUTER,
     CANCEL,
@@ -87,10 +88,13 @@ class TableUI:
     """What each click asks of the service, by its act; its answer is :class:`Answers`'s (the 2-second
     race, the panels, the acknowledgements: see :mod:`bot.ui.answers`)."""
 
-    def __init__(self, bot: Host, presenter: Presenter, answers: Answers) -> None:
+    def __init__(
+        self, bot: Host, presenter: Presenter, answers: Answers, tokens: TokenTables | None = None
+    ) -> None:
         self.bot = bot
         self.presenter = presenter
         self.answers = answers
+        self.tokens = tokens
 
     @property
     def service(self) -> TableService:
@@ -110,14 +114,34 @@ class TableUI:
     async def game_button(self, interaction: Interaction, custom_id: str) -> None:
         """An in-game button (checked by the router); a stale panel is shown again, as it is now."""
         try:
-            await self.game_click(interaction, ids.decode(custom_id))
+            bid = ids.decode(custom_id)
+            if not await self._on_token_table(interaction, bid.game_id if bid is not None else None):
+                return
+            await self.game_click(interaction, bid)
         except Stale as stale:
             await self.answers.show_stale(interaction, stale)
 
     async def lobby_button(self, interaction: Interaction, custom_id: str) -> None:
         """A lobby button (checked by the router)."""
         _, lobby, act = custom_id.split(":")
+        if not await self._on_token_table(interaction, None):
+            return
         await self.lobby_click(interaction, int(lobby), act)
+
+    async def _on_token_table(self, interaction: Interaction, game_id: int | None) -> bool:
+        """A click on the message of a table or lobby where the bot is not a member
+        (:mod:`bot.ui.token_tables`): acknowledged at once by a deferred update, so that its token
+        edits that message (its ``@original``), which becomes the message's freshest token; a
+        sleeping table is woken (drawn again through it). Every answer of the click then comes as a
+        follow-up. False: the acknowledgement could not land in time (nothing is asked)."""
+        if on_panel(interaction) or self.tokens is None or not token_tables.off_server(interaction):
+            return True
+        if not await self.answers.acknowledge(interaction):
+            return False
+        self.tokens.clicked(interaction)
+        if game_id is not None:
+            await self.service.wake_table(game_id)
+        return True
 
     async def _warn_cannot_post(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
         """The bot may no longer post in this channel (see :meth:`Presenter.cannot_post`): every click
@@ -277,12 +301,10 @@ class TableUI:
         elif act == LEAVE_LOBBY:
             await self.service.lobby_leave(lobby_id, channel_id, user.id)
         elif act == ADD_COMPUTER:
-            await self.service.lobby_add_computer(
-                lobby_id,
-                channel_id,
-                user.id,
-                self.service.public_locale(interaction.guild_id, interaction.guild_locale),
-            )
+            locale = self.service.public_locale(interaction.guild_id, interaction.guild_locale)
+            if token_tables.off_server(interaction):  # the lobby's language: its host's
+                locale = token_tables.language_of((await self.service.lobbies.get(lobby_id)).options)
+            await self.service.lobby_add_computer(lobby_id, channel_id, user.id, locale)
         elif act == REMOVE_COMPUTER:
             await self.service.lobby_remove_computer(lobby_id, channel_id, user.id)
         elif act == CANCEL:

@@ -77,7 +77,7 @@ def _localized(text: object, locale: object) -> str:
     return str(text)
 
 
-def _command_of(tree: app_commands.CommandTree[Any], data: Mapping[str, Any]) -> Any:
+def command_of(tree: app_commands.CommandTree[Any], data: Mapping[str, Any]) -> Any:
     """The command ``data`` names, looked up as discord.py does (the guild's, then the global one)."""
     name, kind = data.get("name"), data.get("type", 1)
     if not isinstance(name, str) or kind not in (1, 2, 3):
@@ -92,7 +92,7 @@ def _command_of(tree: app_commands.CommandTree[Any], data: Mapping[str, Any]) ->
 
 def _leaf(tree: app_commands.CommandTree[Any], data: Mapping[str, Any]) -> tuple[Any, list[Any]]:
     """The subcommand ``data`` runs and its options; Refused if the path is not a declared one."""
-    command = _command_of(tree, data)
+    command = command_of(tree, data)
     options: Any = data.get("options", [])
     while isinstance(command, app_commands.Group):
         if not isinstance(options, list) or len(options) != 1 or not isinstance(options[0], Mapping):
@@ -157,7 +157,7 @@ def check_options(tree: app_commands.CommandTree[Any], interaction: discord.Inte
     if not isinstance(data, Mapping):
         raise Refused("options.command.unknown")
     if data.get("type", 1) != 1:  # a context menu has no options: Discord resolves its target
-        command = _command_of(tree, data)
+        command = command_of(tree, data)
         if command is None:
             raise Refused("options.command.unknown")
         return command

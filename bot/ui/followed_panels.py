@@ -73,8 +73,12 @@ class PanelWatch:
     webhook: discord.Webhook | None = None
     issued_ms: int = 0
     panel_id: int | None = None  # the live panel: the interaction that opened it (None: unknown)
-    # Panels replaced by the live one, still to retire: panel id -> (webhook, token issued ms, locale).
-    retiring: dict[int, tuple[discord.Webhook, int, object]] = field(default_factory=dict)
+    # The live panel's message when it is a follow-up of that interaction (a table where the bot is not
+    # a member: bot.ui.token_tables), None when it is the interaction's own (@original).
+    message_id: int | None = None
+    # Panels replaced by the live one, still to retire: panel id -> (webhook, token issued ms, locale,
+    # message id or None).
+    retiring: dict[int, tuple[discord.Webhook, int, object, int | None]] = field(default_factory=dict)
     locale: object = None
     seat: int = 0
     key: tuple[Any, ...] = ()
@@ -94,12 +98,14 @@ class Ticket:
     issued_ms: int  # the token's 15 minutes started before this answer
     state: PanelState | None = None
     panel_id: int | None = None
+    message_id: int | None = None
     was_missed: bool = False
 
-    def shown(self, state: PanelState, panel_id: int | None) -> None:
+    def shown(self, state: PanelState, panel_id: int | None, message_id: int | None = None) -> None:
         """The answer showed ``state`` as the panel ``panel_id`` (the id of the interaction that opened
-        it, which its message carries; None: unknown)."""
-        self.state, self.panel_id = state, panel_id
+        it, which its message carries; None: unknown): the interaction's original message, or its
+        follow-up ``message_id`` (the panel opened from a table where the bot is not a member)."""
+        self.state, self.panel_id, self.message_id = state, panel_id, message_id
 
     def missed(self) -> None:
         """No answer landed, yet the click's move is committed: the panel still shows the state before."""
@@ -181,9 +187,10 @@ class FollowedPanels:
             live = watch.webhook is not None and now - watch.issued_ms < PANEL_TOKEN_MS  # else not editable
             if old is not None and old != panel_id and live:
                 assert watch.webhook is not None
-                watch.retiring[old] = (watch.webhook, watch.issued_ms, watch.locale)
+                watch.retiring[old] = (watch.webhook, watch.issued_ms, watch.locale, watch.message_id)
         watch.panel_id = panel_id
         watch.webhook = interaction.followup
+        watch.message_id = ticket.message_id
         watch.issued_ms = ticket.issued_ms
         watch.locale = interaction.locale
         watch.seat = state.seat
@@ -305,7 +312,7 @@ class FollowedPanels:
         webhook = watch.webhook
         watch.recheck = False
         try:
-            await discord_patches.edit_original(webhook, content=content, view=view)
+            await _edit(webhook, watch.message_id, content, view)
         except discord.HTTPException as error:
             # Dismissed, deleted or a dead token: stop following this panel; a click opens a new one.
             log.info("panel not followed", extra={"game_id": table.id, "status": error.status})
@@ -327,13 +334,11 @@ class FollowedPanels:
     async def _retire(self, table: Table, watch: PanelWatch) -> None:
         """Edit the panels the live one replaced: a word saying so, no button (see :class:`PanelWatch`)."""
         while watch.retiring:
-            _, (webhook, issued_ms, locale) = watch.retiring.popitem()
+            _, (webhook, issued_ms, locale, message_id) = watch.retiring.popitem()
             if self.bot.service.clock.now_ms() - issued_ms >= PANEL_TOKEN_MS:
                 continue  # its token is (nearly) dead
             try:
-                await discord_patches.edit_original(
-                    webhook, content=t("table.panel.replaced", locale), view=None
-                )
+                await _edit(webhook, message_id, t("table.panel.replaced", locale), None)
             except discord.HTTPException as error:  # dismissed, deleted: nothing left to retire
                 log.info("panel not retired", extra={"game_id": table.id, "status": error.status})
 
@@ -351,3 +356,13 @@ class FollowedPanels:
         state = self.bot.service.panel_of(table, seat)
         cards = display.panel_cards(self.bot.service, user_id)
         return panel_content(state, locale, words), panel_view(state, locale, cards, self.bot.card_emojis)
+
+
+async def _edit(
+    webhook: discord.Webhook, message_id: int | None, content: str, view: ButtonsView | None
+) -> None:
+    """Edit a panel through its token: the interaction's own message, or its follow-up ``message_id``."""
+    if message_id is None:
+        await discord_patches.edit_original(webhook, content=content, view=view)
+    else:
+        await webhook.edit_message(message_id, content=content, view=view)

@@ -13,6 +13,10 @@ one idea in its own module, and none of them knowing the others but through what
 
 A click's own answer is not the presenter's: :mod:`bot.ui.answers` owns it, and tells the followed
 panels what it showed.
+
+A table or lobby where the bot is not a member (``off_server``: a group DM, a server only a user
+installed Skybo in) is not the presenter's either: no channel route may be used there, so it hears
+nothing of them; their own listener, :mod:`bot.ui.token_tables`, shows them through interaction tokens.
 """
 
 from __future__ import annotations
@@ -107,9 +111,11 @@ class Presenter:
         """
         if isinstance(event, TableEvent):
             table = self._table_of(event)
-            if table is not None:
+            if table is not None and not table.stored.off_server:  # off server: bot.ui.token_tables
                 self._hear_table(event, table)
         elif isinstance(event, LobbyEvent):
+            if event.lobby.off_server:
+                return
             if isinstance(event, LobbyClosed) and event.how == "gone":
                 self.messages.lobby_gone(event.lobby_id)
             elif isinstance(event, LobbyChanged | LobbyClosed):

@@ -33,6 +33,7 @@ from bot.ui.posting import NO_MENTIONS, UNKNOWN_MESSAGE, Posting
 from bot.ui.slots import Slots
 from bot.ui.views import (
     TABLE_IMAGE,
+    LayoutPayload,
     add_rating_changes,
     closed_lobby_layout,
     lobby_layout,
@@ -73,7 +74,7 @@ class TableMessages:
 
         A run of moves is one edit of the table, not one per move (issue 40): a change after which
         only the same seat (the rest of its turn) or computers are to act holds the table's edit
-        (:meth:`_run_goes_on`) until the change that hands the game to another human (or ends the
+        (:meth:`run_goes_on`) until the change that hands the game to another human (or ends the
         round), or :data:`bot.ui.slots.HOLD_INTERVALS` pauses between edits (3 s) so that a long run
         still shows. Against computers, a human's last move of a turn and the computers' answer are
         then one edit, shown when it is the human's turn again. The players' own panels are answered at
@@ -82,7 +83,7 @@ class TableMessages:
         self.slots.schedule(
             ("game", table.id),
             functools.partial(self._render_table_in, table),
-            hold=self._run_goes_on(table),
+            hold=self.run_goes_on(table),
         )
 
     def thread_over(self, table: Table) -> None:
@@ -117,7 +118,7 @@ class TableMessages:
         self.slots.stop(("lobby", lobby_id))
 
     @staticmethod
-    def _run_goes_on(table: Table) -> bool:
+    def run_goes_on(table: Table) -> bool:
         """True when the last change was a move and the same run of moves goes on at once: only its
         own seat (the rest of a turn: a card drawn, then placed; a turn of several cards)
         and computers (who move after their short pause) are to act next. A human other than the
@@ -168,14 +169,13 @@ class TableMessages:
         async with self.posting.in_channel(table.channel_id):
             await self._render_table(table)
 
-    async def _render_table(self, table: Table) -> None:
-        """Post or edit the table message, in Components V2 (issue 40; see :func:`table_layout`).
-
-        A table message posted before (an embed) is edited into the new look: Discord lets an edit
-        set the IS_COMPONENTS_V2 flag (never unset it) when the edit also empties ``content`` (null)
-        and ``embeds`` (``[]``), which this edit does (``content=None``, ``embed=None``)."""
+    async def compose(
+        self, table: Table, locale: object, *, notice: str | None = None
+    ) -> tuple[LayoutPayload, list[discord.File]] | None:
+        """The table message as it stands, in Components V2 (issue 40; see :func:`table_layout`), and
+        its picture; None when the table was cancelled meanwhile. ``notice``: a line in place of the
+        deadline (a table where the bot is not a member, asleep: :mod:`bot.ui.token_tables`)."""
         stored = table.stored
-        locale = self.posting.locale(stored.guild_id)
         image = whole(table.game).image if self.images else None  # a game stopped by hand too: how it stood
         # Read the table under the channel lock: the service holds it while an action is being
         # committed, so nothing shown here can run ahead of the database.
@@ -184,8 +184,10 @@ class TableMessages:
             body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if image else None)
             add_rating_changes(table, body, locale)
             frame = table_frame(table, locale)
+        if notice is not None:
+            frame["header"], frame["brief"] = [notice], [notice]
         if table.gone:  # cancelled while this render waited for the lock
-            return
+            return None
         cards = await display.table_cards(self.bot.service, table) if image else display.CLASSIC
         picture = await self._picture(table, image, spectator, names, locale, cards) if image else None
         if picture is None and body.embed is not None:
@@ -195,7 +197,20 @@ class TableMessages:
         # by table_cards above).
         words = any(display.wants_words(self.bot.service, seat.user_id) for seat in stored.seats)
         view = table_layout(body, frame, compact=picture is not None and not words)
-        files = [picture] if picture else []
+        return view, [picture] if picture else []
+
+    async def _render_table(self, table: Table) -> None:
+        """Post or edit the table message (:meth:`compose`).
+
+        A table message posted before (an embed) is edited into the new look: Discord lets an edit
+        set the IS_COMPONENTS_V2 flag (never unset it) when the edit also empties ``content`` (null)
+        and ``embeds`` (``[]``), which this edit does (``content=None``, ``embed=None``)."""
+        stored = table.stored
+        composed = await self.compose(table, self.posting.locale(stored.guild_id))
+        if composed is None:
+            return
+        view, files = composed
+        picture = files[0] if files else None
         channel = self.bot.get_partial_messageable(stored.channel_id, guild_id=stored.guild_id)
         if stored.message_id is not None:
             try:
@@ -221,6 +236,8 @@ class TableMessages:
     async def _render_lobby(self, lobby_id: int) -> None:
         lobby = await self.bot.service.lobbies.get(lobby_id)
         if lobby.message_id is None or lobby.status == "started" or lobby_id in self._gone_lobbies:
+            return
+        if lobby.off_server:  # where the bot is not a member: its own surface (bot.ui.token_tables)
             return
         async with self.posting.in_channel(lobby.channel_id):
             await self._edit_lobby(lobby)

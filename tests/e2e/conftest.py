@@ -172,8 +172,10 @@ def choose(panel: FakeMessage, rng: random.Random) -> str | None:
 async def play_turns(
     fake: Any, bot: SkyboBot, game_id: int, table_message: FakeMessage, humans: list[FakeUser],
     rng: random.Random, *, until: Callable[[], bool] | None = None, max_clicks: int = 3000,
+    opener: Callable[[Any, FakeUser, FakeMessage], Awaitable[FakeMessage]] | None = None,
 ) -> int:  # fmt: skip
-    """Humans play by clicking their panels until the game ends (or ``until()``); returns the clicks."""
+    """Humans play by clicking their panels until the game ends (or ``until()``); returns the clicks.
+    ``opener``: how a player opens their panel from the table (default :func:`open_panel`)."""
     clicks = 0
     while clicks < max_clicks:
         table = bot.service.tables.get(game_id)
@@ -195,7 +197,7 @@ async def play_turns(
             )
             continue
         user = to_act[0]
-        panel = await open_panel(fake, user, table_message)
+        panel = await (opener or open_panel)(fake, user, table_message)
         for _ in range(4):  # a turn is at most a few clicks on the same panel
             custom_id = choose(panel, rng)
             if custom_id is None:

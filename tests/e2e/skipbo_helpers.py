@@ -259,6 +259,7 @@ class Clicker:
         self.acts: dict[str, int] = {}  # game acts clicked, by act
         self.seen_modes: set[int] = set()  # md args of enabled buttons seen on panels
         self.panels: dict[int, FakeMessage] = {}  # user id -> the last panel of that user
+        self.opener = open_panel  # how a player opens their panel from the table
 
     def record_panel(self, panel: FakeMessage, user: FakeUser, shown_at: int | None = None) -> None:
         """Check a panel just answered; ``shown_at``: the version it shows. Its hand is compared with
@@ -326,7 +327,7 @@ class Clicker:
         # (Opening the panel waits for the service's lock, so the last computer move is committed
         # and the presenter told of it: the engine state can run ahead of the commit in between.)
         opened_at = table.version
-        panel = await open_panel(self.fake, user, self.table_message)
+        panel = await self.opener(self.fake, user, self.table_message)
         self.panels[user.id] = panel
         self.record_panel(panel, user, opened_at)
         if self.check_table:

@@ -62,8 +62,9 @@ KILLS = 20
 # The play to the end after the last kill stops after this many clicks in all (about 850 are made): a
 # bound on the work, not on the time (the machine may be loaded), before "not over" is reported.
 MAX_CLICKS = 5000
-ANSWER_TIMEOUT_S = 15.0  # a live bot answers a click in milliseconds; the machine may be loaded
-START_TIMEOUT_S = 20.0
+ANSWER_TIMEOUT_S = 60.0  # a failure bound: a live bot answers a click in milliseconds, but a loaded
+# machine (a whole suite at load 20) once starved a process for longer; the fake's own waits use 60 s too
+START_TIMEOUT_S = 60.0  # a failure bound too: a process starting under load 20 once took over 20 s
 LOCALE = "en-US"  # Alice's and Bob's
 # A click on a panel older than the game: the panel as it stands, with a gentle word (after a restart the
 # bot no longer knows who played since, so either word may come).

@@ -17,6 +17,7 @@ from typing import Any
 
 from bot.clock import ManualClock
 from bot.service import LOBBY_TTL_MS, Table
+from bot.service.types import token_of
 
 from .conftest import act_of, bot_on, button, open_lobby, play_turns, reveal_own_cards, start_table
 from .skipbo_helpers import start_skipbo
@@ -219,9 +220,16 @@ async def test_a_skipbo_turn_left_unplayed_is_played_whole_by_the_computer(
     for turn in range(2):  # nobody clicks: both players' turns are covered, one after the other
         seat = table.state.turn
         assert (table.timer() or {}).get("token", [None, None, None])[2] == seat
-        turns = table.state.turns
+        turns, version = table.state.turns, table.version
         clock.advance(LIMIT + 1)
-        await fake.wait_until(lambda t=turns: table.state.turns > t, what=f"turn {turn} covered")
+
+        def covered(t: int = turns, v: int = version) -> bool:
+            # Committed, and the next turn's timer stored: the engine's state runs ahead of the commit
+            # while the computer's moves are being saved (a loaded machine saw the old timer here).
+            timer = table.timer() or {}
+            return table.state.turns > t and table.version > v and timer.get("token") == token_of(table.state)
+
+        await fake.wait_until(covered, what=f"turn {turn} covered and committed")
         assert table.state.turn != seat and table.missed(seat) == 1
     actions = await bot.service.storage.games.actions(game_id)
     assert [a.action["type"] for a in actions][-1] == "discard"  # each covered turn ends with a discard
@@ -263,8 +271,14 @@ async def miss_one_turn(fake: Any, bot: Any, clock: ManualClock, table: Table, u
     await fake.wait_until(lambda: (table.timer() or {}).get("reminded") is True, what="the stored reminder")
     assert table.version == version and table.state.turn == seat
     clock.advance(1)
-    await fake.wait_until(
-        lambda: table.version > version and (table.finished or table.state.turn != seat),
+    await fake.wait_until(  # committed with the next turn's timer (the engine runs ahead of the commit)
+        lambda: (
+            table.version > version
+            and (
+                table.finished
+                or (table.state.turn != seat and (table.timer() or {}).get("token") == token_of(table.state))
+            )
+        ),
         what="the turn covered at its limit",
     )
     return seat

@@ -144,7 +144,11 @@ async def test_a_new_process_resumes_the_game_and_its_timer_from_the_database(
     await until(lambda: resumed.version > version + 2, "the resumed timer to play the turn")
 
 
-async def test_a_lobby_nobody_starts_expires_on_the_clock(services: Services, clock: ManualClock) -> None:
+@pytest.mark.parametrize("offset_s", [0, 3600])  # the service's clock an hour behind the wall clock too
+async def test_a_lobby_nobody_starts_expires_on_the_clock(
+    services: Services, clock: ManualClock, offset_s: int
+) -> None:
+    clock._now -= offset_s * 1000  # the lobby is stamped on the service's clock, not the wall's
     service = await services.start()
     lobby = await service.open_lobby(
         guild_id=1, channel_id=CHANNEL, host_id=ANN, host_name="Ann", options={}, kind="skyjo"

@@ -31,6 +31,7 @@ SURFACES = {
     "bot/ui/table_messages.py",
     "bot/ui/mentions.py",
     "bot/ui/followed_panels.py",
+    "bot/ui/token_tables.py",  # the tables where the bot is not a member: a listener of its own (issue 49)
 }
 
 

@@ -117,7 +117,9 @@ def test_what_the_description_does_not_say() -> None:
     assert command_check.name_problem("turn limit") is not None
     assert command_check.name_problem("Skyjo") == "Must be lowercase (not S)"
     choice = {"name": "n" * 100, "value": "v" * 100}
+    placed = {"integration_types": [0], "contexts": [0]}  # where it works (Skybo's rule, tested below)
     big = {
+        **placed,
         "name": "big",
         "description": "d",
         "options": [
@@ -126,6 +128,7 @@ def test_what_the_description_does_not_say() -> None:
     }
     payload = [
         {
+            **placed,
             "name": "Bad",
             "description": "x",
             "options": [
@@ -207,3 +210,74 @@ def test_the_command_line_needs_no_token() -> None:
 def test_help_lists_the_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(["help"]) == 0
     assert "sync --dry-run" in capsys.readouterr().out
+
+
+# Where each command works (issue 49): docs/discord.md, "Where each command works".
+EVERYWHERE = ([0, 1], [0, 1, 2])  # both installations; a server, the bot's DM, private channels
+PLACES = {
+    "skybo": ([0], [0, 1]),  # a server's own: the server install, a server and the bot's DM
+    # The right-click challenges (cogs/challenges.py): the server install, servers' channels, for now.
+    "Play Skyjo with …": ([0], [0]),
+    "Play Skip-Bo with …": ([0], [0]),
+}
+
+
+async def test_every_command_says_where_it_works_and_a_bad_place_is_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The real payload declares each command's installations and contexts, as the table says, and
+    passes; an unknown context, an empty list, a user install without contexts and a private channel
+    without the user install are each refused and named."""
+    payload = (await command_check.dry_run())[0].payload
+    declared = {c["name"]: (c.get("integration_types"), c.get("contexts")) for c in payload}
+    assert declared == {name: PLACES.get(name, EVERYWHERE) for name in declared}
+    assert command_check.check("/applications/0/commands", payload) == []
+    assert await _main_dry_run() == 0
+    assert "  /skybo (fr: /skybo): " in (out := capsys.readouterr().out)
+    assert "; installs: server; contexts: server, bot DM\n" in out
+    assert "; installs: server, user; contexts: server, bot DM, private channel\n" in out
+
+    def refused(name: str, **changed: Any) -> list[str]:
+        planted = [{**c, **changed} if c["name"] == name else c for c in payload]
+        return [str(p) for p in command_check.check("/applications/0/commands", planted)]
+
+    assert refused("skyjo", contexts=[0, 3]) == [
+        "skyjo: contexts.1: Value matches none of the allowed shapes: 3"
+    ]
+    assert refused("help", integration_types=[0, 2])[0].startswith(
+        "help: integration_types.1: Value matches none"
+    )
+    assert refused("help", contexts=[]) == ["help: contexts: Must be 1 or more in length"]
+    assert refused("help", contexts=None) == [
+        "help: contexts: A command users may install must list at least one context"
+    ]
+    assert refused("stats", integration_types=None) == [
+        "stats: integration_types: Must declare its installations (Skybo's rule: every command says where it "
+        "works)"
+    ]
+    assert refused("skybo", contexts=[0, 1, 2]) == [
+        "skybo: contexts: Only a user install reaches a private channel (context 2): declare integration "
+        "type 1 too"
+    ]
+
+
+async def test_the_dry_run_fails_on_a_command_that_forgets_its_contexts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through the whole dry run: ``/help`` declared for user installs with no context is named."""
+    setup_hook = SkyboBot.setup_hook
+
+    async def forgetful(self: SkyboBot) -> None:
+        await setup_hook(self)
+        command = self.tree.get_command("help")
+        assert command is not None
+        command.allowed_contexts = None
+
+    monkeypatch.setattr(SkyboBot, "setup_hook", forgetful)
+    assert await _main_dry_run() == 1
+    out = capsys.readouterr().out
+    assert "  help: contexts: A command users may install must list at least one context\n" in out
+    assert (
+        "/help (fr: /aide): 0 options, 65 of 8000 characters; installs: server, user; contexts: undeclared"
+        in out
+    )
