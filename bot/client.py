@@ -58,6 +58,7 @@ EXTENSIONS = (
     "cogs.settings",
     "cogs.tournaments",  # after cogs.settings: its group goes under /skybo
     "cogs.help",
+    "cogs.challenges",  # every game's "Play <game> with …" user command, from the registry
 )
 
 

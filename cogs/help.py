@@ -1,15 +1,16 @@
 """``/help``: a newcomer's first steps and what else the bot does, privately, in the asker's language
 (issue 38 item 10, issue 47 items 9 and 11).
 
-Two parts in one Components V2 container. **First steps**: how to open a table, how to play (the
-table's button opens one's private panel, played by clicking), the player's own choices (``/skybo
-display``, ``/skybo notify``) and where the rules are. **Beyond one table**, a line each: the boards
-(``/leaderboard``, ``/stats``, ``/history``), replays, threads, the server's settings, tournaments and
-seasons. Every command it names is written as the reader's Discord shows it (:mod:`bot.ui.command_names`:
-the localized names of the catalogue's ``cmd.*.name``), so a French reader sees ``/<game> nouvelle``;
-the games' commands and their panel buttons are listed from the registry, so a new game appears here
-with nothing else changed. The whole text stays far within Discord's 4000 characters of a Components V2
-message (a test measures it with a third game). The lobby message points here (``table.lobby.help``).
+Two parts in one Components V2 container. **First steps**: how to open a table, how to challenge someone
+(the games' right-click commands, :mod:`bot.ui.challenges`), how to play (the table's button opens one's
+private panel, played by clicking), the player's own choices (``/skybo display``, ``/skybo notify``) and
+where the rules are. **Beyond one table**, a line each: the boards (``/leaderboard``, ``/stats``,
+``/history``), replays, threads, the server's settings, tournaments and seasons. Every command it names is
+written as the reader's Discord shows it (:mod:`bot.ui.command_names`: the localized names of the
+catalogue's ``cmd.*.name``), so a French reader sees ``/<game> nouvelle``; the games' commands and their
+panel buttons are listed from the registry, so a new game appears here with nothing else changed. The whole
+text stays far within Discord's 4000 characters of a Components V2 message (a test measures it with a third
+game). The lobby message points here (``table.lobby.help``).
 The words: ``help.*`` and ``cmd.help.*``.
 """
 
@@ -25,14 +26,14 @@ from discord.ext import commands
 from bot.games import registry
 from bot.i18n import translate as t
 from bot.render import messages
-from bot.ui import installs
+from bot.ui import challenges, installs
 from bot.ui.command_names import game_commands, option, slash
 from bot.ui.views import LayoutPayload
 
 if TYPE_CHECKING:
     from bot.client import SkyboBot
 
-FIRST_STEPS = ("help.open", "help.play", "help.display", "help.notify", "help.rules")
+FIRST_STEPS = ("help.open", "help.challenge", "help.play", "help.display", "help.notify", "help.rules")
 BEYOND = ("help.boards", "help.replay", "help.threads", "help.settings", "help.tournaments", "help.seasons")
 
 
@@ -45,6 +46,7 @@ def _names(locale: object) -> dict[str, str]:
     on = t("cmd.prefs.on", locale)  # the settings' threads choice, as Discord lists it
     return {
         "new": game_commands("cmd.new.name", locale),
+        "challenges": challenges.shown_commands(locale),
         "rules_commands": game_commands("cmd.rules.name", locale),
         "replay_commands": game_commands("cmd.replay.name", locale),
         "panel_buttons": messages.or_list(panel_buttons, locale),

@@ -13,15 +13,15 @@ lobby's channel in its meta (:data:`THREAD_PARENT`), where its result is posted 
 channel is then free for a new lobby. ``room`` answering None (no permission to start a thread) deals
 the game in the channel, as without the option.
 
-A rematch holds seats (docs/discord.md, "Rematch"): the players it invites (its ``invited`` option) have
-their seats kept for them until its ``held_until`` option (:data:`REMATCH_HOLD_MS` after the Rematch
-click, on the service's clock; stored with the lobby, so a restart keeps it). While the hold lasts, a
-Join by anyone else, or a computer player added, is refused when only held seats are free; an invited
-player's Join always finds their seat. An invited player's Leave declines (seated or not): it ends their
-invitation and frees their seat. When the hold is over the lobby's deadline (the sweeper) takes
-``held_until`` out of the lobby and has it drawn again; the invited may still join a free seat. The
-host's Start while the hold lasts and someone invited has not sat down asks the host first
-(:class:`SeatsHeld`, naming them); confirmed, it deals whoever sits, as Start does in any lobby."""
+A rematch, and a right-click challenge (``open_lobby(challenged=)``: its ``challenge`` option, the whole
+lobby's life), hold seats (docs/discord.md: At the table, Commands): the players invited (the ``invited``
+option) have their seats kept until its ``held_until`` option (a rematch: :data:`REMATCH_HOLD_MS` after
+its click, on the service's clock; stored with the lobby, so a restart keeps it). While the hold lasts,
+anyone else's Join, or a computer player added, is refused when only held seats are free; an invited
+player's Join always finds their seat, their Leave declines (seated or not: the invitation ends, the
+seat is free). When the hold is over the sweeper takes ``held_until`` out of the lobby and has it drawn
+again; the invited may still join a free seat. The host's Start while someone invited has not sat down
+asks the host first (:class:`SeatsHeld`, naming them); confirmed, it deals whoever sits."""
 
 from __future__ import annotations
 
@@ -58,6 +58,7 @@ from bot.service.types import (
     Table,
     _counted,
     _title,
+    challenge_options,
     lobby_due,
     log,
 )
@@ -123,10 +124,12 @@ class LobbyPart(ServiceCore):
         turn_limit: int | None = None,
         thread: bool | None = None,
         off_server: bool = False,
+        challenged: tuple[int, str] | None = None,
     ) -> Lobby:
         """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's;
         ``thread`` None: the server's setting (a game in a thread of its own, or in the channel).
-        ``off_server``: where the bot is not a member (no thread; ``locale`` kept as its language)."""
+        ``off_server``: where the bot is not a member (no thread; ``locale`` kept as its language);
+        ``challenged`` (user id, name): a challenge's, that seat held (:func:`challenge_options`)."""
         settings = await self.settings_book.for_new_table(guild_id, channel_id)
         if turn_limit is None:
             turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
@@ -149,6 +152,7 @@ class LobbyPart(ServiceCore):
                         **opts.to_dict(),
                         "turn_limit": turn_limit,
                         **({THREAD: True} if thread else {}),
+                        **challenge_options(challenged, self.clock.now_ms()),
                         **({LANGUAGE: str(locale)} if off_server and locale is not None else {}),
                     },
                     seats=seats,
@@ -158,7 +162,7 @@ class LobbyPart(ServiceCore):
                 await self._check_channel_free(guild_id, channel_id)
                 raise Refused("table.error.channel_busy") from None
             self.bus.publish(LobbyOpened(lobby=lobby_copy(lobby)))
-        self.sweeper.schedule(("lobby", lobby.id), lobby.created_at + LOBBY_TTL_MS)
+        self.sweeper.schedule(("lobby", lobby.id), lobby_due(lobby))
         log.info(
             "lobby opened",
             extra={"lobby_id": lobby.id, "kind": kind, "channel_id": channel_id, "host_id": host_id},

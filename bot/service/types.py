@@ -19,7 +19,7 @@ from bot.games.base import GameRules
 from bot.games.registry import BY_KIND
 from bot.render.names import ComputerName, computer_name
 from bot.storage import Seat, StorageError, StoredGame
-from bot.storage.lobbies import HELD_UNTIL, Lobby
+from bot.storage.lobbies import CHALLENGE, HELD_UNTIL, INVITED, Lobby
 
 log = logging.getLogger("bot.service")  # one name for every part
 T = TypeVar("T")
@@ -44,8 +44,18 @@ LOBBY_TTL_MS = 15 * 60 * 1000  # a lobby nobody starts closes after 15 minutes
 REMATCH_HOLD_MS = 2 * 60 * 1000
 
 
+def challenge_options(challenged: tuple[int, str] | None, now_ms: int) -> dict[str, Any]:
+    """A right-click challenge's table options (bot.ui.challenges; none for ``challenged`` None): that
+    person (user id, name) invited, their seat held as long as the lobby may stay open."""
+    if challenged is None:
+        return {}
+    user_id, name = challenged
+    return {CHALLENGE: True, INVITED: [{"user_id": user_id, "name": name}], HELD_UNTIL: now_ms + LOBBY_TTL_MS}
+
+
 def lobby_due(lobby: Lobby) -> int:
-    """When the sweeper looks at a lobby next: the end of a rematch's seats' hold, else its expiry."""
+    """When the sweeper looks at a lobby next: the end of its held seats' hold (a rematch's, a
+    challenge's), else its expiry."""
     expiry = lobby.created_at + LOBBY_TTL_MS
     until = lobby.options.get(HELD_UNTIL)
     return min(until, expiry) if isinstance(until, int) else expiry

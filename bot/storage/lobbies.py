@@ -25,10 +25,12 @@ CANCELLED = "cancelled"
 # engine's options; ``engine_options`` gives them.
 TURN_LIMIT, INVITED, HELD_UNTIL = "turn_limit", "invited", "held_until"
 THREAD = "thread"  # the game moves to a thread of its own at the start (docs/discord.md, "Threads")
+# A right-click challenge's lobby (bot.ui.challenges): True; its one invited player's seat is held.
+CHALLENGE = "challenge"
 # The language of the public messages of a table where the bot has no server (its host's: no server
 # fixes one there; docs/discord.md, "Tables where the bot is not a member").
 LANGUAGE = "language"
-TABLE_KEYS = frozenset({TURN_LIMIT, INVITED, HELD_UNTIL, THREAD, LANGUAGE})
+TABLE_KEYS = frozenset({TURN_LIMIT, INVITED, HELD_UNTIL, THREAD, LANGUAGE, CHALLENGE})
 
 
 def engine_options(options: Mapping[str, Any]) -> dict[str, Any]:

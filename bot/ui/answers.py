@@ -71,7 +71,7 @@ from bot.i18n import translate as t
 from bot.render.names import escape_name
 from bot.service import MISSES_BEFORE_REPLACE, PanelState, Refused, SeatsHeld, Stale, Table, TableService
 from bot.storage.lobbies import Lobby
-from bot.ui import display, errors, ids, on_time, setup_form, token_tables
+from bot.ui import challenges, display, errors, ids, on_time, setup_form, token_tables
 from bot.ui.followed_panels import FollowedPanels
 from bot.ui.host import Host
 from bot.ui.token_tables import TokenTables
@@ -315,14 +315,23 @@ class Answers:
             return token_tables.language_of(lobby.options)
         return self.service.public_locale(lobby.guild_id, interaction.guild_locale)
 
-    async def open_lobby(self, interaction: Interaction, game: Game, given: Mapping[str, Any]) -> None:
+    async def open_lobby(
+        self,
+        interaction: Interaction,
+        game: Game,
+        given: Mapping[str, Any],
+        challenged: challenges.Person | None = None,
+    ) -> None:
         """``/<game> new`` (built by :mod:`bot.ui.new_command`): the table's options from what was
         ``given``, by the game's own declaration (``game.new.table_options``); the lobby opened by the
         service, which checks every value (no ``turn_limit`` or ``thread`` given: the server's
         default, ``/skybo settings``); then its public message (:meth:`post_lobby`). Where the bot is
         not a member (:mod:`bot.ui.token_tables`), the lobby is stored ``off_server``, in its host's
         language, and is this command's own answer; where Discord would show that answer to the host
-        alone, one line says why there is no table."""
+        alone, one line says why there is no table. ``challenged``: a right-click challenge
+        (:mod:`bot.ui.challenges`), that person's seat held and they told."""
+        if challenged is not None:
+            challenges.check_target(interaction.user, challenged)
         asked = game.new.table_options(given)
         user = interaction.user
         off_server = token_tables.off_server(interaction)
@@ -345,8 +354,12 @@ class Answers:
             turn_limit=asked.turn_limit,
             thread=asked.thread,
             off_server=off_server,
+            challenged=None if challenged is None else (challenged.id, challenges.shown_name(challenged)),
         )
-        await self.post_lobby(interaction, lobby)
+        told = challenged is None or await challenges.tell(self.bot, interaction, lobby, game, challenged)
+        await self.post_lobby(
+            interaction, lobby, mention=None if told or challenged is None else challenged.id
+        )
 
     async def open_form(self, interaction: Interaction, lobby_id: int, page: int) -> None:
         """The lobby's set-up form (:mod:`bot.ui.setup_form`), page ``page``, showing the lobby's
@@ -361,12 +374,14 @@ class Answers:
             setup_form.form_modal(game, lobby.id, page, values, interaction.locale)
         )
 
-    async def post_lobby(self, interaction: Interaction, lobby: Lobby) -> None:
-        """Answer ``/<game> new`` with the public lobby message (the lobby is committed already)."""
+    async def post_lobby(self, interaction: Interaction, lobby: Lobby, *, mention: int | None = None) -> None:
+        """Answer ``/<game> new`` with the public lobby message (the lobby is committed already);
+        ``mention``: the one user it pings (a challenged person the bot could not write to)."""
         locale = self._public_locale(interaction, lobby)
         view = lobby_layout(lobby, locale, self.service.settings_of(lobby.guild_id))
+        pings = discord.utils.MISSING if mention is None else challenges.mention_only(mention)
         try:
-            callback = await interaction.response.send_message(view=view)
+            callback = await interaction.response.send_message(view=view, allowed_mentions=pings)
         except discord.HTTPException:
             with contextlib.suppress(Refused):
                 await self.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)

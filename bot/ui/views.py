@@ -24,7 +24,7 @@ from bot.i18n import translate as t
 from bot.render import messages
 from bot.render.names import escape_name, shown_name
 from bot.service import DEFAULT_TURN_LIMIT, LONG_GAME, PanelState, Table
-from bot.storage.lobbies import HELD_UNTIL, INVITED, THREAD, TURN_LIMIT, Lobby, engine_options
+from bot.storage.lobbies import CHALLENGE, HELD_UNTIL, INVITED, THREAD, TURN_LIMIT, Lobby, engine_options
 from bot.storage.settings import DEFAULTS, ServerSettings
 from bot.ui import boards, display, history, ids
 from bot.ui.card_emojis import CardEmojis
@@ -269,9 +269,11 @@ def closed_lobby_layout(locale: object, *, game: str, expired: bool) -> LayoutPa
 
 def lobby_rows(lobby: Lobby, locale: object) -> list[list[dict[str, Any]]]:
     """The lobby's buttons. Remove a computer only while a computer player sits (else it could only be
-    refused); a rematch's Join reads "Join the rematch" while someone it invited has no seat yet. The
-    second row is the host's: Set up… (and More options… when the form has two pages), Cancel."""
-    join = "table.button.join_rematch" if invited_left(lobby) else "table.button.join"
+    refused); a rematch's Join reads "Join the rematch" while someone it invited has no seat yet (a
+    challenge's reads Join: its line says whose seat is held). The second row is the host's: Set up…
+    (and More options… when the form has two pages), Cancel."""
+    rematch = invited_left(lobby) and not lobby.options.get(CHALLENGE)
+    join = "table.button.join_rematch" if rematch else "table.button.join"
     buttons = [
         (JOIN, join, "success"),
         (LEAVE_LOBBY, "table.button.leave_lobby", "secondary"),
@@ -337,7 +339,10 @@ def lobby_message(lobby: Lobby, locale: object, settings: ServerSettings = DEFAU
     if lobby.options.get(THREAD):  # a thread per game (bot.ui.threads): said before the start
         lines.append(t("threads.lobby", locale))
     invited = invited_left(lobby)
-    if invited:  # a rematch: who it waits for (names, not mentions: a lobby pings nobody)
+    if invited and lobby.options.get(CHALLENGE):  # a challenge (bot.ui.challenges): whose seat is held
+        player = f"<@{invited[0].get('user_id')}>"  # pings only where the first post allows it
+        lines += ["", t("challenge.lobby.held", locale, host=f"<@{lobby.host_id}>", player=player)]
+    elif invited:  # a rematch: who it waits for (names, not mentions: a lobby pings nobody)
         names = ", ".join(escape_name(str(p.get("name") or "")) for p in invited)
         lines += ["", t("table.lobby.rematch_invited", locale, players=names)]
         held = lobby.options.get(HELD_UNTIL)  # their seats' hold, until the sweeper ends it

@@ -34,6 +34,8 @@ pytestmark = pytest.mark.fake_discord(integration_types=(0, 1))
 Skybo = Callable[..., Awaitable[SkyboBot]]
 EVERYWHERE = ([0, 1], [0, 1, 2])
 SERVERS = ([0], [0, 1])  # /skybo: a server's own
+# The right-click challenges (cogs/challenges.py): the server install, servers' channels, for now.
+CHALLENGES = {"Play Skyjo with …": ([0], [0]), "Play Skip-Bo with …": ([0], [0])}
 
 
 async def places(fake: FakeDiscord) -> tuple[FakeChannel, FakeChannel]:
@@ -57,7 +59,8 @@ async def test_a_user_install_is_offered_the_games_where_the_bot_is_not(
     fake = fake_discord
     bot = await skybo()
     synced = {name: (c["integration_types"], c["contexts"]) for name, c in fake.global_commands.items()}
-    assert synced == {name: SERVERS if name == "skybo" else EVERYWHERE for name in synced}
+    places_of = {"skybo": SERVERS, **CHALLENGES}
+    assert synced == {name: places_of.get(name, EVERYWHERE) for name in synced}
     trio, elsewhere = await places(fake)
     alice, bob, carol = fake.user("alice"), fake.user("bob"), fake.user("carol")
     for place, (user, game) in ((trio, (alice, "skyjo")), (elsewhere, (carol, "skipbo"))):
@@ -141,7 +144,7 @@ async def test_sync_without_user_install_declares_the_commands_for_servers(
     fake = fake_discord
     assert await _sync(load_settings({"DISCORD_TOKEN": fake.token}, dotenv=False), None) == 0
     synced = {name: (c["integration_types"], c["contexts"]) for name, c in fake.global_commands.items()}
-    assert synced == {name: ([0], [0, 1]) for name in synced} and "skyjo" in synced
+    assert synced == {name: CHALLENGES.get(name, ([0], [0, 1])) for name in synced} and "skyjo" in synced
     out = capsys.readouterr().out
     assert "User Install is off for this application" in out and "/skyjo, /skipbo" in out
     assert (

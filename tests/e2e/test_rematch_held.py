@@ -190,7 +190,7 @@ async def test_start_while_a_seat_is_held_asks_the_host_naming_who_is_waited_for
     question = await private_answer(await fake.click(bob, lobby, lobby_button(lobby, "st")))
     assert question.id in fake.messages  # (the check after the hold's end reads them there)
     assert question.text == (
-        f"🔒 The seat of {alice.global_name} is held for this rematch until <t:{until}:t> (<t:{until}:R>), "
+        f"🔒 The seat of {alice.global_name} is held for this table until <t:{until}:t> (<t:{until}:R>), "
         "and not taken yet. Start without waiting?"
     )
     assert question.button_labels == ["Start now", "No"]

@@ -48,7 +48,7 @@ async def _tree() -> tuple[list[tuple[str, str, int]], int]:
     def under(command: Any) -> int:
         if isinstance(command, app_commands.Group):
             return sum(1 + under(child) for child in command.commands)
-        return len(command.parameters)
+        return len(getattr(command, "parameters", ()))  # a user command (a ContextMenu) has none
 
     bot = create_bot(commands_only=True)
     async with bot:
@@ -214,7 +214,12 @@ def test_help_lists_the_dry_run(capsys: pytest.CaptureFixture[str]) -> None:
 
 # Where each command works (issue 49): docs/discord.md, "Where each command works".
 EVERYWHERE = ([0, 1], [0, 1, 2])  # both installations; a server, the bot's DM, private channels
-PLACES = {"skybo": ([0], [0, 1])}  # a server's own: the server install, a server and the bot's DM
+PLACES = {
+    "skybo": ([0], [0, 1]),  # a server's own: the server install, a server and the bot's DM
+    # The right-click challenges (cogs/challenges.py): the server install, servers' channels, for now.
+    "Play Skyjo with …": ([0], [0]),
+    "Play Skip-Bo with …": ([0], [0]),
+}
 
 
 async def test_every_command_says_where_it_works_and_a_bad_place_is_refused(
