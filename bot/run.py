@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 
+from bot.activity.sessions import ActivitySettings
 from bot.config import ConfigError, Settings, load_settings
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ def _point_at_fake(settings: Settings) -> None:
         )
 
 
-async def _run(settings: Settings) -> int:
+async def _run(settings: Settings, activity: ActivitySettings | None = None) -> int:
     import discord
 
     from bot.client import BotTuning, create_bot
@@ -95,6 +96,7 @@ async def _run(settings: Settings) -> int:
             metrics_port=settings.metrics_port,
             metrics_host=settings.metrics_host,
             shards=shards,
+            activity=activity,
         )
         bot.shard_lease = lease
         try:
@@ -153,11 +155,17 @@ def main(args: list[str]) -> int:
     settings = _settings(overrides)
     if isinstance(settings, int):
         return settings
+    try:  # after _settings: its .env is in the environment
+        activity = ActivitySettings.from_env(os.environ)
+    except ValueError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
     from bot.logs import setup_logging
 
-    setup_logging(settings.log_level, secrets=[settings.token or ""])
+    secrets = [settings.token or "", *((activity.client_secret,) if activity is not None else ())]
+    setup_logging(settings.log_level, secrets=secrets)
     try:
-        return asyncio.run(_run(settings))
+        return asyncio.run(_run(settings, activity))
     except KeyboardInterrupt:
         return 0
 
