@@ -176,7 +176,7 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
     import discord
 
     from bot.client import create_bot
-    from bot.command_check import NotSent, dry_run, push, refusal, watch
+    from bot.command_check import NotSent, dry_run, push, refusal, stored_entry_point, watch
     from bot.ui import card_emojis
 
     assert settings.token is not None
@@ -190,7 +190,9 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
     try:
         async with bot:
             await bot.login(settings.token)
-            watch(bot, send=True)  # and the request itself, checked as it leaves
+            # The Activity's Entry Point command, kept by Discord once Activities are enabled: re-sent.
+            entry = await stored_entry_point(bot)
+            watch(bot, send=True, entry=entry)  # and the request itself, checked as it leaves
             synced = await push(bot.tree, guild_id)
             try:
                 emojis = await card_emojis.sync(bot)  # the card faces, when missing or changed

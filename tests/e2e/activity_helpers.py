@@ -17,14 +17,20 @@ from tests.e2e.conftest import FAST
 
 
 async def activity_bot(
-    fake: FakeDiscord, connect_bot: Callable[..., Awaitable[Any]], db_file: Path, **tuning: Any
+    fake: FakeDiscord,
+    connect_bot: Callable[..., Awaitable[Any]],
+    db_file: Path,
+    *,
+    sync: bool = True,
+    **tuning: Any,
 ) -> SkyboBot:
-    """The real bot on ``db_file``, connected, commands synced, serving the Activity on a free port."""
+    """The real bot on ``db_file``, connected, commands synced (discord.py's own sync: before
+    Activities are enabled), serving the Activity on a free port."""
     settings = ActivitySettings(port=0, client_secret=fake.client_secret)
     bot = create_bot(
         database_path=db_file, tuning=FAST.__class__(**{**FAST.__dict__, **tuning}), activity=settings
     )
-    started: SkyboBot = await connect_bot(bot, sync_commands=True)
+    started: SkyboBot = await connect_bot(bot, sync_commands=sync)
     return started
 
 

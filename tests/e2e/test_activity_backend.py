@@ -18,7 +18,9 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot.config import load_settings
 from bot.i18n import translate as t
+from bot.run import _sync
 from bot.ui import ids
 from tests.e2e.activity_helpers import activity_bot, base, frame, frame_until, move, session_of, sign_in
 from tests.e2e.conftest import button, open_panel, start_table
@@ -150,3 +152,33 @@ async def test_moves_from_the_page_are_clicks(
             assert downs[1] < downs[0]
             await frame_until(watcher, lambda f: f["type"] == "table" and f["version"] > before)
     assert button(message, "op")
+
+
+async def test_launching_the_activity(
+    fake_discord: Any,
+    connect_bot: Callable[..., Awaitable[Any]],
+    db_file: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``sync`` carries the Entry Point command Discord keeps once Activities are enabled (a bulk
+    overwrite without it is refused, 50240), and the table's "Open the table" button launches the
+    Activity with the LAUNCH_ACTIVITY callback; both judged by the fake against Discord's description."""
+    fake = fake_discord
+    settings = load_settings({"DISCORD_TOKEN": fake.token}, dotenv=False)
+    assert await _sync(settings, None) == 0  # Activities off: no Entry Point, none sent
+    assert fake.entry_point_command() is None
+    stored = fake.enable_activities()
+    assert await _sync(settings, None) == 0
+    kept = fake.entry_point_command()  # kept, as Discord keeps it (the same id, name and handler)
+    assert kept is not None and [kept[k] for k in ("id", "name", "handler")] == [
+        stored[k] for k in ("id", "name", "handler")
+    ]
+    assert f"/{stored['name']}" in capsys.readouterr().out.splitlines()[-2]
+    bot = await activity_bot(fake, connect_bot, db_file, sync=False)  # synced above
+    alice = fake.user("alice")
+    message, _ = await start_table(fake, bot, alice, [], computers=1)
+    opened = await fake.click(alice, message, button(message, "oa"))
+    await opened.response()
+    instance = fake.activity_launched_by(opened)
+    assert instance is not None and instance.channel is fake.channel("general")
+    assert alice in instance.users

@@ -68,11 +68,14 @@ async def test_the_dry_run_passes_and_names_every_command_in_both_languages(
     reports = await command_check.dry_run()
     assert [r.path for r in reports] == ["/applications/0/commands"]
     assert reports[0].problems == []
-    assert command_check.counts(reports[0].payload)[:2] == (len(commands), options)
+    # The slash commands, and the Activity's Entry Point command (type 4, which sync re-sends)
+    assert reports[0].payload[-1] == command_check.DEFAULT_ENTRY_POINT
+    assert command_check.counts(reports[0].payload)[:2] == (len(commands) + 1, options)
 
     assert await _main_dry_run() == 0
     out = capsys.readouterr().out
-    assert f"{len(commands)} commands, {options} options" in out
+    assert f"{len(commands) + 1} commands, {options} options" in out
+    assert "  Launch: the Activity's Entry Point command (type 4, handler 2)" in out
     for name, french, under in commands:
         assert f"  /{name} (fr: /{french}): {under} option" in out
     assert "locales: default (English, for every locale without its own), fr\n" in out
@@ -88,10 +91,11 @@ async def _main_dry_run(guild: int | None = None) -> int:
 async def test_a_guild_dry_run_also_builds_the_guild_payload(capsys: pytest.CaptureFixture[str]) -> None:
     reports = await command_check.dry_run(guild_id=42)
     assert [r.path for r in reports] == ["/applications/0/commands", "/applications/0/guilds/42/commands"]
-    assert reports[1].payload == reports[0].payload  # the bot has no guild-only command
+    # The bot has no guild-only command; the Entry Point command is global only.
+    assert reports[1].payload == reports[0].payload[:-1]
     assert await _main_dry_run(42) == 0
-    same = f"/applications/0/guilds/42/commands: the same {len(reports[0].payload)} commands as the global"
-    assert same in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"PUT /applications/0/guilds/42/commands: {len(reports[1].payload)} commands" in out
 
 
 async def test_a_101_character_french_description_fails_and_is_named(
