@@ -22,16 +22,22 @@ async def activity_bot(
     db_file: Path,
     *,
     sync: bool = True,
+    port: int = 0,
     **tuning: Any,
 ) -> SkyboBot:
     """The real bot on ``db_file``, connected, commands synced (discord.py's own sync: before
-    Activities are enabled), serving the Activity on a free port."""
-    settings = ActivitySettings(port=0, client_secret=fake.client_secret)
-    bot = create_bot(
-        database_path=db_file, tuning=FAST.__class__(**{**FAST.__dict__, **tuning}), activity=settings
+    Activities are enabled), serving the Activity on ``port`` (0: a free one)."""
+    started: SkyboBot = await connect_bot(
+        activity_bot_on(fake, db_file, port=port, **tuning), sync_commands=sync
     )
-    started: SkyboBot = await connect_bot(bot, sync_commands=sync)
     return started
+
+
+def activity_bot_on(fake: FakeDiscord, db_file: Path, *, port: int = 0, **tuning: Any) -> SkyboBot:
+    """The bot (not connected) serving the Activity on ``port`` (0: a free one)."""
+    settings = ActivitySettings(port=port, client_secret=fake.client_secret)
+    tuned = FAST.__class__(**{**FAST.__dict__, **tuning})
+    return create_bot(database_path=db_file, tuning=tuned, activity=settings)
 
 
 def base(bot: SkyboBot) -> str:
