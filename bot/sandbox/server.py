@@ -124,7 +124,6 @@ class Sandbox:
         await self.fake.start()
         self._stack.push_async_callback(self.fake.stop)
         self._stack.enter_context(self.fake.patched())  # discord.py now talks to the fake
-        self.fake.enable_activities()  # the Activity (bot.activity): "Open the table", the page's button
         self.fake.add_listener(self._dirty.set)
         app = web.Application()
         app.router.add_get("/", self._h_index)
@@ -168,19 +167,22 @@ class Sandbox:
         self._dirty.set()
         stack = contextlib.AsyncExitStack()
         self.bot = self.bot_factory()
-        # The bot serves the Activity for the page's "Open the Activity" (the SDK's mock in a frame).
-        self.bot.activity_settings = ActivitySettings(
-            port=self.activity_port, client_secret=self.fake.client_secret, host=self.host
-        )
-        await stack.enter_async_context(self.fake.running(self.bot, timeout=30.0))
-        self._bot_stack = stack
-        if self.bot.activity_server is not None:
-            self.activity_port = self.bot.activity_server.port
+        serves = hasattr(self.bot, "activity_settings")  # the real bot (a test's toy bot serves none)
+        if serves:  # the bot serves the Activity for the page's "Activity" (the SDK's mock in a frame)
+            self.fake.enable_activities()  # and Discord keeps its Entry Point command from then on
+            self.bot.activity_settings = ActivitySettings(
+                port=self.activity_port, client_secret=self.fake.client_secret, host=self.host
+            )
         # The bot syncs its commands only on request; in the sandbox the fake *is* Discord, so sync
-        # at every start, as `python -m bot sync` does (the Entry Point command kept): the command box
-        # always shows the bot's current commands.
-        watch(self.bot, send=True, entry=await stored_entry_point(self.bot))
-        await push(self.bot.tree, None)
+        # at every start (as `python -m bot sync` does for the real bot: the Entry Point command kept):
+        # the command box always shows the bot's current commands.
+        await stack.enter_async_context(self.fake.running(self.bot, sync_commands=not serves, timeout=30.0))
+        self._bot_stack = stack
+        if serves:
+            watch(self.bot, send=True, entry=await stored_entry_point(self.bot))
+            await push(self.bot.tree, None)
+            if self.bot.activity_server is not None:
+                self.activity_port = self.bot.activity_server.port
         self._bot_status = "online"
         self._dirty.set()
 
