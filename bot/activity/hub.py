@@ -100,6 +100,8 @@ class Hub:
             self.ended[table_id] = event
             while len(self.ended) > ENDED_KEPT:
                 self.ended.popitem(last=False)
+            for done in [k for k in self._answered if k[1] == table_id]:  # no move of it is retried now
+                del self._answered[done]
         pages = self.pages.get(table_id)
         if not pages:
             return

@@ -184,15 +184,17 @@ class ActivityServer:
         socket = web.WebSocketResponse(heartbeat=None, max_msg_size=4 * frames.MAX_PAGE_FRAME)
         await socket.prepare(request)
         session = Session.read(request.query.get("session", ""), self.settings.key)
-        snapshot = await self._snapshot(session) if session is not None else None
-        if session is None or snapshot is None:
+        if session is None:
             await socket.close(code=SESSION_REFUSED, message=b"session")
             return socket
-        service = self.bot.service
-        seat = snapshot.seat_of(session.user)
-        prefs = (await service.user_prefs.of([session.user])).get(session.user, DEFAULT_PREFS)
+        prefs = (await self.bot.service.user_prefs.of([session.user])).get(session.user, DEFAULT_PREFS)
         cards = prefs.cards if prefs.cards in frames.CARDS else "classic"
-        page = Page(socket, session, session.table, seat, cards)
+        # No await from the snapshot to the join: the page hears every commit after its first frame.
+        snapshot = await self._snapshot(session)
+        if snapshot is None:
+            await socket.close(code=SESSION_REFUSED, message=b"session")
+            return socket
+        page = Page(socket, session, session.table, snapshot.seat_of(session.user), cards)
         await self.hub.join(page, snapshot)
         try:
             async for message in socket:
