@@ -15,6 +15,12 @@ from collections.abc import Callable
 # Each benchmark's module is imported only when it runs (some need a database driver or a browser).
 
 
+def _activity() -> None:
+    from bench.activity import run
+
+    run()
+
+
 def _backends() -> None:
     from bench.backends import run
 
@@ -67,6 +73,7 @@ def _games() -> dict[str, Callable[[], None]]:
 
 
 BENCHMARKS: dict[str, Callable[[], None]] = {
+    "activity": _activity,
     "backends": _backends,
     "fleet": _fleet,
     "render": _render,

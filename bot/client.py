@@ -19,6 +19,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import discord_patches
+from bot.activity.hub import Hub as ActivityHub
+from bot.activity.server import ActivityServer
+from bot.activity.sessions import ActivitySettings
 from bot.clock import Clock
 from bot.config import Limits, Shards
 from bot.i18n import language_of
@@ -151,6 +154,7 @@ class SkyboBot(commands.AutoShardedBot):
         metrics_port: int | None = None,
         metrics_host: str = "127.0.0.1",
         shards: Shards | None = None,
+        activity: ActivitySettings | None = None,
     ) -> None:
         self.shard_plan = shards or Shards()
         ids = self.shard_plan.shard_ids
@@ -194,6 +198,10 @@ class SkyboBot(commands.AutoShardedBot):
         self.sync_card_emojis = False  # the sandbox: upload them at start (its fake Discord has none)
         # The commands whose declarations were narrowed to the application at login (bot.ui.installs.fit).
         self.narrowed: list[str] = []
+        # The Activity (bot.activity; ACTIVITY_PORT, None: off): its pages hear the service's events.
+        self.activity_settings = activity
+        self.activity_hub = ActivityHub(lambda: self.service, lambda: self.service.clock.now_ms())
+        self.activity_server: ActivityServer | None = None
         self._lease_watch: asyncio.Task[None] | None = None
         self._stopping: asyncio.Task[None] | None = None
 
@@ -245,6 +253,9 @@ class SkyboBot(commands.AutoShardedBot):
         self.service = self._new_service()
         self.metrics.watch(self)
         await self.start_metrics()
+        if self.activity_settings is not None:
+            self.activity_server = ActivityServer(self, self.activity_settings, self.activity_hub)
+            await self.activity_server.start()
         self.in_flight.admit = self.may_serve
         self.answers = Answers(self, self.presenter.followed, self.tokens)
         self.table_ui = TableUI(self, self.presenter, self.answers, self.tokens)
@@ -292,6 +303,7 @@ class SkyboBot(commands.AutoShardedBot):
         # published as TableResumed, "live again" on its message); nothing else tells them anything.
         self.presenter.attach(service.bus, service.writer.table_of)
         self.tokens.attach(service.bus, service.writer.table_of)  # where the bot is not a member
+        self.activity_hub.attach(service.bus)  # the Activity's pages, the same way
         service.outbox.postman = Letters(self)  # a long game's direct messages (before resume: owed ones)
         service.set_tournament_hall(TournamentHall(self))  # tournaments' rooms and messages
         return service
@@ -440,6 +452,9 @@ class SkyboBot(commands.AutoShardedBot):
         if self.metrics_server is not None:
             await self.metrics_server.stop()
             self.metrics_server = None
+        if self.activity_server is not None:  # the pages hear "restart" and come back by themselves
+            await self.activity_server.stop()
+            self.activity_server = None
         service = getattr(self, "service", None)
         if service is not None:
             await service.close()
@@ -468,12 +483,14 @@ def create_bot(
     metrics_port: int | None = None,
     metrics_host: str = "127.0.0.1",
     shards: Shards | None = None,
+    activity: ActivitySettings | None = None,
 ) -> SkyboBot:
     """The bot, ready for ``start(token)``; storage opens in ``setup_hook`` unless given.
 
     ``commands_only`` builds a bot that only knows its commands (for syncing them). ``limits``: the
     fair-use caps and cool-down (default :class:`bot.config.Limits`). ``metrics_port``: serve
-    /healthz and /metrics there (:mod:`bot.metrics`; None: off).
+    /healthz and /metrics there (:mod:`bot.metrics`; None: off). ``activity``: serve the Activity
+    (:mod:`bot.activity.server`; None: off).
     """
     return SkyboBot(
         storage=storage,
@@ -486,4 +503,5 @@ def create_bot(
         metrics_port=metrics_port,
         metrics_host=metrics_host,
         shards=shards,
+        activity=activity,
     )

@@ -62,6 +62,27 @@ SERVER_INSTALL, USER_INSTALL = 0, 1  # integration_types
 PRIVATE_CHANNEL = 2  # contexts (0 a server's channel, 1 the bot's DM)
 INSTALL_NAMES = {SERVER_INSTALL: "server", USER_INSTALL: "user"}
 CONTEXT_NAMES = {0: "server", 1: "bot DM", PRIVATE_CHANNEL: "private channel"}
+PRIMARY_ENTRY_POINT = 4  # the Activity's Entry Point command (discord.py 2.7 has no such type)
+DISCORD_LAUNCH_ACTIVITY = 2  # an Entry Point's handler: Discord launches the Activity, the bot gets nothing
+# What Discord creates when the developer enables Activities (the dry run shows it, as sync re-sends it).
+DEFAULT_ENTRY_POINT: dict[str, Any] = {
+    "name": "Launch",
+    "type": PRIMARY_ENTRY_POINT,
+    "handler": DISCORD_LAUNCH_ACTIVITY,
+}
+# The fields of a stored command that a bulk overwrite may send back.
+_ENTRY_POINT_FIELDS = (
+    "name",
+    "name_localizations",
+    "description",
+    "description_localizations",
+    "type",
+    "handler",
+    "default_member_permissions",
+    "contexts",
+    "integration_types",
+    "nsfw",
+)
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2  # option types
 DEFAULT = "default"  # the locale of the unlocalized texts (English), which every other locale falls back to
 
@@ -187,7 +208,9 @@ def command_rules(payload: list[Any]) -> list[openapi.Violation]:
     own rule on where each command works."""
     found: list[openapi.Violation] = []
     for index, command in enumerate(payload):
-        if isinstance(command, dict):
+        # Skybo's rule judges Skybo's commands; the Entry Point is sent back as Discord made it (Discord
+        # gives it every context, whatever the app's installations).
+        if isinstance(command, dict) and command.get("type") != PRIMARY_ENTRY_POINT:
             found += place_rules(command, index)
         if not isinstance(command, dict) or command.get("type", CHAT_INPUT) != CHAT_INPUT:
             continue
@@ -281,16 +304,36 @@ class NotSent(Exception):
         self.report = report
 
 
-def watch(bot: SkyboBot, *, send: bool) -> list[Report]:
+def entry_point(commands: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The app's Entry Point command among its global ``commands`` as Discord stores them (``GET
+    /applications/{id}/commands``), as a bulk overwrite sends it back; None: the app has none (its
+    Activity is not enabled)."""
+    for command in commands:
+        if command.get("type") == PRIMARY_ENTRY_POINT:
+            return {k: command[k] for k in _ENTRY_POINT_FIELDS if command.get(k) is not None}
+    return None
+
+
+async def stored_entry_point(bot: SkyboBot) -> dict[str, Any] | None:
+    """The Entry Point command Discord keeps for the app (read with the bot's token), if any."""
+    assert bot.application_id is not None
+    return entry_point(await bot.http.get_global_commands(bot.application_id))  # type: ignore[arg-type]
+
+
+def watch(bot: SkyboBot, *, send: bool, entry: dict[str, Any] | None = None) -> list[Report]:
     """Checks every bulk overwrite of the commands the bot's HTTP client is about to send, and raises
     :class:`NotSent` instead of sending one that fails (or any request at all when ``send`` is False).
-    Returns the list the reports are added to."""
+    ``entry``: the Entry Point command, added to the global overwrite (discord.py does not know type 4,
+    and Discord refuses an overwrite that leaves the app's own out: 50240). Returns the list the reports
+    are added to."""
     reports: list[Report] = []
     request = bot.http.request
 
     async def checked(route: Route, **kwargs: Any) -> Any:
         path = route.url.removeprefix(Route.BASE)
         if route.method == "PUT" and _COMMANDS_PATH.fullmatch(path):
+            if entry is not None and "/guilds/" not in path and isinstance(kwargs.get("json"), list):
+                kwargs["json"] = [*kwargs["json"], entry]
             payload = kwargs.get("json")
             report = Report(path, payload, check(path, payload))
             reports.append(report)
@@ -333,7 +376,7 @@ async def dry_run(guild_id: int | None = None) -> list[Report]:
     async with bot:
         await bot.setup_hook()  # what login runs once Discord accepts the token: translator and cogs
         bot._connection.application_id = PLACEHOLDER_APPLICATION_ID
-        reports = watch(bot, send=False)
+        reports = watch(bot, send=False, entry=DEFAULT_ENTRY_POINT)
         await _stopped(push(bot.tree, None))
         if guild_id is not None:
             await _stopped(push(bot.tree, guild_id))
@@ -419,6 +462,12 @@ def summary(report: Report) -> list[str]:
         f"locales: {DEFAULT} (English, for every locale without its own), {', '.join(others) or 'none'}",
     ]
     for command in payload:
+        if command.get("type") == PRIMARY_ENTRY_POINT:
+            lines.append(
+                f"  {command.get('name')}: the Activity's Entry Point command (type 4, handler "
+                f"{command.get('handler')}), re-sent as Discord keeps it once Activities are enabled"
+            )
+            continue
         localized = ", ".join(f"{locale}: /{_localized_name(command, locale)}" for locale in others)
         held = sum(1 for _ in _walk(command, ()))
         lines.append(

@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 
+from bot.activity.sessions import ActivitySettings
 from bot.config import ConfigError, Settings, load_settings
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ def _point_at_fake(settings: Settings) -> None:
         )
 
 
-async def _run(settings: Settings) -> int:
+async def _run(settings: Settings, activity: ActivitySettings | None = None) -> int:
     import discord
 
     from bot.client import BotTuning, create_bot
@@ -95,6 +96,7 @@ async def _run(settings: Settings) -> int:
             metrics_port=settings.metrics_port,
             metrics_host=settings.metrics_host,
             shards=shards,
+            activity=activity,
         )
         bot.shard_lease = lease
         try:
@@ -153,11 +155,17 @@ def main(args: list[str]) -> int:
     settings = _settings(overrides)
     if isinstance(settings, int):
         return settings
+    try:  # after _settings: its .env is in the environment
+        activity = ActivitySettings.from_env(os.environ)
+    except ValueError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
     from bot.logs import setup_logging
 
-    setup_logging(settings.log_level, secrets=[settings.token or ""])
+    secrets = [settings.token or "", *((activity.client_secret,) if activity is not None else ())]
+    setup_logging(settings.log_level, secrets=secrets)
     try:
-        return asyncio.run(_run(settings))
+        return asyncio.run(_run(settings, activity))
     except KeyboardInterrupt:
         return 0
 
@@ -175,7 +183,7 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
     import discord
 
     from bot.client import create_bot
-    from bot.command_check import NotSent, dry_run, push, refusal, watch
+    from bot.command_check import NotSent, dry_run, push, refusal, stored_entry_point, watch
     from bot.ui import card_emojis
 
     assert settings.token is not None
@@ -189,7 +197,9 @@ async def _sync(settings: Settings, guild_id: int | None) -> int:
     try:
         async with bot:
             await bot.login(settings.token)
-            watch(bot, send=True)  # and the request itself, checked as it leaves
+            # The Activity's Entry Point command, kept by Discord once Activities are enabled: re-sent.
+            entry = await stored_entry_point(bot)
+            watch(bot, send=True, entry=entry)  # and the request itself, checked as it leaves
             synced = await push(bot.tree, guild_id)
             try:
                 emojis = await card_emojis.sync(bot)  # the card faces, when missing or changed

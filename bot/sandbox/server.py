@@ -26,9 +26,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from aiohttp import WSMsgType, web
 
+from bot.activity.sessions import ActivitySettings
+from bot.command_check import push, stored_entry_point, watch
 from bot.sandbox.views import LOCALES, THREAD_TYPES, PageViews
 from fakecord import (
     CALLBACK_DEADLINE,
@@ -109,6 +112,7 @@ class Sandbox:
         self._world_sent = ""
         self._bot_status = "starting"
         self._forwarder = _ErrorForwarder(self)
+        self.activity_port = 0  # where the bot serves the Activity (a free port, then kept across restarts)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -163,10 +167,22 @@ class Sandbox:
         self._dirty.set()
         stack = contextlib.AsyncExitStack()
         self.bot = self.bot_factory()
+        serves = hasattr(self.bot, "activity_settings")  # the real bot (a test's toy bot serves none)
+        if serves:  # the bot serves the Activity for the page's "Activity" (the SDK's mock in a frame)
+            self.fake.enable_activities()  # and Discord keeps its Entry Point command from then on
+            self.bot.activity_settings = ActivitySettings(
+                port=self.activity_port, client_secret=self.fake.client_secret, host=self.host
+            )
         # The bot syncs its commands only on request; in the sandbox the fake *is* Discord, so sync
-        # at every start: the command box always shows the bot's current commands.
-        await stack.enter_async_context(self.fake.running(self.bot, sync_commands=True, timeout=30.0))
+        # at every start (as `python -m bot sync` does for the real bot: the Entry Point command kept):
+        # the command box always shows the bot's current commands.
+        await stack.enter_async_context(self.fake.running(self.bot, sync_commands=not serves, timeout=30.0))
         self._bot_stack = stack
+        if serves:
+            watch(self.bot, send=True, entry=await stored_entry_point(self.bot))
+            await push(self.bot.tree, None)
+            if self.bot.activity_server is not None:
+                self.activity_port = self.bot.activity_server.port
         self._bot_status = "online"
         self._dirty.set()
 
@@ -417,6 +433,12 @@ class Sandbox:
         if op == "restart_bot":
             await self.restart_bot()
             return None
+        if op == "activity":  # the user launches the Activity in the channel: its page, in the SDK's mock
+            user = self._user(data.get("user"))
+            instance = fake.launch_activity(user, self._channel(data.get("channel") or "general", user))
+            query = {k: v for k, v in instance.frame_query().items() if k != "frame_id"}
+            query.update(user_id=str(user.id), fake=fake.http_base)
+            return {"port": self.activity_port, "path": "/activity/?" + urlencode(query)}
         if page.user is None or page.channel is None:
             raise ValueError("choose a user and a channel first")
         user, channel = page.user, page.channel

@@ -226,6 +226,11 @@ class Answers:
         state.notice = (stale.key, {})
         await self.show_panel(interaction, state, in_place=on_panel(interaction))
 
+    async def launch_activity(self, interaction: Interaction) -> None:
+        """The "Open the table" button: Discord launches the Activity (bot.activity) in the click's
+        channel for the clicker (the LAUNCH_ACTIVITY callback); it finds the table from its instance."""
+        await interaction.response.launch_activity()
+
     async def tell(self, interaction: Interaction, text: str) -> None:
         """A private message to the clicker (first answer or follow-up)."""
         await errors.tell(interaction, text)

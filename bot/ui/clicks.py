@@ -55,6 +55,7 @@ from bot.ui.views import (
     LEAVE_YES,
     LOBBY_ACTS,
     NEXT_ROUND,
+    OPEN_ACTIVITY,
     OPEN_PANEL,
     RECLAIM,
     REMATCH,
@@ -211,6 +212,10 @@ class TableUI:
             raise Refused("table.error.forged")
         await self.answers.show_panel(interaction, state, in_place=False)
 
+    async def _open_activity(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
+        """The Activity launched in this channel for the clicker ("Open the table")."""
+        await self.answers.launch_activity(interaction)
+
     async def _reclaim(self, interaction: Interaction, bid: ids.ButtonId, game: Any) -> None:
         state = await self.service.reclaim_seat(bid.game_id, interaction.user.id)
         if state.kind != game.name:
@@ -293,6 +298,7 @@ class TableUI:
     # The acts every game shares, each to its handler (any other act: _move).
     ACTS: ClassVar[dict[str, ActHandler]] = {
         OPEN_PANEL: _open_panel,
+        OPEN_ACTIVITY: _open_activity,
         RECLAIM: _reclaim,
         RULES: _rules,
         LEAVE: _leave,

@@ -183,7 +183,10 @@ class TableMessages:
             spectator, names = spectator_view(table), table.names()
             body = table_message(table, locale, f"attachment://{TABLE_IMAGE}" if image else None)
             add_rating_changes(table, body, locale)
-            frame = table_frame(table, locale)
+            # "Open the table" while the bot serves the Activity (bot.activity.server).
+            frame = table_frame(
+                table, locale, activity=getattr(self.bot, "activity_server", None) is not None
+            )
         if notice is not None:
             frame["header"], frame["brief"] = [notice], [notice]
         if table.gone:  # cancelled while this render waited for the lock

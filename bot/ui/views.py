@@ -53,6 +53,8 @@ OPEN_PANEL, RULES, LEAVE, NEXT_ROUND, REMATCH = "op", "ru", "lv", "nx", "rm"
 LEAVE_YES, END_YES, CONFIRM_NO = "ly", "ey", "no"
 # "Take my seat back", offered privately to a player a computer replaced for missed turns (version 0).
 RECLAIM = "rc"
+# "Open the table": launches the Activity (bot.activity) in the channel; only while the bot serves it.
+OPEN_ACTIVITY = "oa"
 CONFIRMATIONS = {
     LEAVE_YES: ("table.confirm.leave", "table.confirm.yes_leave"),
     END_YES: ("table.confirm.end", "table.confirm.yes_end"),
@@ -130,8 +132,9 @@ def panel_content(state: PanelState, locale: object, words: bool = False) -> str
     return display.with_words(content, state.kind, state.view, state.names, locale) if words else content
 
 
-def table_rows(table: Table, locale: object) -> list[list[dict[str, Any]]]:
-    """The table message's buttons (none once stopped early). Their ids never change (version 0)."""
+def table_rows(table: Table, locale: object, *, activity: bool = False) -> list[list[dict[str, Any]]]:
+    """The table message's buttons (none once stopped early). Their ids never change (version 0).
+    ``activity``: the bot serves the Activity, so "Open the table" launches it, on a row of its own."""
     gid, prefix = table.id, whole(table.game).prefix
 
     def cid(act: str, arg: int = 0) -> str:
@@ -155,11 +158,14 @@ def table_rows(table: Table, locale: object) -> list[list[dict[str, Any]]]:
         button(cid(RULES), t("table.button.rules", locale)),
         button(cid(LEAVE), t("table.button.leave", locale), "danger"),
     ]
+    rows = [usual]
     if table.state.phase == "round_over":
         # One id for the whole round (its number is the arg): a vote for a round already dealt is refused.
         vote = button(cid(NEXT_ROUND, table.state.round), t("table.button.next_round", locale), "success")
-        return [[vote], usual]
-    return [usual]
+        rows = [[vote], usual]
+    if activity:
+        rows.append([button(cid(OPEN_ACTIVITY), t("activity.button.open", locale))])
+    return rows
 
 
 def seat_back_view(prefix: str, game_id: int, locale: object) -> ButtonsView:
@@ -212,11 +218,11 @@ def deadline_line(table: Table, locale: object, key: str = "table.deadline") -> 
     return t(key, locale, deadline=f"<t:{int(timer['due']) // 1000}:R>")
 
 
-def table_frame(table: Table, locale: object) -> dict[str, Any]:
+def table_frame(table: Table, locale: object, *, activity: bool = False) -> dict[str, Any]:
     """What the table message shows around its body, read with it (under the channel's lock): the
     buttons, the accent colour of the seat to play, the deadline. For :func:`table_layout`."""
     return {
-        "rows": table_rows(table, locale),
+        "rows": table_rows(table, locale, activity=activity),
         "accent": messages.seat_colour(table.turn_seat()),
         "header": [deadline_line(table, locale)],
         "brief": [deadline_line(table, locale, "table.deadline_short")],

@@ -197,7 +197,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.service",),
     ("bot.ui", "bot.activity"),  # bot.activity: the Activity's page (issue 50), a surface like the ui
     ("bot.client",),
-    ("cogs", "bot.command_check", "bot.sandbox"),
+    ("bot.command_check",),  # below the sandbox, which syncs the commands as `sync` does (issue 50)
+    ("cogs", "bot.sandbox"),
     ("bot.run",),
     ("bot.__main__",),
 )

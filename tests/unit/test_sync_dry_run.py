@@ -68,11 +68,14 @@ async def test_the_dry_run_passes_and_names_every_command_in_both_languages(
     reports = await command_check.dry_run()
     assert [r.path for r in reports] == ["/applications/0/commands"]
     assert reports[0].problems == []
-    assert command_check.counts(reports[0].payload)[:2] == (len(commands), options)
+    # The slash commands, and the Activity's Entry Point command (type 4, which sync re-sends)
+    assert reports[0].payload[-1] == command_check.DEFAULT_ENTRY_POINT
+    assert command_check.counts(reports[0].payload)[:2] == (len(commands) + 1, options)
 
     assert await _main_dry_run() == 0
     out = capsys.readouterr().out
-    assert f"{len(commands)} commands, {options} options" in out
+    assert f"{len(commands) + 1} commands, {options} options" in out
+    assert "  Launch: the Activity's Entry Point command (type 4, handler 2)" in out
     for name, french, under in commands:
         assert f"  /{name} (fr: /{french}): {under} option" in out
     assert "locales: default (English, for every locale without its own), fr\n" in out
@@ -88,10 +91,11 @@ async def _main_dry_run(guild: int | None = None) -> int:
 async def test_a_guild_dry_run_also_builds_the_guild_payload(capsys: pytest.CaptureFixture[str]) -> None:
     reports = await command_check.dry_run(guild_id=42)
     assert [r.path for r in reports] == ["/applications/0/commands", "/applications/0/guilds/42/commands"]
-    assert reports[1].payload == reports[0].payload  # the bot has no guild-only command
+    # The bot has no guild-only command; the Entry Point command is global only.
+    assert reports[1].payload == reports[0].payload[:-1]
     assert await _main_dry_run(42) == 0
-    same = f"/applications/0/guilds/42/commands: the same {len(reports[0].payload)} commands as the global"
-    assert same in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"PUT /applications/0/guilds/42/commands: {len(reports[1].payload)} commands" in out
 
 
 async def test_a_101_character_french_description_fails_and_is_named(
@@ -219,6 +223,8 @@ PLACES = {
     # The right-click challenges (cogs/challenges.py): the server install, servers' channels, for now.
     "Play Skyjo with …": ([0], [0]),
     "Play Skip-Bo with …": ([0], [0]),
+    # The Activity's Entry Point: Discord makes it and the overwrite sends it back as made (issue 50).
+    "Launch": (None, None),
 }
 
 
@@ -255,6 +261,11 @@ async def test_every_command_says_where_it_works_and_a_bad_place_is_refused(
         "stats: integration_types: Must declare its installations (Skybo's rule: every command says where it "
         "works)"
     ]
+    # The Entry Point as Discord stores it for a server-only app (every context: Discord's default) is
+    # Discord's, not judged by Skybo's rule; a Skybo command placed so is.
+    stored = {"name": "Launch", "type": 4, "handler": 2, "integration_types": [0], "contexts": [0, 1, 2]}
+    ours = [c for c in payload if c.get("type") != 4]
+    assert command_check.check("/applications/0/commands", [*ours, stored]) == []
     assert refused("skybo", contexts=[0, 1, 2]) == [
         "skybo: contexts: Only a user install reaches a private channel (context 2): declare integration "
         "type 1 too"

@@ -873,6 +873,9 @@ function setupSidebar() {
   });
   $("#me-locale").addEventListener("change", (e) => act({ op: "locale", user: S.me, locale: e.target.value }));
   $("#guild-locale").addEventListener("change", (e) => act({ op: "guild_locale", locale: e.target.value }));
+  $("#open-activity").addEventListener("click", openActivity);
+  $("#activity-close").addEventListener("click", closeActivity);
+  $("#activity").addEventListener("close", () => { $("#activity-frame").src = "about:blank"; });
   $("#restart-bot").addEventListener("click", async () => {
     const button = $("#restart-bot");
     button.disabled = true;
@@ -880,6 +883,18 @@ function setupSidebar() {
     button.disabled = false;
   });
 }
+
+// The Activity (issue 50): the bot serves its page on a port of its own; the page, without Discord's
+// frame_id, stands the SDK's mock in for Discord's client and asks the fake Discord for a real code.
+async function openActivity() {
+  const reply = await act({ op: "activity", user: S.me, channel: S.channel });
+  if (!reply.ok) return;
+  $("#activity-user").textContent = (meUser() || {}).name || "";
+  $("#activity-frame").src = `${location.protocol}//${location.hostname}:${reply.port}${reply.path}`;
+  $("#activity").showModal();
+}
+
+function closeActivity() { $("#activity").close(); }
 
 setupComposer();
 setupSidebar();

@@ -1,0 +1,218 @@
+"""The Activity's public routes (docs/activity.md, "Routes"), served by the bot on a port of their own.
+
+``ACTIVITY_PORT`` (:class:`~bot.activity.sessions.ActivitySettings`) is the public one, behind the
+operator's HTTPS reverse proxy; ``/healthz`` and ``/metrics`` stay on ``METRICS_PORT``, private. Routes:
+
+- ``GET /activity/`` and the files under it: ``bot/activity/static`` (``.js`` as ``text/javascript``);
+- ``GET /activity/api/config``: the application's id, for the SDK;
+- ``POST /activity/api/token`` ``{code, instance_id}``: the code exchanged at Discord's ``/oauth2/token``
+  with the client secret, the user read from ``/users/@me``, the instance read with the bot token from
+  ``/applications/{app}/activity-instances/{instance}`` (it runs and lists that user; its
+  ``location.channel_id`` is the table's channel, never what the page says); answers the access token
+  and a signed :class:`~bot.activity.sessions.Session` bound to that user and that channel's table;
+- ``GET /activity/ws?session=``: the websocket; a session refused is closed with 4001 (the page signs in
+  again); then the :class:`~bot.activity.hub.Hub` speaks the protocol.
+
+Nothing here logs a code, a token or a session.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+import aiohttp
+import discord
+from aiohttp import web
+from discord.http import Route
+
+from bot.activity import frames
+from bot.activity.hub import Hub, Page
+from bot.activity.sessions import SESSION_LIFETIME_S, ActivitySettings, Session
+from bot.i18n import language_of
+from bot.service import TableService
+from bot.service.snapshots import TableSnapshot
+from bot.storage.prefs import DEFAULT_PREFS
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+SESSION_REFUSED = 4001  # the page signs in again (docs/activity.md)
+GOING_AWAY = 1012  # "service restart": the page reconnects by itself
+MAX_FIELD = 512  # a code or an instance id longer than this is not one
+DISCORD_TIMEOUT_S = 10.0
+
+
+class Host(Protocol):
+    """What the Activity reads of the bot (``bot.client.SkyboBot``)."""
+
+    @property
+    def application_id(self) -> int | None: ...
+    @property
+    def http(self) -> discord.http.HTTPClient: ...
+    @property
+    def service(self) -> TableService: ...
+
+
+class Refusal(Exception):
+    """A sign-in refused: the HTTP status and the protocol's error code."""
+
+    def __init__(self, status: int, code: str) -> None:
+        super().__init__(code)
+        self.status = status
+        self.code = code
+
+
+class ActivityServer:
+    """The Activity's aiohttp app: ``await start()``, ``await stop()`` (see the module doc)."""
+
+    def __init__(self, bot: Host, settings: ActivitySettings, hub: Hub) -> None:
+        self.bot = bot
+        self.settings = settings
+        self.hub = hub
+        self.port = settings.port
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/activity", self._home)
+        app.router.add_get("/activity/", self._index)
+        app.router.add_get("/activity/api/config", self._config)
+        app.router.add_post("/activity/api/token", self._token)
+        app.router.add_get("/activity/ws", self._ws)
+        app.router.add_static("/activity/", STATIC)
+        runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, self.settings.host, self.port, reuse_address=True)
+        try:
+            await site.start()
+        except OSError:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        server: Any = site._server
+        self.port = int(server.sockets[0].getsockname()[1])
+        log.info("activity.listening", extra={"host": self.settings.host, "port": self.port})
+
+    async def stop(self) -> None:
+        """Every page hears ``sleep("restart")`` and loses its socket (1012): it comes back by itself."""
+        await self.hub.close_all(frames.sleep("restart"), GOING_AWAY)
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
+
+    # ------------------------------------------------------------------ routes
+
+    async def _home(self, _request: web.Request) -> web.Response:
+        raise web.HTTPFound("/activity/")
+
+    async def _index(self, _request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def _config(self, _request: web.Request) -> web.Response:
+        return web.json_response({"client_id": str(self.bot.application_id)})
+
+    async def _token(self, request: web.Request) -> web.Response:
+        try:
+            body = await request.json()
+            code, instance_id = body["code"], body["instance_id"]
+            if not all(isinstance(v, str) and 0 < len(v) <= MAX_FIELD for v in (code, instance_id)):
+                raise ValueError
+        except (ValueError, KeyError, TypeError):
+            return web.json_response({"error": "bad_request"}, status=400)
+        try:
+            access_token, session = await self.sign_in(code, instance_id)
+        except Refusal as refusal:
+            return web.json_response({"error": refusal.code}, status=refusal.status)
+        signed = session.sign(self.settings.key)
+        return web.json_response({"access_token": access_token, "session": signed})
+
+    async def sign_in(self, code: str, instance_id: str) -> tuple[str, Session]:
+        """The code exchanged, the user read, the instance checked, the table found: the access token
+        and the session. Raises :class:`Refusal`."""
+        api = Route.BASE
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "client_id": str(self.bot.application_id),
+            "client_secret": self.settings.client_secret,
+        }
+        timeout = aiohttp.ClientTimeout(total=DISCORD_TIMEOUT_S)
+        try:
+            async with aiohttp.ClientSession(timeout=timeout) as http:
+                async with http.post(f"{api}/oauth2/token", data=form) as answer:
+                    if answer.status != 200:
+                        raise Refusal(401, "code")
+                    access_token = str((await answer.json())["access_token"])
+                headers = {"Authorization": f"Bearer {access_token}"}
+                async with http.get(f"{api}/users/@me", headers=headers) as answer:
+                    if answer.status != 200:
+                        raise Refusal(401, "code")
+                    user = await answer.json()
+        except (aiohttp.ClientError, TimeoutError, KeyError, ValueError):
+            log.warning("activity sign-in: Discord did not answer the code exchange")
+            raise Refusal(502, "discord") from None
+        route = Route(
+            "GET",
+            "/applications/{application_id}/activity-instances/{instance_id}",
+            application_id=self.bot.application_id,
+            instance_id=instance_id,
+        )
+        try:
+            instance = await self.bot.http.request(route)
+        except discord.HTTPException:
+            raise Refusal(403, "instance") from None
+        if not isinstance(instance, dict) or str(user.get("id")) not in instance.get("users", []):
+            raise Refusal(403, "instance")
+        channel_id = int(instance["location"]["channel_id"])
+        table = self.bot.service.table_in_channel(channel_id)
+        if table is None or table.finished:
+            raise Refusal(404, "no_table")
+        session = Session(
+            user=int(user["id"]),
+            name=str(user.get("global_name") or user.get("username") or ""),
+            channel=channel_id,
+            table=table.id,
+            language=language_of(user.get("locale")),
+            expires=time.time() + SESSION_LIFETIME_S,
+        )
+        return access_token, session
+
+    async def _ws(self, request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse(heartbeat=None, max_msg_size=4 * frames.MAX_PAGE_FRAME)
+        await socket.prepare(request)
+        session = Session.read(request.query.get("session", ""), self.settings.key)
+        if session is None:
+            await socket.close(code=SESSION_REFUSED, message=b"session")
+            return socket
+        prefs = (await self.bot.service.user_prefs.of([session.user])).get(session.user, DEFAULT_PREFS)
+        cards = prefs.cards if prefs.cards in frames.CARDS else "classic"
+        # No await from the snapshot to the join: the page hears every commit after its first frame.
+        snapshot = await self._snapshot(session)
+        if snapshot is None:
+            await socket.close(code=SESSION_REFUSED, message=b"session")
+            return socket
+        page = Page(socket, session, session.table, snapshot.seat_of(session.user), cards)
+        await self.hub.join(page, snapshot)
+        try:
+            async for message in socket:
+                if message.type == aiohttp.WSMsgType.TEXT:
+                    await self.hub.heard(page, message.data)
+                elif message.type == aiohttp.WSMsgType.ERROR:
+                    break
+        finally:
+            await self.hub.leave(page)
+        return socket
+
+    async def _snapshot(self, session: Session) -> TableSnapshot | None:
+        """The table the session is bound to, as committed now (its end, for a table that ended); None
+        when it is not this process's any more (the page signs in again)."""
+        service = self.bot.service
+        table = service.tables.get(session.table)
+        if table is not None and table.channel_id == session.channel and not table.finished:
+            async with service.lock(table.channel_id):  # no commit half-way: the snapshot's rule
+                return TableSnapshot.of(table)
+        ended = self.hub.ended.get(session.table)
+        return ended.snapshot if ended is not None and ended.snapshot.channel_id == session.channel else None

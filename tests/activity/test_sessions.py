@@ -1,0 +1,38 @@
+"""The Activity's sessions and settings (bot/activity/sessions.py): signed, bound, expiring, never naming
+the secret."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.activity.sessions import ActivitySettings, Session
+
+SESSION = Session(user=12, name="Alice", channel=34, table=5, language="fr", expires=2_000.0)
+
+
+def test_a_session_reads_back_only_with_its_key_and_before_it_expires() -> None:
+    signed = SESSION.sign(b"key")
+    assert Session.read(signed, b"key", now=1_000.0) == SESSION
+    assert Session.read(signed, b"another key", now=1_000.0) is None
+    assert Session.read(signed, b"key", now=2_000.0) is None  # expired
+    body, _, mac = signed.partition(".")
+    other = Session(user=12, name="Alice", channel=99, table=5, language="fr", expires=2_000.0).sign(b"key")
+    assert Session.read(f"{other.partition('.')[0]}.{mac}", b"key", now=1_000.0) is None  # moved
+    for forged in ("", ".", "x.y", f"{body}.", f"{body}!.{mac}"):
+        assert Session.read(forged, b"key", now=1_000.0) is None
+
+
+def test_the_settings_come_from_the_environment() -> None:
+    assert ActivitySettings.from_env({}) is None  # the Activity is optional
+    settings = ActivitySettings.from_env({"ACTIVITY_PORT": "8443", "DISCORD_CLIENT_SECRET": "s3cret"})
+    assert settings is not None and (settings.port, settings.host) == (8443, "127.0.0.1")
+    assert "s3cret" not in repr(settings)
+    assert settings.key == ActivitySettings(port=1, client_secret="s3cret").key != b"s3cret"
+    keyed = ActivitySettings.from_env(
+        {"ACTIVITY_PORT": "1", "DISCORD_CLIENT_SECRET": "s", "ACTIVITY_SESSION_KEY": "k" * 32}
+    )
+    assert keyed is not None and keyed.key == b"k" * 32
+    with pytest.raises(ValueError, match="DISCORD_CLIENT_SECRET"):
+        ActivitySettings.from_env({"ACTIVITY_PORT": "8443"})
+    with pytest.raises(ValueError, match="port number"):
+        ActivitySettings.from_env({"ACTIVITY_PORT": "https", "DISCORD_CLIENT_SECRET": "s"})
