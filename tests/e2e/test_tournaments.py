@@ -1,7 +1,7 @@
 """Tournaments end to end through the fake Discord (issue 41): ``/skybo tournament new``, the sign-up
-buttons, a thread per table, a restart in the middle of a round on SQLite and PostgreSQL, the
-standings checked against points computed by hand from the games' stored results, the final message,
-and the bad inputs refused privately without changing anything.
+buttons, a thread per table, a restart in the middle of a round (the swiss on PostgreSQL, the knockout
+on SQLite), the standings checked against points computed by hand from the games' stored results, the
+final message, and the bad inputs refused privately without changing anything.
 
 The tables are played by the turn timers on a manual clock: nobody clicks, each absent player's turns
 are covered, then a computer takes the seat (as for any table) and the game runs to its end; so the
@@ -14,6 +14,7 @@ import dataclasses
 from typing import Any
 
 import discord
+import pytest
 
 from bot.clock import ManualClock
 from bot.service.tournaments import records
@@ -23,7 +24,7 @@ from bot.ui.tournaments import button_id
 from fakecord import FakeMessage
 from fakecord.constants import FLAG_COMPONENTS_V2
 
-from .conftest import BOTH_BACKENDS, FAST, BotDatabase
+from .conftest import FAST, BotDatabase
 
 LIMIT = 30
 EDITS = 0.5  # the table messages coalesced (as in production, one edit a second): nobody reads them here
@@ -96,7 +97,12 @@ async def _new_and_sign_up(fake: Any, bot: Any, users: list[Any], **options: Any
     return tournament_id, signup
 
 
-@BOTH_BACKENDS
+ON_POSTGRES = pytest.mark.parametrize("database", ["postgres"], indirect=True)
+
+
+# One backend each (test time): the swiss's restart on PostgreSQL, the knockout on SQLite; both
+# backends store tournaments through the same tests of tests/storage.
+@ON_POSTGRES
 async def test_a_swiss_tournament_of_seven_plays_three_rounds_across_a_restart(
     fake_discord: Any, skybo: Any, database: BotDatabase
 ) -> None:
@@ -170,7 +176,6 @@ async def test_a_swiss_tournament_of_seven_plays_three_rounds_across_a_restart(
     fake.assert_clean()
 
 
-@BOTH_BACKENDS
 async def test_a_knockout_of_eight_plays_two_rounds_to_its_winner(
     fake_discord: Any, skybo: Any, database: BotDatabase
 ) -> None:

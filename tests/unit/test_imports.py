@@ -11,6 +11,7 @@ a function too): a circle hidden from the interpreter is still one for the reade
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,9 +53,15 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return {module for module in found if module in modules and module != name}
 
 
-def _graph() -> dict[str, set[str]]:
+@functools.cache
+def _read_graph() -> tuple[tuple[str, frozenset[str]], ...]:
     modules = _modules()
-    return {name: _imports(name, path, modules) for name, path in modules.items()}
+    return tuple((name, frozenset(_imports(name, path, modules))) for name, path in modules.items())
+
+
+def _graph() -> dict[str, set[str]]:
+    """The import graph, read once per test process (several tests walk it)."""
+    return {name: set(targets) for name, targets in _read_graph()}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
