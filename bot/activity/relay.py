@@ -64,8 +64,10 @@ class Relay:
         self.shards = shards
         self.directory = directory
         self.address = ""
-        self._pipes: set[tuple[web.WebSocketResponse, aiohttp.ClientWebSocketResponse]] = set()
+        # Each relayed page: its owner's socket, and set once both are closed.
+        self._pipes: dict[web.WebSocketResponse, tuple[aiohttp.ClientWebSocketResponse, asyncio.Event]] = {}
         self._http: aiohttp.ClientSession | None = None
+        self._stopping = False
 
     @property
     def fleet(self) -> bool:
@@ -138,24 +140,30 @@ class Relay:
             log.warning("activity relay: the table's process is not reachable", extra={"peer": peer})
             await page.close(code=TRY_AGAIN, message=b"owner")
             return
-        pipe = (page, upstream)
-        self._pipes.add(pipe)
+        done = asyncio.Event()
+        self._pipes[page] = (upstream, done)
         try:
             await _pipe(page, upstream)
         finally:
-            self._pipes.discard(pipe)
             await upstream.close(code=_sendable(page.close_code) or 1000)
-            code = _sendable(upstream.close_code) or GOING_AWAY
-            await page.close(code=code, message=b"owner" if code == GOING_AWAY else b"")
+            code = GOING_AWAY if self._stopping else _sendable(upstream.close_code) or GOING_AWAY
+            await page.close(code=code, message=b"" if code != GOING_AWAY else b"restart")
+            del self._pipes[page]
+            done.set()
 
     async def close_all(self) -> None:
         """This process stops: every relayed page hears ``sleep("restart")`` and loses its socket (1012);
         it reconnects by itself, through another process or this one back."""
-        for page, upstream in list(self._pipes):
+        self._stopping = True
+        pipes = list(self._pipes.items())
+        for page, (upstream, _) in pipes:
             with contextlib.suppress(ConnectionError, RuntimeError):
                 await page.send_str(frames.encode(frames.sleep("restart")))
-            await page.close(code=GOING_AWAY, message=b"restart")
-            await upstream.close(code=1001)
+            await upstream.close(code=1001)  # its pipe ends, and closes the page (1012)
+        if pipes:  # each page's close answered (or not, within CONNECT_S: the server then drops them)
+            await asyncio.wait(
+                [asyncio.create_task(done.wait()) for _, (_, done) in pipes], timeout=CONNECT_S
+            )
         if self._http is not None:
             await self._http.close()
             self._http = None
