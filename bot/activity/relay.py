@@ -161,9 +161,10 @@ class Relay:
                 await page.send_str(frames.encode(frames.sleep("restart")))
             await upstream.close(code=1001)  # its pipe ends, and closes the page (1012)
         if pipes:  # each page's close answered (or not, within CONNECT_S: the server then drops them)
-            await asyncio.wait(
-                [asyncio.create_task(done.wait()) for _, (_, done) in pipes], timeout=CONNECT_S
-            )
+            waits = [asyncio.create_task(done.wait()) for _, (_, done) in pipes]
+            await asyncio.wait(waits, timeout=CONNECT_S)
+            for wait in waits:
+                wait.cancel()
         if self._http is not None:
             await self._http.close()
             self._http = None
