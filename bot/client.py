@@ -280,6 +280,7 @@ class SkyboBot(commands.AutoShardedBot):
         # bus from its construction (its listener): "live again" on every table message.
         await self.service.resume()
         if lease is not None:
+            await self.advertise_activity()
             self._lease_watch = asyncio.create_task(self._watch_lease(), name="shard-lease-watch")
         # What exists now (modules, classes, functions, the resumed games) lives as long as the
         # process: keep it out of the cyclic garbage collector's full collections, which would rescan
@@ -421,6 +422,7 @@ class SkyboBot(commands.AutoShardedBot):
         changed += sum(1 for game_id in before if game_id not in service.tables)
         self._lease_epoch = epoch
         self._suspended = False
+        await self.advertise_activity()
         log.warning(
             "shards taken back: serving again",
             extra={
@@ -430,6 +432,12 @@ class SkyboBot(commands.AutoShardedBot):
                 "seconds": round(asyncio.get_running_loop().time() - began, 2),
             },
         )
+
+    async def advertise_activity(self) -> None:
+        """A fleet's process serving its shards (again): its peers relay the pages of their tables here
+        (bot.activity.relay). Nothing without the Activity."""
+        if self.activity_server is not None:
+            await self.activity_server.relay.advertise()
 
     async def start_metrics(self) -> None:
         """Serve /healthz and /metrics on ``metrics_port`` (once; nothing when it is None). Raises

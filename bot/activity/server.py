@@ -13,11 +13,15 @@ operator's HTTPS reverse proxy; ``/healthz`` and ``/metrics`` stay on ``METRICS_
 - ``GET /activity/ws?session=``: the websocket; a session refused is closed with 4001 (the page signs in
   again); then the :class:`~bot.activity.hub.Hub` speaks the protocol.
 
+In a fleet, a sign-in or a websocket of a table another process serves is relayed to that process
+(:mod:`bot.activity.relay`).
+
 Nothing here logs a code, a token or a session.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from pathlib import Path
@@ -30,10 +34,13 @@ from discord.http import Route
 
 from bot.activity import frames
 from bot.activity.hub import Hub, Page
+from bot.activity.relay import LOCAL, TRY_AGAIN, Relay
 from bot.activity.sessions import SESSION_LIFETIME_S, ActivitySettings, Session
+from bot.config import Shards
 from bot.i18n import language_of
 from bot.service import TableService
 from bot.service.snapshots import TableSnapshot
+from bot.storage import Storage
 from bot.storage.prefs import DEFAULT_PREFS
 
 log = logging.getLogger(__name__)
@@ -54,6 +61,10 @@ class Host(Protocol):
     def http(self) -> discord.http.HTTPClient: ...
     @property
     def service(self) -> TableService: ...
+    @property
+    def shard_plan(self) -> Shards: ...
+    @property
+    def storage(self) -> Storage | None: ...
 
 
 class Refusal(Exception):
@@ -74,6 +85,7 @@ class ActivityServer:
         self.hub = hub
         self.port = settings.port
         self._runner: web.AppRunner | None = None
+        self.relay = Relay(bot.shard_plan, lambda: None if bot.storage is None else bot.storage.peers)
 
     async def start(self) -> None:
         app = web.Application()
@@ -94,11 +106,13 @@ class ActivityServer:
         self._runner = runner
         server: Any = site._server
         self.port = int(server.sockets[0].getsockname()[1])
+        self.relay.address = self.settings.peer_address(self.port)
         log.info("activity.listening", extra={"host": self.settings.host, "port": self.port})
 
     async def stop(self) -> None:
         """Every page hears ``sleep("restart")`` and loses its socket (1012): it comes back by itself."""
         await self.hub.close_all(frames.sleep("restart"), GOING_AWAY)
+        await self.relay.close_all()
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()
@@ -122,16 +136,28 @@ class ActivityServer:
                 raise ValueError
         except (ValueError, KeyError, TypeError):
             return web.json_response({"error": "bad_request"}, status=400)
+        instance: dict[str, Any] | None = None
+        if self.relay.fleet:  # whose table: the instance's guild's shard (a refused one: as on one process)
+            with contextlib.suppress(Refusal):
+                instance = await self._instance(instance_id)
+                guild = instance["location"].get("guild_id")
+                owner = await self.relay.owner(None if guild is None else int(guild), request)
+                if owner is None:
+                    return web.json_response({"error": "unavailable"}, status=503)
+                if owner != LOCAL:
+                    return await self.relay.token(owner, {"code": code, "instance_id": instance_id})
         try:
-            access_token, session = await self.sign_in(code, instance_id)
+            access_token, session = await self.sign_in(code, instance_id, instance)
         except Refusal as refusal:
             return web.json_response({"error": refusal.code}, status=refusal.status)
         signed = session.sign(self.settings.key)
         return web.json_response({"access_token": access_token, "session": signed})
 
-    async def sign_in(self, code: str, instance_id: str) -> tuple[str, Session]:
-        """The code exchanged, the user read, the instance checked, the table found: the access token
-        and the session. Raises :class:`Refusal`."""
+    async def sign_in(
+        self, code: str, instance_id: str, instance: dict[str, Any] | None = None
+    ) -> tuple[str, Session]:
+        """The code exchanged, the user read, the instance checked (``instance``: already read), the
+        table found: the access token and the session. Raises :class:`Refusal`."""
         api = Route.BASE
         form = {
             "grant_type": "authorization_code",
@@ -154,19 +180,12 @@ class ActivityServer:
         except (aiohttp.ClientError, TimeoutError, KeyError, ValueError):
             log.warning("activity sign-in: Discord did not answer the code exchange")
             raise Refusal(502, "discord") from None
-        route = Route(
-            "GET",
-            "/applications/{application_id}/activity-instances/{instance_id}",
-            application_id=self.bot.application_id,
-            instance_id=instance_id,
-        )
-        try:
-            instance = await self.bot.http.request(route)
-        except discord.HTTPException:
-            raise Refusal(403, "instance") from None
-        if not isinstance(instance, dict) or str(user.get("id")) not in instance.get("users", []):
+        if instance is None:
+            instance = await self._instance(instance_id)
+        if str(user.get("id")) not in instance.get("users", []):
             raise Refusal(403, "instance")
         channel_id = int(instance["location"]["channel_id"])
+        guild = instance["location"].get("guild_id")
         table = self.bot.service.table_in_channel(channel_id)
         if table is None or table.finished:
             raise Refusal(404, "no_table")
@@ -177,8 +196,25 @@ class ActivityServer:
             table=table.id,
             language=language_of(user.get("locale")),
             expires=time.time() + SESSION_LIFETIME_S,
+            guild=None if guild is None else int(guild),
         )
         return access_token, session
+
+    async def _instance(self, instance_id: str) -> dict[str, Any]:
+        """The running instance, read with the bot token (it says where it runs and who is in it)."""
+        route = Route(
+            "GET",
+            "/applications/{application_id}/activity-instances/{instance_id}",
+            application_id=self.bot.application_id,
+            instance_id=instance_id,
+        )
+        try:
+            instance = await self.bot.http.request(route)
+        except discord.HTTPException:
+            raise Refusal(403, "instance") from None
+        if not isinstance(instance, dict) or not isinstance(instance.get("location"), dict):
+            raise Refusal(403, "instance")
+        return instance
 
     async def _ws(self, request: web.Request) -> web.WebSocketResponse:
         socket = web.WebSocketResponse(heartbeat=None, max_msg_size=4 * frames.MAX_PAGE_FRAME)
@@ -186,6 +222,13 @@ class ActivityServer:
         session = Session.read(request.query.get("session", ""), self.settings.key)
         if session is None:
             await socket.close(code=SESSION_REFUSED, message=b"session")
+            return socket
+        owner = await self.relay.owner(session.guild, request)
+        if owner is None:
+            await socket.close(code=TRY_AGAIN, message=b"owner")
+            return socket
+        if owner != LOCAL:
+            await self.relay.websocket(socket, request.query["session"], owner)
             return socket
         prefs = (await self.bot.service.user_prefs.of([session.user])).get(session.user, DEFAULT_PREFS)
         cards = prefs.cards if prefs.cards in frames.CARDS else "classic"

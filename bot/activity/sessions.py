@@ -4,7 +4,8 @@ A session is what the page holds after signing in: who the user is (read by the 
 from the page), the channel's table it is bound to, the user's language and an expiry, signed with
 HMAC-SHA256. Nothing is kept in memory: a session outlives a restart, so the pages reconnect without a
 new sign-in. The key is ``ACTIVITY_SESSION_KEY``, else derived from the client secret (a new secret, or
-a new key, signs every page in again).
+a new key, signs every page in again). Every process of a fleet must sign with the same key: a page signed
+in through one process may connect through any other (:mod:`bot.activity.relay`).
 """
 
 from __future__ import annotations
@@ -20,21 +21,32 @@ from dataclasses import dataclass
 
 SESSION_LIFETIME_S = 12 * 3600.0  # a session is signed again (a new code) after this long
 DEFAULT_HOST = "127.0.0.1"  # behind the operator's HTTPS reverse proxy
+MAX_PEER_URL = 512
 
 
 @dataclass(frozen=True, slots=True)
 class ActivitySettings:
     """Where the Activity's public routes listen and what they sign with (from the environment):
     ``ACTIVITY_PORT`` (unset: no Activity), ``ACTIVITY_HOST``, ``DISCORD_CLIENT_SECRET`` (the code
-    exchange) and ``ACTIVITY_SESSION_KEY`` (optional). Its ``repr`` names no secret."""
+    exchange), ``ACTIVITY_SESSION_KEY`` (optional) and ``ACTIVITY_PEER_URL`` (a fleet: where the other
+    processes reach this one's Activity; default ``http://<ACTIVITY_HOST>:<port>``). Its ``repr`` names
+    no secret."""
 
     port: int
     client_secret: str
     host: str = DEFAULT_HOST
     session_key: bytes = b""
+    peer_url: str = ""
 
     def __repr__(self) -> str:
         return f"ActivitySettings(host={self.host}, port={self.port}, client_secret=set)"
+
+    def peer_address(self, port: int) -> str:
+        """Where this process's Activity answers its peers, listening on ``port`` (the bound one)."""
+        if self.peer_url:
+            return self.peer_url
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{port}"
 
     @property
     def key(self) -> bytes:
@@ -60,13 +72,21 @@ class ActivitySettings:
             )
         host = (env.get("ACTIVITY_HOST") or "").strip() or DEFAULT_HOST
         key = (env.get("ACTIVITY_SESSION_KEY") or "").strip().encode()
-        return cls(port=int(port), client_secret=secret, host=host, session_key=key)
+        peer = (env.get("ACTIVITY_PEER_URL") or "").strip().rstrip("/")
+        if peer and not (peer.startswith(("http://", "https://")) and len(peer) <= MAX_PEER_URL):
+            raise ValueError(
+                "ACTIVITY_PEER_URL must be an http:// or https:// address the fleet's other processes reach"
+                " this one's Activity at (such as http://bot-1:8080), at most 512 characters"
+            )
+        return cls(port=int(port), client_secret=secret, host=host, session_key=key, peer_url=peer)
 
 
 @dataclass(frozen=True, slots=True)
 class Session:
     """A signed-in page: ``user`` (id and name, from Discord's ``/users/@me``), the ``channel`` and
-    ``table`` (a game id) it is bound to, its ``language`` and when it ``expires`` (Unix seconds)."""
+    ``table`` (a game id) it is bound to, its ``language`` and when it ``expires`` (Unix seconds).
+    ``guild``: the instance's server (None: no server, a group DM or a DM), whose shard serves the
+    table (a fleet's process relays a page of another shard's table to its process)."""
 
     user: int
     name: str
@@ -74,6 +94,7 @@ class Session:
     table: int
     language: str
     expires: float
+    guild: int | None = None
 
     def sign(self, key: bytes) -> str:
         claims = {
@@ -83,6 +104,7 @@ class Session:
             "t": self.table,
             "l": self.language,
             "e": self.expires,
+            "g": "" if self.guild is None else str(self.guild),
         }
         body = base64.urlsafe_b64encode(json.dumps(claims, separators=(",", ":")).encode()).decode()
         return f"{body}.{_mac(key, body)}"
@@ -102,6 +124,7 @@ class Session:
                 table=int(claims["t"]),
                 language=str(claims["l"]),
                 expires=float(claims["e"]),
+                guild=int(claims["g"]) if claims["g"] else None,  # none before fleets: signed in again
             )
         except (ValueError, KeyError, TypeError, binascii.Error):
             return None

@@ -59,6 +59,7 @@ from bot.storage.games import (
     StoredGame,
 )
 from bot.storage.lobbies import LobbyRepository
+from bot.storage.peers import PeerRepository
 from bot.storage.prefs import PrefsRepository, UserPrefs
 from bot.storage.ratings import (
     LeaderboardPage,
@@ -98,6 +99,7 @@ __all__ = [
     "LoadResult",
     "LobbyRepository",
     "NeedsReload",
+    "PeerRepository",
     "PlayerStats",
     "RatingChange",
     "RatingRepository",
@@ -185,6 +187,8 @@ class Storage:
         (keeping its podium), ``running``, ``named``, ``get``, ``of_guild``.
     ``prefs`` (:class:`PrefsRepository`): a user's ``/skybo notify`` and ``/skybo display``: ``get``,
         ``many``, ``save``.
+    ``peers`` (:class:`PeerRepository`): where each shard's Activity answers the other processes of a
+        fleet (issue 50): ``advertise``, ``url_of``.
     ``tournaments`` (:class:`TournamentRepository`): tournaments, their players and tables (issue 41):
         ``create``, ``get``, ``open``, ``latest_in``, ``update``, ``players``, ``join``, ``leave``, ``drop``,
         ``tables``, ``seat_round``, ``table_room``, ``table_playing``, ``table_ended``, ``game_endings``,
@@ -204,6 +208,7 @@ class Storage:
         self.prefs = PrefsRepository(db)
         self.seasons = SeasonRepository(db)
         self.tournaments = TournamentRepository(db)
+        self.peers = PeerRepository(db)
 
     @classmethod
     async def open(

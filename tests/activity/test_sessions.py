@@ -3,6 +3,11 @@ the secret."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
+
 import pytest
 
 from bot.activity.sessions import ActivitySettings, Session
@@ -36,3 +41,27 @@ def test_the_settings_come_from_the_environment() -> None:
         ActivitySettings.from_env({"ACTIVITY_PORT": "8443"})
     with pytest.raises(ValueError, match="port number"):
         ActivitySettings.from_env({"ACTIVITY_PORT": "https", "DISCORD_CLIENT_SECRET": "s"})
+
+
+def test_a_session_names_its_server_and_one_signed_without_it_signs_in_again() -> None:
+    """The instance's server decides which process of a fleet serves the table (bot/activity/relay.py)."""
+    in_guild = Session(user=12, name="A", channel=34, table=5, language="en", expires=2_000.0, guild=99 << 22)
+    for session in (in_guild, SESSION):  # SESSION: no server (a group DM)
+        assert Session.read(session.sign(b"key"), b"key", now=1_000.0) == session
+    claims = {"u": "12", "n": "A", "c": "34", "t": 5, "l": "en", "e": 2_000.0}  # signed before fleets
+    body = base64.urlsafe_b64encode(json.dumps(claims, separators=(",", ":")).encode()).decode()
+    mac = hmac.new(b"key", body.encode(), hashlib.sha256).hexdigest()
+    assert Session.read(f"{body}.{mac}", b"key", now=1_000.0) is None
+
+
+def test_a_fleets_process_says_where_its_peers_reach_its_activity() -> None:
+    base = {"ACTIVITY_PORT": "0", "DISCORD_CLIENT_SECRET": "s"}
+    settings = ActivitySettings.from_env(base)
+    assert settings is not None and settings.peer_address(8443) == "http://127.0.0.1:8443"
+    settings = ActivitySettings.from_env({**base, "ACTIVITY_HOST": "::1"})
+    assert settings is not None and settings.peer_address(8443) == "http://[::1]:8443"
+    settings = ActivitySettings.from_env({**base, "ACTIVITY_PEER_URL": "http://bot-1:8080/"})
+    assert settings is not None and settings.peer_address(8443) == "http://bot-1:8080"
+    for bad in ("bot-1:8080", "ftp://bot-1", "http://" + "a" * 600):
+        with pytest.raises(ValueError, match="ACTIVITY_PEER_URL"):
+            ActivitySettings.from_env({**base, "ACTIVITY_PEER_URL": bad})

@@ -2,7 +2,7 @@
 
 usage: python tests/e2e/bot_worker.py API_BASE GATEWAY_URL DATABASE [--sync] [--seed N] [--grace S]
        [--no-limits] [--shard-count N --shard-ids IDS] [--lease-retake S] [--metrics-port PORT]
-       [--busy-timeout-ms MS] [--ai-delay S]
+       [--busy-timeout-ms MS] [--ai-delay S] [--activity]
 
 ``API_BASE`` (``http://127.0.0.1:<port>/api/v10``) and ``GATEWAY_URL`` (``ws://127.0.0.1:<port>/``)
 point discord.py at the fake the way ``FakeDiscord.patched`` does in-process. The bot is the
@@ -22,7 +22,9 @@ cool-down (one host opens several tables at once). ``--metrics-port PORT``: serv
 ``/metrics`` on 127.0.0.1:PORT (``METRICS_PORT``); ``--busy-timeout-ms MS``: SQLite's busy timeout
 (default the storage's, 5 s), so a test's lock outlasts it in a moment; ``--ai-delay S``: the
 computer players' pause before each move (default 0: at once). The last three are for
-tests/e2e/test_db_faults.py.
+tests/e2e/test_db_faults.py. ``--activity``: serve the Activity on a free port of 127.0.0.1 (the fake's
+client secret comes in ``DISCORD_CLIENT_SECRET``: :func:`spawn` sets it), as ``ACTIVITY_PORT`` does; in a
+fleet the process writes its address in ``activity_peers`` (tests/e2e/test_activity_fleet.py).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from typing import Any
 import discord
 import yarl
 
+from bot.activity.sessions import ActivitySettings
 from bot.client import BotTuning, create_bot
 from bot.config import Limits, shards_from
 from bot.lifecycle import STOP_GRACE, run_until_stopped
@@ -88,6 +91,9 @@ async def main(options: argparse.Namespace) -> int:
             limits=Limits.none() if options.no_limits else None,
             metrics_port=options.metrics_port,
             shards=shards,
+            activity=ActivitySettings.from_env({**os.environ, "ACTIVITY_PORT": "0"})
+            if options.activity
+            else None,
         )
         bot.shard_lease = lease
         return await serve(bot, options)
@@ -139,6 +145,8 @@ async def spawn(
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("DATABASE_PATH", None)
+    if "--activity" in flags:
+        env["DISCORD_CLIENT_SECRET"] = fake.client_secret  # the fake's: a test secret
     return await asyncio.create_subprocess_exec(
         sys.executable,
         __file__,
@@ -169,6 +177,7 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--metrics-port", type=int, default=None)
     out.add_argument("--busy-timeout-ms", type=int, default=DEFAULT_BUSY_TIMEOUT_MS)
     out.add_argument("--ai-delay", type=float, default=TUNING.ai_delay)
+    out.add_argument("--activity", action="store_true")
     return out
 
 

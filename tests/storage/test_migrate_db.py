@@ -44,6 +44,7 @@ TABLES = (
     "lobbies",
     "server_settings",
     "user_prefs",
+    "activity_peers",
     "seasons",
     "tournaments",
     "tournament_players",
@@ -69,6 +70,7 @@ async def _build(path: Path) -> dict[str, Any]:
             1, ServerSettings(turn_limit=30, channels=(100, 101), language="fr", tournament_role=2**62 + 1)
         )
         await storage.prefs.save(11, UserPrefs(notify=False, cards="colourblind"))
+        await storage.peers.advertise(2, [0, 1], "http://bot:8080")  # a fleet's leftover: copied as is
         active = []
         for i in range(2):
             game = await new_game(storage, channel=200 + i, guild=1, seats=_seats(11 + i))

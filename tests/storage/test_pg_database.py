@@ -21,17 +21,17 @@ from tests.storage.conftest import new_game
 async def test_open_migrates_once_and_records_each_migration(pg_dsn: str) -> None:
     db = await PostgresDatabase.open(pg_dsn)
     try:
-        assert db.schema_version == len(load_migrations()) == 11
+        assert db.schema_version == len(load_migrations()) == 12
         rows = await db.run(lambda c: c.execute("SELECT version, name FROM schema_migrations").fetchall())
-        assert [r[0] for r in rows] == list(range(1, 12)) and rows[0][1] == "0001_initial.sql"
-        assert rows[-1][1] == "0011_off_server.sql"
+        assert [r[0] for r in rows] == list(range(1, 13)) and rows[0][1] == "0001_initial.sql"
+        assert rows[-1][1] == "0012_activity_peers.sql"
     finally:
         await db.close()
     again = await PostgresDatabase.open(pg_dsn)  # nothing to do the second time
     try:
-        assert again.schema_version == 11
+        assert again.schema_version == 12
         count = await again.run(lambda c: c.execute("SELECT count(*) FROM schema_migrations").fetchone())
-        assert count == (11,)
+        assert count == (12,)
     finally:
         await again.close()
 
