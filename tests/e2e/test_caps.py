@@ -156,7 +156,8 @@ async def test_a_fourth_table_is_refused_privately_in_the_hosts_language_and_not
     # Ending the game in play frees one too (its channel is free again as well).
     await end_game(fake, bot, alice, general, game_id)
     await opened(fake, alice, general)
-    assert "ended by" in table_message.text
+    # the ended table's last edit comes from the channel's surface hearing TableEnded: waited for
+    await fake.wait_until(lambda: "ended by" in table_message.text, what="the ended table's last edit")
 
 
 async def test_the_server_cap_holds_across_users_and_counts_games_in_play(
