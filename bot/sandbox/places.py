@@ -39,12 +39,9 @@ def group_dms(fake: FakeDiscord) -> list[FakeChannel]:
     return sorted((c for c in fake.channels.values() if c.type == GROUP_DM_CHANNEL), key=lambda c: c.id)
 
 
-def group_dm_name(channel: FakeChannel, user: FakeUser | None = None) -> str:
-    """As Discord's client names a group DM: its name, else its members' names (``user`` left out)."""
-    if channel.name:
-        return channel.name
-    others = [u for u in channel.recipients if user is None or u.id != user.id] or channel.recipients
-    return ", ".join(u.global_name or u.username for u in others)
+def group_dm_name(channel: FakeChannel) -> str:
+    """A group DM's name, else its members' names (the page leaves its own user out, as Discord does)."""
+    return channel.name or ", ".join(u.global_name or u.username for u in channel.recipients)
 
 
 def find(fake: FakeDiscord, value: Any, user: FakeUser) -> FakeChannel | None:
@@ -75,8 +72,11 @@ def view(fake: FakeDiscord) -> dict[str, Any]:
             "name": guild.name,
             "bot": fake.bot_user.id in guild.members,
             "members": [str(i) for i in guild.members],
-            "installed": [u.global_name or u.username for u in fake.users.values()
-                          if u.id in guild.members and u.id in fake.user_installs],  # fmt: skip
+            "installed": [
+                u.global_name or u.username
+                for u in fake.users.values()
+                if u.id in guild.members and u.id in fake.user_installs
+            ],
             "channels": [{"id": str(c.id), "name": c.name} for c in guild.channels if c.type == 0],
         }
         for guild in fake.guilds.values()

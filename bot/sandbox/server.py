@@ -418,8 +418,17 @@ class Sandbox:
             thread = channel.type in THREAD_TYPES
             name = DM if dm else str(channel.id) if thread or group else channel.name
             guild = None if channel.guild_id is None else str(channel.guild_id)
-            return {"user": str(user.id), "channel": str(channel.id), "dm": dm, "thread": thread, "group": group,
-                    "guild": guild, "name": name, "note": note, **self._place(page)}  # fmt: skip
+            return {
+                "user": str(user.id),
+                "channel": str(channel.id),
+                "dm": dm,
+                "thread": thread,
+                "group": group,
+                "guild": guild,
+                "name": name,
+                "note": note,
+                **self._place(page),
+            }
         if op == "add_user":
             # Discord's display name (global_name): 1 to 32 characters. A longer one is refused with the
             # reason rather than cut without a word (the page keeps what was typed, to shorten it).

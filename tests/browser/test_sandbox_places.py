@@ -3,9 +3,10 @@
 * The group DM of Alice, Bob and Chloé (French), listed under "Direct messages": the command list is
   what the fake Discord offers there (no server-only command), ``/skyjo new`` opens a lobby that is the
   command's own answer, Chloé joins from her page, Alice starts, a computer plays its first cards and
-  Alice turns a card: both pages show the table's new revision.
+  Chloé's panel is French, Alice turns a card: both pages show the table's new revision.
 * Friends' server, where the bot is not a member: Alice sets a table up with the "Set up…" form in
-  #lounge, Bob joins, Alice starts; the table is the interaction's message.
+  #lounge, Bob joins, Alice starts; the table is the interaction's message. Chloé, not a member, does
+  not see the server.
 
 With ``UPDATE_DOCS=1`` the pictures of docs/sandbox.md: the group DM game, the form and its table.
 """
@@ -42,13 +43,26 @@ async def offered_on_page(page: Any) -> set[str]:
     """The commands the page suggests when its user types "/" (their names, without subcommands)."""
     await page.locator("#composer-input").fill("/")
     await page.locator("#suggestions .heading").wait_for()
-    names = await page.locator("#suggestions .suggestion").evaluate_all("ns => ns.map(n => n.dataset.command)")
+    names = await page.locator("#suggestions .suggestion").evaluate_all(
+        "ns => ns.map(n => n.dataset.command)"
+    )
     await page.locator("#composer-input").fill("")
     return {name.split()[0] for name in names}
 
 
 def offered_by_fake(sandbox: Sandbox, username: str, channel: Any) -> set[str]:
     return set(places.offered(sandbox.fake, sandbox.fake.user(username), channel) or [])
+
+
+async def picture(page: Any, name: str) -> None:
+    """docs/<name> with ``UPDATE_DOCS=1``, in 256 colours (a docs picture stays under 150 KB)."""
+    path = await docs_screenshot(page, name)
+    if path is not None:
+        from PIL import Image
+
+        with Image.open(path) as image:
+            small = image.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT)
+        small.save(path, optimize=True)
 
 
 async def rev_on(page: Any, message_id: str) -> int:
@@ -88,6 +102,13 @@ async def test_a_game_in_the_group_dm_by_clicking(browser: Any, sandbox: Sandbox
     assert table.interaction.type == 2 and table.interaction.command_name == "skyjo"
     # the table speaks its host's language (English): Chloé sees the same message
     assert await public(chloe, "My grid").get_attribute("data-id") == table_id
+    # Chloé's panel, her ephemeral message, speaks French
+    await public(chloe, "My grid").get_by_role("button", name="My grid", exact=True).click()
+    chloe_panel = chloe.locator(".message.ephemeral").filter(has_text="Only you can see this").last
+    await chloe_panel.get_by_role("button", name="Actualiser", exact=True).wait_for()
+    assert (
+        await alice.locator(f'.message[data-id="{await chloe_panel.get_attribute("data-id")}"]').count() == 0
+    )
     # A move: Alice turns a card face up; the table is edited through a token and both pages follow.
     before = table.revision
     await alice_panel.get_by_role("button", name=HIDDEN).and_(alice_panel.locator(":enabled")).first.click()
@@ -97,7 +118,7 @@ async def test_a_game_in_the_group_dm_by_clicking(browser: Any, sandbox: Sandbox
     webhook_edits = [r for r in fake.requests if r.method == "PATCH" and r.path.startswith("/webhooks/")]
     assert webhook_edits and not [r for r in fake.requests if r.path.startswith(f"/channels/{group.id}")]
     await alice.locator(f'.message[data-id="{table_id}"]').scroll_into_view_if_needed()
-    await docs_screenshot(alice, "sandbox-group-dm.png")
+    await picture(alice, "sandbox-group-dm.png")
     assert alice.errors == [] and chloe.errors == []
     assert sandbox.problems == []
 
@@ -124,11 +145,13 @@ async def test_a_table_set_up_with_the_form_where_only_users_installed_skybo(
     await dialog.get_by_text("Skyjo: set up the table").wait_for()
     await dialog.get_by_label("Computer players", exact=True).select_option("1")
     await dialog.get_by_role("radio", name="hard").check()
-    await docs_screenshot(alice, "sandbox-friends-form.png")
+    await picture(alice, "sandbox-friends-form.png")
     await dialog.locator("button[type=submit]").click()
     await lobby.filter(has_text="CPU 1").wait_for()
     await public(bob, "Join").get_by_role("button", name="Join", exact=True).click()
-    await public(alice, "Start").filter(has_text="Bob").get_by_role("button", name="Start", exact=True).click()
+    await (
+        public(alice, "Start").filter(has_text="Bob").get_by_role("button", name="Start", exact=True).click()
+    )
 
     await open_panel(bob)
     table_id = await public(alice, "My grid").get_attribute("data-id")
@@ -137,7 +160,11 @@ async def test_a_table_set_up_with_the_form_where_only_users_installed_skybo(
     assert table.channel_id == lounge.id and table.interaction is not None and table.interaction.type == 2
     assert await public(bob, "My grid").get_attribute("data-id") == table_id
     await alice.locator(f'.message[data-id="{table_id}"]').scroll_into_view_if_needed()
-    await docs_screenshot(alice, "sandbox-friends-table.png")
+    await picture(alice, "sandbox-friends-table.png")
     assert not [r for r in fake.requests if r.path.startswith(f"/channels/{lounge.id}")]
-    assert alice.errors == [] and bob.errors == []
+    # Bob's page becomes Chloé's, who is not a member of the server: she is shown the sandbox's server.
+    await bob.locator('.user-entry[data-username="chloe"]').click()
+    await bob.locator(".toast", has_text="Chloé is not a member of Friends' server").wait_for()
+    await bob.locator('.channel.active[data-name="general"]').wait_for()
+    assert alice.errors == [] and bob.errors == [] and chloe.errors == []
     assert sandbox.problems == []

@@ -167,7 +167,7 @@ function renderWorld() {
   // user's install), each with its text channels.
   $("#servers").replaceChildren(...(w.servers || []).filter((g) => g.members.includes(S.me)).flatMap((g) => [
     el("div", { class: "section-title server-title", dataset: { server: g.name } }, g.name,
-      g.bot ? null : el("span", { class: "install-tag", text: "app installed by its users",
+      g.bot ? null : el("span", { class: "install-tag", text: "user install",
         title: `${w.bot.name} is not a member of this server: its commands reach it through a user install (${g.installed.join(", ") || "nobody"})` })),
     ...g.channels.map((c) => el("button", { class: `channel${c.id === S.channel ? " active" : ""}`, type: "button",
       dataset: { name: c.name, server: g.name }, onclick: () => view(wanted.user, c.name) },
