@@ -240,10 +240,12 @@ async def test_the_command_list_of_a_place_is_what_the_client_offers_there(
     assert offered(bob, trio) == offered(bob, away) == set()  # Bob has not installed the app
     assert offered(bob, fake.channel("general")) == everywhere | {"servers", "guildapp"}
     assert offered(alice, trio, kind=2) == {"Challenge"}
-    for name in offered(alice, trio):  # each listed command runs there
+    followups = {"think": 2, "park": 1}  # what each sends after its answer (awaited: nothing left running)
+    for name in sorted(offered(alice, trio)):  # each listed command runs there
         options = {"times": 0} if name == "chatter" else {}
-        assert (
-            await (await fake.run_command(alice, name, options=options, channel=trio)).response()
-        ).type in (4, 5)
+        inter = await fake.run_command(alice, name, options=options, channel=trio)
+        assert (await inter.response()).type in (4, 5)
+        if name in followups:
+            await inter.followup(followups[name] - 1)
     fake.uninstall_for_user(alice)
     assert offered(alice, trio) == offered(alice, away) == set()
