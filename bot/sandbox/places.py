@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakecord import FakeChannel, FakeDiscord, FakeUser
+from fakecord.clock import SnowflakeFactory
 
 GROUP_DM_CHANNEL = 3
 INSTALLED = ("alice", "bob", "chloe")  # installed Skybo to their accounts (user install)
@@ -25,14 +26,19 @@ FRIENDS_CHANNEL = "lounge"
 FRIENDS_MEMBERS = ("alice", "bob")  # Alice owns it (the fake's owner of every server)
 
 
-async def furnish(fake: FakeDiscord) -> None:
-    """Adds the group DM and the server without the bot, and the users' installs (at each start, in
-    the same order: the same ids, for ``--keep``)."""
+async def furnish(fake: FakeDiscord, first_id: int) -> None:
+    """Adds the group DM and the server without the bot, and the users' installs. Their ids are
+    ``first_id``, ``first_id + 1``... at every start (a snowflake in the past, clear of the world's), so
+    that a game kept with ``--keep`` names the same places; the fake's ids then go on from its clock."""
     for username in INSTALLED:
         fake.install_for_user(fake.user(username))
-    fake.add_group_dm(*(fake.user(u) for u in GROUP_DM))
-    members = [fake.user(u) for u in FRIENDS_MEMBERS]
-    await fake.add_guild(FRIENDS, channels=[FRIENDS_CHANNEL], members=members, bot=False)
+    ids, fake.new_id = fake.new_id, SnowflakeFactory(first_id)
+    try:
+        fake.add_group_dm(*(fake.user(u) for u in GROUP_DM))
+        members = [fake.user(u) for u in FRIENDS_MEMBERS]
+        await fake.add_guild(FRIENDS, channels=[FRIENDS_CHANNEL], members=members, bot=False)
+    finally:
+        fake.new_id = ids
 
 
 def group_dms(fake: FakeDiscord) -> list[FakeChannel]:

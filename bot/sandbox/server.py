@@ -57,6 +57,7 @@ OWNER = "alice"  # owns the server: every permission; the others are members wit
 DM = "dm"  # what a page asks to view for its user's direct messages with the bot
 HISTORY = 100  # messages a page shows per channel
 WORLD_FIRST_ID = (1_735_689_600_000 - 1_420_070_400_000) << 22  # the same world ids at each start (--keep)
+PLACES_FIRST_ID = WORLD_FIRST_ID + 1_000  # the group DM's and Friends' server's (bot/sandbox/places.py)
 PUSH_DELAY = 0.015  # seconds: changes are batched this long before being pushed
 MAX_DISPLAY_NAME = 32  # Discord's limit on a user's display name (global_name)
 
@@ -123,7 +124,7 @@ class Sandbox:
 
     async def start(self) -> Sandbox:
         await self.fake.start()
-        await places.furnish(self.fake)  # a group DM and a server without the bot (bot/sandbox/places.py)
+        await places.furnish(self.fake, PLACES_FIRST_ID)  # a group DM, a server without the bot
         self._stack.push_async_callback(self.fake.stop)
         self._stack.enter_context(self.fake.patched())  # discord.py now talks to the fake
         self.fake.add_listener(self._dirty.set)
