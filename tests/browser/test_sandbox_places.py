@@ -13,6 +13,7 @@ With ``UPDATE_DOCS=1`` the pictures of docs/sandbox.md: the group DM game, the f
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -54,9 +55,19 @@ def offered_by_fake(sandbox: Sandbox, username: str, channel: Any) -> set[str]:
     return set(places.offered(sandbox.fake, sandbox.fake.user(username), channel) or [])
 
 
-async def picture(page: Any, name: str) -> None:
-    """docs/<name> with ``UPDATE_DOCS=1``, in 256 colours (a docs picture stays under 150 KB)."""
+async def picture(page: Any, name: str, message_id: str | None = None) -> None:
+    """docs/<name> with ``UPDATE_DOCS=1``, in 256 colours (a docs picture stays under 150 KB);
+    ``message_id``: a taller page showing that message from its top (the "used /skyjo new" line)."""
+    if os.environ.get("UPDATE_DOCS") != "1":
+        return
+    if message_id is not None:
+        await page.set_viewport_size({"width": 1280, "height": 1040})
+        await page.locator(f'.message[data-id="{message_id}"]').evaluate(
+            "n => n.scrollIntoView({block: 'start'})"
+        )
     path = await docs_screenshot(page, name)
+    if message_id is not None:
+        await page.set_viewport_size({"width": 1280, "height": 900})
     if path is not None:
         from PIL import Image
 
@@ -117,8 +128,7 @@ async def test_a_game_in_the_group_dm_by_clicking(browser: Any, sandbox: Sandbox
         await _until(lambda p=page: rev_on(p, table_id), lambda rev: rev >= table.revision)
     webhook_edits = [r for r in fake.requests if r.method == "PATCH" and r.path.startswith("/webhooks/")]
     assert webhook_edits and not [r for r in fake.requests if r.path.startswith(f"/channels/{group.id}")]
-    await alice.locator(f'.message[data-id="{table_id}"]').scroll_into_view_if_needed()
-    await picture(alice, "sandbox-group-dm.png")
+    await picture(alice, "sandbox-group-dm.png", table_id)
     assert alice.errors == [] and chloe.errors == []
     assert sandbox.problems == []
 
@@ -159,8 +169,7 @@ async def test_a_table_set_up_with_the_form_where_only_users_installed_skybo(
     table = fake.messages[int(table_id)]
     assert table.channel_id == lounge.id and table.interaction is not None and table.interaction.type == 2
     assert await public(bob, "My grid").get_attribute("data-id") == table_id
-    await alice.locator(f'.message[data-id="{table_id}"]').scroll_into_view_if_needed()
-    await picture(alice, "sandbox-friends-table.png")
+    await picture(alice, "sandbox-friends-table.png", table_id)
     assert not [r for r in fake.requests if r.path.startswith(f"/channels/{lounge.id}")]
     # Bob's page becomes Chloé's, who is not a member of the server: she is shown the sandbox's server.
     await bob.locator('.user-entry[data-username="chloe"]').click()
