@@ -113,6 +113,9 @@ async def test_a_game_in_the_group_dm_by_clicking(browser: Any, sandbox: Sandbox
     assert table.interaction.type == 2 and table.interaction.command_name == "skyjo"
     # the table speaks its host's language (English): Chloé sees the same message
     assert await public(chloe, "My grid").get_attribute("data-id") == table_id
+    # the computer's first cards reached both pages, drawn through a token (the bot may not edit there)
+    for page in (alice, chloe):
+        await public(page, "My grid").filter(has_text="CPU 1 turned over").wait_for()
     # Chloé's panel, her ephemeral message, speaks French
     await public(chloe, "My grid").get_by_role("button", name="My grid", exact=True).click()
     chloe_panel = chloe.locator(".message.ephemeral").filter(has_text="Only you can see this").last
