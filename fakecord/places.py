@@ -203,6 +203,22 @@ class Places(GuildRoutes):
             )
         return owners
 
+    def offered_commands(self, user: FakeUser, channel: FakeChannel, kind: int = 1) -> list[dict[str, Any]]:
+        """The synced commands of type ``kind`` (1 slash) that Discord's client offers ``user`` in
+        ``channel``, by name: ``channel``'s guild's own and the global ones, each where its contexts and
+        one of its installations reach (:meth:`_command_owners`: the same rule that lets it run)."""
+        offered: dict[str, dict[str, Any]] = {}
+        for scope in (self.commands.get(channel.guild_id or 0, {}), self.commands[None]):
+            for (command_kind, name), command in scope.items():
+                if command_kind != kind or name in offered:
+                    continue
+                try:
+                    self._command_owners(command, channel, user)
+                except InteractionRefused:
+                    continue
+                offered[name] = command
+        return [offered[name] for name in sorted(offered)]
+
     def _click_owners(self, message: FakeMessage, channel: FakeChannel, user: FakeUser) -> dict[str, str]:
         """A click's installations: the place's guild install, and the user install of the interaction
         that made the message (its authorizing user, while the app is installed to them)."""

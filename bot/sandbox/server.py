@@ -32,6 +32,7 @@ from aiohttp import WSMsgType, web
 
 from bot.activity.sessions import ActivitySettings
 from bot.command_check import push, stored_entry_point, watch
+from bot.sandbox import places
 from bot.sandbox.views import LOCALES, THREAD_TYPES, PageViews
 from fakecord import (
     CALLBACK_DEADLINE,
@@ -56,6 +57,7 @@ OWNER = "alice"  # owns the server: every permission; the others are members wit
 DM = "dm"  # what a page asks to view for its user's direct messages with the bot
 HISTORY = 100  # messages a page shows per channel
 WORLD_FIRST_ID = (1_735_689_600_000 - 1_420_070_400_000) << 22  # the same world ids at each start (--keep)
+PLACES_FIRST_ID = WORLD_FIRST_ID + 1_000  # the group DM's and Friends' server's (bot/sandbox/places.py)
 PUSH_DELAY = 0.015  # seconds: changes are batched this long before being pushed
 MAX_DISPLAY_NAME = 32  # Discord's limit on a user's display name (global_name)
 
@@ -96,7 +98,7 @@ class Sandbox:
         self.host = host
         self.port = port
         self.fake = FakeDiscord(clock=RealClock(), users=USERS, guild_name="Skybo sandbox", owner=OWNER,
-                                world_first_id=WORLD_FIRST_ID)  # fmt: skip
+                                world_first_id=WORLD_FIRST_ID, integration_types=(0, 1))  # fmt: skip
         self.fake.heartbeat_ack_delay = 0.25
         self.views = PageViews(self.fake)
         self.bot: Any = None
@@ -122,6 +124,7 @@ class Sandbox:
 
     async def start(self) -> Sandbox:
         await self.fake.start()
+        await places.furnish(self.fake, PLACES_FIRST_ID)  # a group DM, a server without the bot
         self._stack.push_async_callback(self.fake.stop)
         self._stack.enter_context(self.fake.patched())  # discord.py now talks to the fake
         self.fake.add_listener(self._dirty.set)
@@ -255,7 +258,7 @@ class Sandbox:
                 self._world_sent = world
                 for page in list(self.pages):
                     if world_changed:
-                        await self._send(page, {"op": "world", **json.loads(world)})
+                        await self._send(page, {"op": "world", **json.loads(world), **self._place(page)})
                     for notice in notices:
                         await self._send(page, {"op": "notice", **notice})
                     await self._sync_page(page)
@@ -305,6 +308,10 @@ class Sandbox:
         """A message as the page draws it: the Discord payload, with attachment URLs the page can load."""
         return self.views.message_view(msg)
 
+    def _place(self, page: Page) -> dict[str, Any]:
+        """What depends on the page's user and channel: the commands Discord's client offers there."""
+        return {"offered": places.offered(self.fake, page.user, page.channel)}
+
     # ------------------------------------------------------------------ HTTP
 
     async def _h_index(self, request: web.Request) -> web.StreamResponse:
@@ -341,7 +348,7 @@ class Sandbox:
         page = Page(ws)
         self.pages.append(page)
         try:
-            await self._send(page, {"op": "world", **self.world()})
+            await self._send(page, {"op": "world", **self.world(), **self._place(page)})
             async for frame in ws:
                 if frame.type is not WSMsgType.TEXT:
                     continue
@@ -388,20 +395,41 @@ class Sandbox:
         for thread in self.views.threads():  # a thread by its id (names need not be unique)
             if str(thread.id) == str(value):
                 return thread
+        place = places.find(self.fake, value, user)  # a group DM, a server without the bot
+        if place is not None:
+            return place
         raise KeyError(f"unknown channel {value!r}")
 
     async def _act(self, page: Page, data: dict[str, Any]) -> dict[str, Any] | None:
         op = data.get("op")
         fake = self.fake
         if op == "view":
-            page.user = self._user(data.get("user") or "alice")
-            page.channel = self._channel(data.get("channel") or "general", page.user)
+            user = self._user(data.get("user") or "alice")
+            note = None
+            try:
+                channel = self._channel(data.get("channel") or "general", user)
+            except KeyError as exc:  # a place this user is not in (switching users): the server's first
+                if not data.get("fallback"):
+                    raise
+                channel, note = self.fake.guild.channels[0], exc.args[0]
+            page.user, page.channel = user, channel
             await self._sync_page(page, reset=True)
-            dm = page.channel.guild_id is None
-            thread = page.channel.type in THREAD_TYPES
-            name = DM if dm else str(page.channel.id) if thread else page.channel.name
-            return {"user": str(page.user.id), "channel": str(page.channel.id), "dm": dm, "thread": thread,
-                    "name": name}  # fmt: skip
+            dm = channel.recipient is not None  # the bot's DM with the user
+            group = channel.type == places.GROUP_DM_CHANNEL
+            thread = channel.type in THREAD_TYPES
+            name = DM if dm else str(channel.id) if thread or group else channel.name
+            guild = None if channel.guild_id is None else str(channel.guild_id)
+            return {
+                "user": str(user.id),
+                "channel": str(channel.id),
+                "dm": dm,
+                "thread": thread,
+                "group": group,
+                "guild": guild,
+                "name": name,
+                "note": note,
+                **self._place(page),
+            }
         if op == "add_user":
             # Discord's display name (global_name): 1 to 32 characters. A longer one is refused with the
             # reason rather than cut without a word (the page keeps what was typed, to shorten it).

@@ -10,6 +10,7 @@ import json
 import mimetypes
 from typing import Any
 
+from bot.sandbox import places
 from fakecord import FakeChannel, FakeDiscord, FakeMessage, MessageInteraction, walk_components
 
 THREAD_TYPES = (10, 11, 12)  # announcement, public and private threads: channels with a parent
@@ -51,6 +52,7 @@ class PageViews:
             "emoji_images": self.emoji_source() is not None,
             "commands": sorted(commands, key=lambda c: c.get("name", "")),
             "locales": LOCALES,
+            **places.view(fake),  # the group DMs and the servers without the bot
         }
 
     def threads(self) -> list[FakeChannel]:

@@ -215,3 +215,37 @@ async def test_a_sync_is_checked_against_the_applications_installation_contexts(
 
     stored = await bot.http.bulk_upsert_global_commands(app_id, [{"name": "solo", "description": "Play"}])
     assert stored[0]["integration_types"] == [0] and stored[0]["contexts"] == [0, 1, 2]
+
+
+async def test_the_command_list_of_a_place_is_what_the_client_offers_there(
+    fake_discord: FakeDiscord, bot: PlacesBot
+) -> None:
+    """``offered_commands`` (the list a client shows, the sandbox page's command box) follows the rule
+    that lets a command run: its contexts and an installation that reaches the place; user commands
+    apart (``kind=2``)."""
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    trio = fake.add_group_dm(alice, bob)
+    await fake.add_guild("Away", channels=["away"], members=[alice, bob], bot=False)
+    away = fake.channel("away")
+    fake.install_for_user(alice)
+    everywhere = {"chatter", "park", "table", "think"}  # both installs, every context
+
+    def offered(user: Any, channel: Any, kind: int = 1) -> set[str]:
+        return {command["name"] for command in fake.offered_commands(user, channel, kind)}
+
+    assert offered(alice, fake.channel("general")) == everywhere | {"servers", "guildapp"}
+    assert offered(alice, trio) == everywhere  # a user install only: no server-only command
+    assert offered(alice, away) == everywhere | {"servers"}  # guildapp needs the server install
+    assert offered(bob, trio) == offered(bob, away) == set()  # Bob has not installed the app
+    assert offered(bob, fake.channel("general")) == everywhere | {"servers", "guildapp"}
+    assert offered(alice, trio, kind=2) == {"Challenge"}
+    followups = {"think": 2, "park": 1}  # what each sends after its answer (awaited: nothing left running)
+    for name in sorted(offered(alice, trio)):  # each listed command runs there
+        options = {"times": 0} if name == "chatter" else {}
+        inter = await fake.run_command(alice, name, options=options, channel=trio)
+        assert (await inter.response()).type in (4, 5)
+        if name in followups:
+            await inter.followup(followups[name] - 1)
+    fake.uninstall_for_user(alice)
+    assert offered(alice, trio) == offered(alice, away) == set()

@@ -10,6 +10,9 @@ const S = {
   channel: null, // channel id (string)
   dm: false, // the channel is the user's direct messages with the bot
   thread: false, // the channel is a thread (a channel with a parent)
+  group: false, // the channel is a group DM (the bot is not in it)
+  guild: null, // the server of the channel (string id), null for a DM or a group DM
+  offered: null, // names of the slash commands Discord's client offers this user here (the fake decides)
   messages: new Map(), // id -> message view
   dismissed: new Set(),
   failed: new Map(), // message id -> { text: "This interaction failed", rev: the message revision it failed on }
@@ -64,7 +67,7 @@ function receive(data) {
       if (pending) { S.pending.delete(data.rid); pending.resolve(data); }
       break;
     }
-    case "world": S.world = data; renderWorld(); break;
+    case "world": S.world = data; if (data.offered !== undefined) S.offered = data.offered; renderWorld(); break;
     case "messages": applyMessages(data); break;
     case "notice": addNotice(data.level, data.text); break;
     case "failed": showFailed(data); break;
@@ -72,13 +75,18 @@ function receive(data) {
   }
 }
 
-async function view(user, channel) {
-  const reply = await send({ op: "view", user, channel });
+// fallback: switching users, a place the new user is not in (a group DM, a server) shows the server's first channel
+async function view(user, channel, fallback = false) {
+  const reply = await send({ op: "view", user, channel, fallback });
   if (!reply.ok) { toast(reply.error); return; }
+  if (reply.note) toast(reply.note);
   S.me = reply.user;
   S.channel = reply.channel;
   S.dm = reply.dm;
   S.thread = !!reply.thread;
+  S.group = !!reply.group;
+  S.guild = reply.guild;
+  S.offered = reply.offered;
   if (document.body.classList.contains("nav-open")) setNav(false); // on a phone, choosing a channel closes the list
   const me = userById(S.me);
   wanted.user = me ? me.username : user;
@@ -90,7 +98,13 @@ async function view(user, channel) {
 // ------------------------------------------------------------------ world: sidebar, users, commands
 
 const userById = (id) => S.world && S.world.users.find((u) => u.id === id);
-const channelById = (id) => S.world && (S.world.channels.find((c) => c.id === id) || threadById(id));
+const channelById = (id) => S.world && (S.world.channels.find((c) => c.id === id) || threadById(id) || placeById(id));
+const serverById = (id) => S.world && (S.world.servers || []).find((g) => g.id === id);
+// A channel of another server, or a group DM (bot/sandbox/places.py); each lists its members' ids.
+const placeById = (id) => (S.world.servers || []).flatMap((g) => g.channels).find((c) => c.id === id)
+  || (S.world.group_dms || []).find((g) => g.id === id);
+// As Discord's client names a group DM without a name: its other members.
+const groupName = (g) => g.members.filter((id) => id !== S.me).map((id) => (userById(id) || { name: "?" }).name).join(", ") || g.name;
 const threadById = (id) => S.world && (S.world.threads || []).find((t) => t.id === id);
 const meUser = () => userById(S.me);
 const myLocale = () => (meUser() || {}).locale || "en-US";
@@ -149,17 +163,33 @@ function renderWorld() {
         onclick: () => view(wanted.user, t.id) },
       el("span", { class: "branch", "aria-hidden": "true" }), el("span", { class: "thread-name", text: t.name }))),
   ]));
+  // The other servers this user is in (the bot is not a member of them: Skybo reaches them through a
+  // user's install), each with its text channels.
+  $("#servers").replaceChildren(...(w.servers || []).filter((g) => g.members.includes(S.me)).flatMap((g) => [
+    el("div", { class: "section-title server-title", dataset: { server: g.name } }, g.name,
+      g.bot ? null : el("span", { class: "install-tag", text: "user install",
+        title: `${w.bot.name} is not a member of this server: its commands reach it through a user install (${g.installed.join(", ") || "nobody"})` })),
+    ...g.channels.map((c) => el("button", { class: `channel${c.id === S.channel ? " active" : ""}`, type: "button",
+      dataset: { name: c.name, server: g.name }, onclick: () => view(wanted.user, c.name) },
+    el("span", { class: "hash", text: "#" }), c.name)),
+  ]));
   // The bot's direct messages to the user this page plays (long games' letters), with their count.
   const meNow = meUser();
   const dmCount = meNow ? meNow.dms : 0;
   $("#dms").replaceChildren(el("button", { class: `channel dm${S.dm ? " active" : ""}`, type: "button", dataset: { name: "dm" },
     title: `${w.bot.name}'s direct messages to you`, onclick: () => view(wanted.user, "dm") },
   avatar({ id: w.bot.id, name: w.bot.name, bot: true }), el("span", { text: w.bot.name }),
-  dmCount ? el("span", { class: "dm-count", text: String(dmCount), title: `${dmCount} direct message${dmCount > 1 ? "s" : ""}` }) : null));
+  dmCount ? el("span", { class: "dm-count", text: String(dmCount), title: `${dmCount} direct message${dmCount > 1 ? "s" : ""}` }) : null),
+  // and the group DMs this user is in (the bot is not in them), as Discord lists them
+  ...(w.group_dms || []).filter((g) => g.members.includes(S.me)).map((g) => el("button", {
+    class: `channel group-dm${g.id === S.channel ? " active" : ""}`, type: "button", dataset: { id: g.id },
+    title: `Group DM: ${g.members.map((id) => (userById(id) || { name: "?" }).name).join(", ")}`, onclick: () => view(wanted.user, g.id) },
+  el("span", { class: "avatar group", "aria-hidden": "true", text: "👥" }), el("span", { class: "group-name", text: groupName(g) }),
+  el("span", { class: "members-count", text: `${g.members.length} members` }))));
   $("#users").replaceChildren(...w.users.filter((u) => !u.bot).map((u) =>
     el("button", { class: `user-entry${u.id === S.me ? " active" : ""}`, type: "button", role: "option",
       "aria-selected": u.id === S.me ? "true" : "false", dataset: { username: u.username, role: u.role },
-      onclick: () => view(u.username, wanted.channel) },
+      onclick: () => view(u.username, wanted.channel, true) },
     avatar(u), el("span", { text: u.name }),
     el("span", { class: `role-badge ${u.role}`, text: u.role,
       title: u.role === "owner" ? "Owns the server: every permission (Manage Server, Manage Channels)"
@@ -176,11 +206,18 @@ function renderWorld() {
     localeOptions($("#me-locale"), me.locale);
   }
   const chan = channelById(S.channel);
-  $("#channel-header .hash").textContent = S.dm ? "@" : S.thread ? "🧵" : "#";
+  $("#channel-header .hash").textContent = S.dm ? "@" : S.thread ? "🧵" : S.group ? "👥" : "#";
   const parent = S.thread && chan ? channelById(chan.parent_id) : null;
+  const server = S.guild && S.guild !== w.guild.id ? serverById(S.guild) : null;
   $("#channel-parent").replaceChildren(...(parent ? [el("button", { type: "button", class: "parent-link", text: `#${parent.name}`,
-    onclick: () => view(wanted.user, parent.name) }), el("span", { class: "chevron", text: "›" })] : []));
-  if (S.dm) {
+    onclick: () => view(wanted.user, parent.name) }), el("span", { class: "chevron", text: "›" })]
+    : server ? [el("span", { class: "server-name", text: server.name }), el("span", { class: "chevron", text: "›" })] : []));
+  if (S.group && chan) {
+    const name = groupName(chan);
+    $("#channel-name").textContent = name;
+    $("#composer-input").placeholder = `Message ${name} — type / to run a command as ${me ? me.name : "…"}`;
+    document.title = `${name} · ${me ? me.name : ""} · Skybo sandbox`;
+  } else if (S.dm) {
     $("#channel-name").textContent = `${w.bot.name} (direct messages)`;
     $("#composer-input").placeholder = `Message @${w.bot.name} — type / to run a command as ${me ? me.name : "…"}`;
     document.title = `@${w.bot.name} · ${me ? me.name : ""} · Skybo sandbox`;
@@ -616,7 +653,8 @@ function localized(obj, field) {
 // Every runnable command line: /name, /name sub, /name group sub.
 function commandLines() {
   const lines = [];
-  for (const cmd of (S.world && S.world.commands) || []) {
+  // only what Discord's client offers here (its contexts, its installations: the fake decides)
+  for (const cmd of ((S.world && S.world.commands) || []).filter((c) => !S.offered || S.offered.includes(c.name))) {
     if ((cmd.type || 1) !== 1) continue;
     const subs = (cmd.options || []).filter((o) => o.type === 1 || o.type === 2);
     if (!subs.length) { lines.push({ cmd, path: [], leaf: cmd, label: `/${localized(cmd, "name")}` }); continue; }
