@@ -11,9 +11,10 @@ import {DiscordSDK, DiscordSDKMock} from './vendor/embedded-app-sdk.js';
 const SCOPES = ['identify', 'guilds'];
 
 export class SignInError extends Error {
-  constructor(reason) {
+  constructor(reason, offer = null) {
     super(reason);
     this.reason = reason; // 'not_in_discord', 'sign_in_failed', 'no_table'
+    this.offer = offer; // no_table: the channel session and what the page may open (offer.js)
   }
 }
 
@@ -67,8 +68,9 @@ export async function signIn() {
     body: JSON.stringify({code, instance_id: sdk.instanceId}),
   });
   if (!answer.ok) {
-    const {error} = await answer.json().catch(() => ({}));
-    throw new SignInError(error === 'no_table' ? 'no_table' : 'sign_in_failed');
+    const body = await answer.json().catch(() => ({}));
+    if (body.error === 'no_table') throw new SignInError('no_table', body.session ? body : null);
+    throw new SignInError('sign_in_failed');
   }
   const {access_token: accessToken, session} = await answer.json();
   await sdk.commands.authenticate({access_token: accessToken});
