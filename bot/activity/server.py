@@ -229,7 +229,9 @@ class ActivityServer:
             if not isinstance(text, str) or len(text) > 4 * MAX_FIELD:
                 raise ValueError
         except (ValueError, KeyError, TypeError):
-            raise web.HTTPBadRequest(text='{"error":"bad_request"}', content_type="application/json") from None
+            raise web.HTTPBadRequest(
+                text='{"error":"bad_request"}', content_type="application/json"
+            ) from None
         session = ChannelSession.read(text, self.settings.key)
         if session is None:  # forged, or expired: the page signs in again
             raise web.HTTPUnauthorized(text='{"error":"session"}', content_type="application/json")

@@ -53,9 +53,7 @@ async def test_the_page_opens_a_table_where_none_is(
     await page.wait_for_function(f"{OVERLAY}.startsWith('Table opened')", timeout=WAIT)
     assert alice.global_name in await page.inner_text("#offer-seats")
     lobby = await fake.wait_until(
-        lambda: next(
-            (m for m in fake.messages.values() if m.channel_id == cards.id and m.custom_ids), None
-        ),
+        lambda: next((m for m in fake.messages.values() if m.channel_id == cards.id and m.custom_ids), None),
         what="the lobby posted in the channel",
     )
     await bot.presenter.flush()

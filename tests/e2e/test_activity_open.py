@@ -45,7 +45,12 @@ async def test_a_table_opened_from_the_activity(
     async with aiohttp.ClientSession() as http:
         answer, _, _ = await sign_in(http, fake, bot, alice, cards)
         offer = await answer.json()
-        assert (answer.status, offer["error"], offer["can_open"], offer["lobby"]) == (404, "no_table", True, None)
+        assert (answer.status, offer["error"], offer["can_open"], offer["lobby"]) == (
+            404,
+            "no_table",
+            True,
+            None,
+        )
         assert [(g["kind"], g["name"]) for g in offer["games"]] == [("skyjo", "Skyjo"), ("skipbo", "Skip-Bo")]
         assert offer["games"][0]["about"] == t("cmd.skyjo.description", "en")
         session = offer["session"]
@@ -59,7 +64,10 @@ async def test_a_table_opened_from_the_activity(
         opened = await http.post(f"{base(bot)}/api/open", json={"session": session, "kind": "skyjo"})
         assert opened.status == 200, await opened.text()
         name = alice.global_name
-        assert await opened.json() == {"table": False, "lobby": {"kind": "skyjo", "name": "Skyjo", "seats": [name]}}
+        assert await opened.json() == {
+            "table": False,
+            "lobby": {"kind": "skyjo", "name": "Skyjo", "seats": [name]},
+        }
         # The lobby is posted in the channel by the bot, as /skyjo new's would be (its buttons, its host).
         lobby = await fake.wait_until(lambda: next(iter(lobby_messages(fake, cards)), None), what="the lobby")
         assert lobby.author.id == fake.bot_user.id and name in lobby.text
@@ -107,7 +115,9 @@ async def test_where_the_activity_cannot_open_a_table(
         answer, _, _ = await sign_in(http, fake, bot, alice, games)
         offer = await answer.json()
         assert offer["can_open"] is True
-        refused = await http.post(f"{base(bot)}/api/open", json={"session": offer["session"], "kind": "skipbo"})
+        refused = await http.post(
+            f"{base(bot)}/api/open", json={"session": offer["session"], "kind": "skipbo"}
+        )
         commands = "/skyjo new, /skipbo new"
         assert (refused.status, (await refused.json())["reason"]) == (
             409,
@@ -119,7 +129,9 @@ async def test_where_the_activity_cannot_open_a_table(
         french = f"/skyjo {t('cmd.new.name', 'fr')}, /skipbo {t('cmd.new.name', 'fr')}"
         assert (offer["can_open"], offer["commands"], offer["language"]) == (False, french, "fr")
         assert offer["games"][1]["about"] == t("cmd.skipbo.description", "fr")
-        refused = await http.post(f"{base(bot)}/api/open", json={"session": offer["session"], "kind": "skyjo"})
+        refused = await http.post(
+            f"{base(bot)}/api/open", json={"session": offer["session"], "kind": "skyjo"}
+        )
         assert (refused.status, (await refused.json())["reason"]) == (
             409,
             t(opening.NOT_HERE, "fr", commands=french),
