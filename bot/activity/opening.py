@@ -28,6 +28,7 @@ from bot.activity.sessions import ChannelSession
 from bot.games import registry
 from bot.i18n import translate as t
 from bot.service import Refused, TableService
+from bot.service.types import THREAD_PARENT
 from bot.storage.lobbies import Lobby
 
 NOT_HERE = "activity.open.not_here"  # the bot is not a member of this place
@@ -100,11 +101,19 @@ async def offer(bot: Host, session: ChannelSession) -> dict[str, Any]:
 
 
 async def channel_state(bot: Host, session: ChannelSession) -> dict[str, Any]:
-    """``api/channel``: whether the channel has a table now (the page signs in again), else its lobby."""
-    table = bot.service.table_in_channel(session.channel)
+    """``api/channel``: whether the channel has a table now (the page signs in again), else its lobby;
+    ``thread``: a game of this channel's lobby is being played in a thread of its own (the server's
+    threads setting), where the Activity is to be opened to see it."""
+    service = bot.service
+    table = service.table_in_channel(session.channel)
     if table is not None and not table.finished:
-        return {"table": True, "lobby": None}
-    return {"table": False, "lobby": await lobby_of(bot, session.channel)}
+        return {"table": True, "lobby": None, "thread": False}
+    lobby = await lobby_of(bot, session.channel)
+    thread = lobby is None and any(
+        tb.stored.meta.get(THREAD_PARENT) == session.channel and not tb.finished
+        for tb in service.tables.values()
+    )
+    return {"table": False, "lobby": lobby, "thread": thread}
 
 
 async def open_table(bot: Host, session: ChannelSession, kind: str) -> Lobby:

@@ -67,6 +67,7 @@ async def test_a_table_opened_from_the_activity(
         assert await opened.json() == {
             "table": False,
             "lobby": {"kind": "skyjo", "name": "Skyjo", "seats": [name]},
+            "thread": False,
         }
         # The lobby is posted in the channel by the bot, as /skyjo new's would be (its buttons, its host).
         lobby = await fake.wait_until(lambda: next(iter(lobby_messages(fake, cards)), None), what="the lobby")
@@ -89,7 +90,7 @@ async def test_a_table_opened_from_the_activity(
         await (await fake.click(alice, lobby, lobby_button(lobby, "st"))).response()
         await fake.wait_until(lambda: bot.service.table_in_channel(cards.id) is not None, what="the game")
         waiting = await http.post(f"{base(bot)}/api/channel", json={"session": session})
-        assert await waiting.json() == {"table": True, "lobby": None}
+        assert await waiting.json() == {"table": True, "lobby": None, "thread": False}
         # The page signs in again: now the table's session.
         answer, _, _ = await sign_in(http, fake, bot, alice, cards)
         assert answer.status == 200
@@ -139,3 +140,40 @@ async def test_where_the_activity_cannot_open_a_table(
     for channel in (games, group):
         assert await bot.service.lobbies.open_in_channel(channel.id) is None
         assert not lobby_messages(fake, channel)
+
+
+async def test_the_servers_settings_hold_for_the_activity(
+    fake_discord: Any, connect_bot: Callable[..., Awaitable[Any]], db_file: Path
+) -> None:
+    """Tables only in #games (``/skybo settings``): refused elsewhere, the channel named as Discord shows
+    it; games in threads: the waiting page is told the game went to its thread."""
+    fake = fake_discord
+    bot = await activity_bot(fake, connect_bot, db_file)
+    fake.enable_activities()
+    alice = fake.user("alice")
+    general, games = fake.channel("general"), fake.channel("games")
+    guild = general.guild_id
+    await bot.service.change_settings(guild, allow_channel=games.id, threads=True)
+    async with aiohttp.ClientSession() as http:
+        answer, _, _ = await sign_in(http, fake, bot, alice, general)
+        refused = await http.post(
+            f"{base(bot)}/api/open", json={"session": (await answer.json())["session"], "kind": "skyjo"}
+        )
+        reason = (await refused.json())["reason"]
+        assert (refused.status, reason) == (409, t("settings.error.channel", "en", channels="#games"))
+        answer, _, _ = await sign_in(http, fake, bot, alice, games)
+        session = (await answer.json())["session"]
+        assert (
+            await http.post(f"{base(bot)}/api/open", json={"session": session, "kind": "skyjo"})
+        ).status == 200
+        lobby = await fake.wait_until(lambda: next(iter(lobby_messages(fake, games)), None), what="the lobby")
+        await bot.presenter.flush()
+        shown = lobby.revision
+        await (await fake.click(alice, lobby, lobby_button(lobby, "ai"))).response()
+        await fake.wait_until(lambda: lobby.revision > shown, what="the computer in the lobby")
+        await (await fake.click(alice, lobby, lobby_button(lobby, "st"))).response()
+        await fake.wait_until(
+            lambda: any(not tb.finished for tb in bot.service.tables.values()), what="the game"
+        )
+        waiting = await http.post(f"{base(bot)}/api/channel", json={"session": session})
+        assert await waiting.json() == {"table": False, "lobby": None, "thread": True}

@@ -84,6 +84,11 @@ export function showOffer(offer, {say, onTable, onExpired}) {
       onTable();
       return;
     }
+    if (state.thread) { // the game went to a thread of its own: the Activity is to be opened there
+      stop();
+      say(t('open.in_thread'));
+      return;
+    }
     const closed = lobby && !state.lobby;
     lobby = state.lobby;
     if (closed) opened = false;
