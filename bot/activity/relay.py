@@ -113,15 +113,22 @@ class Relay:
 
     async def token(self, peer: str, body: dict[str, Any]) -> web.Response:
         """The owner's answer to a sign-in, as it answered it (its status and its JSON)."""
+        return await self.post(peer, "token", body)
+
+    async def post(self, peer: str, route: str, body: dict[str, Any]) -> web.Response:
+        """The owner's answer to ``api/<route>`` (a sign-in, or where no table is, an open or a look at
+        the channel: the table's process does all three), as it answered it (its status and its JSON)."""
         timeout = aiohttp.ClientTimeout(total=TOKEN_S, connect=CONNECT_S, sock_connect=CONNECT_S)
         try:
             async with self._client().post(
-                f"{peer}/activity/api/token", json=body, headers={RELAYED: "1"}, timeout=timeout
+                f"{peer}/activity/api/{route}", json=body, headers={RELAYED: "1"}, timeout=timeout
             ) as answer:
                 payload = await answer.json(content_type=None)
                 return web.json_response(payload, status=answer.status)
         except (aiohttp.ClientError, TimeoutError, ValueError):
-            log.warning("activity relay: the table's process did not answer a sign-in", extra={"peer": peer})
+            log.warning(
+                "activity relay: the table's process did not answer", extra={"peer": peer, "route": route}
+            )
             return web.json_response({"error": "unavailable"}, status=503)
 
     async def websocket(self, page: web.WebSocketResponse, session: str, peer: str) -> None:

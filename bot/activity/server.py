@@ -10,6 +10,10 @@ operator's HTTPS reverse proxy; ``/healthz`` and ``/metrics`` stay on ``METRICS_
   ``/applications/{app}/activity-instances/{instance}`` (it runs and lists that user; its
   ``location.channel_id`` is the table's channel, never what the page says); answers the access token
   and a signed :class:`~bot.activity.sessions.Session` bound to that user and that channel's table;
+- where the channel has no table, ``api/token`` answers 404 ``no_table`` with a signed
+  :class:`~bot.activity.sessions.ChannelSession` (that user, that channel, no table) and the offer of
+  :mod:`bot.activity.opening`; ``POST /activity/api/open`` ``{session, kind}`` opens a table there as
+  ``/<game> new`` would, and ``POST /activity/api/channel`` ``{session}`` says whether the game is dealt;
 - ``GET /activity/ws?session=``: the websocket; a session refused is closed with 4001 (the page signs in
   again); then the :class:`~bot.activity.hub.Hub` speaks the protocol.
 
@@ -32,15 +36,22 @@ import discord
 from aiohttp import web
 from discord.http import Route
 
-from bot.activity import frames
+from bot.activity import frames, opening
 from bot.activity.hub import Hub, Page
 from bot.activity.relay import LOCAL, TRY_AGAIN, Relay
-from bot.activity.sessions import SESSION_LIFETIME_S, ActivitySettings, Session
+from bot.activity.sessions import (
+    CHANNEL_SESSION_LIFETIME_S,
+    SESSION_LIFETIME_S,
+    ActivitySettings,
+    ChannelSession,
+    Session,
+)
 from bot.config import Shards
 from bot.i18n import language_of
-from bot.service import TableService
+from bot.i18n import translate as t
+from bot.service import Refused, TableService
 from bot.service.snapshots import TableSnapshot
-from bot.storage import Storage
+from bot.storage import Storage, StorageError
 from bot.storage.prefs import DEFAULT_PREFS
 
 log = logging.getLogger(__name__)
@@ -65,6 +76,8 @@ class Host(Protocol):
     def shard_plan(self) -> Shards: ...
     @property
     def storage(self) -> Storage | None: ...
+    def get_guild(self, guild_id: int, /) -> discord.Guild | None: ...
+    def get_channel(self, channel_id: int, /) -> Any: ...
 
 
 class Refusal(Exception):
@@ -74,6 +87,14 @@ class Refusal(Exception):
         super().__init__(code)
         self.status = status
         self.code = code
+
+
+class NoTable(Refusal):
+    """A sign-in where the channel has no table: the channel session the page may open one with."""
+
+    def __init__(self, session: ChannelSession) -> None:
+        super().__init__(404, "no_table")
+        self.session = session
 
 
 class ActivityServer:
@@ -93,6 +114,8 @@ class ActivityServer:
         app.router.add_get("/activity/", self._index)
         app.router.add_get("/activity/api/config", self._config)
         app.router.add_post("/activity/api/token", self._token)
+        app.router.add_post("/activity/api/open", self._open)
+        app.router.add_post("/activity/api/channel", self._channel)
         app.router.add_get("/activity/ws", self._ws)
         app.router.add_static("/activity/", STATIC)
         runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=1.0)
@@ -148,6 +171,10 @@ class ActivityServer:
                     return await self.relay.token(owner, {"code": code, "instance_id": instance_id})
         try:
             access_token, session = await self.sign_in(code, instance_id, instance)
+        except NoTable as none:
+            offer = await opening.offer(self.bot, none.session)
+            signed_channel = none.session.sign(self.settings.key)
+            return web.json_response({"error": "no_table", "session": signed_channel, **offer}, status=404)
         except Refusal as refusal:
             return web.json_response({"error": refusal.code}, status=refusal.status)
         signed = session.sign(self.settings.key)
@@ -184,17 +211,30 @@ class ActivityServer:
             instance = await self._instance(instance_id)
         if str(user.get("id")) not in instance.get("users", []):
             raise Refusal(403, "instance")
-        channel_id = int(instance["location"]["channel_id"])
-        guild = instance["location"].get("guild_id")
+        location = instance["location"]
+        channel_id = int(location["channel_id"])
+        guild = location.get("guild_id")  # whose shard serves the table (none: a private channel's)
+        name = str(user.get("global_name") or user.get("username") or "")
+        language = language_of(user.get("locale"))
         table = self.bot.service.table_in_channel(channel_id)
         if table is None or table.finished:
-            raise Refusal(404, "no_table")
+            server = guild if location.get("kind") == "gc" else None
+            raise NoTable(
+                ChannelSession(
+                    user=int(user["id"]),
+                    name=name,
+                    channel=channel_id,
+                    guild=None if server is None else int(server),
+                    language=language,
+                    expires=time.time() + CHANNEL_SESSION_LIFETIME_S,
+                )
+            )
         session = Session(
             user=int(user["id"]),
-            name=str(user.get("global_name") or user.get("username") or ""),
+            name=name,
             channel=channel_id,
             table=table.id,
-            language=language_of(user.get("locale")),
+            language=language,
             expires=time.time() + SESSION_LIFETIME_S,
             guild=None if guild is None else int(guild),
         )
@@ -215,6 +255,61 @@ class ActivityServer:
         if not isinstance(instance, dict) or not isinstance(instance.get("location"), dict):
             raise Refusal(403, "instance")
         return instance
+
+    async def _channel_session(self, request: web.Request) -> tuple[ChannelSession, dict[str, Any]]:
+        """The body's channel session, read and checked (raises 400 or 401 as a JSON answer)."""
+        try:
+            body = await request.json()
+            text = body["session"]
+            if not isinstance(text, str) or len(text) > 4 * MAX_FIELD:
+                raise ValueError
+        except (ValueError, KeyError, TypeError):
+            raise web.HTTPBadRequest(
+                text='{"error":"bad_request"}', content_type="application/json"
+            ) from None
+        session = ChannelSession.read(text, self.settings.key)
+        if session is None:  # forged, or expired: the page signs in again
+            raise web.HTTPUnauthorized(text='{"error":"session"}', content_type="application/json")
+        return session, body
+
+    async def _elsewhere(
+        self, request: web.Request, session: ChannelSession, body: Any
+    ) -> web.Response | None:
+        """In a fleet, the answer of the process that serves the session's channel (relayed), or None: this
+        one does."""
+        owner = await self.relay.owner(session.guild, request)
+        if owner == LOCAL:
+            return None
+        if owner is None:
+            return web.json_response({"error": "unavailable"}, status=503)
+        return await self.relay.post(owner, request.path.rsplit("/", 1)[-1], body)
+
+    async def _open(self, request: web.Request) -> web.Response:
+        """Open a table in the session's channel (:func:`bot.activity.opening.open_table`); a refusal
+        is answered 409 with its reason in the bot's words, in the user's language."""
+        session, body = await self._channel_session(request)
+        if (relayed := await self._elsewhere(request, session, body)) is not None:
+            return relayed
+        kind = body.get("kind")
+        if not isinstance(kind, str) or len(kind) > MAX_FIELD:
+            return web.json_response({"error": "bad_request"}, status=400)
+        try:
+            lobby = await opening.open_table(self.bot, session, kind)
+        except Refused as refusal:
+            reason = opening.refusal_text(self.bot, refusal, session.language)
+            return web.json_response({"error": "refused", "reason": reason}, status=409)
+        except StorageError:
+            reason = t("table.error.unavailable", session.language)
+            return web.json_response({"error": "refused", "reason": reason}, status=503)
+        log.info("activity opened a table", extra={"lobby_id": lobby.id, "channel_id": session.channel})
+        return web.json_response(await opening.channel_state(self.bot, session))
+
+    async def _channel(self, request: web.Request) -> web.Response:
+        """Whether the session's channel has a table now, else its lobby (the page waits on it)."""
+        session, body = await self._channel_session(request)
+        if (relayed := await self._elsewhere(request, session, body)) is not None:
+            return relayed
+        return web.json_response(await opening.channel_state(self.bot, session))
 
     async def _ws(self, request: web.Request) -> web.WebSocketResponse:
         socket = web.WebSocketResponse(heartbeat=None, max_msg_size=4 * frames.MAX_PAGE_FRAME)

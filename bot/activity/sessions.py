@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 SESSION_LIFETIME_S = 12 * 3600.0  # a session is signed again (a new code) after this long
+CHANNEL_SESSION_LIFETIME_S = 15 * 60.0  # a channel session (no table yet): short, renewed by a new sign-in
 DEFAULT_HOST = "127.0.0.1"  # behind the operator's HTTPS reverse proxy
 MAX_PEER_URL = 512
 
@@ -129,6 +130,59 @@ class Session:
         except (ValueError, KeyError, TypeError, binascii.Error):
             return None
         return session if session.expires > (time.time() if now is None else now) else None
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelSession:
+    """What a sign-in where no table is answers (docs/activity.md, "Opening a table"): who the user is and
+    the channel (and its server) of the activity instance, read by the bot from Discord like a
+    :class:`Session`'s, with no table; it lets the page open a table there and wait for it. Signed with
+    a key of its own (derived from the sessions' key), so neither kind of session passes for the other;
+    short-lived (:data:`CHANNEL_SESSION_LIFETIME_S`)."""
+
+    user: int
+    name: str
+    channel: int
+    guild: int | None
+    language: str
+    expires: float
+
+    def sign(self, key: bytes) -> str:
+        claims = {
+            "u": str(self.user),
+            "n": self.name,
+            "c": str(self.channel),
+            "g": None if self.guild is None else str(self.guild),
+            "l": self.language,
+            "e": self.expires,
+        }
+        body = base64.urlsafe_b64encode(json.dumps(claims, separators=(",", ":")).encode()).decode()
+        return f"{body}.{_mac(_channel_key(key), body)}"
+
+    @classmethod
+    def read(cls, text: str, key: bytes, *, now: float | None = None) -> ChannelSession | None:
+        """The channel session ``text`` signs with ``key``, or None: forged, malformed, or expired."""
+        body, _, mac = text.partition(".")
+        if not body or not hmac.compare_digest(mac.encode(), _mac(_channel_key(key), body).encode()):
+            return None
+        try:
+            claims = json.loads(base64.urlsafe_b64decode(body.encode()))
+            guild = claims["g"]
+            session = cls(
+                user=int(claims["u"]),
+                name=str(claims["n"]),
+                channel=int(claims["c"]),
+                guild=None if guild is None else int(guild),
+                language=str(claims["l"]),
+                expires=float(claims["e"]),
+            )
+        except (ValueError, KeyError, TypeError, binascii.Error):
+            return None
+        return session if session.expires > (time.time() if now is None else now) else None
+
+
+def _channel_key(key: bytes) -> bytes:
+    return hmac.new(key, b"skybo activity channel sessions", hashlib.sha256).digest()
 
 
 def _mac(key: bytes, body: str) -> str:

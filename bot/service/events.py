@@ -202,10 +202,13 @@ class LobbyEvent(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LobbyOpened(LobbyEvent):
-    """A lobby was opened (``rematch_of``: the game it is the rematch of)."""
+    """A lobby was opened (``rematch_of``: the game it is the rematch of). ``answered``: its message is
+    the answer of the command or click that opened it; False (opened from the Activity, no interaction
+    to answer), the channel's surface posts it (``bot.ui.table_messages``)."""
 
     type: ClassVar[str] = "lobby_opened"
     rematch_of: int | None = None
+    answered: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

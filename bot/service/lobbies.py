@@ -125,11 +125,14 @@ class LobbyPart(ServiceCore):
         thread: bool | None = None,
         off_server: bool = False,
         challenged: tuple[int, str] | None = None,
+        answered: bool = True,
     ) -> Lobby:
         """Open a lobby; ``turn_limit`` None: the server's default (``/skybo settings``), else the bot's;
         ``thread`` None: the server's setting (a game in a thread of its own, or in the channel).
         ``off_server``: where the bot is not a member (no thread; ``locale`` kept as its language);
-        ``challenged`` (user id, name): a challenge's, that seat held (:func:`challenge_options`)."""
+        ``challenged`` (user id, name): a challenge's, that seat held (:func:`challenge_options`);
+        ``answered`` False: no command answers with its message (the Activity's offer), the channel's
+        surface posts it (:class:`LobbyOpened`)."""
         settings = await self.settings_book.for_new_table(guild_id, channel_id)
         if turn_limit is None:
             turn_limit = DEFAULT_TURN_LIMIT if settings.turn_limit is None else settings.turn_limit
@@ -161,7 +164,7 @@ class LobbyPart(ServiceCore):
             except ChannelBusy:
                 await self._check_channel_free(guild_id, channel_id)
                 raise Refused("table.error.channel_busy") from None
-            self.bus.publish(LobbyOpened(lobby=lobby_copy(lobby)))
+            self.bus.publish(LobbyOpened(lobby=lobby_copy(lobby), answered=answered))
         self.sweeper.schedule(("lobby", lobby.id), lobby_due(lobby))
         log.info(
             "lobby opened",

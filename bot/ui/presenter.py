@@ -31,6 +31,7 @@ from bot.service.events import (
     LobbyChanged,
     LobbyClosed,
     LobbyEvent,
+    LobbyOpened,
     SeatReplaced,
     SettingsChanged,
     TableChanged,
@@ -105,6 +106,7 @@ class Presenter:
         ``LobbyChanged``, ``LobbyClosed`` (cancelled,      the lobby's message edited (gone: forgotten)
         expired, gone)
         ``SettingsChanged``                                every open lobby's message (its words follow)
+        ``LobbyOpened`` not ``answered`` (the Activity)     the lobby's message posted in its channel
         ``LobbyOpened``, ``TableWaiting``                  nothing (the ui posts a lobby with its answer; a
                                                            waiting table keeps its message)
         =================================================  ================================================
@@ -116,7 +118,9 @@ class Presenter:
         elif isinstance(event, LobbyEvent):
             if event.lobby.off_server:
                 return
-            if isinstance(event, LobbyClosed) and event.how == "gone":
+            if isinstance(event, LobbyOpened) and not event.answered:
+                self.messages.lobby_opened(event.lobby_id)
+            elif isinstance(event, LobbyClosed) and event.how == "gone":
                 self.messages.lobby_gone(event.lobby_id)
             elif isinstance(event, LobbyChanged | LobbyClosed):
                 self.messages.lobby_changed(event.lobby_id)

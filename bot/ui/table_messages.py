@@ -12,6 +12,7 @@ posted in the channel once it ends, the thread then archived.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import io
 import logging
@@ -24,7 +25,7 @@ from bot.games.registry import BY_KIND, whole
 from bot.render import messages
 from bot.render.images import picture_labels
 from bot.render.pictures import Pictures
-from bot.service import Table
+from bot.service import Refused, Table
 from bot.storage.lobbies import Lobby
 from bot.ui import display, threads
 from bot.ui.host import Host
@@ -66,6 +67,7 @@ class TableMessages:
         self.pictures = pictures  # where pictures are drawn (bot.render.pictures)
         self.images = images  # attach the rendered table picture to table messages
         self._gone_lobbies: collections.deque[int] = collections.deque(maxlen=256)  # never to edit again
+        self._to_post: set[int] = set()  # lobbies whose message is this surface's to post (lobby_opened)
         # Games played in a thread whose end is posted (bot.ui.threads): the last few, never twice.
         self._threads_closed: collections.deque[int] = collections.deque(maxlen=1024)
 
@@ -108,6 +110,12 @@ class TableMessages:
 
     def lobby_changed(self, lobby_id: int) -> None:
         self.slots.schedule(("lobby", lobby_id), lambda: self._render_lobby(lobby_id))
+
+    def lobby_opened(self, lobby_id: int) -> None:
+        """A lobby no command answers with (opened from the Activity): its message is posted in its
+        channel, in the lobby's slot (a change meanwhile is then shown by that post)."""
+        self._to_post.add(lobby_id)
+        self.lobby_changed(lobby_id)
 
     def table_gone(self, table: Table) -> None:
         """Its channel or server is gone: no edit of its message is made any more, pending or not."""
@@ -238,12 +246,33 @@ class TableMessages:
 
     async def _render_lobby(self, lobby_id: int) -> None:
         lobby = await self.bot.service.lobbies.get(lobby_id)
+        if lobby.message_id is None and lobby_id in self._to_post and lobby.status == "open":
+            self._to_post.discard(lobby_id)
+            await self._post_lobby(lobby)
+            return
         if lobby.message_id is None or lobby.status == "started" or lobby_id in self._gone_lobbies:
             return
         if lobby.off_server:  # where the bot is not a member: its own surface (bot.ui.token_tables)
             return
         async with self.posting.in_channel(lobby.channel_id):
             await self._edit_lobby(lobby)
+
+    async def _post_lobby(self, lobby: Lobby) -> None:
+        """Post the lobby's message in its channel (:meth:`lobby_opened`); a post Discord refuses
+        cancels the lobby (nobody could see or join it), as a refused answer of ``/<game> new`` does."""
+        settings = self.bot.service.settings_of(lobby.guild_id)
+        view = lobby_layout(lobby, self.posting.locale(lobby.guild_id), settings)
+        channel = self.bot.get_partial_messageable(lobby.channel_id, guild_id=lobby.guild_id)
+        message: discord.Message | None = None
+        try:
+            async with self.posting.in_channel(lobby.channel_id):  # the place gone: its lobby with it
+                message = await self.posting.post(channel, view=view, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException:
+            with contextlib.suppress(Refused):
+                await self.bot.service.lobby_cancel(lobby.id, lobby.channel_id, lobby.host_id)
+            raise
+        if message is not None:
+            await self.bot.service.set_lobby_message(lobby, message.id)
 
     async def _edit_lobby(self, lobby: Lobby) -> None:
         assert lobby.message_id is not None

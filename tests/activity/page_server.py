@@ -95,6 +95,7 @@ class PageServer:
         self.cards = cards or {}  # a user's display choice (the real one reads /skybo display)
         self.tables: dict[int, StandInTable] = {}  # by channel id
         self.sent: list[tuple[int, dict[str, Any]]] = []  # (user id, frame), every frame sent
+        self.busy = 0  # the next sign-ins answered 503 "unavailable" (a fleet's table process being replaced)
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._changed = asyncio.Event()
@@ -273,6 +274,9 @@ class PageServer:
             code, instance_id = str(body["code"]), str(body["instance_id"])
         except (ValueError, KeyError, TypeError):
             return web.json_response({"error": "bad_request"}, status=400)
+        if self.busy > 0:  # as the real relay does, before the code is exchanged
+            self.busy -= 1
+            return web.json_response({"error": "unavailable"}, status=503)
         api = self.fake.api_base
         form = {
             "grant_type": "authorization_code",

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from bot.activity.sessions import ActivitySettings, Session
+from bot.activity.sessions import ActivitySettings, ChannelSession, Session
 
 SESSION = Session(user=12, name="Alice", channel=34, table=5, language="fr", expires=2_000.0)
 
@@ -25,6 +25,20 @@ def test_a_session_reads_back_only_with_its_key_and_before_it_expires() -> None:
     assert Session.read(f"{other.partition('.')[0]}.{mac}", b"key", now=1_000.0) is None  # moved
     for forged in ("", ".", "x.y", f"{body}.", f"{body}!.{mac}"):
         assert Session.read(forged, b"key", now=1_000.0) is None
+
+
+def test_a_channel_session_is_no_tables_session_nor_the_other_way_round() -> None:
+    """Where no table is, the sign-in answers a channel session (user, channel, server): it opens a
+    table there but never joins one, and a table's session never opens a table."""
+    channel = ChannelSession(user=12, name="Alice", channel=34, guild=56, language="fr", expires=2_000.0)
+    signed = channel.sign(b"key")
+    assert ChannelSession.read(signed, b"key", now=1_000.0) == channel
+    assert ChannelSession.read(signed, b"key", now=2_000.0) is None  # expired
+    assert ChannelSession.read(signed, b"another key", now=1_000.0) is None
+    assert Session.read(signed, b"key", now=1_000.0) is None
+    assert ChannelSession.read(SESSION.sign(b"key"), b"key", now=1_000.0) is None
+    private = ChannelSession(user=12, name="A", channel=34, guild=None, language="en", expires=2_000.0)
+    assert ChannelSession.read(private.sign(b"key"), b"key", now=1_000.0) == private
 
 
 def test_the_settings_come_from_the_environment() -> None:

@@ -6,7 +6,8 @@ PostgreSQL, each writing where its Activity listens in ``activity_peers``. Alice
 through the process that does NOT serve her table: she gets her table's frames, her move is played (by
 the owner) and shows on the channel's table. The owner is killed and its shard taken over by a new
 process: the page, reconnecting through the same front process as the page does (growing delays, "try
-again" meanwhile), finds the new owner and goes on.
+again" meanwhile), finds the new owner and goes on. Launched where no table is, through the same front:
+the offer, the open and the look at the channel are the owner's too.
 """
 
 from __future__ import annotations
@@ -145,6 +146,22 @@ async def test_a_page_reaches_its_table_through_a_process_that_does_not_serve_it
             assert answered["type"] == "table" and answered["version"] > version
             await fake.wait_until(lambda: table_message.revision > shown, 20, what="the table message edited")
             await ws.close()
+
+            # Where no table is, through the front too: the offer, the open and the look at the channel
+            # are the owner's (the front, which does not have the guild, would answer "not here").
+            games = fake.channel("games")
+            instance = fake.launch_activity(alice, games)
+            code = fake.authorize(alice, scopes=("identify", "guilds"))
+            answer = await http.post(
+                f"{front}/api/token", json={"code": code, "instance_id": instance.instance_id}
+            )
+            offer = await answer.json()
+            assert (answer.status, offer["error"], offer["can_open"]) == (404, "no_table", True), offer
+            opened = await http.post(f"{front}/api/open", json={"session": offer["session"], "kind": "skyjo"})
+            assert opened.status == 200, await opened.text()
+            looked = await http.post(f"{front}/api/channel", json={"session": offer["session"]})
+            state = await looked.json()
+            assert state["table"] is False and state["lobby"], state
     finally:
         codes = {}
         for shard, process in processes.items():

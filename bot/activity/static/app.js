@@ -7,6 +7,7 @@
 import {aCard, guessLanguage, load, plural, t} from './i18n.js';
 import {SignInError, signIn} from './auth.js';
 import {Connection} from './connection.js';
+import {showOffer} from './offer.js';
 import {action, arrowKeys, card, el} from './cards.js';
 
 const PROTOCOL = 1;
@@ -15,7 +16,7 @@ const $ = (id) => document.getElementById(id);
 
 // Everything the page knows, also for tests and debugging (nothing here that the bot did not send it).
 const state = {
-  hello: null, table: null, ended: null, board: null, pending: null, deadline: null,
+  hello: null, table: null, ended: null, board: null, pending: null, deadline: null, offer: null,
   connection: 'connecting', connections: [], // the connection's state, and every state it went through
 };
 window.skybo = state;
@@ -66,6 +67,7 @@ function connectionState(name, error) {
     waiting: 'status.waiting',
   };
   if (name === 'open') overlay(null);
+  else if (name === 'closed' && error?.offer) offer(error.offer);
   else if (name === 'closed' && error instanceof SignInError) overlay(t(`status.${error.reason}`));
   else if (words[name]) overlay(t(words[name]));
   if (name !== 'open') state.pending = null;
@@ -184,18 +186,26 @@ function render() {
   if (focused) document.querySelector(`[data-key="${focused}"]`)?.focus();
 }
 
-async function main() {
-  await load(guessLanguage());
-  $('hint').addEventListener('click', askHint);
-  setInterval(tick, 1000);
+// No table in the channel: the offer to open one (offer.js), in the user's language; once its game is
+// dealt, the page signs in again and shows it.
+async function offer(body) {
+  state.table = null;
+  await load(body.language);
+  state.offer = body;
+  showOffer(body, {say: overlay, onTable: start, onExpired: start});
+}
+
+async function start() {
   overlay(t('status.signing_in'));
   let session;
   try {
     session = await signIn();
   } catch (error) {
-    overlay(t(`status.${error instanceof SignInError ? error.reason : 'sign_in_failed'}`));
+    if (error?.offer) offer(error.offer);
+    else overlay(t(`status.${error instanceof SignInError ? error.reason : 'sign_in_failed'}`));
     return;
   }
+  state.offer = null;
   connection = new Connection({
     session,
     signIn,
@@ -203,6 +213,13 @@ async function main() {
     onFrame: (frame) => { frames = frames.then(() => onFrame(frame)).catch((error) => console.error(error)); },
   });
   connection.open();
+}
+
+async function main() {
+  await load(guessLanguage());
+  $('hint').addEventListener('click', askHint);
+  setInterval(tick, 1000);
+  await start();
 }
 
 main();

@@ -11,9 +11,10 @@ import {DiscordSDK, DiscordSDKMock} from './vendor/embedded-app-sdk.js';
 const SCOPES = ['identify', 'guilds'];
 
 export class SignInError extends Error {
-  constructor(reason) {
+  constructor(reason, offer = null) {
     super(reason);
-    this.reason = reason; // 'not_in_discord', 'sign_in_failed', 'no_table'
+    this.reason = reason; // 'not_in_discord', 'sign_in_failed', 'no_table' ('busy': tried again)
+    this.offer = offer; // no_table: the channel session and what the page may open (offer.js)
   }
 }
 
@@ -44,8 +45,26 @@ async function config() {
 
 let sdk = null;
 
+// A sign-in the bot could not answer just now (503 "unavailable": in a fleet, the table's process is
+// being replaced; 502 "discord": Discord did not answer the code exchange) is tried again with a new
+// code after these delays (seconds), then said to have failed.
+const RETRY_DELAYS = [0.5, 1, 2, 4, 8];
+const TRANSIENT = new Set(['unavailable', 'discord']);
+
 // The session for the websocket (a new code each time: a code is used once).
 export async function signIn() {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await signInOnce();
+    } catch (error) {
+      if (!(error instanceof SignInError) || error.reason !== 'busy') throw error;
+      if (attempt >= RETRY_DELAYS.length) throw new SignInError('sign_in_failed');
+    }
+    await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS[attempt] * 1000));
+  }
+}
+
+async function signInOnce() {
   const query = new URLSearchParams(location.search);
   if (sdk === null) {
     const {client_id: clientId} = await config();
@@ -67,8 +86,9 @@ export async function signIn() {
     body: JSON.stringify({code, instance_id: sdk.instanceId}),
   });
   if (!answer.ok) {
-    const {error} = await answer.json().catch(() => ({}));
-    throw new SignInError(error === 'no_table' ? 'no_table' : 'sign_in_failed');
+    const body = await answer.json().catch(() => ({}));
+    if (body.error === 'no_table') throw new SignInError('no_table', body.session ? body : null);
+    throw new SignInError(TRANSIENT.has(body.error) ? 'busy' : 'sign_in_failed');
   }
   const {access_token: accessToken, session} = await answer.json();
   await sdk.commands.authenticate({access_token: accessToken});
