@@ -400,7 +400,8 @@ async def test_healthz_is_503_while_a_process_that_took_its_shards_back_waits_be
     click is dropped all that time, so ``/healthz`` must say 503 all that time, not only while the
     locks are lost (before: 200 "shards": "ok" during the wait, 0 of 6 polls 503 after a short blink).
     Each poll is compared with what a click met at the same moment (``may_serve``, the gate of every
-    interaction, read before and after the poll)."""
+    interaction, and the lease's state, both read before and after the poll: a poll during which either
+    changed says nothing)."""
     timing = dataclasses.replace(LEASE, valid_s=1.0)  # a wait long enough to poll many times
     async with leased_bot(pg_dsn, connect_bot, retake_s=5.0, timing=timing, metrics_port=0) as bot:
         lease = bot.shard_lease
@@ -413,10 +414,10 @@ async def test_healthz_is_503_while_a_process_that_took_its_shards_back_waits_be
         deadline = time.monotonic() + 15
         while not (polls and polls[-1][0] and lease.epoch == 2):
             assert time.monotonic() < deadline, f"not serving again: {polls[-3:]}"
-            before = bot.may_serve()
+            before, state = bot.may_serve(), lease.state
             status, body = await get(port, "/healthz")
-            if bot.may_serve() == before:  # nothing changed during the poll
-                polls.append((before, status, json.loads(body), lease.state))
+            if (bot.may_serve(), lease.state) == (before, state):  # nothing changed during the poll
+                polls.append((before, status, json.loads(body), state))
             await asyncio.sleep(0.01)
         dropping = [poll for poll in polls if not poll[0]]
         waiting = [poll for poll in dropping if poll[3] == "held"]  # taken back, not serving yet
