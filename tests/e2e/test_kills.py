@@ -58,7 +58,8 @@ from .conftest import act_of, choose, enabled_buttons
 from .skipbo_helpers import pick_action, steps_for
 
 SEED = 20261123
-KILLS = 20
+# Twelve kills (twenty until the Activity's tests came: `make test`'s ten minutes), each plan several times.
+KILLS = 12
 # The play to the end after the last kill stops after this many clicks in all (about 850 are made): a
 # bound on the work, not on the time (the machine may be loaded), before "not over" is reported.
 MAX_CLICKS = 5000
@@ -825,7 +826,7 @@ async def test_sigkill_mid_game_loses_no_acknowledged_move_and_old_buttons_work(
     began = time.monotonic()
     try:
         await (await h.start_bot(sync=True)).wait_connected()
-        # Long enough for the 20 kills to fall mid-game (several Skyjo rounds, 30-card stocks), short
+        # Long enough for the kills to fall mid-game (several Skyjo rounds, 30-card stocks), short
         # enough to play to the end after them. No turn timer: every human move is a click.
         options = {"computers": 1, "turn_limit": 0}
         alice, bob = h.humans
@@ -834,7 +835,7 @@ async def test_sigkill_mid_game_loses_no_acknowledged_move_and_old_buttons_work(
         for kill in range(KILLS):
             bot = h.bot
             assert bot is not None
-            plan = "start" if kill in (6, 15) else ("time" if kill % 3 == 2 else "click")
+            plan = "start" if kill in (4, 9) else ("time" if kill % 3 == 2 else "click")
             if plan == "start":
                 # anywhere in the start: loading and resuming the games, the gateway, the first edits
                 await asyncio.sleep(h.plan_rng.uniform(0.05, 0.6))
@@ -885,8 +886,8 @@ async def test_sigkill_mid_game_loses_no_acknowledged_move_and_old_buttons_work(
     # The games are long enough for (nearly) every kill to fall while both are on; how long a game
     # lasts depends on the deals (seeded) and on the players' choices (seeded, but which click
     # meets a panel that is not up to date yet depends on timing), hence the margin.
-    assert min(tally.kills_mid_game.values()) >= KILLS - 5, tally.kills_mid_game
+    assert min(tally.kills_mid_game.values()) >= KILLS - 3, tally.kills_mid_game
     # A process killed right after a click (seeded plan) had that click in flight.
     assert tally.in_flight >= tally.kills.get("right after a click", 0) > 0
-    assert tally.again > 0 and tally.old >= KILLS - 5, tally
+    assert tally.again > 0 and tally.old >= KILLS - 3, tally
     assert tally.answered > 200, tally
