@@ -180,21 +180,8 @@ class Relay:
 async def _pipe(page: web.WebSocketResponse, upstream: aiohttp.ClientWebSocketResponse) -> None:
     """Text frames passed through both ways until either side ends."""
 
-    async def down() -> None:  # the owner's frames to the page
-        async for message in upstream:
-            if message.type == aiohttp.WSMsgType.TEXT:
-                await page.send_str(message.data)
-            elif message.type == aiohttp.WSMsgType.ERROR:
-                return
-
-    async def up() -> None:  # the page's frames to the owner
-        async for message in page:
-            if message.type == aiohttp.WSMsgType.TEXT:
-                await upstream.send_str(message.data)
-            elif message.type == aiohttp.WSMsgType.ERROR:
-                return
-
-    tasks = [asyncio.create_task(down()), asyncio.create_task(up())]
+    # the owner's frames to the page, the page's to the owner
+    tasks = [asyncio.create_task(_forward(upstream, page)), asyncio.create_task(_forward(page, upstream))]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -204,3 +191,15 @@ async def _pipe(page: web.WebSocketResponse, upstream: aiohttp.ClientWebSocketRe
         for task in tasks:
             with contextlib.suppress(*ended):
                 await task
+
+
+async def _forward(
+    source: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
+    sink: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
+) -> None:
+    """``source``'s text frames sent on to ``sink`` until ``source`` ends or fails."""
+    async for message in source:
+        if message.type == aiohttp.WSMsgType.TEXT:
+            await sink.send_str(message.data)
+        elif message.type == aiohttp.WSMsgType.ERROR:
+            return
