@@ -146,6 +146,13 @@ class Metrics:
             ["outcome"],
             registry=self.registry,
         )
+        self.panel_edits = Counter(
+            "skybo_panel_edits",
+            "Edits of players' open panels between their clicks, by reason: the game moved on, a click's"
+            " answer may have been overtaken or been older than the game, a replaced panel retired",
+            ["reason"],
+            registry=self.registry,
+        )
 
     # -- what the service and the interaction gate report ------------------------------------------
 
@@ -166,6 +173,10 @@ class Metrics:
         self.table_reloads.labels(outcome).inc()
         if outcome != "ok":
             self.database_errors.labels("reload").inc()
+
+    def panel_edited(self, reason: str) -> None:
+        """A followed panel edited (bot.ui.followed_panels): ``game``, ``click`` or ``retire``."""
+        self.panel_edits.labels(reason).inc()
 
     def timer_fired(self, what: str) -> None:
         self.timer_firings.labels(what).inc()

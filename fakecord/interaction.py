@@ -121,11 +121,19 @@ class FakeInteraction:
         def ready() -> CallbackRecord | None:
             return self.callback
 
+        return await self._wait(ready, timeout, f"an answer to {self!r}")
+
+    async def _wait(self, ready: Callable[[], _T | None], timeout: float, what: str) -> _T:
+        """``fake.wait_until``, its timeout saying what became of the interaction's callback: none
+        came, or the ones Discord refused (a late one: 10062 after the 3 seconds)."""
         try:
-            return await self.fake.wait_until(ready, timeout, what=f"an answer to {self!r}")
+            return await self.fake.wait_until(ready, timeout, what=what)
         except TimeoutError as exc:
             rejected = [r for r in self.callback_attempts if r.status >= 300]
-            raise TimeoutError(f"{exc}; rejected attempts: {rejected}") from None
+            told = f"rejected callbacks: {rejected}" if rejected else "no callback was attempted"
+            if self.callback is not None:
+                told = f"callback type {self.callback.type} accepted"
+            raise TimeoutError(f"{exc}; {told}") from None
 
     async def answer(self, timeout: float = WAIT_S) -> FakeMessage:
         """Waits for what the user sees as the bot's answer and returns the message showing it: the
@@ -139,7 +147,7 @@ class FakeInteraction:
         def ready() -> FakeMessage | None:
             return self.webhook_writes[0] if self.webhook_writes else None
 
-        return await self.fake.wait_until(ready, timeout, what=f"the answer after the deferral of {self!r}")
+        return await self._wait(ready, timeout, f"the answer after the deferral of {self!r}")
 
     async def original(self, timeout: float = WAIT_S) -> FakeMessage:
         """Waits until the original response message exists and is no longer "thinking"."""
@@ -151,7 +159,7 @@ class FakeInteraction:
                 return msg
             return None
 
-        return await self.fake.wait_until(ready, timeout, what=f"the original response of {self!r}")
+        return await self._wait(ready, timeout, f"the original response of {self!r}")
 
     async def followup(self, index: int = 0, timeout: float = WAIT_S) -> FakeMessage:
         """Waits for the ``index``-th follow-up message (0-based) and returns it."""
@@ -160,7 +168,7 @@ class FakeInteraction:
         def ready() -> FakeMessage | None:
             return self.followups[index] if len(self.followups) > index else None
 
-        return await self.fake.wait_until(ready, timeout, what=f"follow-up #{index} of {self!r}")
+        return await self._wait(ready, timeout, f"follow-up #{index} of {self!r}")
 
     @property
     def messages(self) -> list[FakeMessage]:

@@ -301,6 +301,9 @@ class FollowedPanels:
                 return
             content: str
             view: ButtonsView | None
+            # Why it is sent: the game moved on (its key changed), or a click made what the panel shows
+            # uncertain (overtaken by an edit on its way, answered older than the game, missed).
+            reason = "click" if watch.recheck or watch.key == () else "game"
             if watch.recheck and key == watch.key and shown is not None and shown.version == table.version:
                 # Nothing moved since the click: show again exactly what it showed (mode, notice).
                 words = display.wants_words(self.bot.service, user_id)
@@ -311,6 +314,7 @@ class FollowedPanels:
                 content, view = self._followed_panel(table, watch.seat, watch.locale)
         webhook = watch.webhook
         watch.recheck = False
+        self.bot.metrics.panel_edited(reason)
         try:
             await _edit(webhook, watch.message_id, content, view)
         except discord.HTTPException as error:
@@ -337,6 +341,7 @@ class FollowedPanels:
             _, (webhook, issued_ms, locale, message_id) = watch.retiring.popitem()
             if self.bot.service.clock.now_ms() - issued_ms >= PANEL_TOKEN_MS:
                 continue  # its token is (nearly) dead
+            self.bot.metrics.panel_edited("retire")
             try:
                 await _edit(webhook, message_id, t("table.panel.replaced", locale), None)
             except discord.HTTPException as error:  # dismissed, deleted: nothing left to retire

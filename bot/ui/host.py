@@ -15,6 +15,12 @@ from bot.service import TableService
 from bot.ui.card_emojis import CardEmojis
 
 
+class Counts(Protocol):
+    """What bot/ui reports to the bot's figures (``bot.metrics.Metrics`` is one)."""
+
+    def panel_edited(self, reason: str) -> None: ...
+
+
 class Host(Protocol):
     """The bot as the presenter and the click handlers see it (``bot.client.SkyboBot``). The service
     is read when used, not when given: the bot builds the presenter before the service it listens to."""
@@ -27,6 +33,9 @@ class Host(Protocol):
 
     @property
     def card_emojis(self) -> CardEmojis: ...  # the card faces' emojis for the panels' buttons
+
+    @property
+    def metrics(self) -> Counts: ...
 
     def get_partial_messageable(
         self, id: int, *, guild_id: int | None = None, type: discord.ChannelType | None = None

@@ -192,6 +192,7 @@ async def test_two_processes_share_the_shards_and_one_survives_the_others_kill(
     rng = random.Random(9)
 
     processes = {home: Process(fake, pg_dsn, home, sync=True), other: Process(fake, pg_dsn, other)}
+    played = False
     try:
         assert await processes[home].start() == "READY", processes[home].err
         assert await processes[other].start() == "READY", processes[other].err
@@ -243,6 +244,7 @@ async def test_two_processes_share_the_shards_and_one_survives_the_others_kill(
         board = await inter.original(20)
         for name in ("Alice", "Bob", "Carol"):
             assert name in board.text, board.text
+        played = True
     finally:
         codes = {}
         for shard, process in processes.items():
@@ -252,6 +254,9 @@ async def test_two_processes_share_the_shards_and_one_survives_the_others_kill(
                 except TimeoutError:
                     process.kill()
                     raise
+        if not played:  # what each process logged, shown with the failure
+            for shard, process in processes.items():
+                print(f"--- shard {shard}'s log:\n{process.err.decode(errors='replace')[-6000:]}")
     assert codes == {home: 0, other: 0}, codes
     for process in processes.values():
         process.check_log()
