@@ -57,9 +57,12 @@ TOKEN = "fake-bot-token"
 # no pause between edits; no pictures (rendering them would only slow a loaded machine down).
 TUNING = BotTuning(ai_delay=0.0, round_delay=600.0, edit_interval=0.0, images=False)
 # The shard leases' clock (bot.storage.postgres.leases.LeaseTiming), the same in every worker as the
-# code's is in every process of a fleet: a round trip every 0.1 s, trusted 0.6 s (a process serves 0.6 s
-# after it took its shards); the retake time is --lease-retake.
-LEASE = {"check_s": 0.1, "valid_s": 0.6, "retry_s": 0.1}
+# code's is in every process of a fleet: a round trip every 0.2 s, trusted 2 s (a process serves 2 s
+# after it took its shards), so a round trip may take 1.8 s before the lease is given up on (production:
+# 2 s). It was 0.6 s (0.5 s for a round trip): on a loaded machine a worker's lease blinked off and
+# dropped a click of a game it went on serving (two runs of test_fleet's shared shards waited for an
+# answer that never came). The retake time is --lease-retake.
+LEASE = {"check_s": 0.2, "valid_s": 2.0, "retry_s": 0.1}
 
 
 async def main(options: argparse.Namespace) -> int:
