@@ -282,10 +282,17 @@ class TournamentPart(ServiceCore):
         return held
 
     async def set_tournament_messages(self, tournament: Tournament, **message_ids: int) -> Tournament:
-        """Remember the sign-up or standings message (``signup_message_id=``, ``standings_message_id=``)."""
+        """Remember the sign-up or standings message (``signup_message_id=``, ``standings_message_id=``).
+
+        A sign-up message is posted (the command's answer) before its id is known here: a Join clicked in
+        between is stored, but its redraw had no message to edit. So once the sign-up's id is stored the
+        sign-up is drawn again as it stands (one edit per tournament)."""
         async with self.tournament_desk.lock(tournament.id):
             held = await self.tournament(tournament.id)
-            return await self._write(self.storage.tournaments.update(held, **message_ids))
+            held = await self._write(self.storage.tournaments.update(held, **message_ids))
+        if "signup_message_id" in message_ids:
+            self._hail(held.id, "signup")
+        return held
 
     # ------------------------------------------------------------------ the organiser
 

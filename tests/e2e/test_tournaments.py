@@ -352,3 +352,25 @@ async def test_a_sign_up_posted_as_text_takes_the_tables_look_at_its_next_redraw
     assert signup.content == "" and "old look" not in signup.text
     assert sorted(signup.custom_ids) == sorted(b["custom_id"] for b in buttons)
     fake.assert_clean()
+
+
+async def test_a_join_before_the_sign_up_is_known_shows_on_it(fake_discord: Any, skybo: Any) -> None:
+    """The sign-up is the command's answer, its id read back after it is posted: Alice joins while the
+    bot waits to read it (Discord answers that read 429 for a second), and the sign-up still shows her
+    (her join's redraw had no message to edit: the list stayed "(0/...)")."""
+    fake = fake_discord
+    bot = await skybo(edit_interval=EDITS)
+    alice = fake.user("alice")
+    games = fake.channel("games")
+    fake.rate_limit("GET", "/webhooks/{application_id}/{token}/messages/{message_id}", retry_after=1.0)
+    signup = await _command(
+        fake, fake.owner, "new", games, game="skyjo", format="swiss", seats=2, rounds=1, turn_limit=LIMIT
+    )
+    (held,) = await bot.service.storage.tournaments.open()
+    assert held.signup_message_id is None  # the bot is still waiting to read its answer back
+    answer = await _click(fake, alice, signup, button_id(held.id, "join"))
+    assert answer.text == "You are in the tournament."
+    await fake.wait_until(lambda: "(1/" in signup.text and alice.global_name in signup.text, 10, what="Alice")
+    (held,) = await bot.service.storage.tournaments.open()
+    assert held.signup_message_id == signup.id
+    fake.assert_clean()
