@@ -356,13 +356,14 @@ async def test_a_sign_up_posted_as_text_takes_the_tables_look_at_its_next_redraw
 
 async def test_a_join_before_the_sign_up_is_known_shows_on_it(fake_discord: Any, skybo: Any) -> None:
     """The sign-up is the command's answer, its id read back after it is posted: Alice joins while the
-    bot waits to read it (Discord answers that read 429 for a second), and the sign-up still shows her
+    bot waits to read it (Discord answers that read 429 for 3 s, as long as the join may take to be
+    answered, so the join falls in that wait on a loaded machine too), and the sign-up still shows her
     (her join's redraw had no message to edit: the list stayed "(0/...)")."""
     fake = fake_discord
     bot = await skybo(edit_interval=EDITS)
     alice = fake.user("alice")
     games = fake.channel("games")
-    fake.rate_limit("GET", "/webhooks/{application_id}/{token}/messages/{message_id}", retry_after=1.0)
+    fake.rate_limit("GET", "/webhooks/{application_id}/{token}/messages/{message_id}", retry_after=3.0)
     signup = await _command(
         fake, fake.owner, "new", games, game="skyjo", format="swiss", seats=2, rounds=1, turn_limit=LIMIT
     )
