@@ -273,14 +273,15 @@ def admin(pg_server: Any) -> psycopg.Connection[Any]:
 
 
 def end_lease_session(pg_server: Any) -> None:
-    """The connection holding the shard locks is gone (the server restarted, the network was cut)."""
+    """The connection holding the shard locks is gone (the server restarted, the network was cut):
+    returns once the session is (``pg_terminate_backend`` alone only signals it)."""
     with admin(pg_server) as conn:
         ended = conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM (SELECT DISTINCT pid FROM pg_locks"
+            "SELECT pg_terminate_backend(pid, 10000) FROM (SELECT DISTINCT pid FROM pg_locks"
             " WHERE locktype = 'advisory' AND classid = %s) held",
             (SHARD_LOCK,),
         ).fetchall()
-    assert len(ended) == 1, ended
+    assert ended == [(True,)], ended
 
 
 @contextlib.contextmanager

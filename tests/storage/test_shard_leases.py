@@ -115,6 +115,9 @@ async def test_a_killed_process_frees_its_shards(storage: Storage, pg_dsn: str) 
 FAST = LeaseTiming(check_s=0.05, valid_s=0.3, retake_s=2.0, retry_s=0.05)
 
 
+TERMINATE_WAIT_MS = 10_000  # how long an ended session may take to be gone
+
+
 def admin(pg_server: PostgresServer) -> psycopg.Connection[Any]:
     return psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True)
 
@@ -130,13 +133,16 @@ def lock_holders(pg_server: PostgresServer) -> int:
 
 
 def end_lease_sessions(pg_server: PostgresServer) -> int:
-    """Ends every session holding a shard lock (as a restart of the server or a cut does); how many."""
+    """Ends every session holding a shard lock (as a restart of the server or a cut does); how many.
+    Returns once they are gone: ``pg_terminate_backend`` alone only signals a session, which on a busy
+    machine may still hold its locks (and show in ``pg_locks``) a while after."""
     with admin(pg_server) as conn:
         rows = conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM (SELECT DISTINCT pid FROM pg_locks"
+            "SELECT pg_terminate_backend(pid, %s) FROM (SELECT DISTINCT pid FROM pg_locks"
             " WHERE locktype = 'advisory' AND classid = %s) held",
-            (SHARD_LOCK,),
+            (TERMINATE_WAIT_MS, SHARD_LOCK),
         ).fetchall()
+    assert all(ended for (ended,) in rows), f"a lease session outlived {TERMINATE_WAIT_MS} ms: {rows}"
     return len(rows)
 
 
