@@ -291,6 +291,7 @@ class FollowedPanels:
                 watch.key = ()
                 return
             key = panel_key(table, watch.seat)
+            finished = table.finished  # what this edit shows: the game may end while it is on its way
             if key == watch.key and not watch.recheck:
                 return
             shown = watch.state
@@ -332,8 +333,8 @@ class FollowedPanels:
             watch.recheck = True
             if not watch.busy:
                 self._follow(table, user_id)
-        elif table.finished:
-            self._forget_panel(table.id, user_id)
+        elif finished:
+            self._forget_panel(table.id, user_id)  # it shows the end: nothing more to follow
 
     async def _retire(self, table: Table, watch: PanelWatch) -> None:
         """Edit the panels the live one replaced: a word saying so, no button (see :class:`PanelWatch`)."""

@@ -255,6 +255,13 @@ async def private_answer(inter: FakeInteraction) -> FakeMessage:
     return message
 
 
+async def end_game(fake: Any, bot: SkyboBot, user: FakeUser, channel: Any, game_id: int) -> None:
+    """``/skyjo end`` in the game's channel and Yes to the question."""
+    question = await private_answer(await fake.run_command(user, "skyjo", "end", channel=channel))
+    await (await fake.click(user, question, button(question, "ey"))).response()
+    await fake.wait_until(lambda: game_id not in bot.service.tables, what="the game ended")
+
+
 async def finish_random_game(
     storage: Any, rng: random.Random, *, guild_id: int, channel_id: int, seats: list[Any], seed: int
 ) -> None:

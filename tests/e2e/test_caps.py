@@ -21,7 +21,7 @@ from bot.clock import ManualClock
 from bot.config import Limits
 from fakecord import FakeChannel, FakeMessage, FakeUser
 
-from .conftest import FAST, act_of, bot_on, button, play_turns, private_answer, start_table
+from .conftest import FAST, act_of, bot_on, button, end_game, play_turns, private_answer, start_table
 
 COOLDOWN = Limits().cooldown_seconds  # 10 s, the default every test here keeps
 
@@ -109,13 +109,6 @@ async def stored_lobbies(bot: SkyboBot) -> int:
 
 def public_messages(fake: Any, channel: FakeChannel) -> list[FakeMessage]:
     return [m for m in fake.messages.values() if m.channel_id == channel.id and not m.ephemeral]
-
-
-async def end_game(fake: Any, bot: SkyboBot, user: FakeUser, channel: FakeChannel, game_id: int) -> None:
-    """``/skyjo end`` in the game's channel and Yes to the question."""
-    question = await private_answer(await fake.run_command(user, "skyjo", "end", channel=channel))
-    await (await fake.click(user, question, button(question, "ey"))).response()
-    await fake.wait_until(lambda: game_id not in bot.service.tables, what="the game ended")
 
 
 async def test_a_fourth_table_is_refused_privately_in_the_hosts_language_and_nothing_is_stored(

@@ -11,7 +11,16 @@ import pytest
 
 from bot.i18n import translate as t
 
-from .conftest import GAME_ACTS, act_of, button, enabled_buttons, open_panel, play_turns, start_table
+from .conftest import (
+    GAME_ACTS,
+    act_of,
+    button,
+    enabled_buttons,
+    end_game,
+    open_panel,
+    play_turns,
+    start_table,
+)
 
 
 def moves_offered(fake: Any, user: Any) -> list[Any]:
@@ -57,3 +66,42 @@ async def test_a_newer_panel_retires_the_older_and_no_panel_offers_a_move_after_
     panels = [m for m in fake.messages.values() if m.visible_to == user.id and m.ephemeral]
     final = [m for m in panels if t("table.panel.final_title", user.locale, game="Skyjo") in m.text]
     assert len(final) == 1 and all(m.text == replaced for m in panels if m not in final)
+
+
+async def test_a_game_ended_while_a_panel_edit_is_on_its_way_still_shows_its_end(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """The follower's edit of Bob's panel is held at Discord (a 429 for 5 s) while the game ends: once
+    that edit lands (showing the turn it was sent for), the panel is edited once more to show the end
+    (the follower forgot the panel when the edit came back and the game was over by then, so it stayed
+    on the old turn; a loaded run met it at a computer's last move)."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=0)
+    table = bot.service.tables[game_id]
+    bobs = await open_panel(fake, bob, table_message)
+    last_click = None
+    while table.seat_of(bob.id) in table.state.seats_to_act():  # Bob turns his two cards over
+        last_click = await fake.click(bob, bobs, button(bobs, "rv"))
+        await last_click.answer()
+    assert last_click is not None
+    await bot.presenter.flush()
+    # The next edit of Bob's panel (through the token of his last click) is answered 429 for 5 s.
+    bobs_panel = f"/webhooks/{fake.application_id}/{last_click.token}/messages/@original"
+    edits_before = len(fake.requests_to("PATCH", bobs_panel))  # the follower's, after his clicks
+    fake.rate_limit("PATCH", bobs_panel, retry_after=5.0)
+
+    def edits() -> list[int]:
+        return [r.status for r in fake.requests_to("PATCH", bobs_panel)[edits_before:]]
+
+    alices = await open_panel(fake, alice, table_message)
+    while table.state.phase == "reveal":  # Alice's two: the turns begin, Bob's panel is followed
+        await (await fake.click(alice, alices, button(alices, "rv"))).answer()
+    await fake.wait_until(lambda: edits() == [429], what="Bob's panel's edit held")
+    await end_game(fake, bot, alice, fake.channels[table_message.channel_id], game_id)
+    assert edits() == [429], "the game ended while the edit was held"
+    final = t("table.panel.final_title", bob.locale, game="Skyjo")
+    await fake.wait_until(lambda: final in bobs.text, 15, what="the end on Bob's panel")
+    assert edits() == [429, 200, 200]  # the held edit (the turn), then the end
+    assert moves_offered(fake, bob) == []
