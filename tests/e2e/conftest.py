@@ -15,6 +15,7 @@ and the helpers a test plays with (``start_table``, ``open_panel``, ``play_turns
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import random
 from collections.abc import Awaitable, Callable
@@ -253,6 +254,19 @@ async def private_answer(inter: FakeInteraction) -> FakeMessage:
     message: FakeMessage = await inter.answer()
     assert message.ephemeral and message.visible_to == inter.user.id, "the answer is for the clicker only"
     return message
+
+
+async def settle(bot: SkyboBot) -> None:
+    """Wait until the bot is done with every interaction it got (a click's handler goes on after its
+    answer reached Discord: it then tells the followed panels, which may edit again) and with every
+    edit and send those caused. A bare ``presenter.flush()`` right after a click's answer may return
+    before that handler ends."""
+    while True:
+        if running := [task for task in bot.in_flight.tasks if not task.done()]:
+            await asyncio.gather(*running, return_exceptions=True)
+        await bot.presenter.flush()
+        if not any(not task.done() for task in bot.in_flight.tasks):
+            return
 
 
 async def end_game(fake: Any, bot: SkyboBot, user: FakeUser, channel: Any, game_id: int) -> None:

@@ -21,6 +21,7 @@ from .conftest import (
     enabled_buttons,
     play_turns,
     reveal_own_cards,
+    settle,
     start_table,
 )
 
@@ -284,6 +285,6 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
     await fake.wait_until(
         lambda: any(r.status == 200 for r in fake.requests_to("PATCH", edit_route)), what="the slow edit"
     )
-    await bot.presenter.flush()
+    await settle(bot)  # the Pick click's handler included: it follows the panel again after its answer
     assert waiting.content == half_made
     assert any(act_of(c) == "tk" for c in waiting.custom_ids)  # the cards to replace, as the click left them
