@@ -353,7 +353,7 @@ async def test_a_process_takes_its_shards_back_after_a_blink_and_serves_on_witho
         try:
             stored = await GameLedger(other).get_game(game_id)  # its connections, open before the blink
             with connections_refused(pg_server, pg_database.name):
-                end_lease_session(pg_server)
+                await asyncio.to_thread(end_lease_session, pg_server)
                 # At the latest valid_s after the last round trip (the lease's clock, no thread needed)
                 await fake.wait_until(
                     lambda: not bot.may_serve(), timing.valid_s + 1, what="the process to stop serving"
@@ -414,7 +414,7 @@ async def test_healthz_is_503_while_a_process_that_took_its_shards_back_waits_be
         assert bot.may_serve() and bot.metrics_server is not None
         port = bot.metrics_server.port
         assert (await get(port, "/healthz"))[0] == 200
-        end_lease_session(pg_server)
+        await asyncio.to_thread(end_lease_session, pg_server)
         await fake_discord.wait_until(lambda: not bot.may_serve(), 2, what="the process to stop serving")
         polls: list[tuple[bool, int, dict[str, Any], str]] = []  # (serving, status, body, lease state)
         deadline = time.monotonic() + 15
@@ -464,14 +464,14 @@ async def test_a_process_stops_when_another_took_its_shards_or_its_retake_time_p
 
                 taking = asyncio.create_task(asyncio.to_thread(take))
                 await asyncio.sleep(0.05)
-                end_lease_session(pg_server)
+                await asyncio.to_thread(end_lease_session, pg_server)
                 await taking
                 await fake.wait_until(bot.is_closed, 10, what="the bot stopped")
             finally:
                 await asyncio.to_thread(other.close)
         else:
             with connections_refused(pg_server, pg_database.name):
-                end_lease_session(pg_server)
+                await asyncio.to_thread(end_lease_session, pg_server)
                 await fake.wait_until(lambda: lease.state == "retaking", 2, what="the lease taking it back")
                 await asyncio.sleep(0.5)
                 assert not bot.is_closed() and not bot.may_serve()  # still trying

@@ -364,7 +364,7 @@ async def test_a_lease_whose_shards_another_process_took_meanwhile_is_lost(
 
         trying = asyncio.create_task(asyncio.to_thread(take_shard_1))
         await asyncio.sleep(0.05)
-        end_lease_sessions(pg_server)
+        await asyncio.to_thread(end_lease_sessions, pg_server)
         await trying
         await until(lambda: lease.state == LOST, 3, "the lease given up")
         assert lease.lost_reason == "taken" and lease.epoch == 1 and not lease.serving()
@@ -384,7 +384,7 @@ async def test_a_lease_that_cannot_reconnect_gives_up_after_its_retake_time(
     with admin(pg_server) as conn:
         conn.execute(f'ALTER DATABASE "{pg_database.name}" WITH ALLOW_CONNECTIONS false')
     try:
-        end_lease_sessions(pg_server)
+        await asyncio.to_thread(end_lease_sessions, pg_server)
         await until(lambda: lease.state == RETAKING, 2, "the lease to notice")
         await until(lambda: lease.state == LOST, FAST.retake_s + 3, "the lease given up")
         assert lease.lost_reason == "expired" and lease.lost_at is not None
