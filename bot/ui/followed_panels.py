@@ -305,8 +305,14 @@ class FollowedPanels:
             # Why it is sent: the game moved on (its key changed), or a click made what the panel shows
             # uncertain (overtaken by an edit on its way, answered older than the game, missed).
             reason = "click" if watch.recheck or watch.key == () else "game"
-            if watch.recheck and key == watch.key and shown is not None and shown.version == table.version:
-                # Nothing moved since the click: show again exactly what it showed (mode, notice).
+            if (
+                watch.recheck
+                and shown is not None
+                and shown.version == table.version
+                and watch.key in (key, ())
+            ):
+                # Nothing moved since the click: show again exactly what it showed (mode, notice). (Its
+                # key may be unknown: answered while the channel's lock was held by another render.)
                 words = display.wants_words(self.bot.service, user_id)
                 cards = display.panel_cards(self.bot.service, user_id)
                 content = panel_content(shown, watch.locale, words)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
+
 from bot.clock import ManualClock
 from bot.ui.views import panel_content
 
@@ -247,12 +249,16 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
     assert table_message.revision > 100  # many edits
 
 
+@pytest.mark.parametrize("channel_busy", [False, True])
 async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_stays_on_screen(
-    fake_discord: Any, skybo: Any
+    fake_discord: Any, skybo: Any, channel_busy: bool
 ) -> None:
     """The bot's edit of a panel is slowed (a 429), and meanwhile its player clicks on it: the click is
     answered at once, and when the slow edit lands over it, the panel is sent again as the click left
-    it (a half-made move stays half made)."""
+    it (a half-made move stays half made). ``channel_busy``: the channel's lock is held while the
+    clicks are answered, as the table's or a mention's render holds it a moment (a loaded machine
+    stretches that moment: run Y): what the panel shows is then unknown to the follower, which sent the
+    game as it stands over the half-made move."""
     fake = fake_discord
     bot = await skybo()
     alice, bob = fake.user("alice"), fake.user("bob")
@@ -280,7 +286,20 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
     )
     # Meanwhile the waiter clicks Refresh, then starts a move (take the discard: pick a card next).
     await (await fake.click(waiter, waiting, button(waiting, "rf", -1))).response()
-    await (await fake.click(waiter, waiting, button(waiting, "md", 1))).response()
+    if not channel_busy:
+        await (await fake.click(waiter, waiting, button(waiting, "md", 1))).response()
+    else:
+        # The Pick's answer is held (a 429 for 0.5 s); meanwhile the channel's lock is taken, and held
+        # until that click's handler is done: it learns its answer landed while the lock was held.
+        callback = "/interactions/{interaction_id}/{token}/callback"
+        fake.rate_limit("POST", callback, retry_after=0.5)
+        pick = await fake.click(waiter, waiting, button(waiting, "md", 1))
+        await fake.wait_until(
+            lambda: any(r.status == 429 for r in fake.requests_to("POST", callback)), what="the held answer"
+        )
+        async with bot.service.lock(table.channel_id):
+            await pick.response()
+            await fake.wait_until(lambda: all(t.done() for t in bot.in_flight.tasks), what="its handler done")
     half_made = waiting.content
     await fake.wait_until(
         lambda: any(r.status == 200 for r in fake.requests_to("PATCH", edit_route)), what="the slow edit"
