@@ -307,6 +307,7 @@ class FollowedPanels:
             reason = "click" if watch.recheck or watch.key == () else "game"
             if (
                 watch.recheck
+                and not finished  # a finished game's panel is its end (as the click showed it)
                 and shown is not None
                 and shown.version == table.version
                 and watch.key in (key, ())
