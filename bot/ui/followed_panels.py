@@ -333,14 +333,17 @@ class FollowedPanels:
             if watch.clicks == clicks:
                 self._forget_panel(table.id, user_id)
             return
-        watch.key = key
         if watch.clicks != clicks:
             # A click was answered while this edit was on its way: whichever Discord applied last
-            # wins, so send the newest panel once more when that click is done.
+            # wins, so send the newest panel once more when that click is done. What the panel is
+            # meant to show is the click's (its answer set the key): this edit may be older than it
+            # (held by a 429 across a whole turn, it showed the turn before the click's).
             watch.recheck = True
             if not watch.busy:
                 self._follow(table, user_id)
-        elif finished:
+            return
+        watch.key = key
+        if finished:
             self._forget_panel(table.id, user_id)  # it shows the end: nothing more to follow
 
     async def _retire(self, table: Table, watch: PanelWatch) -> None:
