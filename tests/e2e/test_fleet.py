@@ -447,9 +447,13 @@ async def test_a_process_stops_when_another_took_its_shards_or_its_retake_time_p
     process holds its shard now (it must not take it back), or when it could not take it back within
     its retake time."""
     fake = fake_discord
-    async with leased_bot(pg_dsn, connect_bot, retake_s=1.0) as bot:
+    # Production's trust window (3 s), not LEASE's 300 ms: a round trip slower than 250 ms while the
+    # bot connected (the fresh-clone run's own four workers) gave the connection up before the test began.
+    timing = dataclasses.replace(LEASE, valid_s=LeaseTiming().valid_s)
+    async with leased_bot(pg_dsn, connect_bot, retake_s=1.0, timing=timing) as bot:
         lease = bot.shard_lease
-        assert bot.may_serve()
+        assert await lease.wait_serving()  # a new holder serves valid_s after it took its shards
+        assert bot.may_serve() and lease.epoch == 1
         if why == "taken":
             other = await asyncio.to_thread(psycopg.connect, pg_dsn, autocommit=True)
             try:
