@@ -18,7 +18,7 @@ import pytest
 
 from bot.storage import ShardLease, Storage
 from bot.storage.errors import ConnectionLost, ShardsTaken
-from bot.storage.postgres.leases import HELD, LOST, RELEASED, RETAKING, SHARD_LOCK, LeaseTiming
+from bot.storage.postgres.leases import HELD, LOST, RELEASED, RETAKING, SHARD_LOCK, TAKE_ANSWER_S, LeaseTiming
 from devtools.pgserver import SUPERUSER, PostgresServer
 
 from .conftest import REPO, worker_env
@@ -230,7 +230,8 @@ async def test_two_processes_never_serve_one_shard_at_once_while_the_database_fl
     async def hold_back(i: int) -> None:
         """Process ``i`` starts no lease from now on (one being taken is let finish)."""
         may_start[i].clear()
-        await until(lambda: not starting[i], 10, f"process {i}'s start to finish")
+        # a start waits up to TAKE_ANSWER_S for the locks' answer (then it is started again)
+        await until(lambda: not starting[i], TAKE_ANSWER_S + 10, f"process {i}'s start to finish")
 
     async def settled() -> int:
         """The process serving the shards on a live session of its lease, the other one held back
