@@ -4,6 +4,7 @@ fake's errors into Discord's answers, and the injected faults (429 rate limits, 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -18,7 +19,7 @@ from aiohttp import web
 from fakecord import openapi
 from fakecord.constants import API_PREFIX
 from fakecord.errors import DiscordAPIError
-from fakecord.records import RECORD_KEY, FailureRule, RateLimitRule, RecordedRequest, Rejection
+from fakecord.records import RECORD_KEY, FailureRule, HoldRule, RateLimitRule, RecordedRequest, Rejection
 from fakecord.routes_oauth2 import OAuth2Routes
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ SERVER_ERRORS = {
 }
 
 
-_Rule = TypeVar("_Rule", RateLimitRule, FailureRule)
+_Rule = TypeVar("_Rule", RateLimitRule, FailureRule, HoldRule)
 
 
 def _take_rule(rules: list[_Rule], record: RecordedRequest) -> _Rule | None:
@@ -78,6 +79,17 @@ class HttpFront(OAuth2Routes):
 
     def _take_rate_limit(self, record: RecordedRequest) -> RateLimitRule | None:
         return _take_rule(self._rate_limits, record)
+
+    # ------------------------------------------------------------------ requests held on their way
+
+    def hold(self, method: str, route: str, count: int = 1) -> asyncio.Event:
+        """Holds the next ``count`` calls of ``method route`` on their way, for as long as the test
+        needs (a slow network, a Discord under load), with no clock in it: each is recorded (its
+        ``status`` 0 until answered), then handled once the returned event is set. ``route`` as in
+        :meth:`rate_limit`."""
+        gate = asyncio.Event()
+        self._holds.append(HoldRule(method.upper(), route, count, gate))
+        return gate
 
     # ------------------------------------------------------------------ server errors
 
@@ -234,6 +246,9 @@ class HttpFront(OAuth2Routes):
                 if route is None:
                     self.unknown_routes.append(record)
                     raise DiscordAPIError(404, 0, "404: Not Found")
+                held = _take_rule(self._holds, record)
+                if held is not None:
+                    await held.gate.wait()
                 rule = self._take_rate_limit(record)
                 if rule is not None:
                     return self._rate_limited_response(record, rule)

@@ -22,7 +22,7 @@ from fakecord.constants import (
 )
 from fakecord.errors import DiscordAPIError, unknown_channel
 from fakecord.interaction import FakeInteraction
-from fakecord.records import FailedClick, FailureRule, RateLimitRule, RecordedRequest, Rejection
+from fakecord.records import FailedClick, FailureRule, HoldRule, RateLimitRule, RecordedRequest, Rejection
 from fakecord.sessions import GatewayConnection, GatewaySession
 from fakecord.state import FakeChannel, FakeGuild, FakeMember, FakeMessage, FakeRole, FakeUser
 
@@ -131,6 +131,7 @@ class FakeDiscordBase:
         self._rate_limits: list[RateLimitRule] = []
         self.server_errors: list[RecordedRequest] = []  # requests answered with an injected 5xx
         self._failures: list[FailureRule] = []
+        self._holds: list[HoldRule] = []
 
         # world
         self.bot_user = FakeUser(self.new_id(), "Skybo", bot=True)

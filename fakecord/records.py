@@ -1,9 +1,10 @@
 """What the fake records: every request and its answer, rejections, failed clicks, accepted
-callbacks, and the faults (429s, 5xx) a test asked it to inject.
+callbacks, and the faults (429s, 5xx, requests held on their way) a test asked it to inject.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,6 +102,17 @@ class FailureRule:
     remaining: int
     status: int
     applied: bool
+
+
+@dataclass
+class HoldRule:
+    """A request a test holds on its way with :meth:`FakeDiscord.hold`: the next ``remaining`` calls
+    are recorded, then answered only once ``gate`` is set."""
+
+    method: str
+    route: str
+    remaining: int
+    gate: asyncio.Event
 
 
 @dataclass

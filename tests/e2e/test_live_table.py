@@ -307,3 +307,62 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
     await settle(bot)  # the Pick click's handler included: it follows the panel again after its answer
     assert waiting.content == half_made
     assert any(act_of(c) == "tk" for c in waiting.custom_ids)  # the cards to replace, as the click left them
+
+
+async def test_a_panel_edit_held_across_a_whole_turn_does_not_undo_a_click_answered_after_it(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """Three players. The edit telling Bob's panel that the player before him is playing is held on its
+    way (a slow network) while that player plays a whole turn; then, on Bob's turn, Bob clicks Refresh
+    and starts a move (a half-made move); then the held edit lands, older than the click's answer. The
+    panel ends as the click left it: the follower goes on from what the click's answer showed, not from
+    the older edit (run Z1: it took the edit's turn for what the panel shows, saw the game moved, and
+    sent "Your turn: draw a card..." over the half-made move)."""
+    fake = fake_discord
+    bot = await skybo()
+    alice, bob, carol = fake.user("alice"), fake.user("bob"), fake.user("carol")
+    table_message, game_id = await start_table(fake, bot, alice, [bob, carol], turn_limit=0, score_limit=100)
+    table = bot.service.tables[game_id]
+    users = {user.id: user for user in (alice, bob, carol)}
+    panels = {user.id: await reveal_own_cards(fake, user, table_message, table) for user in users.values()}
+    seats = len(table.stored.seats)
+    bob_seat = table.seat_of(bob.id)
+    before_bob = (bob_seat - 1) % seats  # plays while the edit is held
+
+    async def whole_turn() -> None:  # draw, then discard it and turn a card over
+        user = users[table.stored.seats[table.state.turn].user_id]
+        panel = panels[user.id]
+        await fake.wait_until(  # the panel's edit saying it is their turn
+            lambda: any(act_of(c) == "dr" for c in panel.custom_ids), what=f"{user.username}'s turn"
+        )
+        for act, arg in (("dr", None), ("md", 2), ("dv", None)):
+            await (await fake.click(user, panel, button(panel, act, arg))).answer()
+
+    while table.state.turn != (bob_seat - 2) % seats:  # whose turn's end sends the edit
+        await whole_turn()
+    await settle(bot)
+    # Bob's panel is followed through the token of his last click.
+    last = [i for i in fake.interactions.values() if i.user is bob and i.original_message is panels[bob.id]][
+        -1
+    ]
+    edit_route = f"/webhooks/{fake.application_id}/{last.token}/messages/@original"
+    sent = len(fake.requests_to("PATCH", edit_route))
+    gate = fake.hold("PATCH", edit_route)
+    await whole_turn()
+    held = await fake.wait_until(
+        lambda: next(iter(fake.requests_to("PATCH", edit_route)[sent:]), None), what="the held edit"
+    )
+    assert held.status == 0 and table.state.turn == before_bob
+    await whole_turn()  # the player before Bob: now it is Bob's turn
+    assert table.state.turn == bob_seat
+    waiting = panels[bob.id]
+    await (await fake.click(bob, waiting, button(waiting, "rf", -1))).response()
+    await (await fake.click(bob, waiting, button(waiting, "md", 1))).response()  # take the discard...
+    half_made = waiting.content
+    gate.set()
+    await fake.wait_until(lambda: held.status == 200, what="the held edit, landed")
+    await settle(bot)
+    assert waiting.content == half_made
+    assert any(
+        act_of(c) == "tk" for c in waiting.custom_ids
+    )  # ... the cards to replace, as the click left them
