@@ -154,17 +154,22 @@ class ServiceCore(ABC):
             raise SeatTaken(seat in table.idle())
         return seat
 
-    async def remember_messages(self, table: Table, **messages: Any) -> None:
+    async def remember_messages(self, table: Table, **messages: Any) -> bool:
         """Keep the presenter's turn mention and reminder (None: gone) in the stored meta, so that after
         a restart a turn is not mentioned twice and an old mention still gets deleted (that a game's
         thread result was posted: ``keep_result_posted``, bot.service.reloads). Bookkeeping: no event.
-        The database not answering (after the writer's tries) leaves the meta as it was."""
+        True once the meta holds them; the database not answering (after the writer's tries) leaves the
+        meta as it was: False, and a message it still names must not be deleted yet (the next pass, or
+        the next process, deletes it, once)."""
         async with self.lock(table.channel_id):
             meta = {k: v for k, v in table.stored.meta.items() if k not in messages}
             meta.update({k: v for k, v in messages.items() if v is not None})
             if meta != table.stored.meta:
-                with contextlib.suppress(Refused):
+                try:
                     await self.writer.write_meta(table, meta)
+                except Refused:
+                    return False
+            return True
 
     # ------------------------------------------------------------------ what the parts ask of one another
     # Issue 48: a commit's aftermath, the writes of tables, the deadlines, the timers' meta, the server

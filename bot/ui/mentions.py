@@ -112,12 +112,13 @@ class Mentions:
         if old is not None and old[:2] == key:
             return
         # Forget the old messages before deleting them: a stop in between leaves a stale mention in
-        # the channel rather than a message deleted twice.
+        # the channel rather than a message deleted twice. Not forgotten (the database away): not
+        # deleted either, or the next pass or process, reading them in the meta, deletes them again.
         stale = [None if old is None else old[2], meta.get("reminder")]
         # Looking at their followed panel: its edit tells them, no mention (FollowedPanels.looking).
         # Stored as this turn's mention without a message, so this turn is not looked at again.
         looking = key is not None and user is not None and self.followed.looking(table, user)
-        await self.bot.service.remember_messages(
+        forgotten = await self.bot.service.remember_messages(
             table, mention=[*key, None] if looking and key is not None else None, reminder=None
         )
         try:
@@ -136,12 +137,16 @@ class Mentions:
                 )
             except discord.Forbidden:
                 # Not allowed to post here: try again at the next turn, not at every change of this one.
-                await self.bot.service.remember_messages(table, mention=[*key, None], reminder=None)
+                forgotten |= await self.bot.service.remember_messages(
+                    table, mention=[*key, None], reminder=None
+                )
                 raise
-            await self.bot.service.remember_messages(table, mention=[*key, message.id], reminder=None)
+            forgotten |= await self.bot.service.remember_messages(
+                table, mention=[*key, message.id], reminder=None
+            )
         finally:
             for message_id in stale:
-                if isinstance(message_id, int):
+                if forgotten and isinstance(message_id, int):
                     await self._delete(channel, message_id)
 
     async def _send_reminder(self, table: Table, users: list[int], seconds_left: int) -> None:
@@ -163,8 +168,8 @@ class Mentions:
         if table.gone:
             return
         old = table.stored.meta.get("reminder")
-        await self.bot.service.remember_messages(table, reminder=message.id)
-        if isinstance(old, int):
+        # The old one deleted once the meta names the new one (see _mention's forgetting).
+        if await self.bot.service.remember_messages(table, reminder=message.id) and isinstance(old, int):
             await self._delete(channel, old)
 
     async def _delete(self, channel: discord.PartialMessageable, message_id: int) -> None:

@@ -11,6 +11,7 @@ import pytest
 from bot.client import create_bot
 from bot.service.ledger import GameLedger
 from bot.storage import Storage
+from bot.storage.errors import DiskIOError
 from bot.ui import followed_panels
 
 from .conftest import (
@@ -204,3 +205,47 @@ async def test_a_stop_as_the_turn_passes_keeps_the_mention_it_was_posting(
     assert sent_to(fake, bob) == [*earlier, mention] and not mention.deleted  # not twice for this turn
     await draw_and_place(fake, bob, table_message)
     await fake.wait_until(lambda: mention.deleted, what="Bob's mention deleted once he played")
+
+
+async def test_a_mention_the_database_could_not_forget_is_deleted_once_by_the_next_process(
+    fake_discord: Any, skybo: Any, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turn passes and the database goes away before the old mention is forgotten in the game's
+    meta: the mention is left in the channel (the meta still names it), and the next process deletes
+    it, once. Deleted then anyway (the code before), the next process, reading it in the meta, deleted
+    it again: Discord's 404 (the knockout test under load, a stop right after the turn limits)."""
+    monkeypatch.setattr(followed_panels, "LOOKING_MS", 0)
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    first = create_bot(database_path=db_file, tuning=FAST)
+    async with fake.running(first, sync_commands=True):
+        table_message, game_id = await start_table(fake, first, alice, [bob], score_limit=1000)
+        table = await until_turn(fake, first, game_id, table_message, alice, random.Random(11))
+        await first.presenter.flush()
+        await fake.wait_until(
+            lambda: [m for m in sent_to(fake, alice) if not m.deleted], what="Alice mentioned"
+        )
+        (mention,) = [m for m in sent_to(fake, alice) if not m.deleted]
+        # The database refuses the games' meta writes (the moves' commits go through): the mention's
+        # pass cannot forget Alice's mention when her move hands the turn to Bob.
+        games = first.storage.games
+        set_meta, refused = games.set_meta, []
+
+        async def refuse(game_id: int, meta: Any) -> None:
+            refused.append(meta)
+            raise DiskIOError(str(db_file), "disk I/O error (injected by the test)")
+
+        monkeypatch.setattr(games, "set_meta", refuse)
+        await draw_and_place(fake, alice, table_message)
+        assert table.turn_user() == bob.id
+        await fake.wait_until(lambda: refused, what="the mention's pass trying to forget it")
+        await first.presenter.flush()
+        monkeypatch.setattr(games, "set_meta", set_meta)
+        assert table.stored.meta["mention"][2] == mention.id and not mention.deleted  # still named: kept
+
+    second = await skybo()
+    await fake.wait_until(lambda: mention.deleted, what="the old mention deleted by the next process")
+    await second.presenter.flush()
+    deletes = [r for r in fake.requests if r.method == "DELETE" and r.path.endswith(f"/{mention.id}")]
+    assert [r.status for r in deletes] == [204]
+    fake.assert_clean()
