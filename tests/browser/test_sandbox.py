@@ -18,6 +18,7 @@ import pytest
 from bot.client import BotTuning, create_bot
 from bot.sandbox.server import Sandbox
 
+from .activity import WAIT
 from .conftest import docs_screenshot
 
 pytestmark = pytest.mark.timeout(60)
@@ -47,12 +48,34 @@ async def sandbox(tmp_path: Path) -> AsyncIterator[Sandbox]:
     try:
         yield running
     finally:
+        print(what_the_sandbox_saw(running))  # shown when the test failed
         await running.stop()
+
+
+def what_the_sandbox_saw(sandbox: Sandbox) -> str:
+    """The sandbox's notices, every interaction's fate and the bot's last requests: what a failed page
+    wait needs to tell a slow machine from a click that failed or an answer that never came."""
+    fake = sandbox.fake
+    lines = [f"sandbox problems: {sandbox.problems}"]
+    for inter in fake.interactions.values():
+        custom_id = (inter.data or {}).get("custom_id") or (inter.data or {}).get("name")
+        fate = (
+            "failed in the client"
+            if inter.failure is not None
+            else (f"answered type {inter.callback.type}" if inter.callback is not None else "not answered")
+        )
+        rejected = [(r.status, r.clock) for r in inter.callback_attempts if r.status >= 300]
+        lines.append(
+            f"interaction {inter.id} by {inter.user.username} {custom_id!r}: {fate} {rejected or ''}"
+        )
+    for record in fake.requests[-40:]:
+        lines.append(f"{record.clock:.2f} {record.method} {record.route} {record.status}")
+    return "\n".join(lines)
 
 
 async def open_as(browser: Any, sandbox: Sandbox, username: str) -> Any:
     page = await browser.new_page(viewport={"width": 1280, "height": 900})
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(WAIT)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors
@@ -106,7 +129,7 @@ async def my_turn(panel: Any) -> None:
     await panel.get_by_role("button", name="Draw a card", exact=True).wait_for()
 
 
-async def _until(probe: Any, ok: Any, timeout: float = 10.0) -> Any:
+async def _until(probe: Any, ok: Any, timeout: float = WAIT / 1000) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         value = await probe()

@@ -33,7 +33,7 @@ from tests.e2e.conftest import play_turns
 from tests.games.skyjo.test_image import PHONE_PICTURE_W
 
 from .conftest import screenshot
-from .test_sandbox import SEEN_EPHEMERALS, _until, hidden_cards, my_turn, public, reveal_two
+from .test_sandbox import SEEN_EPHEMERALS, WAIT, _until, hidden_cards, my_turn, public, reveal_two
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -94,7 +94,7 @@ async def sandbox(tmp_path: Path) -> AsyncIterator[Sandbox]:
 async def open_phone(browser: Any, sandbox: Sandbox, username: str, channel: str = "general") -> Any:
     """A page as a phone shows it: 390 x 844, touch, the meta viewport obeyed."""
     page = await browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(WAIT)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors
