@@ -42,7 +42,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
+
+if TYPE_CHECKING:
+    import psycopg
 
 INSTALL_HINT = (
     "install Debian's PostgreSQL server (`apt-get install postgresql`; `make test` does it when run as "
@@ -54,6 +58,7 @@ APP_ROLE = "skybo"
 # trusted, so the tests of wrong credentials create it (``CREATE ROLE ... PASSWORD``, SQL that belongs
 # in the tests) and try good and bad passwords against a real server.
 PASSWORD_ROLE = "skybo_password"
+TERMINATE_WAIT_MS = 10_000  # how long an ended session may take to be gone (a busy machine)
 # The programs we run; the client ones (createuser, createdb, dropdb) ship with the server's on Debian.
 PROGRAMS = ("initdb", "pg_ctl", "postgres", "createuser", "createdb", "dropdb")
 # Settings for a test server. fsync and synchronous_commit stay on: the durability claims and the bench
@@ -313,6 +318,27 @@ class PostgresServer:
                 raise ValueError("this server was started without TCP (tcp=False)")
             return f"postgresql://{login}@127.0.0.1:{self.port}/{dbname}"
         return f"postgresql://{login}@/{dbname}?host={quote(str(self.root), safe='/')}&port={self.port}"
+
+    def admin(self) -> psycopg.Connection[Any]:
+        """A connection as the server's superuser to its ``postgres`` database (autocommit): what a test
+        does as the server's admin, such as ending sessions."""
+        import psycopg  # the package is the bot's; only the tests that play the admin need it here
+
+        return psycopg.connect(self.dsn("postgres", user=SUPERUSER), autocommit=True)
+
+    def end_sessions_holding(self, lock_class: int) -> int:
+        """Ends every session holding an advisory lock of ``lock_class`` (the first key of the two-key
+        form), as a restart of the server or a cut of the network would; how many. Returns once they
+        are gone: ``pg_terminate_backend`` without its wait only signals a session, which on a busy
+        machine may still hold its locks (and show in ``pg_locks``) a while after."""
+        with self.admin() as conn:
+            rows = conn.execute(
+                "SELECT pg_terminate_backend(pid, %s) FROM (SELECT DISTINCT pid FROM pg_locks"
+                " WHERE locktype = 'advisory' AND classid = %s) held",
+                (TERMINATE_WAIT_MS, lock_class),
+            ).fetchall()
+        assert all(ended for (ended,) in rows), f"a session outlived {TERMINATE_WAIT_MS} ms: {rows}"
+        return len(rows)
 
     def create_database(self, name: str, *, template: str | None = None, owner: str = APP_ROLE) -> str:
         """Create ``name`` (owned by the app role) as a copy of ``template`` (template1 by default) and

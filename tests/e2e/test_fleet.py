@@ -30,7 +30,6 @@ from bot.config import shard_of, shards_from
 from bot.service.ledger import GameLedger
 from bot.storage import Storage
 from bot.storage.postgres.leases import SHARD_LOCK, LeaseTiming
-from devtools.pgserver import SUPERUSER
 from fakecord import FakeDiscord, FakeMessage, FakeUser
 
 from .bot_worker import spawn
@@ -268,31 +267,21 @@ async def test_two_processes_share_the_shards_and_one_survives_the_others_kill(
 LEASE = LeaseTiming(check_s=0.05, valid_s=0.3, retake_s=5.0, retry_s=0.05)
 
 
-def admin(pg_server: Any) -> psycopg.Connection[Any]:
-    return psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True)
-
-
 def end_lease_session(pg_server: Any) -> None:
-    """The connection holding the shard locks is gone (the server restarted, the network was cut):
-    returns once the session is (``pg_terminate_backend`` alone only signals it)."""
-    with admin(pg_server) as conn:
-        ended = conn.execute(
-            "SELECT pg_terminate_backend(pid, 10000) FROM (SELECT DISTINCT pid FROM pg_locks"
-            " WHERE locktype = 'advisory' AND classid = %s) held",
-            (SHARD_LOCK,),
-        ).fetchall()
-    assert ended == [(True,)], ended
+    """The connection holding the shard locks is gone (the server restarted, the network was cut),
+    once it is."""
+    assert pg_server.end_sessions_holding(SHARD_LOCK) == 1
 
 
 @contextlib.contextmanager
 def connections_refused(pg_server: Any, name: str) -> Iterator[None]:
     """The database accepts no new connection for the block (those open stay)."""
-    with admin(pg_server) as conn:
+    with pg_server.admin() as conn:
         conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
     try:
         yield
     finally:
-        with admin(pg_server) as conn:
+        with pg_server.admin() as conn:
             conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS true')
 
 

@@ -19,7 +19,7 @@ import pytest
 from bot.storage import ShardLease, Storage
 from bot.storage.errors import ConnectionLost, ShardsTaken
 from bot.storage.postgres.leases import HELD, LOST, RELEASED, RETAKING, SHARD_LOCK, TAKE_ANSWER_S, LeaseTiming
-from devtools.pgserver import SUPERUSER, PostgresServer
+from devtools.pgserver import PostgresServer
 
 from .conftest import REPO, worker_env
 
@@ -115,16 +115,9 @@ async def test_a_killed_process_frees_its_shards(storage: Storage, pg_dsn: str) 
 FAST = LeaseTiming(check_s=0.05, valid_s=0.3, retake_s=2.0, retry_s=0.05)
 
 
-TERMINATE_WAIT_MS = 10_000  # how long an ended session may take to be gone
-
-
-def admin(pg_server: PostgresServer) -> psycopg.Connection[Any]:
-    return psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True)
-
-
 def lock_holders(pg_server: PostgresServer) -> int:
     """How many sessions hold a shard lock now."""
-    with admin(pg_server) as conn:
+    with pg_server.admin() as conn:
         row = conn.execute(
             "SELECT count(DISTINCT pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s",
             (SHARD_LOCK,),
@@ -133,17 +126,8 @@ def lock_holders(pg_server: PostgresServer) -> int:
 
 
 def end_lease_sessions(pg_server: PostgresServer) -> int:
-    """Ends every session holding a shard lock (as a restart of the server or a cut does); how many.
-    Returns once they are gone: ``pg_terminate_backend`` alone only signals a session, which on a busy
-    machine may still hold its locks (and show in ``pg_locks``) a while after."""
-    with admin(pg_server) as conn:
-        rows = conn.execute(
-            "SELECT pg_terminate_backend(pid, %s) FROM (SELECT DISTINCT pid FROM pg_locks"
-            " WHERE locktype = 'advisory' AND classid = %s) held",
-            (TERMINATE_WAIT_MS, SHARD_LOCK),
-        ).fetchall()
-    assert all(ended for (ended,) in rows), f"a lease session outlived {TERMINATE_WAIT_MS} ms: {rows}"
-    return len(rows)
+    """Ends every session holding a shard lock, once they are gone; how many."""
+    return pg_server.end_sessions_holding(SHARD_LOCK)
 
 
 async def until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
@@ -382,7 +366,7 @@ async def test_a_lease_that_cannot_reconnect_gives_up_after_its_retake_time(
 ) -> None:
     lease = await storage.hold_shards(2, [0], timing=FAST)
     assert lease is not None and await lease.wait_serving()
-    with admin(pg_server) as conn:
+    with pg_server.admin() as conn:
         conn.execute(f'ALTER DATABASE "{pg_database.name}" WITH ALLOW_CONNECTIONS false')
     try:
         await asyncio.to_thread(end_lease_sessions, pg_server)
@@ -392,7 +376,7 @@ async def test_a_lease_that_cannot_reconnect_gives_up_after_its_retake_time(
         assert time.monotonic() - lease.lost_at >= FAST.retake_s
         assert not lease.serving()
     finally:
-        with admin(pg_server) as conn:
+        with pg_server.admin() as conn:
             conn.execute(f'ALTER DATABASE "{pg_database.name}" WITH ALLOW_CONNECTIONS true')
         await lease.release()
 
@@ -470,7 +454,7 @@ async def test_after_a_network_cut_a_lease_ends_its_own_stale_session_and_takes_
         await until(lambda: lease.state == RETAKING, FAST.valid_s + 1, "the lease to give up the connection")
         await asyncio.sleep(0.3)  # tries are refused meanwhile
         assert lease.state == RETAKING
-        with admin(pg_server) as conn:  # the old session still holds the shards
+        with pg_server.admin() as conn:  # the old session still holds the shards
             held = conn.execute(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s", (SHARD_LOCK,)
             ).fetchone()
