@@ -73,7 +73,8 @@ What it offers (see ``tests/fakecord/conftest.py`` for the pytest fixtures):
   (callback type 12), ``POST /oauth2/token`` and ``GET /users/@me`` with a bearer token; the rules are
   in those modules' docstrings).  :meth:`FakeDiscord.rate_limit` makes the next N
   calls to a route answer 429 the way Discord does, so discord.py sleeps ``retry_after`` and retries;
-  :meth:`FakeDiscord.fail` makes them answer 500/502/503/504, before or after acting on them.
+  :meth:`FakeDiscord.fail` makes them answer 500/502/503/504, before or after acting on them;
+  :meth:`FakeDiscord.hold` holds them on their way until the test lets them go (a slow network).
 * **Places and installations** (``places``, from Discord's developer docs): the app installed to a
   server (its bot a member; ``add_guild(..., bot=False)`` a server without it) and to users
   (:meth:`FakeDiscord.install_for_user`, for ``FakeDiscord(integration_types=(0, 1))``); group DMs
