@@ -253,7 +253,7 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
 async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_stays_on_screen(
     fake_discord: Any, skybo: Any, channel_busy: bool
 ) -> None:
-    """The bot's edit of a panel is slowed (a 429), and meanwhile its player clicks on it: the click is
+    """The bot's edit of a panel is held on its way, and meanwhile its player clicks on it: the click is
     answered at once, and when the slow edit lands over it, the panel is sent again as the click left
     it (a half-made move stays half made). ``channel_busy``: the channel's lock is held while the
     clicks are answered, as the table's or a mention's render holds it a moment (a loaded machine
@@ -274,15 +274,16 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
     # answered by edits of their own panels (other tokens), which the 429 must not slow.
     last = [i for i in fake.interactions.values() if i.user is waiter and i.original_message is waiting][-1]
     edit_route = f"/webhooks/{fake.application_id}/{last.token}/messages/@original"
-    fake.rate_limit("PATCH", edit_route, retry_after=0.5)
+    sent = len(fake.requests_to("PATCH", edit_route))
+    gate = fake.hold("PATCH", edit_route)
 
-    # The mover plays a whole turn (draw, then discard): the waiter's panel edit is slowed down.
+    # The mover plays a whole turn (draw, then discard): the waiter's panel edit is held on its way.
     mover_panel = panels[mover.id]
     await (await fake.click(mover, mover_panel, button(mover_panel, "dr"))).answer()
     await (await fake.click(mover, mover_panel, button(mover_panel, "md", 2))).answer()
     await (await fake.click(mover, mover_panel, button(mover_panel, "dv"))).answer()
-    await fake.wait_until(
-        lambda: any(r.status == 429 for r in fake.requests_to("PATCH", edit_route)), what="the slowed edit"
+    held = await fake.wait_until(
+        lambda: next(iter(fake.requests_to("PATCH", edit_route)[sent:]), None), what="the held edit"
     )
     # Meanwhile the waiter clicks Refresh, then starts a move (take the discard: pick a card next).
     await (await fake.click(waiter, waiting, button(waiting, "rf", -1))).response()
@@ -301,9 +302,9 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
             await pick.response()
             await fake.wait_until(lambda: all(t.done() for t in bot.in_flight.tasks), what="its handler done")
     half_made = waiting.content
-    await fake.wait_until(
-        lambda: any(r.status == 200 for r in fake.requests_to("PATCH", edit_route)), what="the slow edit"
-    )
+    assert held.status == 0
+    gate.set()
+    await fake.wait_until(lambda: held.status == 200, what="the held edit, landed")
     await settle(bot)  # the Pick click's handler included: it follows the panel again after its answer
     assert waiting.content == half_made
     assert any(act_of(c) == "tk" for c in waiting.custom_ids)  # the cards to replace, as the click left them
