@@ -68,14 +68,20 @@ class HttpFront(OAuth2Routes):
         retry_after: float = 0.05,
         is_global: bool = False,
         scope: str = "user",
+        retry_until: float | None = None,
     ) -> None:
         """Makes the next ``count`` calls of ``method route`` answer 429.
 
         ``route`` is a template as in :attr:`RecordedRequest.route` (for instance
         ``"/channels/{channel_id}/messages"``) or a concrete path without the ``/api/v10``
-        prefix.  Keep ``retry_after`` small: discord.py really sleeps that long.
+        prefix.  Keep ``retry_after`` small: discord.py really sleeps that long. ``retry_until``
+        (a time of :attr:`clock`): the 429 asks to wait until then, whenever the call comes
+        (``retry_after`` is what is left, at least 0): a test of a wait that must still fit a
+        deadline, whatever the machine's speed before the call.
         """
-        self._rate_limits.append(RateLimitRule(method.upper(), route, count, retry_after, is_global, scope))
+        self._rate_limits.append(
+            RateLimitRule(method.upper(), route, count, retry_after, is_global, scope, retry_until)
+        )
 
     def _take_rate_limit(self, record: RecordedRequest) -> RateLimitRule | None:
         return _take_rule(self._rate_limits, record)
@@ -337,21 +343,24 @@ class HttpFront(OAuth2Routes):
                 raise DiscordAPIError(400, 50109, "The request body contains invalid JSON.") from None
 
     def _rate_limited_response(self, record: RecordedRequest, rule: RateLimitRule) -> web.Response:
+        retry_after = rule.retry_after
+        if rule.retry_until is not None:
+            retry_after = round(max(0.0, rule.retry_until - self.clock.now()), 3)
         # "code" is optional in the developer docs' rate limit response ("an error code for some
         # limits") but required by the OpenAPI description; 0 is Discord's "no specific code".
         body = {
             "message": "You are being rate limited.",
-            "retry_after": rule.retry_after,
+            "retry_after": retry_after,
             "global": rule.is_global,
             "code": 0,
         }
         headers = {
             "Via": "1.1 google",
-            "Retry-After": str(max(1, math.ceil(rule.retry_after))),
+            "Retry-After": str(max(1, math.ceil(retry_after))),
             "X-RateLimit-Limit": "5",
             "X-RateLimit-Remaining": "0",
-            "X-RateLimit-Reset-After": f"{rule.retry_after:.3f}",
-            "X-RateLimit-Reset": f"{time.time() + rule.retry_after:.3f}",
+            "X-RateLimit-Reset-After": f"{retry_after:.3f}",
+            "X-RateLimit-Reset": f"{time.time() + retry_after:.3f}",
             "X-RateLimit-Bucket": "fake-" + str(abs(hash((rule.method, rule.route))) % 10**8),
             "X-RateLimit-Scope": "global" if rule.is_global else rule.scope,
         }

@@ -125,3 +125,4 @@ class RateLimitRule:
     retry_after: float
     is_global: bool
     scope: str
+    retry_until: float | None = None  # the fake clock's time to retry at (then retry_after is what is left)
