@@ -89,7 +89,8 @@ async def test_a_computer_has_one_name_everywhere(fake_discord: Any, skybo: Any)
         assert set(COMPUTER.findall(panel_hint(alice_view, 0, table.names(), locale=locale))) == {name}
     # What the channel shows: the same name.
     assert set(COMPUTER.findall(text_of(lobby))) == {"CPU 1"}
-    assert players_of(lobby)[1].startswith("🟠 **CPU 1** · ")
+    # its line: its colour, the turn's marker when it is playing (its move may be on its way), its name
+    assert re.match(r"🟠 (▶ )?\*\*CPU 1\*\* · ", players_of(lobby)[1]), players_of(lobby)[1]
     assert set(COMPUTER.findall(text_of(panel))) <= {"CPU 1"}
 
 
