@@ -104,6 +104,8 @@ class Sandbox:
         self.bot: Any = None
         self.pages: list[Page] = []
         self.problems: list[str] = []  # every notice so far (tests assert there is none)
+        # the page actions refused lately (a toast in that page): what a failed page wait needs to tell
+        self.refused: deque[str] = deque(maxlen=100)
         self._stack = contextlib.AsyncExitStack()
         self._bot_stack: contextlib.AsyncExitStack | None = None
         self._runner: web.AppRunner | None = None
@@ -373,6 +375,9 @@ class Sandbox:
         except (FakeDiscordError, KeyError, ValueError, TypeError) as exc:
             text = exc.args[0] if isinstance(exc, FakeDiscordError) and exc.args else str(exc)
             reply = {"op": "reply", "rid": rid, "ok": False, "error": str(text)}
+            who = page.user.username if page.user is not None else "?"
+            self.refused.append(f"{who} {data.get('op')} {data.get('custom_id') or ''}: {text}")
+            log.info("sandbox: %s's %s refused: %s", who, data.get("op"), text)
         except Exception as exc:
             log.exception("sandbox: action failed")
             reply = {"op": "reply", "rid": rid, "ok": False, "error": repr(exc)}

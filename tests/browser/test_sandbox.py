@@ -56,7 +56,7 @@ def what_the_sandbox_saw(sandbox: Sandbox) -> str:
     """The sandbox's notices, every interaction's fate and the bot's last requests: what a failed page
     wait needs to tell a slow machine from a click that failed or an answer that never came."""
     fake = sandbox.fake
-    lines = [f"sandbox problems: {sandbox.problems}"]
+    lines = [f"sandbox problems: {sandbox.problems}", f"page actions refused: {list(sandbox.refused)}"]
     for inter in fake.interactions.values():
         custom_id = (inter.data or {}).get("custom_id") or (inter.data or {}).get("name")
         fate = (
