@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -325,6 +325,18 @@ class PostgresServer:
         import psycopg  # the package is the bot's; only the tests that play the admin need it here
 
         return psycopg.connect(self.dsn("postgres", user=SUPERUSER), autocommit=True)
+
+    @contextlib.contextmanager
+    def connections_refused(self, dbname: str) -> Iterator[None]:
+        """``dbname`` accepts no new connection for the block (those open stay): a database gone away,
+        as its clients see it."""
+        with self.admin() as conn:
+            conn.execute(f'ALTER DATABASE "{dbname}" WITH ALLOW_CONNECTIONS false')
+        try:
+            yield
+        finally:
+            with self.admin() as conn:
+                conn.execute(f'ALTER DATABASE "{dbname}" WITH ALLOW_CONNECTIONS true')
 
     def end_sessions_holding(self, lock_class: int) -> int:
         """Ends every session holding an advisory lock of ``lock_class`` (the first key of the two-key

@@ -40,7 +40,7 @@ from typing import Any
 
 import pytest
 
-from devtools.pgserver import PASSWORD_ROLE, SUPERUSER, PostgresServer, PostgresUnavailable
+from devtools.pgserver import PASSWORD_ROLE, PostgresServer, PostgresUnavailable
 
 _started: list[PostgresServer] = []  # the session's server, for the start time in the summary
 _names = itertools.count(1)
@@ -77,10 +77,8 @@ def pg_template(pg_server: PostgresServer) -> str:
 
 @pytest.fixture(scope="session")
 def pg_password(pg_server: PostgresServer) -> str:
-    import psycopg
-
     password = "pw-" + secrets.token_urlsafe(12)
-    with psycopg.connect(pg_server.dsn("postgres", user=SUPERUSER), autocommit=True) as conn:
+    with pg_server.admin() as conn:
         conn.execute(f"CREATE ROLE {PASSWORD_ROLE} LOGIN PASSWORD '{password}' IN ROLE skybo")
     return password
 

@@ -1080,7 +1080,7 @@ def _postgres_faults(server: PostgresServer) -> Callable[[Harness], Callable[[Fa
         def inject(fault: Fault) -> None:
             if fault.kind == "terminate":
                 # Synchronously, right after the click was sent: the bot has not answered it yet.
-                with psycopg.connect(server.dsn("postgres", user=SUPERUSER), autocommit=True) as admin:
+                with server.admin() as admin:
                     rows = admin.execute(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
                         (APP_ROLE,),

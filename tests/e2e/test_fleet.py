@@ -19,7 +19,7 @@ import os
 import random
 import signal
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import psycopg
@@ -273,18 +273,6 @@ def end_lease_session(pg_server: Any) -> None:
     assert pg_server.end_sessions_holding(SHARD_LOCK) == 1
 
 
-@contextlib.contextmanager
-def connections_refused(pg_server: Any, name: str) -> Iterator[None]:
-    """The database accepts no new connection for the block (those open stay)."""
-    with pg_server.admin() as conn:
-        conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
-    try:
-        yield
-    finally:
-        with pg_server.admin() as conn:
-            conn.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS true')
-
-
 @contextlib.asynccontextmanager
 async def leased_bot(
     pg_dsn: str, connect_bot: Any, retake_s: float, timing: LeaseTiming = LEASE, **options: Any
@@ -341,7 +329,7 @@ async def test_a_process_takes_its_shards_back_after_a_blink_and_serves_on_witho
         peek = psycopg.connect(pg_dsn, autocommit=True)
         try:
             stored = await GameLedger(other).get_game(game_id)  # its connections, open before the blink
-            with connections_refused(pg_server, pg_database.name):
+            with pg_server.connections_refused(pg_database.name):
                 await asyncio.to_thread(end_lease_session, pg_server)
                 # At the latest valid_s after the last round trip (the lease's clock, no thread needed)
                 await fake.wait_until(
@@ -463,7 +451,7 @@ async def test_a_process_stops_when_another_took_its_shards_or_its_retake_time_p
             finally:
                 await asyncio.to_thread(other.close)
         else:
-            with connections_refused(pg_server, pg_database.name):
+            with pg_server.connections_refused(pg_database.name):
                 await asyncio.to_thread(end_lease_session, pg_server)
                 await fake.wait_until(lambda: lease.state == "retaking", 2, what="the lease taking it back")
                 await asyncio.sleep(0.5)

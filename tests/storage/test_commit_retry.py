@@ -43,7 +43,7 @@ from bot.storage.game_log import _appender
 from bot.storage.games import canonical_json
 from bot.storage.postgres.database import PostgresDatabase
 from bot.storage.sqlite import database as sqlite_database
-from devtools.pgserver import SUPERUSER, PostgresServer
+from devtools.pgserver import PostgresServer
 from tests.conftest import PgDatabase
 from tests.storage.conftest import Backend, new_game, play
 
@@ -131,7 +131,7 @@ def terminate_when_waiting(server: PostgresServer, database: str, seconds: float
     """Wait until a session of ``database`` waits for its commit's standby, then terminate it: its
     transaction is committed, its answer never sent. Returns the pid."""
     deadline = time.monotonic() + seconds
-    with psycopg.connect(server.dsn("postgres", user=SUPERUSER), autocommit=True) as admin:
+    with server.admin() as admin:
         while time.monotonic() < deadline:
             row = admin.execute(
                 "SELECT pid FROM pg_stat_activity WHERE datname = %s AND wait_event = 'SyncRep'",
@@ -231,11 +231,9 @@ async def test_postgres_a_game_that_cannot_be_read_again_keeps_its_last_committe
     stored = await new_game(pg_storage)
     await play(pg_storage, stored, 4)
     version, state, snapshot = stored.version, stored.state.to_dict(), stored.snapshot
-    admin = pg_server.dsn("postgres", user=SUPERUSER)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
-        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
-    try:
+    with pg_server.connections_refused(name):
+        with pg_server.admin() as conn:
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
         outcomes: list[str] = []
         seat, move = a_move(stored)
         with pytest.raises(ConnectionLost):
@@ -249,9 +247,6 @@ async def test_postgres_a_game_that_cannot_be_read_again_keeps_its_last_committe
         with pytest.raises(ConnectionLost):
             await GameLedger(pg_storage).reload(stored)
         assert stored.needs_reload
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
     await GameLedger(pg_storage).reload(stored)
     assert not stored.needs_reload and stored.version == version and stored.state.to_dict() == state
     await GameLedger(pg_storage).apply_action(stored, seat, move, key=KEY)

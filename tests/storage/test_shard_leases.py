@@ -366,18 +366,15 @@ async def test_a_lease_that_cannot_reconnect_gives_up_after_its_retake_time(
 ) -> None:
     lease = await storage.hold_shards(2, [0], timing=FAST)
     assert lease is not None and await lease.wait_serving()
-    with pg_server.admin() as conn:
-        conn.execute(f'ALTER DATABASE "{pg_database.name}" WITH ALLOW_CONNECTIONS false')
     try:
-        await asyncio.to_thread(end_lease_sessions, pg_server)
-        await until(lambda: lease.state == RETAKING, 2, "the lease to notice")
-        await until(lambda: lease.state == LOST, FAST.retake_s + 3, "the lease given up")
-        assert lease.lost_reason == "expired" and lease.lost_at is not None
-        assert time.monotonic() - lease.lost_at >= FAST.retake_s
-        assert not lease.serving()
+        with pg_server.connections_refused(pg_database.name):
+            await asyncio.to_thread(end_lease_sessions, pg_server)
+            await until(lambda: lease.state == RETAKING, 2, "the lease to notice")
+            await until(lambda: lease.state == LOST, FAST.retake_s + 3, "the lease given up")
+            assert lease.lost_reason == "expired" and lease.lost_at is not None
+            assert time.monotonic() - lease.lost_at >= FAST.retake_s
+            assert not lease.serving()
     finally:
-        with pg_server.admin() as conn:
-            conn.execute(f'ALTER DATABASE "{pg_database.name}" WITH ALLOW_CONNECTIONS true')
         await lease.release()
 
 
