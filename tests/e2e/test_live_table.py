@@ -249,6 +249,12 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
     assert table_message.revision > 100  # many edits
 
 
+async def draw_and_discard(fake: Any, user: Any, panel: Any) -> None:
+    """``user`` plays a whole Skyjo turn on ``panel``: draw, then discard the card and turn one over."""
+    for act, arg in (("dr", None), ("md", 2), ("dv", None)):
+        await (await fake.click(user, panel, button(panel, act, arg))).answer()
+
+
 @pytest.mark.parametrize("channel_busy", [False, True])
 async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_stays_on_screen(
     fake_discord: Any, skybo: Any, channel_busy: bool
@@ -278,10 +284,7 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
     gate = fake.hold("PATCH", edit_route)
 
     # The mover plays a whole turn (draw, then discard): the waiter's panel edit is held on its way.
-    mover_panel = panels[mover.id]
-    await (await fake.click(mover, mover_panel, button(mover_panel, "dr"))).answer()
-    await (await fake.click(mover, mover_panel, button(mover_panel, "md", 2))).answer()
-    await (await fake.click(mover, mover_panel, button(mover_panel, "dv"))).answer()
+    await draw_and_discard(fake, mover, panels[mover.id])
     held = await fake.wait_until(
         lambda: next(iter(fake.requests_to("PATCH", edit_route)[sent:]), None), what="the held edit"
     )
@@ -330,14 +333,13 @@ async def test_a_panel_edit_held_across_a_whole_turn_does_not_undo_a_click_answe
     bob_seat = table.seat_of(bob.id)
     before_bob = (bob_seat - 1) % seats  # plays while the edit is held
 
-    async def whole_turn() -> None:  # draw, then discard it and turn a card over
+    async def whole_turn() -> None:  # whoever's turn it is
         user = users[table.stored.seats[table.state.turn].user_id]
         panel = panels[user.id]
         await fake.wait_until(  # the panel's edit saying it is their turn
             lambda: any(act_of(c) == "dr" for c in panel.custom_ids), what=f"{user.username}'s turn"
         )
-        for act, arg in (("dr", None), ("md", 2), ("dv", None)):
-            await (await fake.click(user, panel, button(panel, act, arg))).answer()
+        await draw_and_discard(fake, user, panel)
 
     while table.state.turn != (bob_seat - 2) % seats:  # whose turn's end sends the edit
         await whole_turn()
