@@ -33,7 +33,16 @@ from tests.e2e.conftest import play_turns
 from tests.games.skyjo.test_image import PHONE_PICTURE_W
 
 from .conftest import screenshot
-from .test_sandbox import SEEN_EPHEMERALS, WAIT, _until, hidden_cards, my_turn, public, reveal_two
+from .test_sandbox import (
+    SEEN_EPHEMERALS,
+    WAIT,
+    _until,
+    hidden_cards,
+    my_turn,
+    public,
+    reveal_two,
+    what_the_sandbox_saw,
+)
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -88,6 +97,7 @@ async def sandbox(tmp_path: Path) -> AsyncIterator[Sandbox]:
     try:
         yield running
     finally:
+        print(what_the_sandbox_saw(running))  # shown when the test failed
         await running.stop()
 
 

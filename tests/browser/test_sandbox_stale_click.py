@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from bot.sandbox.server import Sandbox
 
-from .test_sandbox import open_as
+from .test_sandbox import open_as, what_the_sandbox_saw
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -52,6 +52,7 @@ async def sandbox() -> AsyncIterator[Sandbox]:
     try:
         yield running
     finally:
+        print(what_the_sandbox_saw(running))  # shown when the test failed
         await running.stop()
 
 

@@ -33,7 +33,7 @@ from bot.sandbox.server import Sandbox
 from bot.storage.tournaments import FINISHED
 
 from .conftest import screenshot
-from .test_sandbox import open_as, public
+from .test_sandbox import open_as, public, what_the_sandbox_saw
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -55,6 +55,7 @@ async def sandbox(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Sandbox]:
     try:
         yield running
     finally:
+        print(what_the_sandbox_saw(running))  # shown when the test failed
         await running.stop()
 
 

@@ -28,7 +28,7 @@ from bot.sandbox.server import Sandbox
 from fakecord import FakeChannel
 
 from .conftest import screenshot
-from .test_sandbox import open_as
+from .test_sandbox import open_as, what_the_sandbox_saw
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -87,6 +87,7 @@ async def sandbox(tmp_path: Path) -> AsyncIterator[Sandbox]:
     try:
         yield running
     finally:
+        print(what_the_sandbox_saw(running))  # shown when the test failed
         await running.stop()
 
 
