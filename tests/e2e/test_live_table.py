@@ -8,6 +8,7 @@ tells them to open the panel again.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
@@ -369,3 +370,61 @@ async def test_a_panel_edit_held_across_a_whole_turn_does_not_undo_a_click_answe
     assert any(
         act_of(c) == "tk" for c in waiting.custom_ids
     )  # ... the cards to replace, as the click left them
+
+
+async def test_a_click_that_ends_the_game_while_an_edit_of_its_panel_is_on_its_way_leaves_the_end_on_screen(
+    fake_discord: Any, skybo: Any
+) -> None:
+    """The edit telling Bob's panel that it is his last turn is held on its way (a slow network) while
+    Bob clicks Refresh and plays that turn, whose last click ends the game: its answer shows him the
+    end. Then the held edit lands over it, older than the click's answer. The panel is sent once more,
+    as the game stands: the end, with no button (519b851: the follower sent the click's state again,
+    as a panel of moves from before the end, over the result)."""
+    fake = fake_discord
+    bot = await skybo()
+    bot.service.seed_source = lambda: 11  # a seeded deal: the same game every run
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=0, score_limit=10)
+    table = bot.service.tables[game_id]
+    users = {user.id: user for user in (alice, bob)}
+    panels = {user.id: await reveal_own_cards(fake, user, table_message, table) for user in users.values()}
+
+    async def turn_with_the_others_edit_held() -> tuple[Any, asyncio.Event, Any]:
+        """Whoever's turn it is reveals a card; the edit it causes on the other's panel is held."""
+        mover = users[table.stored.seats[table.state.turn].user_id]
+        other = alice if mover is bob else bob
+        await fake.wait_until(lambda: _can_draw(panels[mover.id]), what=f"{mover.username}'s turn")
+        await settle(bot)
+        # The other's panel is followed through the token of their last click.
+        last = [
+            i
+            for i in fake.interactions.values()
+            if i.user is other and i.original_message is panels[other.id]
+        ]
+        edit_route = f"/webhooks/{fake.application_id}/{last[-1].token}/messages/@original"
+        sent = len(fake.requests_to("PATCH", edit_route))
+        gate = fake.hold("PATCH", edit_route)
+        await draw_and_discard(fake, mover, panels[mover.id])
+        held = await fake.wait_until(
+            lambda: next(iter(fake.requests_to("PATCH", edit_route)[sent:]), None), what="the held edit"
+        )
+        return other, gate, held
+
+    while True:  # until a player has no card face down: the other's turn is the round's last
+        other, gate, held = await turn_with_the_others_edit_held()
+        if table.state.finisher is not None:
+            break
+        gate.set()
+        await fake.wait_until(lambda: held.status == 200, what="the held edit, landed")  # noqa: B023
+    assert held.status == 0 and table.state.turn == table.seat_of(other.id) and not table.finished
+    panel = panels[other.id]
+    await (await fake.click(other, panel, button(panel, "rf", -1))).response()  # it still says "wait"
+    await draw_and_discard(fake, other, panel)  # the round's last turn: the game ends (a limit of 10)
+    assert table.finished
+    the_end = panel.content
+    assert not enabled_buttons(panel)
+    gate.set()
+    await fake.wait_until(lambda: held.status == 200, what="the held edit, landed")
+    await settle(bot)
+    assert panel.content == the_end
+    assert not enabled_buttons(panel)
