@@ -18,6 +18,7 @@ import pytest
 
 from bot.storage import ShardLease, Storage
 from bot.storage.errors import ConnectionLost, ShardsTaken
+from bot.storage.postgres import leases
 from bot.storage.postgres.leases import HELD, LOST, RELEASED, RETAKING, SHARD_LOCK, TAKE_ANSWER_S, LeaseTiming
 from devtools.pgserver import PostgresServer
 
@@ -176,8 +177,9 @@ async def test_two_processes_never_serve_one_shard_at_once_while_the_database_fl
             try:
                 lease = await storages[i].hold_shards(2, [0, 1], timing=FAST)
             # Refused, a blink met the start itself, or the locks' answer did not come within
-            # TAKE_ANSWER_S (10 s: seen once with two whole test suites on the machine): started again.
-            except (ShardsTaken, ConnectionLost, TimeoutError):
+            # TAKE_ANSWER_S (10 s: seen once with two whole test suites on the machine; ConnectionLost
+            # too): started again.
+            except (ShardsTaken, ConnectionLost):
                 await asyncio.sleep(rng.uniform(0.0, 0.1))
                 continue
             finally:
@@ -359,6 +361,38 @@ async def test_a_lease_whose_shards_another_process_took_meanwhile_is_lost(
     finally:
         await lease.release()
         await asyncio.to_thread(other.close)
+
+
+async def test_a_start_whose_locks_do_not_answer_in_time_is_a_storage_error_and_holds_nothing(
+    storage: Storage, pg_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another session holds the lock a start must take first (an administrator's, a hung process's):
+    the start's wait is bounded by TAKE_ANSWER_S, and then it is a storage error naming the database
+    and what to check (``bot run`` prints it on one line and exits), not a bare TimeoutError (a
+    traceback). Once the other session lets go, the abandoned session ends and the shards are free."""
+    monkeypatch.setattr(leases, "TAKE_ANSWER_S", 0.5)
+    blocker = await asyncio.to_thread(psycopg.connect, pg_dsn, autocommit=True)
+    try:
+        blocker.execute("SELECT pg_advisory_lock(%s, %s)", (leases.COUNT_LOCK, 2))
+        with pytest.raises(ConnectionLost) as raised:
+            await storage.hold_shards(2, [0, 1], timing=FAST)
+        assert "no answer within 0.5 s while taking the shards" in str(raised.value)
+        assert str(raised.value).count("\n") == 0 and "postgresql://" not in str(raised.value)
+    finally:
+        await asyncio.to_thread(blocker.close)
+
+    async def take() -> ShardLease | None:
+        try:
+            return await storage.hold_shards(2, [0, 1], timing=FAST)
+        except ShardsTaken:  # the abandoned session took them on its way out: it ends at once
+            return None
+
+    lease = None
+    deadline = time.monotonic() + 10
+    while lease is None and time.monotonic() < deadline:
+        lease = await take()
+    assert lease is not None, "the shards stayed held after the abandoned start"
+    await lease.release()
 
 
 async def test_a_lease_that_cannot_reconnect_gives_up_after_its_retake_time(

@@ -54,7 +54,7 @@ from typing import Any, TypeVar
 
 import psycopg
 
-from bot.storage.errors import ShardsTaken, StorageError
+from bot.storage.errors import ConnectionLost, ShardsTaken, StorageError
 from bot.storage.postgres.database import PostgresDatabase, translate
 
 log = logging.getLogger(__name__)
@@ -209,6 +209,13 @@ class PostgresShardLease:
         except ShardsTaken:  # refused in an answer: the locks taken so far go back at once
             await asyncio.to_thread(session.close, CLOSE_WAIT_S, True)
             raise
+        except TimeoutError:  # its thread may hang on: the session ends once it is free
+            await asyncio.to_thread(session.close, 0)
+            raise ConnectionLost(
+                lease.where,
+                f"no answer within {TAKE_ANSWER_S:g} s while taking the shards",
+                "check that PostgreSQL is up and answers (another session may hold a lock it waits for)",
+            ) from None
         except BaseException:
             await asyncio.to_thread(session.close)  # ends the session: any lock taken so far goes with it
             raise
