@@ -36,6 +36,11 @@ class Mentions:
         self.followed = followed
         self._deleting: set[int] = set()  # mentions and reminders being deleted
         self._deleted: collections.deque[int] = collections.deque(maxlen=256)  # ... and lately deleted
+        # Posted, but the meta write naming them was refused (the database away): by game, the turn's
+        # mention ([user, turns], its id) and reminders. Kept here, they are stored at the next pass of
+        # that turn (not posted again) or deleted once the turn moves on; a stop meanwhile leaves them.
+        self._unstored_mention: dict[int, tuple[list[int], int]] = {}
+        self._unstored_reminders: dict[int, list[int]] = {}
 
     def table_changed(self, table: Table) -> None:
         """Mention the turn's human if this change made a new turn (or delete the old mention)."""
@@ -115,39 +120,56 @@ class Mentions:
         # the channel rather than a message deleted twice. Not forgotten (the database away): not
         # deleted either, or the next pass or process, reading them in the meta, deletes them again.
         stale = [None if old is None else old[2], meta.get("reminder")]
+        # Posted by this process but never named in the meta (its write refused): no other pass or
+        # process can delete them twice, so they go whatever the meta's writes do now; except this
+        # turn's mention, which is stored now rather than posted again.
+        loose = self._unstored_reminders.pop(table.id, [])
+        posted: int | None = None
+        if (unstored := self._unstored_mention.pop(table.id, None)) is not None:
+            if unstored[0] == key:
+                posted = unstored[1]
+            else:
+                loose.append(unstored[1])
         # Looking at their followed panel: its edit tells them, no mention (FollowedPanels.looking).
         # Stored as this turn's mention without a message, so this turn is not looked at again.
-        looking = key is not None and user is not None and self.followed.looking(table, user)
+        looking = (
+            posted is None and key is not None and user is not None and self.followed.looking(table, user)
+        )
         forgotten = await self.bot.service.remember_messages(
             table, mention=[*key, None] if looking and key is not None else None, reminder=None
         )
         try:
             if key is None or user is None or looking:
                 return
-            text = whole(table.game).message.turn_mention(user, locale)
-            if not self.followed.panel_fresh(table.id, user):  # their panel can no longer be edited for them
-                text += "\n" + t("table.turn.open_panel", locale)
-            try:
-                message = await self.posting.post(
-                    channel,
-                    text,
-                    allowed_mentions=discord.AllowedMentions(
-                        users=[discord.Object(user)], everyone=False, roles=False
-                    ),
-                )
-            except discord.Forbidden:
-                # Not allowed to post here: try again at the next turn, not at every change of this one.
-                forgotten |= await self.bot.service.remember_messages(
-                    table, mention=[*key, None], reminder=None
-                )
-                raise
-            forgotten |= await self.bot.service.remember_messages(
-                table, mention=[*key, message.id], reminder=None
-            )
+            if posted is None:
+                text = whole(table.game).message.turn_mention(user, locale)
+                if not self.followed.panel_fresh(table.id, user):  # their panel can no longer be edited
+                    text += "\n" + t("table.turn.open_panel", locale)
+                try:
+                    message = await self.posting.post(
+                        channel,
+                        text,
+                        allowed_mentions=discord.AllowedMentions(
+                            users=[discord.Object(user)], everyone=False, roles=False
+                        ),
+                    )
+                except discord.Forbidden:
+                    # Not allowed to post here: try again at the next turn, not at every change of this one.
+                    forgotten |= await self.bot.service.remember_messages(
+                        table, mention=[*key, None], reminder=None
+                    )
+                    raise
+                posted = message.id
+            if await self.bot.service.remember_messages(table, mention=[*key, posted], reminder=None):
+                forgotten = True
+            else:  # posted, not named: the next pass of this turn stores it, or deletes it once it is over
+                self._unstored_mention[table.id] = (key, posted)
         finally:
             for message_id in stale:
                 if forgotten and isinstance(message_id, int):
                     await self._delete(channel, message_id)
+            for message_id in loose:
+                await self._delete(channel, message_id)
 
     async def _send_reminder(self, table: Table, users: list[int], seconds_left: int) -> None:
         stored = table.stored
@@ -169,7 +191,9 @@ class Mentions:
             return
         old = table.stored.meta.get("reminder")
         # The old one deleted once the meta names the new one (see _mention's forgetting).
-        if await self.bot.service.remember_messages(table, reminder=message.id) and isinstance(old, int):
+        if not await self.bot.service.remember_messages(table, reminder=message.id):
+            self._unstored_reminders.setdefault(table.id, []).append(message.id)  # the turn's end deletes it
+        elif isinstance(old, int):
             await self._delete(channel, old)
 
     async def _delete(self, channel: discord.PartialMessageable, message_id: int) -> None:

@@ -22,6 +22,7 @@ from .conftest import (
     button,
     open_panel,
     play_turns,
+    settle,
     start_table,
     until_turn,
 )
@@ -248,4 +249,59 @@ async def test_a_mention_the_database_could_not_forget_is_deleted_once_by_the_ne
     await second.presenter.flush()
     deletes = [r for r in fake.requests if r.method == "DELETE" and r.path.endswith(f"/{mention.id}")]
     assert [r.status for r in deletes] == [204]
+    fake.assert_clean()
+
+
+async def test_a_mention_posted_while_the_database_could_not_name_it_is_stored_later_not_posted_again(
+    fake_discord: Any, skybo: Any, db_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database refuses the games' meta writes as Alice's move hands the turn to Bob: Bob's mention
+    is posted, but its id cannot be stored. Once the database is back, the next change of that turn
+    (Bob draws) stores it rather than mentioning Bob again, and Bob's move deletes it, once. (Before: a
+    second mention of the same turn, and the first one stayed in the channel for good.)"""
+    monkeypatch.setattr(followed_panels, "LOOKING_MS", 0)
+    fake = fake_discord
+    alice, bob = fake.user("alice"), fake.user("bob")
+    bot = await skybo()
+    table_message, game_id = await start_table(fake, bot, alice, [bob], score_limit=1000)
+    table = await until_turn(fake, bot, game_id, table_message, alice, random.Random(11))
+    await bot.presenter.flush()
+    (alices,) = await fake.wait_until(
+        lambda: [m for m in sent_to(fake, alice) if not m.deleted] or None, what="Alice mentioned"
+    )
+    earlier = sent_to(fake, bob)
+    games = bot.storage.games
+    set_meta, refused = games.set_meta, []
+
+    async def refuse(game_id: int, meta: Any) -> None:
+        refused.append(meta)
+        raise DiskIOError(str(db_file), "disk I/O error (injected by the test)")
+
+    monkeypatch.setattr(games, "set_meta", refuse)
+    await draw_and_place(fake, alice, table_message)
+    assert table.turn_user() == bob.id
+    (mention,) = await fake.wait_until(
+        lambda: [m for m in sent_to(fake, bob) if m not in earlier] or None, what="Bob mentioned"
+    )
+    await settle(bot)
+    assert refused and table.stored.meta["mention"][2] == alices.id  # Bob's not named: Alice's still is
+    assert not alices.deleted
+    monkeypatch.setattr(games, "set_meta", set_meta)
+
+    # Bob draws: a change of the same turn. Its pass stores his mention, posts none, and deletes Alice's.
+    panel = await open_panel(fake, bob, table_message)
+    await (await fake.click(bob, panel, button(panel, "dr"))).answer()
+    await fake.wait_until(
+        lambda: table.stored.meta.get("mention") == [bob.id, table.turns, mention.id],
+        what="Bob's mention stored",
+    )
+    await fake.wait_until(lambda: alices.deleted, what="Alice's mention deleted")
+    await settle(bot)
+    assert [m for m in sent_to(fake, bob) if m not in earlier] == [mention] and not mention.deleted
+    await (await fake.click(bob, panel, button(panel, "rp"))).answer()
+    await fake.wait_until(lambda: mention.deleted, what="Bob's mention deleted once he played")
+    await settle(bot)
+    for deleted in (alices, mention):
+        deletes = [r for r in fake.requests if r.method == "DELETE" and r.path.endswith(f"/{deleted.id}")]
+        assert [r.status for r in deletes] == [204]
     fake.assert_clean()

@@ -15,9 +15,12 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.clock import ManualClock
 from bot.service import LOBBY_TTL_MS, Table
 from bot.service.types import token_of
+from bot.storage.errors import DiskIOError
 
 from .conftest import act_of, bot_on, button, open_lobby, play_turns, reveal_own_cards, start_table
 from .skipbo_helpers import start_skipbo
@@ -108,6 +111,46 @@ async def test_an_idle_player_is_covered_then_replaced_after_three_missed_turns(
     await play_turns(
         fake, bot, game_id, table_message, [alice], rng, until=lambda: table.version > version + 4
     )
+
+
+async def test_a_reminder_whose_id_the_database_did_not_take_is_deleted_when_the_turn_moves_on(
+    fake_discord: Any, skybo: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The half-time reminder is posted, but the database refuses the write naming it in the game's
+    meta (away for a moment): the process keeps its id, and deletes it, once, when the turn moves on
+    (before, nothing named it any more: it stayed in the channel for good)."""
+    fake = fake_discord
+    clock = ManualClock()
+    bot = await skybo(clock=clock)
+    alice, bob = fake.user("alice"), fake.user("bob")
+    table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=LIMIT)
+    table = bot.service.tables[game_id]
+    await reveal_own_cards(fake, alice, table_message, table)
+    games = bot.storage.games
+    set_meta, refused = games.set_meta, []
+
+    async def refuse_the_reminder(game_id: int, meta: Any) -> None:  # the other writes go through
+        if isinstance(meta.get("reminder"), int):
+            refused.append(meta)
+            raise DiskIOError("skybo.sqlite3", "disk I/O error (injected by the test)")
+        await set_meta(game_id, meta)
+
+    monkeypatch.setattr(games, "set_meta", refuse_the_reminder)
+    clock.advance(LIMIT / 2 + 5)  # past half time: the reminder goes out
+    (reminder,) = await fake.wait_until(lambda: reminders(fake, bob) or None, what="the reminder")
+    await fake.wait_until(lambda: refused, what="its id refused")
+    await bot.presenter.flush()
+    assert "reminder" not in table.stored.meta and not reminder.deleted
+    monkeypatch.setattr(games, "set_meta", set_meta)
+
+    clock.advance(LIMIT)  # the deadline: Bob's reveals are made for him, the turn moves on
+    await fake.wait_until(lambda: table.state.phase == "play", what="Bob's reveals made")
+    await fake.wait_until(lambda: reminder.deleted, what="the reminder deleted")
+    await bot.presenter.flush()
+    deletes = [r for r in fake.requests if r.method == "DELETE" and r.path.endswith(f"/{reminder.id}")]
+    assert [r.status for r in deletes] == [204]
+    assert sent_reminders(fake, bob) == [reminder]  # one reminder, deleted ones included
+    fake.assert_clean()
 
 
 async def test_a_restart_in_the_middle_of_a_countdown_fires_the_timer_once(
