@@ -19,10 +19,10 @@ SQLite would (``DiskIOError``, transient) on every statement while it lasts.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
-import psycopg
 import pytest
 
 from bot.i18n import translate as t
@@ -30,7 +30,7 @@ from bot.metrics import health
 from bot.service.events import TableChanged
 from bot.service.snapshots import TableSnapshot
 from bot.storage.errors import DiskIOError
-from devtools.pgserver import SUPERUSER, PostgresServer
+from devtools.pgserver import PostgresServer
 from tests.conftest import PgDatabase
 
 from .conftest import BOTH_BACKENDS, BotDatabase, button, open_panel, private_answer, start_table, until_turn
@@ -55,12 +55,13 @@ class PostgresBlackout(Blackout):
     """The server refuses new connections to the bot's database and ends the sessions it had."""
 
     def __init__(self, server: PostgresServer, database: PgDatabase) -> None:
-        self.admin = server.dsn("postgres", user=SUPERUSER)
+        self.server = server
         self.name = database.name
+        self._refused = contextlib.ExitStack()  # begin enters connections_refused, end leaves it
 
     def begin(self) -> None:
-        with psycopg.connect(self.admin, autocommit=True) as admin:
-            admin.execute(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS false')
+        self._refused.enter_context(self.server.connections_refused(self.name))
+        with self.server.admin() as admin:
             ended = admin.execute(
                 "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
                 " WHERE datname = %s AND pid <> pg_backend_pid()",
@@ -69,12 +70,11 @@ class PostgresBlackout(Blackout):
         assert ended is not None and ended[0] >= 2, "the bot's writer and readers were connected"
 
     def end(self) -> None:
-        with psycopg.connect(self.admin, autocommit=True) as admin:
-            admin.execute(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS true')
+        self._refused.close()
 
     def blink(self) -> None:
         """The operator's ``pg_terminate_backend`` of every session of the bot, new ones allowed."""
-        with psycopg.connect(self.admin, autocommit=True) as admin:
+        with self.server.admin() as admin:
             admin.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                 " WHERE datname = %s AND pid <> pg_backend_pid()",
