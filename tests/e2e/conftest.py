@@ -26,6 +26,7 @@ import pytest
 
 from bot.client import BotTuning, SkyboBot, create_bot
 from bot.service.ledger import GameLedger
+from bot.storage.errors import DiskIOError
 from bot.ui import ids
 from fakecord import FakeInteraction, FakeMessage, FakeUser
 from tests.fakecord import conftest as fake_fixtures
@@ -289,3 +290,21 @@ async def finish_random_game(
         seat = rng.choice(stored.state.seats_to_act())
         await GameLedger(storage).apply_action(stored, seat, rng.choice(stored.state.legal_actions(seat)))
     assert stored.status == "finished"
+
+
+def refuse_meta_writes(
+    monkeypatch: pytest.MonkeyPatch, bot: SkyboBot, refuse: Callable[[Any], bool] = lambda meta: True
+) -> tuple[list[Any], Callable[[], None]]:
+    """The database refuses the games' meta writes that ``refuse(meta)`` picks, as a failing disk does
+    (the moves' commits go through). Returns the refused metas, and what takes the writes back."""
+    games = bot.storage.games
+    set_meta, refused = games.set_meta, []
+
+    async def refusing(game_id: int, meta: Any) -> None:
+        if refuse(meta):
+            refused.append(meta)
+            raise DiskIOError("skybo.sqlite3", "disk I/O error (injected by the test)")
+        await set_meta(game_id, meta)
+
+    monkeypatch.setattr(games, "set_meta", refusing)
+    return refused, lambda: monkeypatch.setattr(games, "set_meta", set_meta)

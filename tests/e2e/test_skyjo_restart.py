@@ -11,7 +11,6 @@ import pytest
 from bot.client import create_bot
 from bot.service.ledger import GameLedger
 from bot.storage import Storage
-from bot.storage.errors import DiskIOError
 from bot.ui import followed_panels
 
 from .conftest import (
@@ -22,6 +21,7 @@ from .conftest import (
     button,
     open_panel,
     play_turns,
+    refuse_meta_writes,
     settle,
     start_table,
     until_turn,
@@ -229,19 +229,12 @@ async def test_a_mention_the_database_could_not_forget_is_deleted_once_by_the_ne
         (mention,) = [m for m in sent_to(fake, alice) if not m.deleted]
         # The database refuses the games' meta writes (the moves' commits go through): the mention's
         # pass cannot forget Alice's mention when her move hands the turn to Bob.
-        games = first.storage.games
-        set_meta, refused = games.set_meta, []
-
-        async def refuse(game_id: int, meta: Any) -> None:
-            refused.append(meta)
-            raise DiskIOError(str(db_file), "disk I/O error (injected by the test)")
-
-        monkeypatch.setattr(games, "set_meta", refuse)
+        refused, take_back = refuse_meta_writes(monkeypatch, first)
         await draw_and_place(fake, alice, table_message)
         assert table.turn_user() == bob.id
         await fake.wait_until(lambda: refused, what="the mention's pass trying to forget it")
         await first.presenter.flush()
-        monkeypatch.setattr(games, "set_meta", set_meta)
+        take_back()
         assert table.stored.meta["mention"][2] == mention.id and not mention.deleted  # still named: kept
 
     second = await skybo()
@@ -253,7 +246,7 @@ async def test_a_mention_the_database_could_not_forget_is_deleted_once_by_the_ne
 
 
 async def test_a_mention_posted_while_the_database_could_not_name_it_is_stored_later_not_posted_again(
-    fake_discord: Any, skybo: Any, db_file: Path, monkeypatch: pytest.MonkeyPatch
+    fake_discord: Any, skybo: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The database refuses the games' meta writes as Alice's move hands the turn to Bob: Bob's mention
     is posted, but its id cannot be stored. Once the database is back, the next change of that turn
@@ -270,14 +263,7 @@ async def test_a_mention_posted_while_the_database_could_not_name_it_is_stored_l
         lambda: [m for m in sent_to(fake, alice) if not m.deleted] or None, what="Alice mentioned"
     )
     earlier = sent_to(fake, bob)
-    games = bot.storage.games
-    set_meta, refused = games.set_meta, []
-
-    async def refuse(game_id: int, meta: Any) -> None:
-        refused.append(meta)
-        raise DiskIOError(str(db_file), "disk I/O error (injected by the test)")
-
-    monkeypatch.setattr(games, "set_meta", refuse)
+    refused, take_back = refuse_meta_writes(monkeypatch, bot)
     await draw_and_place(fake, alice, table_message)
     assert table.turn_user() == bob.id
     (mention,) = await fake.wait_until(
@@ -286,7 +272,7 @@ async def test_a_mention_posted_while_the_database_could_not_name_it_is_stored_l
     await settle(bot)
     assert refused and table.stored.meta["mention"][2] == alices.id  # Bob's not named: Alice's still is
     assert not alices.deleted
-    monkeypatch.setattr(games, "set_meta", set_meta)
+    take_back()
 
     # Bob draws: a change of the same turn. Its pass stores his mention, posts none, and deletes Alice's.
     panel = await open_panel(fake, bob, table_message)

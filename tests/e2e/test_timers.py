@@ -20,9 +20,17 @@ import pytest
 from bot.clock import ManualClock
 from bot.service import LOBBY_TTL_MS, Table
 from bot.service.types import token_of
-from bot.storage.errors import DiskIOError
 
-from .conftest import act_of, bot_on, button, open_lobby, play_turns, reveal_own_cards, start_table
+from .conftest import (
+    act_of,
+    bot_on,
+    button,
+    open_lobby,
+    play_turns,
+    refuse_meta_writes,
+    reveal_own_cards,
+    start_table,
+)
 from .skipbo_helpers import start_skipbo
 
 LIMIT = 60  # seconds per turn in these tests
@@ -126,22 +134,16 @@ async def test_a_reminder_whose_id_the_database_did_not_take_is_deleted_when_the
     table_message, game_id = await start_table(fake, bot, alice, [bob], turn_limit=LIMIT)
     table = bot.service.tables[game_id]
     await reveal_own_cards(fake, alice, table_message, table)
-    games = bot.storage.games
-    set_meta, refused = games.set_meta, []
-
-    async def refuse_the_reminder(game_id: int, meta: Any) -> None:  # the other writes go through
-        if isinstance(meta.get("reminder"), int):
-            refused.append(meta)
-            raise DiskIOError("skybo.sqlite3", "disk I/O error (injected by the test)")
-        await set_meta(game_id, meta)
-
-    monkeypatch.setattr(games, "set_meta", refuse_the_reminder)
+    # Only the write naming the reminder: the timer's own ("reminded") goes through.
+    refused, take_back = refuse_meta_writes(
+        monkeypatch, bot, lambda meta: isinstance(meta.get("reminder"), int)
+    )
     clock.advance(LIMIT / 2 + 5)  # past half time: the reminder goes out
     (reminder,) = await fake.wait_until(lambda: reminders(fake, bob) or None, what="the reminder")
     await fake.wait_until(lambda: refused, what="its id refused")
     await bot.presenter.flush()
     assert "reminder" not in table.stored.meta and not reminder.deleted
-    monkeypatch.setattr(games, "set_meta", set_meta)
+    take_back()
 
     clock.advance(LIMIT)  # the deadline: Bob's reveals are made for him, the turn moves on
     await fake.wait_until(lambda: table.state.phase == "play", what="Bob's reveals made")
