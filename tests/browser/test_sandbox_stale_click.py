@@ -102,3 +102,35 @@ async def test_click_on_a_stale_message_shows_this_interaction_failed(browser: A
     assert bot.clicks == ["keep"]
     assert alice.errors == []
     assert sandbox.problems == []
+
+
+async def test_a_click_while_the_page_reconnects_is_refused_aloud_and_the_next_one_lands(
+    browser: Any, sandbox: Sandbox
+) -> None:
+    """The page's socket drops (a network blip, the sandbox restarting) just as the player clicks:
+    the click cannot reach the sandbox, and the page says so, rather than dropping it without a word
+    (a socket closing discards what is sent on it). Once the page is back, the same button works."""
+    bot: ClickRecorder = sandbox.bot
+    channel_id = sandbox.fake.channel("general").id
+    post = discord.http.Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
+    sent = await bot.http.request(post, json={"content": "table", "components": buttons("go:1")})
+    alice = await open_as(browser, sandbox, "alice")
+    message = alice.locator(f'.message[data-id="{sent["id"]}"]')
+    go = message.get_by_role("button", name="Go", exact=True)
+    await go.wait_for()
+    # One script: the socket is closing when the click is made, whatever the machine's speed.
+    await alice.evaluate(
+        """(id) => {
+      window.__dropped = S.ws;
+      S.ws.close();
+      document.querySelector(`.message[data-id="${id}"] button[data-custom-id="go:1"]`).click();
+    }""",
+        sent["id"],
+    )
+    await alice.locator(".toast", has_text="Not connected to the sandbox").wait_for()
+    await alice.wait_for_function("S.ws !== window.__dropped && S.ws.readyState === WebSocket.OPEN")  # back
+    assert bot.clicks == []
+    await go.click()
+    await alice.locator(".message.ephemeral").filter(has_text="got go:1").wait_for()
+    assert bot.clicks == ["go:1"]
+    assert alice.errors == [] and sandbox.problems == []

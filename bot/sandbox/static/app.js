@@ -43,6 +43,12 @@ function connect() {
 
 function send(data) {
   return new Promise((resolve, reject) => {
+    // A socket closing or not open yet would drop the frame without a word (send on a CLOSING or
+    // CLOSED socket) or throw: the click is refused aloud instead, and works again once back.
+    if (!S.ws || S.ws.readyState !== WebSocket.OPEN) {
+      reject(new Error("Not connected to the sandbox: try again in a moment"));
+      return;
+    }
     const rid = ++S.rid;
     S.pending.set(rid, { resolve, reject });
     S.ws.send(JSON.stringify({ ...data, rid }));
