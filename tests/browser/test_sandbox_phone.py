@@ -168,9 +168,9 @@ async def whole_message(page: Any, message: Any, name: str, tmp_path: Path) -> N
 
 
 async def message_height(message: Any) -> float:
-    """The height in CSS pixels of a drawn message (its header, text, picture and buttons)."""
-    box = await message.bounding_box()
-    assert box is not None
+    """The height in CSS pixels of a drawn message (its header, text, picture and buttons). An edit
+    draws the message in a new node: caught in between, the box is None (run CC); measured again."""
+    box = await _until(message.bounding_box, lambda box: box is not None)
     height: float = box["height"]
     return height
 
