@@ -54,6 +54,8 @@ class Mentions:
     def table_gone(self, table: Table) -> None:
         """Its channel or server is gone: no mention is posted or deleted there any more."""
         self.slots.stop(("mention", table.id))
+        self._unstored_mention.pop(table.id, None)
+        self._unstored_reminders.pop(table.id, None)
 
     async def settled(self, game_id: int) -> None:
         """Wait until nothing is left to post or delete for this game's turn (a thread's close)."""
@@ -71,16 +73,17 @@ class Mentions:
         if user_id is not None:
             self.slots.spawn(self._tell_replaced(table, user_id), f"replaced-{table.id}")
 
-    @staticmethod
-    def _mention_due(table: Table) -> bool:
+    def _mention_due(self, table: Table) -> bool:
         """True when the turn's mention is not the one stored (a new turn of a human to mention, or an
-        old mention or reminder to delete): checked at every change, it costs no request."""
+        old mention or reminder to delete, named in the meta or only kept here): checked at every
+        change, it costs no request."""
         meta = table.stored.meta
         user = table.turn_user()
         stored = meta.get("mention")
         old = stored if isinstance(stored, list) and len(stored) == 3 else None
         if user is None:
-            return old is not None or meta.get("reminder") is not None
+            unstored = table.id in self._unstored_mention or table.id in self._unstored_reminders
+            return old is not None or meta.get("reminder") is not None or unstored
         return old is None or old[:2] != [user, table.turns]
 
     async def _mention_in(self, table: Table) -> None:

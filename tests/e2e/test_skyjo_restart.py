@@ -291,3 +291,45 @@ async def test_a_mention_posted_while_the_database_could_not_name_it_is_stored_l
         deletes = [r for r in fake.requests if r.method == "DELETE" and r.path.endswith(f"/{deleted.id}")]
         assert [r.status for r in deletes] == [204]
     fake.assert_clean()
+
+
+async def test_a_mention_the_database_could_not_name_is_deleted_when_a_computers_turn_follows(
+    fake_discord: Any, skybo: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alice's mention is posted, but the database refuses the write naming it. She plays, and the turn
+    goes to a computer player, which takes its time: her mention is deleted then, as the turn moves on,
+    though the game's meta names no message to delete (before, only the meta was looked at: nothing was
+    due at a computer's turn, and at the game's end the mention stayed for good)."""
+    monkeypatch.setattr(followed_panels, "LOOKING_MS", 0)
+    fake = fake_discord
+    alice = fake.user("alice")
+    bot = await skybo()
+    table_message, game_id = await start_table(
+        fake, bot, alice, [], computers=1, score_limit=1000, turn_limit=0
+    )
+    table = bot.service.tables[game_id]
+    seat = table.seat_of(alice.id)
+
+    def alice_to_draw() -> bool:
+        return table.state.phase == "play" and table.state.turn == seat and table.state.drawn is None
+
+    await play_turns(fake, bot, game_id, table_message, [alice], random.Random(11), until=alice_to_draw)
+    await settle(bot)
+    earlier = sent_to(fake, alice)
+    # The writes naming a mention are refused; Alice plays, the computer at once: her turn comes again.
+    naming = lambda meta: isinstance((meta.get("mention") or [None] * 3)[2], int)  # noqa: E731
+    refused, _ = refuse_meta_writes(monkeypatch, bot, naming)
+    await draw_and_place(fake, alice, table_message)
+    await fake.wait_until(alice_to_draw, what="Alice's turn again")
+    (mention,) = await fake.wait_until(
+        lambda: [m for m in sent_to(fake, alice) if m not in earlier] or None, what="Alice mentioned"
+    )
+    await fake.wait_until(lambda: refused, what="its id refused")
+    await settle(bot)
+    assert table.stored.meta.get("mention") is None and not mention.deleted
+    bot.service.ai_delay = 3600.0  # the computer thinks for an hour: its turn lasts the whole test
+    await draw_and_place(fake, alice, table_message)
+    assert table.turn_user() is None
+    await fake.wait_until(lambda: mention.deleted, what="Alice's mention deleted at the computer's turn")
+    deletes = [r for r in fake.requests if r.method == "DELETE" and r.path.endswith(f"/{mention.id}")]
+    assert [r.status for r in deletes] == [204]
