@@ -88,14 +88,14 @@ class HttpFront(OAuth2Routes):
 
     # ------------------------------------------------------------------ requests held on their way
 
-    def hold(self, method: str, route: str, count: int = 1) -> asyncio.Event:
+    def hold(self, method: str, route: str, count: int = 1) -> HoldRule:
         """Holds the next ``count`` calls of ``method route`` on their way, for as long as the test
         needs (a slow network, a Discord under load), with no clock in it: each is recorded (its
-        ``status`` 0 until answered), then handled once the returned event is set. ``route`` as in
-        :meth:`rate_limit`."""
-        gate = asyncio.Event()
-        self._holds.append(HoldRule(method.upper(), route, count, gate))
-        return gate
+        ``status`` 0 until answered, and in the returned rule's ``held``), then handled once the test
+        calls its ``release()``. ``route`` as in :meth:`rate_limit`."""
+        rule = HoldRule(method.upper(), route, count, asyncio.Event())
+        self._holds.append(rule)
+        return rule
 
     # ------------------------------------------------------------------ server errors
 
@@ -252,9 +252,10 @@ class HttpFront(OAuth2Routes):
                 if route is None:
                     self.unknown_routes.append(record)
                     raise DiscordAPIError(404, 0, "404: Not Found")
-                held = _take_rule(self._holds, record)
-                if held is not None:
-                    await held.gate.wait()
+                hold = _take_rule(self._holds, record)
+                if hold is not None:
+                    hold.held.append(record)
+                    await hold.gate.wait()
                 rule = self._take_rate_limit(record)
                 if rule is not None:
                     return self._rate_limited_response(record, rule)

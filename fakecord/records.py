@@ -5,7 +5,7 @@ callbacks, and the faults (429s, 5xx, requests held on their way) a test asked i
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
@@ -107,12 +107,18 @@ class FailureRule:
 @dataclass
 class HoldRule:
     """A request a test holds on its way with :meth:`FakeDiscord.hold`: the next ``remaining`` calls
-    are recorded, then answered only once ``gate`` is set."""
+    are recorded (in :attr:`held` as they come, each ``status`` 0 until answered), then answered only
+    once :meth:`release` is called."""
 
     method: str
     route: str
     remaining: int
     gate: asyncio.Event
+    held: list[RecordedRequest] = field(default_factory=list)
+
+    def release(self) -> None:
+        """Let the held calls (and those still to come under this rule) go on."""
+        self.gate.set()
 
 
 @dataclass

@@ -8,7 +8,6 @@ tells them to open the panel again.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from typing import Any
 
@@ -250,6 +249,18 @@ async def test_table_buttons_keep_their_ids_and_clicks_racing_edits_are_answered
     assert table_message.revision > 100  # many edits
 
 
+def hold_panel_edit(fake: Any, user: Any, panel: Any) -> Any:
+    """Holds the bot's next edit of ``user``'s ``panel`` on its way: the panel is followed through the
+    token of their last click on it. Returns the fake's rule (``held``, ``release()``)."""
+    last = [i for i in fake.interactions.values() if i.user is user and i.original_message is panel][-1]
+    return fake.hold("PATCH", f"/webhooks/{fake.application_id}/{last.token}/messages/@original")
+
+
+async def held_request(fake: Any, hold: Any) -> Any:
+    """The request ``hold`` holds, once the bot sent it (its status 0 until released)."""
+    return await fake.wait_until(lambda: next(iter(hold.held), None), what="the held edit")
+
+
 async def draw_and_discard(fake: Any, user: Any, panel: Any) -> None:
     """``user`` plays a whole Skyjo turn on ``panel``: draw, then discard the card and turn one over."""
     for act, arg in (("dr", None), ("md", 2), ("dv", None)):
@@ -279,16 +290,11 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
     await bot.presenter.flush()
     # The waiter's panel is followed through the token of the click that last showed it; moves are
     # answered by edits of their own panels (other tokens), which the 429 must not slow.
-    last = [i for i in fake.interactions.values() if i.user is waiter and i.original_message is waiting][-1]
-    edit_route = f"/webhooks/{fake.application_id}/{last.token}/messages/@original"
-    sent = len(fake.requests_to("PATCH", edit_route))
-    gate = fake.hold("PATCH", edit_route)
+    hold = hold_panel_edit(fake, waiter, waiting)
 
     # The mover plays a whole turn (draw, then discard): the waiter's panel edit is held on its way.
     await draw_and_discard(fake, mover, panels[mover.id])
-    held = await fake.wait_until(
-        lambda: next(iter(fake.requests_to("PATCH", edit_route)[sent:]), None), what="the held edit"
-    )
+    held = await held_request(fake, hold)
     # Meanwhile the waiter clicks Refresh, then starts a move (take the discard: pick a card next).
     await (await fake.click(waiter, waiting, button(waiting, "rf", -1))).response()
     if not channel_busy:
@@ -307,7 +313,7 @@ async def test_a_click_answered_while_an_edit_of_the_same_panel_is_on_its_way_st
             await fake.wait_until(lambda: all(t.done() for t in bot.in_flight.tasks), what="its handler done")
     half_made = waiting.content
     assert held.status == 0
-    gate.set()
+    hold.release()
     await fake.wait_until(lambda: held.status == 200, what="the held edit, landed")
     await settle(bot)  # the Pick click's handler included: it follows the panel again after its answer
     assert waiting.content == half_made
@@ -346,16 +352,9 @@ async def test_a_panel_edit_held_across_a_whole_turn_does_not_undo_a_click_answe
         await whole_turn()
     await settle(bot)
     # Bob's panel is followed through the token of his last click.
-    last = [i for i in fake.interactions.values() if i.user is bob and i.original_message is panels[bob.id]][
-        -1
-    ]
-    edit_route = f"/webhooks/{fake.application_id}/{last.token}/messages/@original"
-    sent = len(fake.requests_to("PATCH", edit_route))
-    gate = fake.hold("PATCH", edit_route)
+    hold = hold_panel_edit(fake, bob, panels[bob.id])
     await whole_turn()
-    held = await fake.wait_until(
-        lambda: next(iter(fake.requests_to("PATCH", edit_route)[sent:]), None), what="the held edit"
-    )
+    held = await held_request(fake, hold)
     assert held.status == 0 and table.state.turn == before_bob
     await whole_turn()  # the player before Bob: now it is Bob's turn
     assert table.state.turn == bob_seat
@@ -363,7 +362,7 @@ async def test_a_panel_edit_held_across_a_whole_turn_does_not_undo_a_click_answe
     await (await fake.click(bob, waiting, button(waiting, "rf", -1))).response()
     await (await fake.click(bob, waiting, button(waiting, "md", 1))).response()  # take the discard...
     half_made = waiting.content
-    gate.set()
+    hold.release()
     await fake.wait_until(lambda: held.status == 200, what="the held edit, landed")
     await settle(bot)
     assert waiting.content == half_made
@@ -389,32 +388,21 @@ async def test_a_click_that_ends_the_game_while_an_edit_of_its_panel_is_on_its_w
     users = {user.id: user for user in (alice, bob)}
     panels = {user.id: await reveal_own_cards(fake, user, table_message, table) for user in users.values()}
 
-    async def turn_with_the_others_edit_held() -> tuple[Any, asyncio.Event, Any]:
+    async def turn_with_the_others_edit_held() -> tuple[Any, Any, Any]:
         """Whoever's turn it is reveals a card; the edit it causes on the other's panel is held."""
         mover = users[table.stored.seats[table.state.turn].user_id]
         other = alice if mover is bob else bob
         await fake.wait_until(lambda: _can_draw(panels[mover.id]), what=f"{mover.username}'s turn")
         await settle(bot)
-        # The other's panel is followed through the token of their last click.
-        last = [
-            i
-            for i in fake.interactions.values()
-            if i.user is other and i.original_message is panels[other.id]
-        ]
-        edit_route = f"/webhooks/{fake.application_id}/{last[-1].token}/messages/@original"
-        sent = len(fake.requests_to("PATCH", edit_route))
-        gate = fake.hold("PATCH", edit_route)
+        hold = hold_panel_edit(fake, other, panels[other.id])
         await draw_and_discard(fake, mover, panels[mover.id])
-        held = await fake.wait_until(
-            lambda: next(iter(fake.requests_to("PATCH", edit_route)[sent:]), None), what="the held edit"
-        )
-        return other, gate, held
+        return other, hold, await held_request(fake, hold)
 
     while True:  # until a player has no card face down: the other's turn is the round's last
-        other, gate, held = await turn_with_the_others_edit_held()
+        other, hold, held = await turn_with_the_others_edit_held()
         if table.state.finisher is not None:
             break
-        gate.set()
+        hold.release()
         await fake.wait_until(lambda: held.status == 200, what="the held edit, landed")  # noqa: B023
     assert held.status == 0 and table.state.turn == table.seat_of(other.id) and not table.finished
     panel = panels[other.id]
@@ -423,7 +411,7 @@ async def test_a_click_that_ends_the_game_while_an_edit_of_its_panel_is_on_its_w
     assert table.finished
     the_end = panel.content
     assert not enabled_buttons(panel)
-    gate.set()
+    hold.release()
     await fake.wait_until(lambda: held.status == 200, what="the held edit, landed")
     await settle(bot)
     assert panel.content == the_end

@@ -91,7 +91,7 @@ async def test_a_game_ended_while_a_panel_edit_is_on_its_way_still_shows_its_end
     # The next edit of Bob's panel (through the token of his last click) is held on its way.
     bobs_panel = f"/webhooks/{fake.application_id}/{last_click.token}/messages/@original"
     edits_before = len(fake.requests_to("PATCH", bobs_panel))  # the follower's, after his clicks
-    gate = fake.hold("PATCH", bobs_panel)
+    hold = fake.hold("PATCH", bobs_panel)
 
     def edits() -> list[int]:
         return [r.status for r in fake.requests_to("PATCH", bobs_panel)[edits_before:]]
@@ -103,7 +103,7 @@ async def test_a_game_ended_while_a_panel_edit_is_on_its_way_still_shows_its_end
     await end_game(fake, bot, alice, fake.channels[table_message.channel_id], game_id)
     final = t("table.panel.final_title", bob.locale, game="Skyjo")
     assert edits() == [0], "the game ended while the edit was held"
-    gate.set()
+    hold.release()
     await fake.wait_until(lambda: len(edits()) == 2 and final in bobs.text, 15, what="the end on Bob's panel")
     assert edits() == [200, 200]  # the held edit (the turn), then the end
     await settle(bot)

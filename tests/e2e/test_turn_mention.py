@@ -50,13 +50,13 @@ async def test_the_turn_mention_is_posted_at_once_when_the_turn_passes_to_a_huma
     await (await fake.click(alice, panel, button(panel, "dr"))).answer()
     # The table message's next edit is held on its way (Discord's per-channel edit limit, say).
     table_edit = f"/channels/{channel.id}/messages/{table_message.id}"
-    gate, before = fake.hold("PATCH", table_edit), len(fake.requests)
+    hold, before = fake.hold("PATCH", table_edit), len(fake.requests)
     await (await fake.click(alice, panel, button(panel, "rp"))).answer()
     assert table.state.turn == table.seat_of(bob.id)
     # Bob's mention while the table's edit is still on its way, and no clock moved.
     await fake.wait_until(lambda: len(mentions(bob)) == 1, what="Bob mentioned")
     await held_edit(fake, table_edit, before)  # sent, not answered: the mention did not wait for it
-    gate.set()
+    hold.release()
     assert (clock.now_ms(), fake.clock.now()) == (bot_now, fake_now)
     posts = [
         r
@@ -69,12 +69,12 @@ async def test_the_turn_mention_is_posted_at_once_when_the_turn_passes_to_a_huma
     clock.advance(LOOKING_MS / 1000)
     bobs = await open_panel(fake, bob, table_message)
     await (await fake.click(bob, bobs, button(bobs, "dr"))).answer()
-    gate, before = fake.hold("PATCH", table_edit), len(fake.requests)
+    hold, before = fake.hold("PATCH", table_edit), len(fake.requests)
     await (await fake.click(bob, bobs, button(bobs, "rp"))).answer()
     await fake.wait_until(lambda: len(mentions(alice)) == 1, what="Alice mentioned")
     await fake.wait_until(lambda: not mentions(bob), what="Bob's mention deleted")
     await held_edit(fake, table_edit, before)  # sent, not answered: the mention did not wait for it
-    gate.set()
+    hold.release()
 
 
 async def test_no_mention_for_a_player_looking_at_the_panel_the_bot_follows(
